@@ -1,0 +1,287 @@
+package config
+
+import (
+	"flag"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is every setting of hermes-bot.
+type Config struct {
+	BotToken       string
+	ChatID         int64
+	AllowedUserIDs []int64 // empty: any member of the chat may answer
+	TelegramAPIURL string
+
+	OpencodeURL      string
+	OpencodeUsername string
+	OpencodePassword string
+
+	DBPath       string
+	QuestionTTL  time.Duration
+	TelegramRate int // messages per minute per chat; 0: no pacing
+
+	LogLevel  string // zerolog level name
+	LogFormat string // "console", "json", or "" to choose by terminal
+}
+
+// Setting describes one configuration variable.
+type Setting struct {
+	Env     string // environment variable
+	Flag    string // flag name, without dashes
+	Default string // shown in usage; "" when none or computed
+	Usage   string
+	Secret  bool
+	set     func(c *Config, v string) error
+}
+
+// Settings lists every variable in the order a person reads them.
+func Settings() []Setting {
+	return []Setting{
+		{Env: "TELEGRAM_BOT_TOKEN", Flag: "telegram-bot-token", Secret: true,
+			Usage: "bot token from @BotFather (required; prefer the environment or an env-file)",
+			set:   func(c *Config, v string) error { c.BotToken = v; return nil }},
+		{Env: "TELEGRAM_CHAT_ID", Flag: "telegram-chat-id",
+			Usage: "ID of the group or chat where requests are posted (required)",
+			set: func(c *Config, v string) (err error) {
+				c.ChatID, err = strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+				if err != nil || c.ChatID == 0 {
+					return fmt.Errorf("want a non-zero integer such as -1001234567890")
+				}
+				return nil
+			}},
+		{Env: "TELEGRAM_ALLOWED_USER_IDS", Flag: "telegram-allowed-user-ids",
+			Usage: "comma-separated user IDs that may answer; empty: any member of the chat",
+			set: func(c *Config, v string) error {
+				c.AllowedUserIDs = nil
+				for _, f := range strings.Split(v, ",") {
+					f = strings.TrimSpace(f)
+					if f == "" {
+						continue
+					}
+					id, err := strconv.ParseInt(f, 10, 64)
+					if err != nil || id <= 0 {
+						return fmt.Errorf("%q is not a user ID (a positive integer)", f)
+					}
+					c.AllowedUserIDs = append(c.AllowedUserIDs, id)
+				}
+				return nil
+			}},
+		{Env: "TELEGRAM_API_URL", Flag: "telegram-api-url", Default: "https://api.telegram.org",
+			Usage: "Bot API server",
+			set:   func(c *Config, v string) error { c.TelegramAPIURL = strings.TrimRight(v, "/"); return checkURL(v) }},
+		{Env: "OPENCODE_URL", Flag: "opencode-url", Default: "http://127.0.0.1:4096",
+			Usage: "opencode server",
+			set:   func(c *Config, v string) error { c.OpencodeURL = strings.TrimRight(v, "/"); return checkURL(v) }},
+		{Env: "OPENCODE_SERVER_USERNAME", Flag: "opencode-username", Default: "opencode",
+			Usage: "opencode basic-auth user",
+			set:   func(c *Config, v string) error { c.OpencodeUsername = v; return nil }},
+		{Env: "OPENCODE_SERVER_PASSWORD", Flag: "opencode-password", Secret: true,
+			Usage: "opencode basic-auth password (prefer the environment or an env-file)",
+			set:   func(c *Config, v string) error { c.OpencodePassword = v; return nil }},
+		{Env: "HERMES_DB", Flag: "db",
+			Usage: "bbolt file of requests in flight (default $XDG_STATE_HOME/hermes-bot/pending.db)",
+			set: func(c *Config, v string) error {
+				if !filepath.IsAbs(v) {
+					return fmt.Errorf("want an absolute path")
+				}
+				c.DBPath = v
+				return nil
+			}},
+		{Env: "HERMES_QUESTION_TTL", Flag: "question-ttl", Default: "30m",
+			Usage: "how long a request waits for an answer",
+			set: func(c *Config, v string) (err error) {
+				c.QuestionTTL, err = time.ParseDuration(strings.TrimSpace(v))
+				if err != nil || c.QuestionTTL < time.Second {
+					return fmt.Errorf("want a duration of at least 1s, such as 30m")
+				}
+				return nil
+			}},
+		{Env: "HERMES_TELEGRAM_RATE", Flag: "telegram-rate", Default: "20",
+			Usage: "messages per minute per chat the bot allows itself; 0: no pacing",
+			set: func(c *Config, v string) (err error) {
+				c.TelegramRate, err = strconv.Atoi(strings.TrimSpace(v))
+				if err != nil || c.TelegramRate < 0 {
+					return fmt.Errorf("want a whole number ≥ 0")
+				}
+				return nil
+			}},
+		{Env: "HERMES_LOG_LEVEL", Flag: "log-level", Default: "info",
+			Usage: "trace, debug, info, warn or error",
+			set: func(c *Config, v string) error {
+				v = strings.ToLower(strings.TrimSpace(v))
+				switch v {
+				case "trace", "debug", "info", "warn", "error":
+					c.LogLevel = v
+					return nil
+				}
+				return fmt.Errorf("want trace, debug, info, warn or error")
+			}},
+		{Env: "HERMES_LOG_FORMAT", Flag: "log-format",
+			Usage: "console or json (default console on a terminal, else json)",
+			set: func(c *Config, v string) error {
+				v = strings.ToLower(strings.TrimSpace(v))
+				switch v {
+				case "", "console", "json":
+					c.LogFormat = v
+					return nil
+				}
+				return fmt.Errorf("want console or json")
+			}},
+	}
+}
+
+func checkURL(v string) error {
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("want an http:// or https:// URL")
+	}
+	if u.User != nil {
+		return fmt.Errorf("put credentials in their own settings, not in the URL")
+	}
+	return nil
+}
+
+// Sources are where values come from, lowest precedence first.
+type Sources struct {
+	EnvFile map[string]string   // from --env-file; may be nil
+	Getenv  func(string) string // the process environment
+	Flags   map[string]string   // flags given on the command line, by flag name
+}
+
+// Load builds a Config: defaults, then the env-file, then the environment,
+// then flags. It validates every value and returns the first problem as a
+// *ValidationError.
+func Load(src Sources) (*Config, error) {
+	getenv := src.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	c := &Config{}
+	for _, s := range Settings() {
+		v, from := s.Default, ""
+		if x, ok := src.EnvFile[s.Env]; ok && x != "" {
+			v, from = x, "env-file"
+		}
+		if x := getenv(s.Env); x != "" {
+			v, from = x, "environment"
+		}
+		if x, ok := src.Flags[s.Flag]; ok {
+			v, from = x, "flag --"+s.Flag
+		}
+		if v == "" {
+			continue
+		}
+		if err := s.set(c, v); err != nil {
+			shown := v
+			if s.Secret {
+				shown = ""
+			}
+			reason := err.Error()
+			if from != "" {
+				reason += " (from " + from + ")"
+			}
+			return nil, &ValidationError{Var: s.Env, Value: shown, Reason: reason, Err: ErrInvalid}
+		}
+	}
+	if c.DBPath == "" {
+		state := getenv("XDG_STATE_HOME")
+		if state == "" || !filepath.IsAbs(state) {
+			home := getenv("HOME")
+			if home == "" {
+				return nil, &ValidationError{Var: "HERMES_DB", Err: ErrMissing,
+					Reason: "neither XDG_STATE_HOME nor HOME is set; set HERMES_DB to an absolute path"}
+			}
+			state = filepath.Join(home, ".local", "state")
+		}
+		c.DBPath = filepath.Join(state, "hermes-bot", "pending.db")
+	}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Validate checks what Load cannot check one variable at a time.
+func (c *Config) Validate() error {
+	if c.BotToken == "" {
+		return &ValidationError{Var: "TELEGRAM_BOT_TOKEN", Err: ErrMissing,
+			Reason: "create a bot with @BotFather and set its token"}
+	}
+	if id, rest, ok := strings.Cut(c.BotToken, ":"); !ok || rest == "" || !allDigits(id) ||
+		strings.ContainsAny(c.BotToken, " \t\r\n/") {
+		return &ValidationError{Var: "TELEGRAM_BOT_TOKEN", Err: ErrInvalid,
+			Reason: "want the form 123456789:AA… as @BotFather gives it"}
+	}
+	if c.ChatID == 0 {
+		return &ValidationError{Var: "TELEGRAM_CHAT_ID", Err: ErrMissing,
+			Reason: "the ID of the group where requests are posted, such as -1001234567890"}
+	}
+	return nil
+}
+
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// String prints every setting with secrets redacted, one per line, sorted by
+// variable name.
+func (c *Config) String() string {
+	users := make([]string, len(c.AllowedUserIDs))
+	for i, id := range c.AllowedUserIDs {
+		users[i] = strconv.FormatInt(id, 10)
+	}
+	lines := []string{
+		"TELEGRAM_BOT_TOKEN=" + redacted(c.BotToken),
+		"TELEGRAM_CHAT_ID=" + strconv.FormatInt(c.ChatID, 10),
+		"TELEGRAM_ALLOWED_USER_IDS=" + strings.Join(users, ","),
+		"TELEGRAM_API_URL=" + c.TelegramAPIURL,
+		"OPENCODE_URL=" + c.OpencodeURL,
+		"OPENCODE_SERVER_USERNAME=" + c.OpencodeUsername,
+		"OPENCODE_SERVER_PASSWORD=" + redacted(c.OpencodePassword),
+		"HERMES_DB=" + c.DBPath,
+		"HERMES_QUESTION_TTL=" + c.QuestionTTL.String(),
+		"HERMES_TELEGRAM_RATE=" + strconv.Itoa(c.TelegramRate),
+		"HERMES_LOG_LEVEL=" + c.LogLevel,
+		"HERMES_LOG_FORMAT=" + c.LogFormat,
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
+}
+
+func redacted(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "[set]"
+}
+
+// RegisterFlags adds one string flag per setting to fs and returns a
+// function that, after fs.Parse, reports the flags actually given.
+func RegisterFlags(fs *flag.FlagSet) func() map[string]string {
+	for _, s := range Settings() {
+		usage := s.Usage + " [" + s.Env + "]"
+		if s.Default != "" {
+			usage += " (default " + s.Default + ")"
+		}
+		fs.String(s.Flag, "", usage)
+	}
+	return func() map[string]string {
+		given := make(map[string]string)
+		fs.Visit(func(f *flag.Flag) { given[f.Name] = f.Value.String() })
+		return given
+	}
+}

@@ -1,0 +1,227 @@
+package config_test
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hermes-bot/hermes-bot/config"
+)
+
+const token = "123456:AAsecret-token-value"
+
+func env(kv map[string]string) func(string) string {
+	return func(k string) string { return kv[k] }
+}
+
+func minimal() map[string]string {
+	return map[string]string{
+		"TELEGRAM_BOT_TOKEN": token,
+		"TELEGRAM_CHAT_ID":   "-100123",
+		"HOME":               "/home/u",
+	}
+}
+
+func TestLoadDefaults(t *testing.T) {
+	c, err := config.Load(config.Sources{Getenv: env(minimal())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := config.Config{
+		BotToken: token, ChatID: -100123,
+		TelegramAPIURL: "https://api.telegram.org", OpencodeURL: "http://127.0.0.1:4096",
+		OpencodeUsername: "opencode", DBPath: "/home/u/.local/state/hermes-bot/pending.db",
+		QuestionTTL: 30 * time.Minute, TelegramRate: 20, LogLevel: "info",
+	}
+	if c.String() != want.String() || c.BotToken != token {
+		t.Fatalf("got\n%s\nwant\n%s", c, &want)
+	}
+}
+
+func TestLoadXDGStateHome(t *testing.T) {
+	e := minimal()
+	e["XDG_STATE_HOME"] = "/var/state"
+	c, err := config.Load(config.Sources{Getenv: env(e)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.DBPath != "/var/state/hermes-bot/pending.db" {
+		t.Fatalf("DBPath = %s", c.DBPath)
+	}
+}
+
+func TestPrecedence(t *testing.T) {
+	file := map[string]string{"HERMES_QUESTION_TTL": "5m", "OPENCODE_URL": "http://file:1", "HERMES_TELEGRAM_RATE": "7"}
+	e := minimal()
+	e["OPENCODE_URL"] = "http://env:2"
+	e["HERMES_TELEGRAM_RATE"] = "8"
+	c, err := config.Load(config.Sources{EnvFile: file, Getenv: env(e), Flags: map[string]string{"telegram-rate": "0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.QuestionTTL != 5*time.Minute {
+		t.Errorf("env-file value lost: TTL %s", c.QuestionTTL)
+	}
+	if c.OpencodeURL != "http://env:2" {
+		t.Errorf("environment must win over env-file: %s", c.OpencodeURL)
+	}
+	if c.TelegramRate != 0 {
+		t.Errorf("flag must win over environment: %d", c.TelegramRate)
+	}
+}
+
+func TestAllowedUsers(t *testing.T) {
+	e := minimal()
+	e["TELEGRAM_ALLOWED_USER_IDS"] = " 5, 42 ,,7"
+	c, err := config.Load(config.Sources{Getenv: env(e)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.AllowedUserIDs) != 3 || c.AllowedUserIDs[0] != 5 || c.AllowedUserIDs[1] != 42 || c.AllowedUserIDs[2] != 7 {
+		t.Fatalf("AllowedUserIDs = %v", c.AllowedUserIDs)
+	}
+}
+
+func TestValidationErrors(t *testing.T) {
+	cases := []struct {
+		name, key, value string
+		wantVar          string
+		wantErr          error
+	}{
+		{"missing token", "TELEGRAM_BOT_TOKEN", "", "TELEGRAM_BOT_TOKEN", config.ErrMissing},
+		{"malformed token", "TELEGRAM_BOT_TOKEN", "nocolon-secretvalue", "TELEGRAM_BOT_TOKEN", config.ErrInvalid},
+		{"missing chat", "TELEGRAM_CHAT_ID", "", "TELEGRAM_CHAT_ID", config.ErrMissing},
+		{"bad chat", "TELEGRAM_CHAT_ID", "group", "TELEGRAM_CHAT_ID", config.ErrInvalid},
+		{"bad users", "TELEGRAM_ALLOWED_USER_IDS", "5,bob", "TELEGRAM_ALLOWED_USER_IDS", config.ErrInvalid},
+		{"bad url", "OPENCODE_URL", "localhost:4096", "OPENCODE_URL", config.ErrInvalid},
+		{"url with password", "OPENCODE_URL", "http://u:pw@host", "OPENCODE_URL", config.ErrInvalid},
+		{"bad api url", "TELEGRAM_API_URL", "ftp://x", "TELEGRAM_API_URL", config.ErrInvalid},
+		{"bad ttl", "HERMES_QUESTION_TTL", "soon", "HERMES_QUESTION_TTL", config.ErrInvalid},
+		{"tiny ttl", "HERMES_QUESTION_TTL", "10ms", "HERMES_QUESTION_TTL", config.ErrInvalid},
+		{"bad rate", "HERMES_TELEGRAM_RATE", "-1", "HERMES_TELEGRAM_RATE", config.ErrInvalid},
+		{"bad level", "HERMES_LOG_LEVEL", "loud", "HERMES_LOG_LEVEL", config.ErrInvalid},
+		{"bad format", "HERMES_LOG_FORMAT", "xml", "HERMES_LOG_FORMAT", config.ErrInvalid},
+		{"relative db", "HERMES_DB", "pending.db", "HERMES_DB", config.ErrInvalid},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := minimal()
+			e[tc.key] = tc.value
+			_, err := config.Load(config.Sources{Getenv: env(e)})
+			var ve *config.ValidationError
+			if !errors.As(err, &ve) {
+				t.Fatalf("err = %v, want *ValidationError", err)
+			}
+			if ve.Var != tc.wantVar || !errors.Is(err, tc.wantErr) {
+				t.Fatalf("err = %v (var %s), want var %s, %v", err, ve.Var, tc.wantVar, tc.wantErr)
+			}
+			if !strings.Contains(err.Error(), tc.wantVar) {
+				t.Fatalf("message %q does not name %s", err, tc.wantVar)
+			}
+			if strings.Contains(err.Error(), "secret") {
+				t.Fatalf("message leaks a secret: %q", err)
+			}
+		})
+	}
+}
+
+func TestNoHomeNoDB(t *testing.T) {
+	e := minimal()
+	delete(e, "HOME")
+	_, err := config.Load(config.Sources{Getenv: env(e)})
+	if !errors.Is(err, config.ErrMissing) || !strings.Contains(err.Error(), "HERMES_DB") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestSecretsNeverPrinted(t *testing.T) {
+	e := minimal()
+	e["OPENCODE_SERVER_PASSWORD"] = "pw-secret-xyz"
+	c, err := config.Load(config.Sources{Getenv: env(e)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := c.String()
+	if strings.Contains(s, "secret") || !strings.Contains(s, "OPENCODE_SERVER_PASSWORD=[set]") {
+		t.Fatalf("String() = %s", s)
+	}
+	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	given := config.RegisterFlags(fs)
+	var usage strings.Builder
+	fs.SetOutput(&usage)
+	if err := fs.Parse([]string{"--telegram-bot-token", token}); err != nil {
+		t.Fatal(err)
+	}
+	fs.PrintDefaults()
+	if strings.Contains(usage.String(), "secret") {
+		t.Fatalf("usage leaks the token: %s", usage.String())
+	}
+	for _, s := range config.Settings() {
+		if !strings.Contains(usage.String(), s.Env) {
+			t.Errorf("usage does not mention %s", s.Env)
+		}
+	}
+	if given()["telegram-bot-token"] != token {
+		t.Fatalf("given flags = %v", given())
+	}
+}
+
+func TestEnvFile(t *testing.T) {
+	content := `# hermes-bot settings
+; another comment
+
+TELEGRAM_BOT_TOKEN=123:abc
+TELEGRAM_CHAT_ID = -100555
+OPENCODE_SERVER_PASSWORD="p a\"ss"
+HERMES_DB='/var/lib/x y/p.db'
+HERMES_QUESTION_TTL=1h\
+30m
+`
+	path := filepath.Join(t.TempDir(), "env")
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	vars, err := config.ReadEnvFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"TELEGRAM_BOT_TOKEN": "123:abc", "TELEGRAM_CHAT_ID": "-100555",
+		"OPENCODE_SERVER_PASSWORD": `p a"ss`, "HERMES_DB": "/var/lib/x y/p.db",
+		"HERMES_QUESTION_TTL": "1h30m",
+	}
+	if len(vars) != len(want) {
+		t.Fatalf("vars = %v", vars)
+	}
+	for k, v := range want {
+		if vars[k] != v {
+			t.Errorf("%s = %q, want %q", k, vars[k], v)
+		}
+	}
+	c, err := config.Load(config.Sources{EnvFile: vars, Getenv: env(map[string]string{"HOME": "/h"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.QuestionTTL != 90*time.Minute || c.ChatID != -100555 {
+		t.Fatalf("config = %s", c)
+	}
+}
+
+func TestEnvFileErrors(t *testing.T) {
+	for _, bad := range []string{"JUSTAKEY\n", "1BAD=x\n", "K=\"unterminated secretvalue\n", "has space=1\n"} {
+		_, err := config.ParseEnvFile(strings.NewReader(bad))
+		if err == nil || !strings.Contains(err.Error(), "line 1") {
+			t.Errorf("%q: err = %v, want a line-1 error", bad, err)
+		}
+		if err != nil && strings.Contains(err.Error(), "secretvalue") {
+			t.Errorf("%q: error leaks the value: %v", bad, err)
+		}
+	}
+	if _, err := config.ReadEnvFile(filepath.Join(t.TempDir(), "missing")); err == nil {
+		t.Fatal("missing file: want an error")
+	}
+}

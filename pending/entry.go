@@ -1,0 +1,85 @@
+package pending
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Kind says what an entry asks of the person.
+type Kind string
+
+// The kinds of request an entry can hold.
+const (
+	KindQuestion   Kind = "question"
+	KindPermission Kind = "permission"
+)
+
+// Option is one choice of a question.
+type Option struct {
+	Label       string `json:"label"`
+	Description string `json:"description,omitempty"`
+}
+
+// Question is one question of a request, as it was asked.
+type Question struct {
+	Text     string   `json:"text"`
+	Header   string   `json:"header,omitempty"`
+	Options  []Option `json:"options,omitempty"`
+	Multiple bool     `json:"multiple,omitempty"`
+	// Custom says whether a typed answer is allowed.
+	Custom bool `json:"custom"`
+}
+
+// Permission is what a permission request asks to do.
+type Permission struct {
+	Kind     string          `json:"kind"`
+	Patterns []string        `json:"patterns,omitempty"`
+	Always   []string        `json:"always,omitempty"`
+	Metadata json.RawMessage `json:"metadata,omitempty"`
+}
+
+// Entry is one request in flight: what opencode asked, where it was posted
+// in Telegram, and what has been answered so far. Entries are stored as
+// JSON, so fields may be added without a migration.
+type Entry struct {
+	// UID is the short random key of the entry; it appears in callback data.
+	UID  string `json:"uid"`
+	Kind Kind   `json:"kind"`
+
+	Directory string `json:"directory"`
+	Project   string `json:"project,omitempty"`
+	SessionID string `json:"sessionID"`
+	// CallID and ToolMessageID identify the tool call that asked, so the
+	// request can be found again if its ID is stale.
+	CallID        string `json:"callID,omitempty"`
+	ToolMessageID string `json:"toolMessageID,omitempty"`
+	// RequestID is opencode's ID for the request (que_… or per_…). It is
+	// unique across entries.
+	RequestID string `json:"requestID"`
+
+	Questions  []Question  `json:"questions,omitempty"`
+	Permission *Permission `json:"permission,omitempty"`
+
+	// ChatID and MessageID locate the Telegram message; MessageID is 0
+	// until the message was sent.
+	ChatID    int64 `json:"chatID"`
+	MessageID int   `json:"messageID,omitempty"`
+
+	// Current is the index of the question being answered.
+	Current int `json:"current,omitempty"`
+	// Answers holds one slice of labels per question; nil until answered.
+	Answers [][]string `json:"answers,omitempty"`
+	// Selected holds the labels toggled so far for a multi-select question.
+	Selected []string `json:"selected,omitempty"`
+
+	// AwaitingText is set while a force_reply prompt waits for a typed
+	// answer to question AwaitingQuestion, asked of AwaitingUserID.
+	AwaitingText     bool  `json:"awaitingText,omitempty"`
+	AwaitingQuestion int   `json:"awaitingQuestion,omitempty"`
+	AwaitingUserID   int64 `json:"awaitingUserID,omitempty"`
+	// PromptMessageID is the force_reply prompt's message ID; indexed.
+	PromptMessageID int `json:"promptMessageID,omitempty"`
+
+	CreatedAt time.Time `json:"createdAt"`
+	ExpiresAt time.Time `json:"expiresAt"`
+}
