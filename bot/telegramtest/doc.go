@@ -1,0 +1,42 @@
+// Package telegramtest provides a fake Telegram Bot API server for tests,
+// shaped like net/http/httptest: NewServer starts it on a loopback port, URL
+// goes to bot.WithServerURL, and Close stops it.
+//
+// The server is strict where Telegram is strict, and answers with Telegram's
+// own error texts, so a bot that passes against it does not fail against the
+// real API for the same reasons. It checks HTML the way tdlib parses it
+// (see ParseHTML), the 4096-character limit on visible text, the 1–64 byte
+// limit on callback data and the shape of inline keyboards and force_reply
+// markup, that replied-to and edited messages exist, that an edit changes
+// something, and that each callback query is answered once. getUpdates long
+// polls and honours offset, limit and allowed_updates; a second concurrent
+// poller ends the first with 409, as Telegram does.
+//
+// Tests act as users with PressButton, PressButtonText, PressData, Reply,
+// SendText and Enqueue; they inspect what the bot did with Messages,
+// Message, Requests, CallbackAnswers and UnansweredCallbacks; they inject
+// failures with FailNext; and they wait for the bot with Wait, WaitMessage,
+// WaitAnswer and WaitRequests instead of sleeping.
+//
+// It owns only the fake: no bot logic, and only the API methods hermes-bot
+// calls (getMe, getUpdates, sendMessage, editMessageText,
+// editMessageReplyMarkup, answerCallbackQuery, deleteWebhook, setMyCommands,
+// deleteMessage, getChat). Other methods answer 404 Not Found. Inline
+// messages, media, reply keyboards (accepted, not kept), chat usernames,
+// rate limits (inject them with FailNext) and entity checks for MarkdownV2
+// beyond escaping and closing are left out.
+//
+// Where it is stricter than Telegram, the error text says so: a stray '&'
+// in HTML (Telegram keeps it as text) and an inline button with two actions
+// (Telegram uses the first).
+//
+// # Concurrency
+//
+// Every method of Server is safe for concurrent use, by the test and by any
+// number of HTTP clients. State changes are atomic: a call sees a message
+// either before or after an edit, never half of it. Values returned by
+// inspection methods are copies that later calls do not change. Wait runs
+// its condition outside the server's lock, so the condition may call any
+// Server method. Close blocks until in-flight requests end; long polls end
+// at once when it is called.
+package telegramtest

@@ -1,0 +1,32 @@
+// Package pending owns the bbolt file of requests in flight: each Entry,
+// keyed by a short random UID, and two indexes kept consistent with it (by
+// opencode request ID and by the Telegram force-reply prompt that awaits a
+// typed answer), the time-based queries the bridge runs (Expired, Unsent,
+// AwaitingText) and the single-instance lock on the file. It knows nothing
+// of HTTP, Telegram or opencode: deciding what an entry means, and talking
+// to either side, is left to package bot.
+//
+// # Basics
+//
+// Open the store once per process with Open and Close it last. Create is
+// the dedupe check every path that can see a request twice goes through:
+// it fails with ErrExists, writing nothing, when the request ID is already
+// held. Entries are stored as JSON, so Entry may gain fields without a
+// migration. An entry that cannot be decoded is skipped by the listing
+// methods, with a warning naming its key, so one bad record never stops
+// the bridge; Delete still removes it.
+//
+// # Concurrency
+//
+// Every method of Store is safe for concurrent use by several goroutines.
+// bbolt allows many readers and one writer at a time: Create, Update and
+// Delete wait for each other, and each waits for an fsync before it
+// returns. The function passed to Update runs inside the write transaction,
+// so it must be quick and must not block: nobody calls Telegram, opencode
+// or anything else on the network inside a transaction, and nobody calls
+// another Store method from it (that would deadlock). Read, decide, talk to
+// the network, then write with Update.
+//
+// Only one Store may hold a file at a time, across processes too: a second
+// Open of the same file fails with ErrLocked once the lock timeout runs out.
+package pending

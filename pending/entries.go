@@ -1,0 +1,415 @@
+package pending
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+const (
+	// uidLen characters of 62 give 62^8 ≈ 2·10^14 UIDs: collisions are
+	// rare enough that a retry or two settles them, and the UID stays short
+	// in 64-byte callback data.
+	uidLen      = 8
+	uidAlphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	uidAttempts = 10
+)
+
+// newUID draws uidLen characters uniformly from uidAlphabet; bytes at or
+// above the largest multiple of 62 are dropped so no character is favoured.
+func newUID() string {
+	const limit = 256 - 256%len(uidAlphabet)
+	out := make([]byte, 0, uidLen)
+	var buf [2 * uidLen]byte
+	for len(out) < uidLen {
+		_, _ = rand.Read(buf[:]) // never fails; it panics rather than return short
+		for _, b := range buf {
+			if int(b) < limit && len(out) < uidLen {
+				out = append(out, uidAlphabet[int(b)%len(uidAlphabet)])
+			}
+		}
+	}
+	return string(out)
+}
+
+func validUID(uid string) bool {
+	if uid == "" || len(uid) > 64 {
+		return false
+	}
+	for i := range len(uid) {
+		if strings.IndexByte(uidAlphabet, uid[i]) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func promptKey(chatID int64, messageID int) []byte {
+	return []byte(strconv.FormatInt(chatID, 10) + ":" + strconv.Itoa(messageID))
+}
+
+// buckets is one transaction's view of the three buckets; every write goes
+// through put and unindex so the indexes never drift from the entries.
+type buckets struct {
+	entries, byRequest, byPrompt *bolt.Bucket
+}
+
+func newBuckets(tx *bolt.Tx) *buckets {
+	return &buckets{
+		entries:   tx.Bucket(bucketEntries),
+		byRequest: tx.Bucket(bucketByRequest),
+		byPrompt:  tx.Bucket(bucketByPrompt),
+	}
+}
+
+func decode(raw []byte) (*Entry, error) {
+	var e Entry
+	if err := json.Unmarshal(raw, &e); err != nil {
+		return nil, fmt.Errorf("decode JSON: %w: %w", ErrCorrupt, err)
+	}
+	return &e, nil
+}
+
+func (b *buckets) get(uid string) (*Entry, error) {
+	raw := b.entries.Get([]byte(uid))
+	if raw == nil {
+		return nil, ErrNotFound
+	}
+	return decode(raw)
+}
+
+// checkFree fails with ErrExists when the index keys e would take belong
+// to an entry other than e.
+func (b *buckets) checkFree(e *Entry) error {
+	if e.RequestID != "" {
+		if owner := b.byRequest.Get([]byte(e.RequestID)); owner != nil && string(owner) != e.UID {
+			return fmt.Errorf("request %s is held by entry %s: %w", e.RequestID, owner, ErrExists)
+		}
+	}
+	if e.PromptMessageID != 0 {
+		key := promptKey(e.ChatID, e.PromptMessageID)
+		if owner := b.byPrompt.Get(key); owner != nil && string(owner) != e.UID {
+			return fmt.Errorf("prompt %s is held by entry %s: %w", key, owner, ErrExists)
+		}
+	}
+	return nil
+}
+
+func (b *buckets) put(e *Entry) error {
+	raw, err := json.Marshal(e)
+	if err != nil {
+		return fmt.Errorf("encode entry %s: %w", e.UID, err)
+	}
+	uid := []byte(e.UID)
+	if err := b.entries.Put(uid, raw); err != nil {
+		return fmt.Errorf("write entry %s: %w", e.UID, err)
+	}
+	if e.RequestID != "" {
+		if err := b.byRequest.Put([]byte(e.RequestID), uid); err != nil {
+			return fmt.Errorf("index request %s: %w", e.RequestID, err)
+		}
+	}
+	if e.PromptMessageID != 0 {
+		if err := b.byPrompt.Put(promptKey(e.ChatID, e.PromptMessageID), uid); err != nil {
+			return fmt.Errorf("index prompt of entry %s: %w", e.UID, err)
+		}
+	}
+	return nil
+}
+
+// unindex removes e's index keys, but only those that still point at e, so
+// a stale copy can never remove another entry's keys.
+func (b *buckets) unindex(e *Entry) error {
+	uid := []byte(e.UID)
+	if e.RequestID != "" {
+		if err := deleteIfOwned(b.byRequest, []byte(e.RequestID), uid); err != nil {
+			return err
+		}
+	}
+	if e.PromptMessageID != 0 {
+		if err := deleteIfOwned(b.byPrompt, promptKey(e.ChatID, e.PromptMessageID), uid); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func deleteIfOwned(bk *bolt.Bucket, key, uid []byte) error {
+	if !bytes.Equal(bk.Get(key), uid) {
+		return nil
+	}
+	if err := bk.Delete(key); err != nil {
+		return fmt.Errorf("unindex %s: %w", key, err)
+	}
+	return nil
+}
+
+// unindexAll removes every index key pointing at uid; Delete uses it when
+// the entry cannot be decoded to say which keys it had.
+func (b *buckets) unindexAll(uid []byte) error {
+	for _, bk := range []*bolt.Bucket{b.byRequest, b.byPrompt} {
+		var stale [][]byte
+		err := bk.ForEach(func(k, v []byte) error {
+			if bytes.Equal(v, uid) {
+				stale = append(stale, bytes.Clone(k))
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, k := range stale {
+			if err := bk.Delete(k); err != nil {
+				return fmt.Errorf("unindex %s: %w", k, err)
+			}
+		}
+	}
+	return nil
+}
+
+// Create stores e as a new entry, in one transaction with its index keys.
+// It assigns e.UID when empty (8 random characters of [a-zA-Z0-9]) and sets
+// e.CreatedAt from the store's clock when zero; e is changed only when the
+// entry was written. When another entry already holds e.RequestID (or
+// e.UID, or e's prompt message) it returns an error wrapping ErrExists and
+// writes nothing: this is the dedupe check for requests seen twice.
+func (s *Store) Create(e *Entry) error {
+	if e == nil {
+		return fmt.Errorf("create entry: %w: nil", ErrInvalid)
+	}
+	if e.UID != "" && !validUID(e.UID) {
+		return fmt.Errorf("create entry %q: %w: UID must be 1–64 characters of [a-zA-Z0-9]", e.UID, ErrInvalid)
+	}
+	c := *e
+	if c.CreatedAt.IsZero() {
+		// Round(0) drops the monotonic reading, which JSON would drop too,
+		// so e stays equal to what Get returns.
+		c.CreatedAt = s.now().Round(0)
+	}
+	err := s.update(func(b *buckets) error {
+		if c.UID == "" {
+			for range uidAttempts {
+				if uid := newUID(); b.entries.Get([]byte(uid)) == nil {
+					c.UID = uid
+					break
+				}
+			}
+			if c.UID == "" {
+				return fmt.Errorf("no free UID after %d attempts", uidAttempts)
+			}
+		} else if b.entries.Get([]byte(c.UID)) != nil {
+			return fmt.Errorf("uid %s is taken: %w", c.UID, ErrExists)
+		}
+		if err := b.checkFree(&c); err != nil {
+			return err
+		}
+		return b.put(&c)
+	})
+	if err != nil && e.RequestID != "" {
+		return fmt.Errorf("create entry for request %s: %w", e.RequestID, err)
+	}
+	if err != nil {
+		return fmt.Errorf("create entry: %w", err)
+	}
+	e.UID, e.CreatedAt = c.UID, c.CreatedAt
+	return nil
+}
+
+// Get returns the entry with the UID, or an error wrapping ErrNotFound.
+// An entry that cannot be decoded gives an error wrapping ErrCorrupt.
+func (s *Store) Get(uid string) (*Entry, error) {
+	var e *Entry
+	err := s.view(func(b *buckets) (err error) {
+		e, err = b.get(uid)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("get entry %s: %w", uid, err)
+	}
+	return e, nil
+}
+
+// ByRequestID returns the entry holding opencode's request ID, or an error
+// wrapping ErrNotFound.
+func (s *Store) ByRequestID(requestID string) (*Entry, error) {
+	return s.byIndex(func(b *buckets) *bolt.Bucket { return b.byRequest }, []byte(requestID), "request "+requestID)
+}
+
+// ByPrompt returns the entry whose force-reply prompt is messageID in
+// chatID, or an error wrapping ErrNotFound.
+func (s *Store) ByPrompt(chatID int64, messageID int) (*Entry, error) {
+	key := promptKey(chatID, messageID)
+	return s.byIndex(func(b *buckets) *bolt.Bucket { return b.byPrompt }, key, "prompt "+string(key))
+}
+
+func (s *Store) byIndex(index func(*buckets) *bolt.Bucket, key []byte, what string) (*Entry, error) {
+	var e *Entry
+	err := s.view(func(b *buckets) (err error) {
+		if len(key) == 0 {
+			return ErrNotFound
+		}
+		uid := index(b).Get(key)
+		if uid == nil {
+			return ErrNotFound
+		}
+		e, err = b.get(string(uid))
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("get by %s: %w", what, err)
+	}
+	return e, nil
+}
+
+// Update reads the entry, lets fn change it, and writes it back with its
+// index keys, all in one write transaction. An error from fn aborts the
+// transaction and is returned wrapped; nothing is written. A changed
+// RequestID or prompt (ChatID, PromptMessageID) moves its index key; taking
+// one that another entry holds fails with ErrExists. fn must not change the
+// UID (ErrInvalid). Update returns the entry as stored.
+//
+// fn runs inside the transaction, with every other writer waiting: it must
+// not call the network or any method of the Store.
+func (s *Store) Update(uid string, fn func(*Entry) error) (*Entry, error) {
+	var out *Entry
+	err := s.update(func(b *buckets) error {
+		old, err := b.get(uid)
+		if err != nil {
+			return err
+		}
+		// A second decode gives fn a copy that shares no slices with old,
+		// whose index keys are still needed below.
+		next, err := decode(b.entries.Get([]byte(uid)))
+		if err != nil {
+			return err
+		}
+		if err := fn(next); err != nil {
+			return err
+		}
+		if next.UID != uid {
+			return fmt.Errorf("%w: UID changed to %q", ErrInvalid, next.UID)
+		}
+		if err := b.checkFree(next); err != nil {
+			return err
+		}
+		if err := b.unindex(old); err != nil {
+			return err
+		}
+		if err := b.put(next); err != nil {
+			return err
+		}
+		out = next
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("update entry %s: %w", uid, err)
+	}
+	return out, nil
+}
+
+// Delete removes the entry and its index keys in one transaction, or
+// returns an error wrapping ErrNotFound. An entry that cannot be decoded
+// is removed too.
+func (s *Store) Delete(uid string) error {
+	err := s.update(func(b *buckets) error {
+		key := []byte(uid)
+		raw := b.entries.Get(key)
+		if raw == nil {
+			return ErrNotFound
+		}
+		if e, err := decode(raw); err != nil {
+			if err := b.unindexAll(key); err != nil {
+				return err
+			}
+		} else if err := b.unindex(e); err != nil {
+			return err
+		}
+		return b.entries.Delete(key)
+	})
+	if err != nil {
+		return fmt.Errorf("delete entry %s: %w", uid, err)
+	}
+	return nil
+}
+
+// scan returns the decodable entries that keep accepts, oldest first.
+// Undecodable ones are skipped with a warning so the rest still work.
+func (s *Store) scan(what string, keep func(*Entry) bool) ([]*Entry, error) {
+	var out []*Entry
+	err := s.view(func(b *buckets) error {
+		return b.entries.ForEach(func(k, v []byte) error {
+			e, err := decode(v)
+			if err != nil {
+				s.log.Warn().Err(err).Str("key", string(k)).Str("db", s.path).
+					Msg("skipping an entry of the pending store that cannot be decoded; delete it or move the file aside")
+				return nil
+			}
+			if keep(e) {
+				out = append(out, e)
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	slices.SortStableFunc(out, func(a, b *Entry) int {
+		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.UID, b.UID)
+	})
+	return out, nil
+}
+
+// List returns every entry, oldest first (ties by UID).
+func (s *Store) List() ([]*Entry, error) {
+	return s.scan("list entries", func(*Entry) bool { return true })
+}
+
+// Expired returns the entries whose ExpiresAt is set and not after now,
+// oldest first.
+func (s *Store) Expired(now time.Time) ([]*Entry, error) {
+	return s.scan("list expired entries", func(e *Entry) bool {
+		return !e.ExpiresAt.IsZero() && !e.ExpiresAt.After(now)
+	})
+}
+
+// AwaitingText returns the entries in chatID waiting for a typed answer,
+// oldest first.
+func (s *Store) AwaitingText(chatID int64) ([]*Entry, error) {
+	return s.scan("list entries awaiting text", func(e *Entry) bool {
+		return e.AwaitingText && e.ChatID == chatID
+	})
+}
+
+// Unsent returns the entries whose Telegram message was never sent
+// (MessageID 0), oldest first, so start-up can send them again.
+func (s *Store) Unsent() ([]*Entry, error) {
+	return s.scan("list unsent entries", func(e *Entry) bool { return e.MessageID == 0 })
+}
+
+// Directories returns the distinct, non-empty directories of the stored
+// entries, sorted: the projects to list pending requests for after a
+// (re)connect.
+func (s *Store) Directories() ([]string, error) {
+	var dirs []string
+	_, err := s.scan("list directories", func(e *Entry) bool {
+		if e.Directory != "" {
+			dirs = append(dirs, e.Directory)
+		}
+		return false
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(dirs)
+	return slices.Compact(dirs), nil
+}

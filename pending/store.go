@@ -1,0 +1,208 @@
+package pending
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+)
+
+// DefaultLockTimeout is how long Open waits for another holder of the
+// file to let go before it fails with ErrLocked.
+const DefaultLockTimeout = 3 * time.Second
+
+var (
+	bucketEntries   = []byte("entries")
+	bucketByRequest = []byte("byRequest")
+	bucketByPrompt  = []byte("byPrompt")
+)
+
+// OpenOption configures Open. (Option is the name of a question's choice.)
+type OpenOption func(*openConfig)
+
+type openConfig struct {
+	lockTimeout time.Duration
+	now         func() time.Time
+	log         zerolog.Logger
+}
+
+// WithLockTimeout sets how long Open waits for the file's lock; d <= 0
+// keeps DefaultLockTimeout, so Open never waits forever.
+func WithLockTimeout(d time.Duration) OpenOption {
+	return func(c *openConfig) {
+		if d > 0 {
+			c.lockTimeout = d
+		}
+	}
+}
+
+// WithClock sets the clock that stamps CreatedAt; tests pass a fixed one.
+func WithClock(now func() time.Time) OpenOption {
+	return func(c *openConfig) {
+		if now != nil {
+			c.now = now
+		}
+	}
+}
+
+// WithLogger sets where the store warns about entries it skips. The
+// default discards.
+func WithLogger(log zerolog.Logger) OpenOption {
+	return func(c *openConfig) { c.log = log }
+}
+
+// Store is the bbolt file of requests in flight. Create it with Open; all
+// methods are safe for concurrent use, and return ErrClosed after Close.
+type Store struct {
+	db   *bolt.DB
+	path string
+	now  func() time.Time
+	log  zerolog.Logger
+
+	mu     sync.Mutex
+	closed bool
+}
+
+// Open opens the store at path, creating the folder (0700) and the file
+// (0600) when they do not exist; an existing folder keeps its mode. It
+// blocks up to the lock timeout while another Store, in this process or
+// another, holds the file, then fails with an error wrapping ErrLocked. A
+// file that is not a readable store gives an error wrapping ErrCorrupt
+// that names the file and says how to start afresh. The caller must Close
+// the store.
+func Open(path string, opts ...OpenOption) (*Store, error) {
+	cfg := openConfig{lockTimeout: DefaultLockTimeout, now: time.Now, log: zerolog.Nop()}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if path == "" {
+		return nil, errors.New("open pending store: no path given (set HERMES_DB)")
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("open pending store %s: create folder: %w", path, err)
+	}
+	db, err := openDB(path, cfg.lockTimeout)
+	if err != nil {
+		return nil, classifyOpenError(path, err)
+	}
+	if err := createBuckets(db); err != nil {
+		return nil, classifyOpenError(path, err)
+	}
+	return &Store{db: db, path: path, now: cfg.now, log: cfg.log}, nil
+}
+
+// openDB turns a panic inside bbolt.Open, which some damaged files cause,
+// into an error, and unlocks and closes the file so the lock does not
+// outlive the call. The memory map bbolt may have made by then cannot be
+// reached and stays until the process exits; it is read-only and the
+// caller is about to report the damaged file and stop.
+func openDB(path string, timeout time.Duration) (db *bolt.DB, err error) {
+	var file *os.File
+	opts := &bolt.Options{
+		Timeout: timeout,
+		OpenFile: func(name string, flag int, mode os.FileMode) (*os.File, error) {
+			f, err := os.OpenFile(name, flag, mode)
+			file = f
+			return f, err
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			if file != nil {
+				unlockFile(file)
+				_ = file.Close()
+			}
+			db, err = nil, fmt.Errorf("%w: reading it panicked: %v", ErrCorrupt, r)
+		}
+	}()
+	return bolt.Open(path, 0o600, opts)
+}
+
+// createBuckets is the first transaction on the file, so it is where a
+// damaged page tree shows up; a panic here closes the database.
+func createBuckets(db *bolt.DB) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: reading it panicked: %v", ErrCorrupt, r)
+			func() {
+				defer func() { _ = recover() }()
+				_ = db.Close()
+			}()
+		}
+	}()
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, name := range [][]byte{bucketEntries, bucketByRequest, bucketByPrompt} {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return fmt.Errorf("bucket %s: %w", name, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		_ = db.Close()
+	}
+	return err
+}
+
+func classifyOpenError(path string, err error) error {
+	switch {
+	case errors.Is(err, berrors.ErrTimeout):
+		return fmt.Errorf("open pending store: another hermes-bot holds %s (stop it, or set HERMES_DB to another file): %w", path, ErrLocked)
+	case errors.Is(err, ErrCorrupt):
+		// already says so
+	default:
+		var pathErr *os.PathError
+		var errno syscall.Errno
+		if errors.As(err, &pathErr) || errors.As(err, &errno) {
+			// Permissions, a missing disk and the like: the file may be fine.
+			return fmt.Errorf("open pending store %s: %w", path, err)
+		}
+		// What is left comes from bbolt reading the file's pages: an
+		// invalid meta page, a bad checksum, a file too small or a clash
+		// with our bucket names.
+		err = fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
+	return fmt.Errorf("open pending store %s: the file is damaged or not a hermes-bot store (%w); "+
+		"move it aside (mv %s %s.broken) and start again with an empty store, "+
+		"requests in flight are found again from opencode", path, err, path, path)
+}
+
+// Path returns the file the store was opened on.
+func (s *Store) Path() string { return s.path }
+
+// Close releases the file and its lock. It blocks until running
+// transactions finish. Calling it again does nothing and returns nil.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	if err := s.db.Close(); err != nil {
+		return fmt.Errorf("close pending store %s: %w", s.path, err)
+	}
+	return nil
+}
+
+func (s *Store) view(fn func(*buckets) error) error {
+	return closedErr(s.db.View(func(tx *bolt.Tx) error { return fn(newBuckets(tx)) }))
+}
+
+func (s *Store) update(fn func(*buckets) error) error {
+	return closedErr(s.db.Update(func(tx *bolt.Tx) error { return fn(newBuckets(tx)) }))
+}
+
+func closedErr(err error) error {
+	if errors.Is(err, berrors.ErrDatabaseNotOpen) {
+		return ErrClosed
+	}
+	return err
+}
