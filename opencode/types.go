@@ -98,8 +98,9 @@ type SessionError struct {
 	Error     json.RawMessage `json:"error,omitempty"`
 }
 
-// Event is one relevant record of GET /global/event, decoded. Exactly one
-// of the typed pointers is set, matching Type.
+// Event is one relevant record of GET /global/event, decoded. For the
+// request and session types exactly one typed pointer is set, matching
+// Type; server.connected and server.heartbeat carry none.
 type Event struct {
 	// Directory is the project directory the event belongs to; empty for
 	// server-wide events.

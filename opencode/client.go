@@ -1,0 +1,300 @@
+package opencode
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/rs/zerolog"
+)
+
+const (
+	// DefaultMaxRecord is the longest event record the watcher accepts.
+	DefaultMaxRecord = 16 << 20
+
+	defaultUser            = "opencode"
+	defaultCallTimeout     = 30 * time.Second
+	defaultResolveAttempts = 20
+	defaultResolveInterval = 300 * time.Millisecond
+	defaultSilenceTimeout  = 30 * time.Second
+	defaultBackoffMin      = time.Second
+	defaultBackoffMax      = 30 * time.Second
+	defaultBackoffReset    = 30 * time.Second
+
+	// maxErrorBody bounds how much of an error answer lands in an APIError.
+	maxErrorBody = 300
+	// maxResponseBody bounds a successful answer: GET /question of a busy
+	// server is the largest one expected, and it is far below this.
+	maxResponseBody = 64 << 20
+)
+
+// Client talks to one opencode server. Build it with NewClient.
+//
+// A Client is safe for use by several goroutines at once; its settings do
+// not change after NewClient returns.
+type Client struct {
+	base     string // scheme://host[/prefix], no trailing slash
+	user     string
+	password string
+	auth     bool
+	hc       *http.Client
+	log      zerolog.Logger
+
+	callTimeout     time.Duration
+	resolveAttempts int
+	resolveInterval time.Duration
+	silence         time.Duration
+	backoffMin      time.Duration
+	backoffMax      time.Duration
+	backoffReset    time.Duration
+	maxRecord       int
+}
+
+// ClientOption changes one setting of a Client.
+type ClientOption func(*Client)
+
+// WithBasicAuth sends HTTP basic auth on every request. An empty user means
+// "opencode", the server's default.
+func WithBasicAuth(user, password string) ClientOption {
+	return func(c *Client) {
+		if user == "" {
+			user = defaultUser
+		}
+		c.user, c.password, c.auth = user, password, true
+	}
+}
+
+// WithHTTPClient replaces the HTTP client. Its Timeout must be zero: the
+// event stream never ends on its own, and unary calls carry their own
+// deadline.
+func WithHTTPClient(hc *http.Client) ClientOption {
+	return func(c *Client) {
+		if hc != nil {
+			c.hc = hc
+		}
+	}
+}
+
+// WithLogger sets where the watcher reports connects, failures and skipped
+// records. The default discards everything.
+func WithLogger(log zerolog.Logger) ClientOption {
+	return func(c *Client) { c.log = log }
+}
+
+// WithResolveRetry sets how often ResolveQuestionID lists questions before
+// giving up, and how long it waits between lists (default 20 × 300 ms).
+func WithResolveRetry(attempts int, interval time.Duration) ClientOption {
+	return func(c *Client) {
+		if attempts > 0 {
+			c.resolveAttempts = attempts
+		}
+		if interval >= 0 {
+			c.resolveInterval = interval
+		}
+	}
+}
+
+// WithSilenceTimeout sets how long the event stream may stay silent before
+// it counts as dead (default 30 s; the server sends a heartbeat every 10 s).
+func WithSilenceTimeout(d time.Duration) ClientOption {
+	return func(c *Client) {
+		if d > 0 {
+			c.silence = d
+		}
+	}
+}
+
+// WithBackoff sets the reconnect delay: it starts at min, doubles after each
+// failure up to max, and goes back to min once a connection has stayed up
+// for resetAfter (defaults 1 s, 30 s, 30 s).
+func WithBackoff(min, max, resetAfter time.Duration) ClientOption {
+	return func(c *Client) {
+		if min > 0 {
+			c.backoffMin = min
+		}
+		if max > 0 {
+			c.backoffMax = max
+		}
+		if c.backoffMax < c.backoffMin {
+			c.backoffMax = c.backoffMin
+		}
+		if resetAfter > 0 {
+			c.backoffReset = resetAfter
+		}
+	}
+}
+
+// WithMaxRecord sets the longest event record the watcher accepts (default
+// DefaultMaxRecord); longer ones are skipped with a warning.
+func WithMaxRecord(n int) ClientOption {
+	return func(c *Client) {
+		if n > 0 {
+			c.maxRecord = n
+		}
+	}
+}
+
+// NewClient returns a Client for the server at baseURL, e.g.
+// "http://127.0.0.1:4096". Credentials belong in WithBasicAuth, never in
+// the URL: a URL ends up in error messages.
+func NewClient(baseURL string, opts ...ClientOption) (*Client, error) {
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		// url.Parse quotes the whole input, which may hold a password.
+		return nil, errors.New("opencode URL: cannot parse it")
+	}
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return nil, fmt.Errorf("opencode URL: scheme %q: want http or https", u.Scheme)
+	case u.Host == "":
+		return nil, errors.New("opencode URL: no host")
+	case u.User != nil:
+		return nil, errors.New("opencode URL: holds credentials; pass them with WithBasicAuth instead")
+	case u.RawQuery != "" || u.Fragment != "":
+		return nil, errors.New("opencode URL: must not have a query or fragment")
+	}
+	c := &Client{
+		base:            strings.TrimSuffix(u.String(), "/"),
+		hc:              &http.Client{},
+		log:             zerolog.Nop(),
+		callTimeout:     defaultCallTimeout,
+		resolveAttempts: defaultResolveAttempts,
+		resolveInterval: defaultResolveInterval,
+		silence:         defaultSilenceTimeout,
+		backoffMin:      defaultBackoffMin,
+		backoffMax:      defaultBackoffMax,
+		backoffReset:    defaultBackoffReset,
+		maxRecord:       DefaultMaxRecord,
+	}
+	for _, o := range opts {
+		o(c)
+	}
+	return c, nil
+}
+
+// dirQuery is the query of a per-directory call. An empty dir leaves the
+// parameter out, so the server uses its own working directory.
+func dirQuery(dir string) url.Values {
+	if dir == "" {
+		return nil
+	}
+	return url.Values{"directory": {dir}}
+}
+
+// newRequest builds a request for path (already escaped) with basic auth.
+func (c *Client) newRequest(ctx context.Context, method, path string, query url.Values, body io.Reader) (*http.Request, error) {
+	target := c.base + path
+	if len(query) > 0 {
+		target += "?" + query.Encode()
+	}
+	req, err := http.NewRequestWithContext(ctx, method, target, body)
+	if err != nil {
+		return nil, err
+	}
+	if c.auth {
+		req.SetBasicAuth(c.user, c.password)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	return req, nil
+}
+
+// call does one unary request under its own deadline. in, when not nil, is
+// sent as JSON; out, when not nil, receives the JSON answer.
+func (c *Client) call(ctx context.Context, op, method, path string, query url.Values, in, out any) error {
+	ctx, cancel := context.WithTimeout(ctx, c.callTimeout)
+	defer cancel()
+
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return fmt.Errorf("%s: encode request: %w: %w", op, ErrNotAccepted, err)
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := c.newRequest(ctx, method, path, query, body)
+	if err != nil {
+		return fmt.Errorf("%s: build request: %w: %w", op, ErrNotAccepted, err)
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return transientError(ctx, op, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return readAPIError(op, resp)
+	}
+	if out == nil {
+		// Drain a little so the connection can be reused.
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+		return nil
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, maxResponseBody)).Decode(out); err != nil {
+		return transientError(ctx, op+": decode answer", err)
+	}
+	return nil
+}
+
+// transientError wraps a network failure. A cancelled or expired ctx stays
+// recognisable with errors.Is even when the transport hid it.
+func transientError(ctx context.Context, op string, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
+		return fmt.Errorf("%s: %w: %w (%w)", op, ErrTransient, err, ctxErr)
+	}
+	return fmt.Errorf("%s: %w: %w", op, ErrTransient, err)
+}
+
+// readAPIError turns a non-2xx answer into an *APIError holding the start
+// of its body.
+func readAPIError(op string, resp *http.Response) error {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody+utf8.UTFMax))
+	return &APIError{Op: op, Status: resp.StatusCode, Body: truncateBody(b)}
+}
+
+func truncateBody(b []byte) string {
+	if len(b) > maxErrorBody {
+		cut := maxErrorBody
+		for cut > 0 && !utf8.RuneStart(b[cut]) {
+			cut--
+		}
+		b = append(b[:cut:cut], "…"...)
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// Health asks GET /global/health whether the server is up and which
+// version it runs.
+func (c *Client) Health(ctx context.Context) (Health, error) {
+	var h Health
+	err := c.call(ctx, "health", http.MethodGet, "/global/health", nil, nil, &h)
+	return h, err
+}
+
+// GetSession returns session id of directory dir.
+func (c *Client) GetSession(ctx context.Context, dir, id string) (Session, error) {
+	var s Session
+	if id == "" {
+		return s, fmt.Errorf("get session: empty session ID: %w", ErrNotAccepted)
+	}
+	op := "get session " + id
+	err := c.call(ctx, op, http.MethodGet, "/session/"+url.PathEscape(id), dirQuery(dir), nil, &s)
+	return s, err
+}
+
+// ListProjects returns every project the server has opened.
+func (c *Client) ListProjects(ctx context.Context) ([]Project, error) {
+	var ps []Project
+	err := c.call(ctx, "list projects", http.MethodGet, "/project", nil, nil, &ps)
+	return ps, err
+}

@@ -1,0 +1,40 @@
+// Package opencode is hermes-bot's client of an opencode server: HTTP basic
+// auth, per-call timeouts, the question and permission calls (list, reply,
+// reject), request-ID resolution, and the event stream GET /global/event
+// with its reader, silence detection, reconnect backoff and re-listing of
+// pending questions after every connect.
+//
+// It knows nothing of Telegram or storage: events go to a Handler the
+// caller supplies, and deciding whether an event was seen before is the
+// caller's job (a reconnect lists the same questions again, on purpose).
+//
+// # Errors
+//
+// Every error a Client method returns wraps exactly one of ErrNotFound,
+// ErrUnauthorized, ErrNotAccepted or ErrTransient, so callers decide with
+// errors.Is; an answer other than 2xx is an *APIError. A cancelled context
+// also stays visible as context.Canceled or context.DeadlineExceeded.
+// Neither the password nor any other credential is ever part of an error or
+// a log line.
+//
+// # Events
+//
+// EventReader reads the SSE records and decides on payload.type before
+// decoding anything: irrelevant records (the great majority: streaming
+// message parts, sync duplicates, …) are skipped without allocating.
+// Records longer than the limit (DefaultMaxRecord, 16 MiB) and malformed
+// ones are skipped with a warning; the stream goes on.
+//
+// A stream counts as dead when the server sends no byte for the silence
+// timeout (30 s; it sends a heartbeat every 10 s). Only time spent waiting
+// for the server counts, never time spent in the Handler.
+//
+// # Concurrency
+//
+// A Client is safe for concurrent use; its settings are fixed by NewClient.
+// Unary calls may run while Watch runs. Watch calls its Handler from its
+// own goroutine, one event at a time and in stream order, so a slow
+// handler delays the next event but never makes the stream look dead.
+// Run one Watch per Client at a time. An EventReader is not safe for
+// concurrent use.
+package opencode

@@ -1,0 +1,480 @@
+package opencode
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/rs/zerolog"
+)
+
+const (
+	// readBufferSize is the bufio buffer: most records fit in it whole.
+	readBufferSize = 64 << 10
+	// keepRecordBuffer is the largest record buffer kept between records;
+	// a bigger one, grown for one huge record, is let go.
+	keepRecordBuffer = 1 << 20
+)
+
+// EventReader reads the records of GET /global/event and returns the
+// relevant ones, decoded. Records of irrelevant types (sync, streaming
+// noise, anything unknown) cost a look at their type and nothing else:
+// no allocation, no decoding.
+//
+// Lines end with "\n" or "\r\n" (a lone "\r", which SSE also allows,
+// is not used by opencode and not supported). Fields other than data, and
+// comments, are ignored; several data lines of one record are joined with
+// "\n".
+//
+// An EventReader is not safe for concurrent use.
+type EventReader struct {
+	br  *bufio.Reader
+	max int
+	log zerolog.Logger
+
+	data    []byte // the current record's data field(s), reused
+	hasData bool   // a data field was seen since the last dispatch
+	tooLong bool   // the current record passed max and is being discarded
+	dropped int64  // bytes of the current record discarded so far
+}
+
+// NewEventReader reads records from r. A record longer than maxRecord bytes
+// (DefaultMaxRecord when maxRecord ≤ 0) is read through without being kept,
+// skipped, and reported on log. Malformed records are skipped and reported
+// too; neither ends the stream.
+func NewEventReader(r io.Reader, maxRecord int, log zerolog.Logger) *EventReader {
+	if maxRecord <= 0 {
+		maxRecord = DefaultMaxRecord
+	}
+	return &EventReader{br: bufio.NewReaderSize(r, readBufferSize), max: maxRecord, log: log}
+}
+
+// Next blocks until the next relevant record and returns it, including
+// server.connected and server.heartbeat, which carry no properties. At the
+// end of r it returns io.EOF (an unfinished last record is dropped, as the
+// SSE specification says); a read failure is returned wrapped.
+func (er *EventReader) Next() (Event, error) {
+	for {
+		done, err := er.readLine()
+		if err != nil {
+			er.reset()
+			if errors.Is(err, io.EOF) {
+				return Event{}, io.EOF
+			}
+			return Event{}, fmt.Errorf("read event stream: %w", err)
+		}
+		if !done {
+			continue
+		}
+		if er.tooLong {
+			er.log.Warn().Int64("bytes", er.dropped).Int("max_bytes", er.max).
+				Msg("opencode event record too long; skipped")
+			er.reset()
+			continue
+		}
+		if !er.hasData {
+			continue
+		}
+		ev, ok := er.decode(er.data)
+		er.reset()
+		if ok {
+			return ev, nil
+		}
+	}
+}
+
+func (er *EventReader) reset() {
+	if cap(er.data) > keepRecordBuffer {
+		er.data = nil
+	}
+	er.data = er.data[:0]
+	er.hasData, er.tooLong, er.dropped = false, false, 0
+}
+
+// readLine consumes one line. It reports done when that line was blank,
+// which ends a record.
+func (er *EventReader) readLine() (done bool, err error) {
+	chunk, err := er.br.ReadSlice('\n')
+	if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+		return false, err
+	}
+	full := err == nil // chunk holds the whole line
+	switch {
+	case full && (len(chunk) == 1 || len(chunk) == 2 && chunk[0] == '\r'):
+		return true, nil
+	case bytes.HasPrefix(chunk, []byte("data:")):
+		return false, er.appendData(chunk[len("data:"):], full)
+	case full && (string(chunk) == "data\n" || string(chunk) == "data\r\n"):
+		// A field name alone is that field with an empty value.
+		return false, er.appendData([]byte("\n"), true)
+	default:
+		// Comments (":…"), other fields and junk carry nothing for us.
+		for !full {
+			chunk, err = er.br.ReadSlice('\n')
+			if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+				return false, err
+			}
+			full = err == nil
+		}
+		return false, nil
+	}
+}
+
+// appendData adds the value of a data field to the record, joining fields
+// with "\n", and reads the rest of the line when chunk is only its start.
+func (er *EventReader) appendData(chunk []byte, full bool) error {
+	if len(chunk) > 0 && chunk[0] == ' ' {
+		chunk = chunk[1:]
+	}
+	if er.hasData {
+		er.add([]byte{'\n'})
+	}
+	er.hasData = true
+	start := len(er.data)
+	for {
+		if full {
+			chunk = chunk[:len(chunk)-1] // the '\n'
+		}
+		er.add(chunk)
+		if full {
+			break
+		}
+		var err error
+		chunk, err = er.br.ReadSlice('\n')
+		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+			return err
+		}
+		full = err == nil
+	}
+	if n := len(er.data); !er.tooLong && n > start && er.data[n-1] == '\r' {
+		er.data = er.data[:n-1]
+	}
+	return nil
+}
+
+func (er *EventReader) add(b []byte) {
+	if er.tooLong {
+		er.dropped += int64(len(b))
+		return
+	}
+	if len(er.data)+len(b) > er.max {
+		er.tooLong = true
+		er.dropped = int64(len(er.data) + len(b))
+		er.data = nil
+		return
+	}
+	if need := len(er.data) + len(b); need > cap(er.data) {
+		// Grow as append would, but never past max: a record near the
+		// limit must not cost twice the limit.
+		grown := make([]byte, len(er.data), min(max(2*cap(er.data), need, 512), er.max))
+		copy(grown, er.data)
+		er.data = grown
+	}
+	er.data = append(er.data, b...)
+}
+
+// wireRecord is one record of GET /global/event. Properties holds a
+// pointer to the typed properties before decoding, so json fills them in
+// one pass over the record.
+type wireRecord struct {
+	Directory string `json:"directory"`
+	Project   string `json:"project"`
+	Payload   struct {
+		ID         string `json:"id"`
+		Type       string `json:"type"`
+		Properties any    `json:"properties"`
+	} `json:"payload"`
+}
+
+// decode turns a relevant record into an Event; ok is false for anything to
+// skip. Only relevant records are decoded in full.
+func (er *EventReader) decode(data []byte) (ev Event, ok bool) {
+	raw, err := payloadType(data)
+	if err != nil {
+		er.log.Warn().Err(err).Int("bytes", len(data)).Msg("malformed opencode event record; skipped")
+		return Event{}, false
+	}
+	typ, relevant := relevantType(raw)
+	if !relevant {
+		return Event{}, false
+	}
+	ev.Type = typ
+	var rec wireRecord
+	rec.Payload.Properties = ev.newProperties()
+	if err := json.Unmarshal(data, &rec); err != nil {
+		er.log.Warn().Err(err).Str("type", typ).Int("bytes", len(data)).Msg("malformed opencode event record; skipped")
+		return Event{}, false
+	}
+	ev.Directory, ev.Project, ev.ID = rec.Directory, rec.Project, rec.Payload.ID
+	if missing := ev.missingField(); missing != "" {
+		er.log.Warn().Str("type", typ).Str("event_id", ev.ID).Str("directory", ev.Directory).
+			Str("missing", missing).Msg("opencode event lacks a required field; skipped")
+		return Event{}, false
+	}
+	return ev, true
+}
+
+// newProperties sets the pointer matching ev.Type to a zero value and
+// returns it, for json to decode into.
+func (ev *Event) newProperties() any {
+	switch ev.Type {
+	case TypeQuestionAsked:
+		ev.QuestionAsked = new(QuestionRequest)
+		return ev.QuestionAsked
+	case TypeQuestionReplied:
+		ev.QuestionReplied = new(QuestionReplied)
+		return ev.QuestionReplied
+	case TypeQuestionRejected:
+		ev.QuestionRejected = new(QuestionRejected)
+		return ev.QuestionRejected
+	case TypePermissionAsked:
+		ev.PermissionAsked = new(PermissionRequest)
+		return ev.PermissionAsked
+	case TypePermissionReplied:
+		ev.PermissionReplied = new(PermissionReplied)
+		return ev.PermissionReplied
+	case TypeSessionIdle:
+		ev.SessionIdle = new(SessionIdle)
+		return ev.SessionIdle
+	case TypeSessionError:
+		ev.SessionError = new(SessionError)
+		return ev.SessionError
+	}
+	// server.connected and server.heartbeat: nothing to keep.
+	return new(struct{})
+}
+
+// missingField names a field hermes-bot cannot do without that ev lacks,
+// or returns "".
+func (ev *Event) missingField() string {
+	switch {
+	case ev.QuestionAsked != nil:
+		switch p := ev.QuestionAsked; {
+		case p.ID == "":
+			return "id"
+		case p.SessionID == "":
+			return "sessionID"
+		case len(p.Questions) == 0:
+			return "questions"
+		}
+	case ev.QuestionReplied != nil && ev.QuestionReplied.RequestID == "":
+		return "requestID"
+	case ev.QuestionRejected != nil && ev.QuestionRejected.RequestID == "":
+		return "requestID"
+	case ev.PermissionAsked != nil:
+		switch p := ev.PermissionAsked; {
+		case p.ID == "":
+			return "id"
+		case p.SessionID == "":
+			return "sessionID"
+		}
+	case ev.PermissionReplied != nil && ev.PermissionReplied.RequestID == "":
+		return "requestID"
+	case ev.SessionIdle != nil && ev.SessionIdle.SessionID == "":
+		return "sessionID"
+	}
+	// session.error may belong to no session; server.* carry nothing.
+	return ""
+}
+
+// relevantType maps a raw type to its constant; the switch on string(b)
+// does not allocate.
+func relevantType(b []byte) (string, bool) {
+	switch string(b) {
+	case TypeQuestionAsked:
+		return TypeQuestionAsked, true
+	case TypeQuestionReplied:
+		return TypeQuestionReplied, true
+	case TypeQuestionRejected:
+		return TypeQuestionRejected, true
+	case TypePermissionAsked:
+		return TypePermissionAsked, true
+	case TypePermissionReplied:
+		return TypePermissionReplied, true
+	case TypeSessionIdle:
+		return TypeSessionIdle, true
+	case TypeSessionError:
+		return TypeSessionError, true
+	case TypeServerConnected:
+		return TypeServerConnected, true
+	case TypeServerHeartbeat:
+		return TypeServerHeartbeat, true
+	}
+	return "", false
+}
+
+// These errors describe a record payloadType cannot read.
+var (
+	errNotObject     = errors.New("record is not a JSON object")
+	errTruncated     = errors.New("record ends inside a JSON value")
+	errSyntax        = errors.New("JSON syntax error")
+	errNoPayloadType = errors.New("record has no payload.type string")
+)
+
+// payloadType returns the raw bytes of the string payload.type in a record
+// {"directory":…,"payload":{"type":…,…},…}. It walks keys and skips values
+// without decoding or allocating, and stops as soon as it has the type:
+// whatever follows is only checked by json.Unmarshal, for relevant records.
+func payloadType(b []byte) ([]byte, error) {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return nil, errNotObject
+	}
+	i++
+	for {
+		key, next, err := nextKey(b, i)
+		if err != nil {
+			return nil, err
+		}
+		if key == nil {
+			return nil, errNoPayloadType
+		}
+		i = next
+		if string(key) != "payload" {
+			if i, err = skipValue(b, i); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if i >= len(b) || b[i] != '{' {
+			return nil, errNoPayloadType
+		}
+		i++
+		for {
+			key, next, err := nextKey(b, i)
+			if err != nil {
+				return nil, err
+			}
+			if key == nil {
+				return nil, errNoPayloadType
+			}
+			i = next
+			if string(key) == "type" {
+				if i >= len(b) || b[i] != '"' {
+					return nil, errNoPayloadType
+				}
+				end, err := skipString(b, i)
+				if err != nil {
+					return nil, err
+				}
+				return b[i+1 : end-1], nil
+			}
+			if i, err = skipValue(b, i); err != nil {
+				return nil, err
+			}
+		}
+	}
+}
+
+// nextKey reads `[,] "key" :` starting at i, inside an object. It returns
+// the raw key and the index of its value, or a nil key at the object's end.
+func nextKey(b []byte, i int) (key []byte, next int, err error) {
+	i = skipSpace(b, i)
+	if i < len(b) && b[i] == ',' {
+		i = skipSpace(b, i+1)
+	}
+	if i >= len(b) {
+		return nil, 0, errTruncated
+	}
+	if b[i] == '}' {
+		return nil, i + 1, nil
+	}
+	if b[i] != '"' {
+		return nil, 0, errSyntax
+	}
+	end, err := skipString(b, i)
+	if err != nil {
+		return nil, 0, err
+	}
+	key = b[i+1 : end-1]
+	i = skipSpace(b, end)
+	if i >= len(b) || b[i] != ':' {
+		return nil, 0, errSyntax
+	}
+	return key, skipSpace(b, i+1), nil
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\t', '\r', '\n':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// skipString returns the index just past the string that opens at b[i].
+func skipString(b []byte, i int) (int, error) {
+	i++
+	for {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return 0, errTruncated
+		}
+		i += j
+		// The quote is escaped when an odd number of backslashes precede it.
+		k := i - 1
+		for k >= 0 && b[k] == '\\' {
+			k--
+		}
+		i++
+		if (i-2-k)%2 == 0 {
+			return i, nil
+		}
+	}
+}
+
+// skipValue returns the index just past the value that starts at b[i].
+func skipValue(b []byte, i int) (int, error) {
+	if i >= len(b) {
+		return 0, errTruncated
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				end, err := skipString(b, i)
+				if err != nil {
+					return 0, err
+				}
+				i = end
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1, nil
+				}
+			}
+			i++
+		}
+		return 0, errTruncated
+	default:
+		// A number, true, false or null runs to the next delimiter.
+		start := i
+		for i < len(b) {
+			switch b[i] {
+			case ',', '}', ']', ' ', '\t', '\r', '\n':
+				if i == start {
+					return 0, errSyntax
+				}
+				return i, nil
+			case '{', '[', '"', ':':
+				return 0, errSyntax
+			}
+			i++
+		}
+		return 0, errTruncated
+	}
+}

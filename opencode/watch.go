@@ -1,0 +1,228 @@
+package opencode
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// Handler receives the events of Watch.
+type Handler interface {
+	// HandleEvent is called once per event, from one goroutine, in stream
+	// order; the next event waits until it returns. ctx is Watch's.
+	HandleEvent(ctx context.Context, ev Event)
+}
+
+// errSilent ends a connection that sent nothing for the silence timeout.
+var errSilent = errors.New("event stream silent")
+
+// Watch follows GET /global/event and hands every relevant event to h,
+// until ctx is done; then it returns nil. It reconnects whenever the stream
+// fails, ends, or stays silent for the silence timeout, waiting between
+// attempts as WithBackoff says.
+//
+// After every connect, before reading the stream, it lists the questions
+// pending in every known directory and hands each to h as a
+// question.asked event with Listed set, because the stream does not replay
+// what was sent while nobody listened. The known directories are those
+// dirs returns (dirs may be nil) and every directory an event has named so
+// far. A failed list only logs a warning.
+//
+// h also receives server.connected and server.heartbeat events; it may
+// ignore them. Watch blocks; run one per Client at a time.
+func (c *Client) Watch(ctx context.Context, h Handler, dirs func(context.Context) []string) error {
+	if h == nil {
+		return errors.New("watch opencode events: nil handler")
+	}
+	known := make(map[string]struct{})
+	backoff := c.backoffMin
+	for attempt := 1; ; attempt++ {
+		up, err := c.watchOnce(ctx, h, dirs, known)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if up >= c.backoffReset {
+			backoff = c.backoffMin
+		}
+		wait := jitter(backoff)
+		c.logFailure(err, attempt, up, wait)
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		case <-t.C:
+		}
+		backoff = min(2*backoff, c.backoffMax)
+	}
+}
+
+// jitter adds up to a tenth to d, so that many clients of one restarted
+// server do not reconnect in step.
+func jitter(d time.Duration) time.Duration {
+	if d < 10 {
+		return d
+	}
+	return d + rand.N(d/10)
+}
+
+func (c *Client) logFailure(err error, attempt int, up, wait time.Duration) {
+	var e *zerolog.Event
+	class := errorClass(err)
+	if errors.Is(err, ErrUnauthorized) {
+		e = c.log.Error()
+	} else {
+		e = c.log.Warn()
+	}
+	e = e.Err(err).Str("class", class).Int("attempt", attempt).Dur("retry_in", wait)
+	if up > 0 {
+		e = e.Dur("connected_for", up)
+	}
+	if errors.Is(err, ErrUnauthorized) {
+		e.Msg("opencode refused the event stream: wrong username or password (check OPENCODE_SERVER_PASSWORD)")
+		return
+	}
+	e.Msg("opencode event stream failed; reconnecting")
+}
+
+// errorClass names the sentinel an error wraps, for logs.
+func errorClass(err error) string {
+	switch {
+	case errors.Is(err, errSilent):
+		return "silent"
+	case errors.Is(err, ErrUnauthorized):
+		return "unauthorized"
+	case errors.Is(err, ErrNotFound):
+		return "not_found"
+	case errors.Is(err, ErrNotAccepted):
+		return "not_accepted"
+	case errors.Is(err, ErrTransient):
+		return "transient"
+	default:
+		return "other"
+	}
+}
+
+// watchOnce is one connection: connect, list what is pending, then read
+// until the stream fails. up is how long the connection stayed up (zero
+// when it never came up); err says why it ended.
+func (c *Client) watchOnce(ctx context.Context, h Handler, dirs func(context.Context) []string, known map[string]struct{}) (up time.Duration, err error) {
+	const op = "event stream"
+	connCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+
+	req, err := c.newRequest(connCtx, http.MethodGet, "/global/event", nil, nil)
+	if err != nil {
+		return 0, fmt.Errorf("%s: build request: %w: %w", op, ErrNotAccepted, err)
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Cache-Control", "no-cache")
+
+	// A server that takes the connection but never answers is as dead as
+	// a silent one.
+	silence := time.AfterFunc(c.silence, func() { cancel(errSilent) })
+	defer silence.Stop()
+	resp, err := c.hc.Do(req)
+	silence.Stop()
+	if err != nil {
+		return 0, c.streamError(connCtx, op+": connect", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return 0, readAPIError(op+": connect", resp)
+	}
+	connected := time.Now()
+
+	ev := c.log.Info().Str("url", c.base)
+	if hl, err := c.Health(ctx); err != nil {
+		c.log.Warn().Err(err).Msg("opencode health check failed")
+	} else {
+		ev = ev.Str("version", hl.Version)
+	}
+	ev.Msg("connected to opencode event stream")
+
+	c.listPending(ctx, h, dirs, known)
+
+	er := NewEventReader(&silenceReader{r: resp.Body, d: c.silence, t: silence}, c.maxRecord, c.log)
+	for {
+		e, err := er.Next()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = fmt.Errorf("%s: closed by the server: %w", op, ErrTransient)
+			} else {
+				err = c.streamError(connCtx, op+": read", err)
+			}
+			return time.Since(connected), err
+		}
+		if e.Directory != "" {
+			known[e.Directory] = struct{}{}
+		}
+		h.HandleEvent(ctx, e)
+	}
+}
+
+// streamError classifies a failure of the stream connection, telling a
+// silence timeout from a network failure.
+func (c *Client) streamError(connCtx context.Context, op string, err error) error {
+	if errors.Is(context.Cause(connCtx), errSilent) {
+		return fmt.Errorf("%s: no record for %s: %w: %w", op, c.silence, errSilent, ErrTransient)
+	}
+	return transientError(connCtx, op, err)
+}
+
+// listPending hands h every question pending in a known directory.
+func (c *Client) listPending(ctx context.Context, h Handler, dirs func(context.Context) []string, known map[string]struct{}) {
+	if dirs != nil {
+		for _, d := range dirs(ctx) {
+			if d != "" {
+				known[d] = struct{}{}
+			}
+		}
+	}
+	all := make([]string, 0, len(known))
+	for d := range known {
+		all = append(all, d)
+	}
+	slices.Sort(all)
+	for _, dir := range all {
+		if ctx.Err() != nil {
+			return
+		}
+		qs, err := c.ListQuestions(ctx, dir)
+		if err != nil {
+			c.log.Warn().Err(err).Str("directory", dir).Str("class", errorClass(err)).
+				Msg("listing pending opencode questions failed")
+			continue
+		}
+		for _, q := range qs {
+			if q.ID == "" {
+				c.log.Warn().Str("directory", dir).Msg("listed opencode question without id; skipped")
+				continue
+			}
+			h.HandleEvent(ctx, Event{Type: TypeQuestionAsked, Directory: dir, Listed: true, QuestionAsked: &q})
+		}
+	}
+}
+
+// silenceReader arms the silence timer only while waiting for the server,
+// so time the caller spends between reads (inside HandleEvent) does not
+// count.
+type silenceReader struct {
+	r io.Reader
+	d time.Duration
+	t *time.Timer
+}
+
+func (s *silenceReader) Read(p []byte) (int, error) {
+	s.t.Reset(s.d)
+	n, err := s.r.Read(p)
+	s.t.Stop()
+	return n, err
+}

@@ -1,0 +1,338 @@
+package opencode_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hermes-bot/hermes-bot/opencode"
+)
+
+// events is a Handler that passes every event on to a channel.
+type events chan opencode.Event
+
+func (e events) HandleEvent(ctx context.Context, ev opencode.Event) {
+	select {
+	case e <- ev:
+	case <-ctx.Done():
+	}
+}
+
+// next returns the next event for which match is true, dropping the
+// others.
+func (e events) next(tb testing.TB, what string, match func(opencode.Event) bool) opencode.Event {
+	tb.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case ev := <-e:
+			if match(ev) {
+				return ev
+			}
+		case <-deadline:
+			tb.Fatalf("no %s event", what)
+		}
+	}
+}
+
+func isType(typ string) func(opencode.Event) bool {
+	return func(ev opencode.Event) bool { return ev.Type == typ }
+}
+
+// fastOptions make reconnects quick for tests.
+func fastOptions(logs *logBuffer) []opencode.ClientOption {
+	return []opencode.ClientOption{
+		opencode.WithLogger(logs.logger()),
+		opencode.WithBackoff(time.Millisecond, 5*time.Millisecond, time.Hour),
+	}
+}
+
+// startWatch runs c.Watch until the test ends, then checks it returned nil.
+func startWatch(tb testing.TB, c *opencode.Client, h opencode.Handler, dirs func(context.Context) []string) {
+	tb.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- c.Watch(ctx, h, dirs) }()
+	tb.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				tb.Errorf("Watch = %v, want nil after cancel", err)
+			}
+		case <-time.After(10 * time.Second):
+			tb.Errorf("Watch did not return after cancel")
+		}
+	})
+}
+
+func TestWatchDeliversEventsInOrder(t *testing.T) {
+	ctx := testContext(t)
+	srv := newServer(t)
+	logs := newLogBuffer()
+	evs := make(events, 100)
+	startWatch(t, srv.Client(fastOptions(logs)...), evs, nil)
+	if err := srv.WaitConnections(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+
+	if ev := <-evs; ev.Type != opencode.TypeServerConnected {
+		t.Fatalf("first event %q, want server.connected", ev.Type)
+	}
+	srv.AddQuestion("/d", question("que_1", "ses_1", "call_1"))
+	srv.SendRaw(`data: {"payload":{"type":"message.part.delta","properties":{}}}` + "\n\n")
+	srv.SendEvent("/d", opencode.TypeQuestionReplied, opencode.QuestionReplied{SessionID: "ses_1", RequestID: "que_1", Answers: [][]string{{"Postgres"}}})
+	srv.Send(opencode.Event{Directory: "/d", Type: opencode.TypeSessionIdle, SessionIdle: &opencode.SessionIdle{SessionID: "ses_1"}})
+
+	ev := <-evs
+	if ev.Type != opencode.TypeQuestionAsked || ev.Listed || ev.Directory != "/d" || ev.QuestionAsked.ID != "que_1" {
+		t.Errorf("event %+v, want question.asked que_1 from the stream", ev)
+	}
+	if ev := <-evs; ev.Type != opencode.TypeQuestionReplied || ev.QuestionReplied.Answers[0][0] != "Postgres" {
+		t.Errorf("event %+v, want question.replied", ev)
+	}
+	if ev := <-evs; ev.Type != opencode.TypeSessionIdle || ev.SessionIdle.SessionID != "ses_1" {
+		t.Errorf("event %+v, want session.idle", ev)
+	}
+	logs.waitFor(t, `"version":"1.18.33"`)
+	if n := len(logs.lines("connected to opencode event stream")); n != 1 {
+		t.Errorf("%d connect lines, want 1", n)
+	}
+}
+
+func TestWatchListsPendingAfterEveryConnect(t *testing.T) {
+	ctx := testContext(t)
+	srv := newServer(t)
+	logs := newLogBuffer()
+	srv.StoreQuestion("/from-dirs", question("que_a", "ses_a", ""))
+	srv.StoreQuestion("/unknown", question("que_hidden", "ses_h", ""))
+	evs := make(events, 100)
+	dirs := func(context.Context) []string { return []string{"/from-dirs", ""} }
+	startWatch(t, srv.Client(fastOptions(logs)...), evs, dirs)
+
+	listed := func(ev opencode.Event) bool { return ev.Listed }
+	ev := evs.next(t, "listed", listed)
+	if ev.Type != opencode.TypeQuestionAsked || ev.Directory != "/from-dirs" || ev.QuestionAsked.ID != "que_a" {
+		t.Fatalf("listed event %+v", ev)
+	}
+	evs.next(t, "server.connected", isType(opencode.TypeServerConnected))
+
+	// A directory named only by an event is listed after the next connect.
+	srv.StoreQuestion("/seen", question("que_b", "ses_b", ""))
+	srv.SendEvent("/seen", opencode.TypeSessionIdle, opencode.SessionIdle{SessionID: "ses_b"})
+	evs.next(t, "session.idle", isType(opencode.TypeSessionIdle))
+	srv.DropStreams()
+
+	got := map[string]string{}
+	for len(got) < 2 {
+		ev := evs.next(t, "listed after reconnect", listed)
+		got[ev.QuestionAsked.ID] = ev.Directory
+	}
+	if got["que_a"] != "/from-dirs" || got["que_b"] != "/seen" {
+		t.Errorf("listed after reconnect: %v", got)
+	}
+	if err := srv.WaitConnections(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range srv.Requests() {
+		if r.Path == "/question" && (r.Directory() == "/unknown" || r.Directory() == "") {
+			t.Errorf("listed directory %q, which nobody named", r.Directory())
+		}
+	}
+}
+
+func TestWatchListingFailureOnlyWarns(t *testing.T) {
+	srv := newServer(t)
+	logs := newLogBuffer()
+	srv.FailNext("/question", 500)
+	evs := make(events, 100)
+	startWatch(t, srv.Client(fastOptions(logs)...), evs, func(context.Context) []string { return []string{"/d"} })
+	evs.next(t, "server.connected", isType(opencode.TypeServerConnected))
+	if len(logs.lines("listing pending opencode questions failed")) != 1 {
+		t.Errorf("no warning about the failed list:\n%s", logs.String())
+	}
+	srv.AddQuestion("/d", question("que_1", "ses_1", ""))
+	evs.next(t, "question.asked", isType(opencode.TypeQuestionAsked))
+	if srv.Connections() != 1 {
+		t.Errorf("%d connections, want the first one kept", srv.Connections())
+	}
+}
+
+func TestWatchReconnectsAfterDrop(t *testing.T) {
+	ctx := testContext(t)
+	srv := newServer(t)
+	logs := newLogBuffer()
+	evs := make(events, 100)
+	startWatch(t, srv.Client(fastOptions(logs)...), evs, nil)
+	for n := 1; n <= 3; n++ {
+		if err := srv.WaitConnections(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+		evs.next(t, "server.connected", isType(opencode.TypeServerConnected))
+		srv.DropStreams()
+	}
+	if err := srv.WaitConnections(ctx, 4); err != nil {
+		t.Fatal(err)
+	}
+	evs.next(t, "server.connected", isType(opencode.TypeServerConnected))
+	srv.SendEvent("/d", opencode.TypeSessionIdle, opencode.SessionIdle{SessionID: "ses_after"})
+	if ev := evs.next(t, "session.idle", isType(opencode.TypeSessionIdle)); ev.SessionIdle.SessionID != "ses_after" {
+		t.Errorf("event %+v", ev)
+	}
+	if n := len(logs.lines("closed by the server")); n != 3 {
+		t.Errorf("%d failure lines, want 3:\n%s", n, logs.String())
+	}
+}
+
+func TestWatchReconnectsAfterSilence(t *testing.T) {
+	ctx := testContext(t)
+	srv := newServer(t)
+	logs := newLogBuffer()
+	evs := make(events, 100)
+	opts := append(fastOptions(logs), opencode.WithSilenceTimeout(100*time.Millisecond))
+	startWatch(t, srv.Client(opts...), evs, nil)
+	// The fake sends server.connected and then nothing.
+	if err := srv.WaitConnections(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	logs.waitFor(t, `"class":"silent"`)
+}
+
+func TestWatchSlowHandlerIsNotSilence(t *testing.T) {
+	ctx := testContext(t)
+	srv := newServer(t)
+	logs := newLogBuffer()
+	const silence = 200 * time.Millisecond
+	busy := make(chan struct{})
+	evs := make(events, 100)
+	slow := handlerFunc(func(ctx context.Context, ev opencode.Event) {
+		if ev.Type == opencode.TypeServerConnected {
+			close(busy)
+			time.Sleep(2 * silence) // the handler's own work, longer than the silence timeout
+		}
+		evs.HandleEvent(ctx, ev)
+	})
+	opts := append(fastOptions(logs), opencode.WithSilenceTimeout(silence))
+	startWatch(t, srv.Client(opts...), slow, nil)
+	select {
+	case <-busy:
+	case <-ctx.Done():
+		t.Fatal("never connected")
+	}
+	srv.SendEvent("/d", opencode.TypeSessionIdle, opencode.SessionIdle{SessionID: "ses_1"})
+	evs.next(t, "session.idle", isType(opencode.TypeSessionIdle))
+	if n := srv.Connections(); n != 1 {
+		t.Errorf("%d connections: time in the handler was taken for silence", n)
+	}
+}
+
+type handlerFunc func(context.Context, opencode.Event)
+
+func (f handlerFunc) HandleEvent(ctx context.Context, ev opencode.Event) { f(ctx, ev) }
+
+func TestWatchWrongPassword(t *testing.T) {
+	srv := newServer(t)
+	logs := newLogBuffer()
+	c, err := opencode.NewClient(srv.URL, append(fastOptions(logs), opencode.WithBasicAuth("opencode", "not-"+password))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	startWatch(t, c, make(events, 100), nil)
+	logs.waitFor(t, "wrong username or password")
+	line := logs.lines("wrong username or password")[0]
+	if !strings.Contains(line, `"level":"error"`) || !strings.Contains(line, `"class":"unauthorized"`) {
+		t.Errorf("log line %s", line)
+	}
+	if strings.Contains(logs.String(), password) {
+		t.Errorf("the log shows the password")
+	}
+}
+
+func TestWatchRetriesServerErrors(t *testing.T) {
+	srv := newServer(t)
+	logs := newLogBuffer()
+	srv.FailNext("/global/event", 503)
+	srv.FailNext("/global/event", 500)
+	evs := make(events, 100)
+	startWatch(t, srv.Client(fastOptions(logs)...), evs, nil)
+	evs.next(t, "server.connected", isType(opencode.TypeServerConnected))
+	if n := len(logs.lines(`"class":"transient"`)); n != 2 {
+		t.Errorf("%d transient failures logged, want 2:\n%s", n, logs.String())
+	}
+}
+
+func TestWatchNilHandler(t *testing.T) {
+	srv := newServer(t)
+	if err := srv.Client().Watch(testContext(t), nil, nil); err == nil {
+		t.Error("Watch accepted a nil handler")
+	}
+}
+
+// retryDelays returns the retry_in of every logged failure, in ms.
+func retryDelays(tb testing.TB, logs *logBuffer) []float64 {
+	tb.Helper()
+	var out []float64
+	for _, line := range logs.lines(`"retry_in"`) {
+		var rec struct {
+			RetryIn float64 `json:"retry_in"`
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			tb.Fatalf("log line %s: %v", line, err)
+		}
+		out = append(out, rec.RetryIn)
+	}
+	return out
+}
+
+func TestWatchBackoff(t *testing.T) {
+	// checkDelays compares delays with wants allowing the jitter of a tenth.
+	checkDelays := func(t *testing.T, got []float64, want ...float64) {
+		t.Helper()
+		ok := len(got) == len(want)
+		for i := 0; ok && i < len(want); i++ {
+			ok = got[i] >= want[i] && got[i] <= want[i]*1.1
+		}
+		if !ok {
+			t.Errorf("retry delays %v ms, want %v ms (+10%% jitter)", got, want)
+		}
+	}
+	t.Run("doubles up to max, also across a short connection", func(t *testing.T) {
+		ctx := testContext(t)
+		srv := newServer(t)
+		logs := newLogBuffer()
+		for range 3 {
+			srv.FailNext("/global/event", 500)
+		}
+		evs := make(events, 100)
+		c := srv.Client(opencode.WithLogger(logs.logger()), opencode.WithBackoff(time.Millisecond, 6*time.Millisecond, time.Hour))
+		startWatch(t, c, evs, nil)
+		evs.next(t, "server.connected", isType(opencode.TypeServerConnected))
+		srv.DropStreams()
+		if err := srv.WaitConnections(ctx, 2); err != nil {
+			t.Fatal(err)
+		}
+		checkDelays(t, retryDelays(t, logs), 1, 2, 4, 6)
+	})
+	t.Run("resets after a connection stayed up", func(t *testing.T) {
+		ctx := testContext(t)
+		srv := newServer(t)
+		logs := newLogBuffer()
+		srv.FailNext("/global/event", 500)
+		srv.FailNext("/global/event", 500)
+		evs := make(events, 100)
+		const resetAfter = 20 * time.Millisecond
+		c := srv.Client(opencode.WithLogger(logs.logger()), opencode.WithBackoff(time.Millisecond, time.Second, resetAfter))
+		startWatch(t, c, evs, nil)
+		evs.next(t, "server.connected", isType(opencode.TypeServerConnected))
+		time.Sleep(2 * resetAfter) // keep the connection up past resetAfter
+		srv.DropStreams()
+		if err := srv.WaitConnections(ctx, 2); err != nil {
+			t.Fatal(err)
+		}
+		checkDelays(t, retryDelays(t, logs), 1, 2, 1)
+	})
+}
+
+var _ opencode.Handler = events(nil)
