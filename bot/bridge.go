@@ -1,0 +1,433 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	tgbot "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+	"github.com/rs/zerolog"
+
+	"github.com/hermes-bot/hermes-bot/opencode"
+	"github.com/hermes-bot/hermes-bot/pending"
+)
+
+// Opencode is what the bridge needs of the opencode client.
+type Opencode interface {
+	ReplyQuestion(ctx context.Context, dir, requestID string, answers [][]string) error
+	RejectQuestion(ctx context.Context, dir, requestID string) error
+	ResolveQuestionID(ctx context.Context, ref opencode.QuestionRef) (string, error)
+}
+
+// Telegram is what the bridge needs of the Bot API. *bot.Bot of
+// github.com/go-telegram/bot satisfies it.
+type Telegram interface {
+	SendMessage(ctx context.Context, p *tgbot.SendMessageParams) (*models.Message, error)
+	EditMessageText(ctx context.Context, p *tgbot.EditMessageTextParams) (*models.Message, error)
+	AnswerCallbackQuery(ctx context.Context, p *tgbot.AnswerCallbackQueryParams) (bool, error)
+}
+
+var _ Telegram = (*tgbot.Bot)(nil)
+
+// Config is what the bridge needs to know of its deployment.
+type Config struct {
+	// ChatID is the chat requests are posted to; updates from any other
+	// chat are refused.
+	ChatID int64
+	// AllowedUserIDs may answer; empty lets anyone in the chat answer.
+	AllowedUserIDs []int64
+	// TTL is how long a request waits for an answer; 30 minutes if zero.
+	TTL time.Duration
+	// BotID is the bot's own user ID; its own messages are never answers.
+	BotID int64
+}
+
+// DefaultTTL is the TTL when Config leaves it zero.
+const DefaultTTL = 30 * time.Minute
+
+const (
+	// handlerTimeout bounds one update's work, opencode's resolve (about
+	// 6 s) and reply included.
+	handlerTimeout = 30 * time.Second
+	// lockWait is how long a press waits for another press on the same
+	// request; a callback must be answered well before Telegram's ~10 s.
+	lockWait = 2 * time.Second
+)
+
+// Toasts: the texts of callback answers.
+const (
+	toastUnknown      = "Unknown button"
+	toastNotAllowed   = "You are not allowed to answer here"
+	toastGone         = "This request is no longer pending"
+	toastStale        = "This button is out of date: that question was already answered"
+	toastBusy         = "This request is already being answered"
+	toastSending      = "Sending…"
+	toastFailed       = "Something went wrong; try again"
+	toastTypeAnswer   = "Reply to my message below with your answer"
+	toastSelectFirst  = "Select at least one option first"
+	toastPromptFailed = "Could not ask for a typed answer; try again"
+
+	toastAnswered          = "This request was already answered"
+	toastAnsweredElsewhere = "This request was already answered in opencode"
+	toastDismissed         = "This request was dismissed in opencode"
+	toastExpired           = "This request expired"
+)
+
+// Bridge carries question requests from opencode to a Telegram chat and
+// their answers back. Make one with NewBridge.
+type Bridge struct {
+	cfg     Config
+	store   *pending.Store
+	oc      Opencode
+	tg      Telegram
+	log     zerolog.Logger
+	locks   keyedMutex
+	running tracker
+	closed  closedSet
+	// prompting is read-held while a force_reply prompt is sent and
+	// recorded. A reply to a bot message not (yet) known as a prompt takes
+	// it for writing once, so it cannot overtake the recording.
+	prompting sync.RWMutex
+
+	// Tests shorten these.
+	now            func() time.Time
+	handlerTimeout time.Duration
+	lockWait       time.Duration
+}
+
+// NewBridge returns a Bridge posting to cfg.ChatID, keeping requests in
+// store. It does no I/O.
+func NewBridge(cfg Config, store *pending.Store, oc Opencode, tg Telegram, log zerolog.Logger) *Bridge {
+	if cfg.TTL <= 0 {
+		cfg.TTL = DefaultTTL
+	}
+	cfg.AllowedUserIDs = slices.Clone(cfg.AllowedUserIDs)
+	return &Bridge{
+		cfg:            cfg,
+		store:          store,
+		oc:             oc,
+		tg:             tg,
+		log:            log,
+		now:            time.Now,
+		handlerTimeout: handlerTimeout,
+		lockWait:       lockWait,
+	}
+}
+
+// entryLog is the logger for everything about one request, so one grep
+// follows it from event to answer.
+func (b *Bridge) entryLog(e *pending.Entry) zerolog.Logger {
+	return b.log.With().
+		Str("uid", e.UID).
+		Str("requestID", e.RequestID).
+		Str("sessionID", e.SessionID).
+		Str("directory", e.Directory).
+		Logger()
+}
+
+// allowed reports whether user may answer.
+func (b *Bridge) allowed(userID int64) bool {
+	return len(b.cfg.AllowedUserIDs) == 0 || slices.Contains(b.cfg.AllowedUserIDs, userID)
+}
+
+// HandleEvent acts on one opencode event. The watcher calls it for every
+// event, in stream order; it blocks until the event is handled and logs
+// what fails, since the stream goes on regardless.
+func (b *Bridge) HandleEvent(ctx context.Context, ev opencode.Event) {
+	switch ev.Type {
+	case opencode.TypeQuestionAsked:
+		if ev.QuestionAsked != nil {
+			b.questionAsked(ctx, ev)
+		}
+	case opencode.TypeQuestionReplied:
+		if r := ev.QuestionReplied; r != nil {
+			b.closedElsewhere(ctx, r.RequestID, "✅", r.Answers, "Answered in opencode", toastAnsweredElsewhere)
+		}
+	case opencode.TypeQuestionRejected:
+		if r := ev.QuestionRejected; r != nil {
+			b.closedElsewhere(ctx, r.RequestID, "🚫", nil, "Dismissed in opencode", toastDismissed)
+		}
+	case opencode.TypeServerConnected:
+		// A message that failed to post (Telegram down, say) gets another
+		// chance on every connect, not only at start-up.
+		if err := b.SendUnsent(ctx); err != nil {
+			b.log.Warn().Err(err).Msg("sending stored requests after connect failed; will retry after the next connect")
+		}
+	case opencode.TypePermissionAsked, opencode.TypePermissionReplied:
+		b.log.Debug().Str("type", ev.Type).Str("directory", ev.Directory).Msg("ignoring permission event: not handled yet")
+	}
+}
+
+// questionAsked stores a new request, then posts it. A request already
+// held is skipped: this is the dedupe check of every path that can see a
+// request twice.
+func (b *Bridge) questionAsked(ctx context.Context, ev opencode.Event) {
+	q := ev.QuestionAsked
+	now := b.now()
+	e := &pending.Entry{
+		Kind:      pending.KindQuestion,
+		Directory: ev.Directory,
+		Project:   ev.Project,
+		SessionID: q.SessionID,
+		RequestID: q.ID,
+		ChatID:    b.cfg.ChatID,
+		CreatedAt: now,
+		ExpiresAt: now.Add(b.cfg.TTL),
+	}
+	if q.Tool != nil {
+		e.CallID, e.ToolMessageID = q.Tool.CallID, q.Tool.MessageID
+	}
+	for _, oq := range q.Questions {
+		pq := pending.Question{
+			Text:     oq.Question,
+			Header:   oq.Header,
+			Multiple: oq.Multiple,
+			Custom:   oq.AllowsCustom(),
+		}
+		for _, o := range oq.Options {
+			pq.Options = append(pq.Options, pending.Option{Label: o.Label, Description: o.Description})
+		}
+		e.Questions = append(e.Questions, pq)
+	}
+	log := b.entryLog(e)
+	if q.ID == "" || len(e.Questions) == 0 {
+		log.Warn().Int("questions", len(e.Questions)).Msg("ignoring question request without an ID or questions")
+		return
+	}
+	if err := b.store.Create(e); err != nil {
+		if errors.Is(err, pending.ErrExists) {
+			log.Debug().Bool("listed", ev.Listed).Msg("question request already held")
+			return
+		}
+		log.Error().Err(err).Msg("could not store question request; it is not posted")
+		return
+	}
+	log = b.entryLog(e)
+	log.Info().Bool("listed", ev.Listed).Int("questions", len(e.Questions)).Msg("question asked")
+	_ = b.post(ctx, e.UID)
+}
+
+// post sends the message of entry uid unless it was sent already, and
+// saves its message ID. Failures are logged and returned; the entry stays
+// with MessageID 0 so SendUnsent tries again.
+func (b *Bridge) post(ctx context.Context, uid string) error {
+	unlock, err := b.locks.lock(ctx, uid)
+	if err != nil {
+		return fmt.Errorf("post %s: %w", uid, err)
+	}
+	defer unlock()
+	e, err := b.store.Get(uid)
+	if errors.Is(err, pending.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		b.log.Error().Err(err).Str("uid", uid).Msg("could not read entry to post it")
+		return fmt.Errorf("post %s: %w", uid, err)
+	}
+	log := b.entryLog(e)
+	if e.MessageID != 0 || e.Kind != pending.KindQuestion {
+		return nil
+	}
+	text, kb, err := renderQuestion(e)
+	if err != nil {
+		log.Error().Err(err).Msg("could not render question")
+		return fmt.Errorf("post %s: %w", uid, err)
+	}
+	msg, err := b.tg.SendMessage(ctx, &tgbot.SendMessageParams{
+		ChatID:             e.ChatID,
+		Text:               text,
+		ParseMode:          models.ParseModeHTML,
+		LinkPreviewOptions: noPreview(),
+		ReplyMarkup:        kb,
+	})
+	if err != nil {
+		log.Error().Err(err).Msg("could not post question to Telegram; it is sent again at start-up or after a reconnect")
+		return fmt.Errorf("post %s: %w", uid, err)
+	}
+	if _, err := b.store.Update(uid, func(e *pending.Entry) error {
+		e.MessageID = msg.ID
+		return nil
+	}); err != nil {
+		log.Error().Err(err).Int("messageID", msg.ID).Msg("posted question but could not save its message ID")
+		return fmt.Errorf("post %s: %w", uid, err)
+	}
+	log.Info().Int("messageID", msg.ID).Msg("question posted")
+	return nil
+}
+
+// SendUnsent posts every stored request whose message was never sent.
+// Call it at start-up and after each reconnect. It goes through all of
+// them and returns every failure joined.
+func (b *Bridge) SendUnsent(ctx context.Context) error {
+	entries, err := b.store.Unsent()
+	if err != nil {
+		return fmt.Errorf("send unsent: %w", err)
+	}
+	var errs []error
+	for _, e := range entries {
+		if e.Kind != pending.KindQuestion {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			errs = append(errs, err)
+			break
+		}
+		if err := b.post(ctx, e.UID); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("send unsent: %w", err)
+	}
+	return nil
+}
+
+// closedElsewhere handles a request answered or dismissed outside
+// Telegram: its message shows the outcome and the entry goes. Our own
+// reply's echo finds no entry.
+func (b *Bridge) closedElsewhere(ctx context.Context, requestID, icon string, answers [][]string, footer, toast string) {
+	e, err := b.store.ByRequestID(requestID)
+	if errors.Is(err, pending.ErrNotFound) {
+		b.log.Debug().Str("requestID", requestID).Msg("request closed in opencode is not held (our own answer, or never seen)")
+		return
+	}
+	if err != nil {
+		b.log.Error().Err(err).Str("requestID", requestID).Msg("could not look up request closed in opencode")
+		return
+	}
+	unlock, err := b.locks.lock(ctx, e.UID)
+	if err != nil {
+		log := b.entryLog(e)
+		log.Warn().Err(err).Msg("gave up waiting to close request answered in opencode")
+		return
+	}
+	defer unlock()
+	// Read again: a press may have answered it while we waited.
+	if e, err = b.store.Get(e.UID); err != nil {
+		if !errors.Is(err, pending.ErrNotFound) {
+			b.log.Error().Err(err).Str("requestID", requestID).Msg("could not read request closed in opencode")
+		}
+		return
+	}
+	log := b.entryLog(e)
+	log.Info().Str("outcome", footer).Msg("request closed in opencode")
+	b.deleteEntry(log, e.UID, toast)
+	b.edit(ctx, log, e, renderOutcome(e, icon, answers, footer), nil)
+}
+
+// deleteEntry removes a closed request from the store; toast is what a
+// late press on it is told.
+func (b *Bridge) deleteEntry(log zerolog.Logger, uid, toast string) {
+	b.closed.add(uid, toast)
+	if err := b.store.Delete(uid); err != nil && !errors.Is(err, pending.ErrNotFound) {
+		log.Error().Err(err).Msg("could not delete closed request from the store")
+	}
+}
+
+// closedMemory is how many closed requests closedSet remembers.
+const closedMemory = 512
+
+// closedSet remembers how recently closed requests ended, so the second
+// tap of a double tap hears "already answered" rather than a bare "no
+// longer pending". It is memory only: after a restart the bare text it is.
+type closedSet struct {
+	mu    sync.Mutex
+	toast map[string]string
+	order []string
+}
+
+func (c *closedSet) add(uid, toast string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.toast == nil {
+		c.toast = make(map[string]string)
+	}
+	if _, ok := c.toast[uid]; !ok {
+		c.order = append(c.order, uid)
+	}
+	c.toast[uid] = toast
+	if len(c.order) > closedMemory {
+		delete(c.toast, c.order[0])
+		c.order = c.order[1:]
+	}
+}
+
+func (c *closedSet) get(uid string) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t, ok := c.toast[uid]
+	return t, ok
+}
+
+// edit replaces the text of e's message. A nil kb removes the keyboard:
+// editMessageText without reply_markup drops it (telegram.md §3). An edit
+// that changes nothing counts as done.
+func (b *Bridge) edit(ctx context.Context, log zerolog.Logger, e *pending.Entry, text string, kb *models.InlineKeyboardMarkup) {
+	if e.MessageID == 0 {
+		return
+	}
+	p := &tgbot.EditMessageTextParams{
+		ChatID:             e.ChatID,
+		MessageID:          e.MessageID,
+		Text:               text,
+		ParseMode:          models.ParseModeHTML,
+		LinkPreviewOptions: noPreview(),
+	}
+	if kb != nil {
+		p.ReplyMarkup = kb
+	}
+	if _, err := b.tg.EditMessageText(ctx, p); err != nil {
+		if strings.Contains(err.Error(), "message is not modified") {
+			return
+		}
+		log.Warn().Err(err).Int("messageID", e.MessageID).Msg("could not edit request message")
+	}
+}
+
+// noPreview keeps agent text's URLs from growing previews.
+func noPreview() *models.LinkPreviewOptions {
+	t := true
+	return &models.LinkPreviewOptions{IsDisabled: &t}
+}
+
+// Middlewares returns the middlewares to install with bot.WithMiddlewares,
+// in order: one that counts running handlers for Wait, and one that
+// recovers a panic, logging it with its stack, so the process survives.
+func (b *Bridge) Middlewares() []tgbot.Middleware {
+	return []tgbot.Middleware{b.trackMiddleware, b.recoverMiddleware}
+}
+
+func (b *Bridge) trackMiddleware(next tgbot.HandlerFunc) tgbot.HandlerFunc {
+	return func(ctx context.Context, bot *tgbot.Bot, upd *models.Update) {
+		b.running.add()
+		defer b.running.done()
+		next(ctx, bot, upd)
+	}
+}
+
+func (b *Bridge) recoverMiddleware(next tgbot.HandlerFunc) tgbot.HandlerFunc {
+	return func(ctx context.Context, bot *tgbot.Bot, upd *models.Update) {
+		defer func() {
+			if r := recover(); r != nil {
+				ev := b.log.Error().Str("panic", fmt.Sprint(r)).Bytes("stack", debug.Stack())
+				if upd != nil {
+					ev = ev.Int64("updateID", upd.ID)
+				}
+				ev.Msg("handler panicked; update dropped")
+			}
+		}()
+		next(ctx, bot, upd)
+	}
+}
+
+// Wait blocks until every handler started through Middlewares has
+// returned, or ctx ends. Call it after polling stopped.
+func (b *Bridge) Wait(ctx context.Context) error {
+	return b.running.wait(ctx)
+}

@@ -1,0 +1,151 @@
+package bot
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// action is the first field of callback data: what a button does.
+type action string
+
+// The actions a question button can carry.
+const (
+	// actOption answers question qi with option oi.
+	actOption action = "qopt"
+	// actCustom asks for a typed answer to question qi.
+	actCustom action = "qcustom"
+	// actToggle selects or unselects option oi of multi-select question qi.
+	actToggle action = "qtog"
+	// actSubmit answers multi-select question qi with the selected options.
+	actSubmit action = "qsub"
+)
+
+const (
+	// maxCallbackData is Telegram's limit, in bytes.
+	maxCallbackData = 64
+	// maxUIDLen keeps the longest callback data ("qcustom:" or "qopt:" with
+	// two three-digit indexes) well under 64 bytes; pending makes UIDs of 8.
+	maxUIDLen = 32
+	// maxIndex bounds question and option indexes to three digits.
+	maxIndex = 999
+)
+
+// errBadCallback is wrapped by every decode failure.
+var errBadCallback = errors.New("bad callback data")
+
+// callbackData is the decoded form of a question button's callback data.
+type callbackData struct {
+	Action   action
+	UID      string
+	Question int
+	// Option is meaningful for actOption and actToggle only.
+	Option int
+}
+
+// hasOption reports whether the action carries an option index.
+func (a action) hasOption() bool { return a == actOption || a == actToggle }
+
+func (a action) valid() bool {
+	switch a {
+	case actOption, actCustom, actToggle, actSubmit:
+		return true
+	}
+	return false
+}
+
+// encode renders c as callback data. It fails rather than produce data
+// that decode would refuse, so every button it makes can be pressed.
+func (c callbackData) encode() (string, error) {
+	if !c.Action.valid() {
+		return "", fmt.Errorf("encode callback data: unknown action %q", c.Action)
+	}
+	if !validUID(c.UID) {
+		return "", fmt.Errorf("encode callback data: invalid uid %q", c.UID)
+	}
+	if c.Question < 0 || c.Question > maxIndex {
+		return "", fmt.Errorf("encode callback data: question index %d out of range", c.Question)
+	}
+	s := string(c.Action) + ":" + c.UID + ":" + strconv.Itoa(c.Question)
+	if c.Action.hasOption() {
+		if c.Option < 0 || c.Option > maxIndex {
+			return "", fmt.Errorf("encode callback data: option index %d out of range", c.Option)
+		}
+		s += ":" + strconv.Itoa(c.Option)
+	}
+	if len(s) > maxCallbackData {
+		return "", fmt.Errorf("encode callback data: %d bytes, over %d", len(s), maxCallbackData)
+	}
+	return s, nil
+}
+
+// decodeCallback parses callback data strictly: exactly the form encode
+// makes, so encode(decode(s)) == s for every s it accepts. Anything else
+// (old formats, tampering, other bots' data) is an error wrapping
+// errBadCallback.
+func decodeCallback(s string) (callbackData, error) {
+	var c callbackData
+	if s == "" || len(s) > maxCallbackData {
+		return c, fmt.Errorf("%w: length %d", errBadCallback, len(s))
+	}
+	parts := strings.Split(s, ":")
+	c.Action = action(parts[0])
+	if !c.Action.valid() {
+		return c, fmt.Errorf("%w: unknown action", errBadCallback)
+	}
+	want := 3
+	if c.Action.hasOption() {
+		want = 4
+	}
+	if len(parts) != want {
+		return c, fmt.Errorf("%w: %d fields for %s, want %d", errBadCallback, len(parts), c.Action, want)
+	}
+	c.UID = parts[1]
+	if !validUID(c.UID) {
+		return c, fmt.Errorf("%w: invalid uid", errBadCallback)
+	}
+	var err error
+	if c.Question, err = parseIndex(parts[2]); err != nil {
+		return c, fmt.Errorf("%w: question index: %v", errBadCallback, err)
+	}
+	if c.Action.hasOption() {
+		if c.Option, err = parseIndex(parts[3]); err != nil {
+			return c, fmt.Errorf("%w: option index: %v", errBadCallback, err)
+		}
+	}
+	return c, nil
+}
+
+// parseIndex accepts 0–999 written without sign or leading zeros.
+func parseIndex(s string) (int, error) {
+	if s == "" || len(s) > 3 {
+		return 0, fmt.Errorf("%q is not 1–3 digits", s)
+	}
+	if len(s) > 1 && s[0] == '0' {
+		return 0, fmt.Errorf("%q has a leading zero", s)
+	}
+	n := 0
+	for i := range len(s) {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, fmt.Errorf("%q is not a number", s)
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	return n, nil
+}
+
+// validUID mirrors pending's UID alphabet, with a tighter length limit so
+// callback data stays short.
+func validUID(uid string) bool {
+	if uid == "" || len(uid) > maxUIDLen {
+		return false
+	}
+	for i := range len(uid) {
+		c := uid[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return true
+}

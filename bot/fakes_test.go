@@ -1,0 +1,501 @@
+package bot
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tgbot "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+	"github.com/rs/zerolog"
+
+	"github.com/hermes-bot/hermes-bot/opencode"
+	"github.com/hermes-bot/hermes-bot/pending"
+)
+
+// fakeOpencode records calls and returns scripted errors.
+type fakeOpencode struct {
+	mu sync.Mutex
+	// resolveID, when set, is what ResolveQuestionID returns instead of
+	// the cached ID.
+	resolveID  string
+	resolveErr error
+	// replyErrs are returned by successive ReplyQuestion calls; once used
+	// up, calls succeed.
+	replyErrs []error
+	// block, when set, makes ReplyQuestion wait for it (or ctx) after
+	// signalling started.
+	block   chan struct{}
+	started chan struct{}
+
+	resolves []opencode.QuestionRef
+	replies  []replyCall
+	rejects  []string
+}
+
+type replyCall struct {
+	Dir, RequestID string
+	Answers        [][]string
+	CtxErr         error
+}
+
+var _ Opencode = (*fakeOpencode)(nil)
+
+func (f *fakeOpencode) ResolveQuestionID(ctx context.Context, ref opencode.QuestionRef) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.resolves = append(f.resolves, ref)
+	if f.resolveErr != nil {
+		return "", fmt.Errorf("resolve: %w", f.resolveErr)
+	}
+	if f.resolveID != "" {
+		return f.resolveID, nil
+	}
+	return ref.RequestID, nil
+}
+
+func (f *fakeOpencode) ReplyQuestion(ctx context.Context, dir, requestID string, answers [][]string) error {
+	f.mu.Lock()
+	block, started := f.block, f.started
+	f.mu.Unlock()
+	if started != nil {
+		started <- struct{}{}
+	}
+	if block != nil {
+		select {
+		case <-block:
+		case <-ctx.Done():
+		}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.replies = append(f.replies, replyCall{Dir: dir, RequestID: requestID, Answers: answers, CtxErr: ctx.Err()})
+	if len(f.replyErrs) > 0 {
+		err := f.replyErrs[0]
+		f.replyErrs = f.replyErrs[1:]
+		if err != nil {
+			return fmt.Errorf("reply question %s: %w", requestID, err)
+		}
+	}
+	return nil
+}
+
+func (f *fakeOpencode) RejectQuestion(ctx context.Context, dir, requestID string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.rejects = append(f.rejects, requestID)
+	return nil
+}
+
+func (f *fakeOpencode) Replies() []replyCall {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.replies)
+}
+
+// fakeTelegram is an in-memory Bot API that checks what it is sent the
+// way Telegram does: text length, HTML, callback data, force_reply.
+type fakeTelegram struct {
+	t      testing.TB
+	mu     sync.Mutex
+	nextID int
+	// sendErrs fail successive SendMessage calls; nil entries succeed.
+	sendErrs []error
+	sent     []sentMessage
+	edits    []*tgbot.EditMessageTextParams
+	answers  []*tgbot.AnswerCallbackQueryParams
+}
+
+type sentMessage struct {
+	ID int
+	P  *tgbot.SendMessageParams
+}
+
+var _ Telegram = (*fakeTelegram)(nil)
+
+func (f *fakeTelegram) check(text string, markup any) error {
+	f.t.Helper()
+	if err := checkMessageText(text); err != nil {
+		f.t.Errorf("Telegram would refuse %q: %v", text, err)
+		return fmt.Errorf("bad request: %w", err)
+	}
+	if kb, ok := markup.(*models.InlineKeyboardMarkup); ok {
+		if err := checkKeyboard(kb); err != nil {
+			f.t.Errorf("Telegram would refuse keyboard: %v", err)
+			return fmt.Errorf("bad request: %w", err)
+		}
+	}
+	if fr, ok := markup.(*models.ForceReply); ok {
+		if !fr.ForceReply || u16len(fr.InputFieldPlaceholder) > maxPlaceholder {
+			f.t.Errorf("Telegram would refuse force_reply %+v", fr)
+			return fmt.Errorf("bad request: force_reply")
+		}
+	}
+	return nil
+}
+
+func (f *fakeTelegram) SendMessage(ctx context.Context, p *tgbot.SendMessageParams) (*models.Message, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.sendErrs) > 0 {
+		err := f.sendErrs[0]
+		f.sendErrs = f.sendErrs[1:]
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := f.check(p.Text, p.ReplyMarkup); err != nil {
+		return nil, err
+	}
+	f.nextID++
+	f.sent = append(f.sent, sentMessage{ID: f.nextID, P: p})
+	return &models.Message{ID: f.nextID, Chat: models.Chat{ID: p.ChatID.(int64)}, Text: p.Text}, nil
+}
+
+func (f *fakeTelegram) EditMessageText(ctx context.Context, p *tgbot.EditMessageTextParams) (*models.Message, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.check(p.Text, p.ReplyMarkup); err != nil {
+		return nil, err
+	}
+	f.edits = append(f.edits, p)
+	return &models.Message{ID: p.MessageID, Text: p.Text}, nil
+}
+
+func (f *fakeTelegram) AnswerCallbackQuery(ctx context.Context, p *tgbot.AnswerCallbackQueryParams) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if u16len(p.Text) > maxToast {
+		f.t.Errorf("toast too long: %q", p.Text)
+	}
+	f.answers = append(f.answers, p)
+	return true, nil
+}
+
+func (f *fakeTelegram) Sent() []sentMessage {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.sent)
+}
+
+func (f *fakeTelegram) Edits() []*tgbot.EditMessageTextParams {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.edits)
+}
+
+// AnswersFor returns the toasts given to one callback query.
+func (f *fakeTelegram) AnswersFor(id string) []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for _, a := range f.answers {
+		if a.CallbackQueryID == id {
+			out = append(out, a.Text)
+		}
+	}
+	return out
+}
+
+// checkMessageText is a small, independent version of Telegram's checks:
+// 1–4096 UTF-16 units, and HTML made only of the tags we use, properly
+// nested, with every '&' starting an entity.
+func checkMessageText(text string) error {
+	if n := u16len(text); n == 0 || n > maxMessageLen {
+		return fmt.Errorf("text length %d", n)
+	}
+	var stack []string
+	for i := 0; i < len(text); {
+		switch text[i] {
+		case '&':
+			m := entityRE.FindString(text[i:])
+			if m == "" {
+				return fmt.Errorf("stray '&' at %d", i)
+			}
+			i += len(m)
+		case '<':
+			end := strings.IndexByte(text[i:], '>')
+			if end < 0 {
+				return fmt.Errorf("unclosed tag at %d", i)
+			}
+			tag := text[i+1 : i+end]
+			i += end + 1
+			if name, ok := strings.CutPrefix(tag, "/"); ok {
+				if len(stack) == 0 || stack[len(stack)-1] != name {
+					return fmt.Errorf("unexpected </%s>", name)
+				}
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			name, _, _ := strings.Cut(tag, " ")
+			switch name {
+			case "b", "i", "code":
+				if tag != name {
+					return fmt.Errorf("attributes on <%s>", tag)
+				}
+			case "a":
+				if !regexp.MustCompile(`^a href="tg://user\?id=\d+"$`).MatchString(tag) {
+					return fmt.Errorf("unexpected link <%s>", tag)
+				}
+			default:
+				return fmt.Errorf("unexpected tag <%s>", tag)
+			}
+			stack = append(stack, name)
+		case '>':
+			return fmt.Errorf("stray '>' at %d", i)
+		default:
+			i++
+		}
+	}
+	if len(stack) > 0 {
+		return fmt.Errorf("unclosed <%s>", stack[len(stack)-1])
+	}
+	return nil
+}
+
+var entityRE = regexp.MustCompile(`^&(lt|gt|amp|quot|#[0-9]{1,7}|#x[0-9a-fA-F]{1,6});`)
+
+// checkKeyboard applies the inline keyboard limits of telegram.md §3.
+func checkKeyboard(kb *models.InlineKeyboardMarkup) error {
+	raw, err := json.Marshal(kb)
+	if err != nil {
+		return err
+	}
+	if len(raw) > 10000 {
+		return fmt.Errorf("reply markup is too long: %d bytes", len(raw))
+	}
+	total := 0
+	for _, row := range kb.InlineKeyboard {
+		if len(row) == 0 || len(row) > 8 {
+			return fmt.Errorf("row of %d buttons", len(row))
+		}
+		for _, btn := range row {
+			total++
+			if btn.Text == "" {
+				return fmt.Errorf("button without text")
+			}
+			if n := len(btn.CallbackData); n == 0 || n > maxCallbackData {
+				return fmt.Errorf("callback data of %d bytes: %q", n, btn.CallbackData)
+			}
+		}
+	}
+	if total > 100 {
+		return fmt.Errorf("%d buttons", total)
+	}
+	return nil
+}
+
+// harness is a Bridge over a real store, the fake opencode and the fake
+// Telegram.
+type harness struct {
+	t     *testing.T
+	b     *Bridge
+	store *pending.Store
+	oc    *fakeOpencode
+	tg    *fakeTelegram
+	logs  *syncBuffer
+	seq   int
+}
+
+const testChat int64 = -1001234
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func newHarness(t *testing.T, cfg Config) *harness {
+	t.Helper()
+	if cfg.ChatID == 0 {
+		cfg.ChatID = testChat
+	}
+	store, err := pending.Open(filepath.Join(t.TempDir(), "pending.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = store.Close() })
+	h := &harness{t: t, store: store, oc: &fakeOpencode{}, tg: &fakeTelegram{t: t}, logs: &syncBuffer{}}
+	log := zerolog.New(h.logs)
+	h.b = NewBridge(cfg, store, h.oc, h.tg, log)
+	h.b.lockWait = 50 * time.Millisecond
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("bridge log:\n%s", h.logs.String())
+		}
+	})
+	return h
+}
+
+var (
+	alice   = models.User{ID: 11, FirstName: "Alice", Username: "alice"}
+	bob     = models.User{ID: 22, FirstName: "Bob"}
+	mallory = models.User{ID: 666, FirstName: "Mallory"}
+)
+
+func askedEvent(id string, qs ...opencode.Question) opencode.Event {
+	return opencode.Event{
+		Directory: "/home/user/projects/demo",
+		Project:   "global",
+		Type:      opencode.TypeQuestionAsked,
+		QuestionAsked: &opencode.QuestionRequest{
+			ID:        id,
+			SessionID: "ses_dd4235358ffeK4sOj0rQeppn49",
+			Questions: qs,
+			Tool:      &opencode.ToolRef{MessageID: "msg_1", CallID: "call_" + id},
+		},
+	}
+}
+
+func dbQuestion() opencode.Question {
+	return opencode.Question{
+		Question: "Which database should I use?",
+		Header:   "Database",
+		Options:  []opencode.Option{{Label: "Postgres", Description: "relational"}, {Label: "SQLite", Description: "embedded"}},
+	}
+}
+
+// ask posts a request and returns its entry.
+func (h *harness) ask(id string, qs ...opencode.Question) *pending.Entry {
+	h.t.Helper()
+	h.b.HandleEvent(context.Background(), askedEvent(id, qs...))
+	e, err := h.store.ByRequestID(id)
+	if err != nil {
+		h.t.Fatalf("request %s not stored: %v", id, err)
+	}
+	return e
+}
+
+// press sends a callback update from user in chat and returns its ID,
+// after checking the query was answered exactly once.
+func (h *harness) pressIn(chat int64, user models.User, data string, msgID int) string {
+	h.t.Helper()
+	h.seq++
+	id := fmt.Sprintf("cb%d", h.seq)
+	h.b.HandleUpdate(context.Background(), nil, &models.Update{
+		ID: int64(h.seq),
+		CallbackQuery: &models.CallbackQuery{
+			ID:   id,
+			From: user,
+			Data: data,
+			Message: models.MaybeInaccessibleMessage{
+				Type:    models.MaybeInaccessibleMessageTypeMessage,
+				Message: &models.Message{ID: msgID, Date: 1700000000, Chat: models.Chat{ID: chat, Type: "supergroup"}},
+			},
+		},
+	})
+	if got := h.tg.AnswersFor(id); len(got) != 1 {
+		h.t.Fatalf("callback %s (%q) answered %d times: %q", id, data, len(got), got)
+	}
+	return id
+}
+
+func (h *harness) press(user models.User, data string, e *pending.Entry) string {
+	h.t.Helper()
+	return h.pressIn(testChat, user, data, e.MessageID)
+}
+
+// toast returns the single answer of callback id.
+func (h *harness) toast(id string) string {
+	h.t.Helper()
+	got := h.tg.AnswersFor(id)
+	if len(got) != 1 {
+		h.t.Fatalf("callback %s answered %d times", id, len(got))
+	}
+	return got[0]
+}
+
+// text sends a message from user; replyTo 0 sends a plain message.
+func (h *harness) text(user models.User, text string, replyTo int) {
+	h.t.Helper()
+	h.seq++
+	m := &models.Message{
+		ID:   1000 + h.seq,
+		Date: 1700000000,
+		Chat: models.Chat{ID: testChat, Type: "supergroup"},
+		From: &user,
+		Text: text,
+	}
+	if replyTo != 0 {
+		m.ReplyToMessage = &models.Message{ID: replyTo, Date: 1700000000, Chat: m.Chat, From: &models.User{ID: 123, IsBot: true}}
+	}
+	h.b.HandleUpdate(context.Background(), nil, &models.Update{ID: int64(h.seq), Message: m})
+}
+
+func (h *harness) entry(uid string) *pending.Entry {
+	h.t.Helper()
+	e, err := h.store.Get(uid)
+	if err != nil {
+		h.t.Fatalf("entry %s: %v", uid, err)
+	}
+	return e
+}
+
+func (h *harness) gone(uid string) {
+	h.t.Helper()
+	if e, err := h.store.Get(uid); err == nil {
+		h.t.Fatalf("entry %s still stored: %+v", uid, e)
+	}
+}
+
+func (h *harness) lastEdit() *tgbot.EditMessageTextParams {
+	h.t.Helper()
+	edits := h.tg.Edits()
+	if len(edits) == 0 {
+		h.t.Fatal("no message was edited")
+	}
+	return edits[len(edits)-1]
+}
+
+func (h *harness) lastSent() sentMessage {
+	h.t.Helper()
+	sent := h.tg.Sent()
+	if len(sent) == 0 {
+		h.t.Fatal("no message was sent")
+	}
+	return sent[len(sent)-1]
+}
+
+func data(t testing.TB, a action, uid string, qi, oi int) string {
+	t.Helper()
+	s, err := callbackData{Action: a, UID: uid, Question: qi, Option: oi}.encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// buttons lists a keyboard's (text, data) pairs.
+func buttons(t testing.TB, markup any) [][2]string {
+	t.Helper()
+	kb, ok := markup.(*models.InlineKeyboardMarkup)
+	if !ok {
+		t.Fatalf("reply markup is %T, want an inline keyboard", markup)
+	}
+	var out [][2]string
+	for _, row := range kb.InlineKeyboard {
+		for _, b := range row {
+			out = append(out, [2]string{b.Text, b.CallbackData})
+		}
+	}
+	return out
+}

@@ -1,0 +1,435 @@
+package bot
+
+import (
+	"encoding/json"
+	"fmt"
+	"html"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/go-telegram/bot/models"
+
+	"github.com/hermes-bot/hermes-bot/pending"
+)
+
+// Telegram's limits, and the ones we keep ourselves to stay clear of the
+// undocumented ones (telegram.md §3).
+const (
+	// maxMessageLen is Telegram's limit in UTF-16 units after entity
+	// parsing. We count the HTML source, tags and entities included, which
+	// is never less, so a message we build is never refused as too long.
+	maxMessageLen = 4096
+	// maxButtonText keeps a label readable on a phone; clients truncate
+	// long ones anyway.
+	maxButtonText = 40
+	// maxOptionButtons leaves room, under Telegram's ~100 buttons, for the
+	// submit and custom-answer buttons.
+	maxOptionButtons = 90
+	// maxMarkupBytes stays under the ~10 KB reply-markup limit.
+	maxMarkupBytes = 8000
+	// maxPlaceholder is force_reply's input_field_placeholder limit.
+	maxPlaceholder = 64
+	// maxToast is answerCallbackQuery's text limit.
+	maxToast = 200
+)
+
+// ellipsis marks agent text that was cut.
+const ellipsis = "…"
+
+// clean makes agent text safe to send: valid UTF-8, and no control
+// characters but newline and tab, which Telegram would refuse or mangle.
+func clean(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n' || r == '\t':
+			return r
+		case r < 0x20 || r == 0x7f:
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// u16len counts s in UTF-16 code units, as Telegram counts text.
+func u16len(s string) int {
+	n := 0
+	for _, r := range s {
+		if r >= 0x10000 {
+			n += 2
+		} else {
+			n++
+		}
+	}
+	return n
+}
+
+// esc cleans and HTML-escapes agent text, cut so that the escaped result,
+// ellipsis included, is at most max UTF-16 units. Cutting happens on whole
+// runes of the raw text, before escaping, so an entity is never split.
+func esc(s string, max int) string { return cutText(s, max, true) }
+
+// plain is esc without escaping, for places Telegram shows as plain text:
+// button labels, toasts, the reply placeholder.
+func plain(s string, max int) string { return cutText(s, max, false) }
+
+func cutText(s string, max int, escape bool) string {
+	s = clean(s)
+	enc := func(r rune) string {
+		if escape {
+			return html.EscapeString(string(r))
+		}
+		return string(r)
+	}
+	full := s
+	if escape {
+		full = html.EscapeString(s)
+	}
+	if u16len(full) <= max {
+		return full
+	}
+	if max < 1 {
+		return ""
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range s {
+		e := enc(r)
+		l := u16len(e)
+		if n+l > max-1 {
+			break
+		}
+		b.WriteString(e)
+		n += l
+	}
+	out := strings.TrimRight(b.String(), " \t\n\u200d")
+	return out + ellipsis
+}
+
+// escLen is the length of s once cleaned and escaped.
+func escLen(s string) int { return u16len(html.EscapeString(clean(s))) }
+
+// oneLine folds newlines so a label or header stays on its line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// projectName is the base name of a project directory, whichever
+// separator the machine running opencode uses.
+func projectName(dir string) string {
+	d := strings.TrimRight(dir, `/\`)
+	if i := strings.LastIndexAny(d, `/\`); i >= 0 {
+		d = d[i+1:]
+	}
+	switch {
+	case d != "":
+		return d
+	case dir != "":
+		return dir
+	}
+	return "unknown project"
+}
+
+// shortSession keeps the random tail of an opencode session ID
+// (ses_<time><random>), the part that tells sessions apart.
+func shortSession(id string) string {
+	const keep = 8
+	if len(id) <= keep+4 {
+		return id
+	}
+	return ellipsis + id[len(id)-keep:]
+}
+
+// head is the first line of every request message: project and session.
+func head(icon string, e *pending.Entry) string {
+	return icon + " <b>" + esc(projectName(e.Directory), 64) + "</b> · session <code>" +
+		esc(shortSession(e.SessionID), 24) + "</code>"
+}
+
+// title names question qi: its header, or "Question i" when it has none.
+func title(e *pending.Entry, qi int) string {
+	if h := oneLine(e.Questions[qi].Header); h != "" {
+		return h
+	}
+	return "Question " + strconv.Itoa(qi+1)
+}
+
+// joinFit joins blocks while they fit in budget units, then says how many
+// were left out with more(n); the result is never over budget as long as
+// budget leaves room for more's longest text.
+func joinFit(blocks []string, budget int, more func(n int) string) string {
+	total := 0
+	for _, b := range blocks {
+		total += u16len(b)
+	}
+	if total <= budget {
+		return strings.Join(blocks, "")
+	}
+	room := budget - u16len(more(len(blocks)))
+	var out strings.Builder
+	used := 0
+	for i, b := range blocks {
+		l := u16len(b)
+		if used+l > room {
+			out.WriteString(more(len(blocks) - i))
+			break
+		}
+		out.WriteString(b)
+		used += l
+	}
+	return out.String()
+}
+
+// allowsTyped reports whether question q gets the custom-answer button. A
+// question without options gets it even when custom is false: otherwise it
+// could not be answered at all.
+func allowsTyped(q pending.Question) bool { return q.Custom || len(q.Options) == 0 }
+
+// renderQuestion renders the current question of e: the message text and
+// its keyboard.
+func renderQuestion(e *pending.Entry) (string, *models.InlineKeyboardMarkup, error) {
+	n := len(e.Questions)
+	qi := e.Current
+	if qi < 0 || qi >= n {
+		return "", nil, fmt.Errorf("render entry %s: current question %d of %d", e.UID, qi, n)
+	}
+	q := e.Questions[qi]
+	kb, shown, err := questionKeyboard(e, qi)
+	if err != nil {
+		return "", nil, fmt.Errorf("render entry %s: %w", e.UID, err)
+	}
+
+	var pre strings.Builder
+	pre.WriteString(head("❓", e))
+	if qi > 0 {
+		var done []string
+		for j := range qi {
+			var ans []string
+			if j < len(e.Answers) {
+				ans = e.Answers[j]
+			}
+			done = append(done, "\n✅ "+esc(title(e, j), 60)+": "+esc(strings.Join(ans, ", "), 120))
+		}
+		pre.WriteString(joinFit(done, 600, func(k int) string {
+			return fmt.Sprintf("\n✅ … and %d more answered", k)
+		}))
+	}
+	var label []string
+	if n > 1 {
+		label = append(label, fmt.Sprintf("Question %d/%d", qi+1, n))
+	}
+	if h := esc(oneLine(q.Header), 120); h != "" {
+		label = append(label, h)
+	}
+	if len(label) > 0 {
+		pre.WriteString("\n<b>" + strings.Join(label, " · ") + "</b>")
+	}
+	pre.WriteString("\n")
+
+	var post strings.Builder
+	if shown < len(q.Options) {
+		fmt.Fprintf(&post, "\n\n<i>Only the first %d of %d options have buttons.", shown, len(q.Options))
+		if allowsTyped(q) {
+			post.WriteString(" Type an answer to choose another.")
+		}
+		post.WriteString("</i>")
+	}
+	if q.Multiple {
+		post.WriteString("\n\n<i>Choose one or more, then press Submit.</i>")
+	}
+
+	text := q.Text
+	if strings.TrimSpace(clean(text)) == "" {
+		text = "(no question text)"
+	}
+	var lines []string
+	optsLen := 0
+	for _, o := range q.Options {
+		l := "\n• <b>" + esc(oneLine(o.Label), 150) + "</b>"
+		if d := strings.TrimSpace(o.Description); d != "" {
+			l += " — " + esc(d, 300)
+		}
+		lines = append(lines, l)
+		optsLen += u16len(l)
+	}
+	if len(lines) > 0 {
+		lines[0] = "\n" + lines[0]
+		optsLen++
+	}
+	more := func(k int) string { return fmt.Sprintf("\n• … and %d more options", k) }
+
+	avail := maxMessageLen - u16len(pre.String()) - u16len(post.String())
+	qText := esc(text, avail)
+	opts := strings.Join(lines, "")
+	if u16len(qText)+optsLen > avail {
+		qText = esc(text, max(avail-optsLen, avail/2))
+		opts = joinFit(lines, avail-u16len(qText), more)
+	}
+	return pre.String() + qText + opts + post.String(), kb, nil
+}
+
+// questionKeyboard makes the buttons of question qi: one per option (as
+// many as fit), submit for multi-select, and the custom-answer button. It
+// returns how many options got a button.
+func questionKeyboard(e *pending.Entry, qi int) (*models.InlineKeyboardMarkup, int, error) {
+	q := e.Questions[qi]
+	rows := [][]models.InlineKeyboardButton{}
+	size, shown := 0, 0
+	add := func(text string, c callbackData) (bool, error) {
+		data, err := c.encode()
+		if err != nil {
+			return false, err
+		}
+		btn := models.InlineKeyboardButton{Text: text, CallbackData: data}
+		raw, err := json.Marshal(btn)
+		if err != nil {
+			return false, fmt.Errorf("measure button: %w", err)
+		}
+		if size+len(raw)+3 > maxMarkupBytes {
+			return false, nil
+		}
+		size += len(raw) + 3
+		rows = append(rows, []models.InlineKeyboardButton{btn})
+		return true, nil
+	}
+	// Room for the two trailing buttons is kept out of the options' share.
+	reserve := 400
+	for oi, o := range q.Options {
+		if oi >= maxOptionButtons || size > maxMarkupBytes-reserve {
+			break
+		}
+		c := callbackData{Action: actOption, UID: e.UID, Question: qi, Option: oi}
+		text := buttonText(o.Label, oi)
+		if q.Multiple {
+			c.Action = actToggle
+			mark := "☐ "
+			if slices.Contains(e.Selected, o.Label) {
+				mark = "☑ "
+			}
+			text = mark + text
+		}
+		ok, err := add(text, c)
+		if err != nil {
+			return nil, 0, err
+		}
+		if !ok {
+			break
+		}
+		shown++
+	}
+	if q.Multiple {
+		label := "✅ Submit"
+		if k := len(selectedLabels(q, e.Selected)); k > 0 {
+			label += " (" + strconv.Itoa(k) + ")"
+		}
+		if _, err := add(label, callbackData{Action: actSubmit, UID: e.UID, Question: qi}); err != nil {
+			return nil, 0, err
+		}
+	}
+	if allowsTyped(q) {
+		if _, err := add("✏️ Type an answer", callbackData{Action: actCustom, UID: e.UID, Question: qi}); err != nil {
+			return nil, 0, err
+		}
+	}
+	return &models.InlineKeyboardMarkup{InlineKeyboard: rows}, shown, nil
+}
+
+// buttonText is an option's label as a button shows it; Telegram refuses
+// a button without text.
+func buttonText(label string, oi int) string {
+	if t := plain(oneLine(label), maxButtonText); t != "" {
+		return t
+	}
+	return "Option " + strconv.Itoa(oi+1)
+}
+
+// selectedLabels lists the selected labels in option order, each once.
+func selectedLabels(q pending.Question, selected []string) []string {
+	var out []string
+	for _, o := range q.Options {
+		if slices.Contains(selected, o.Label) && !slices.Contains(out, o.Label) {
+			out = append(out, o.Label)
+		}
+	}
+	return out
+}
+
+// renderOutcome renders a request that is closed: every question with its
+// answer (nil answers show none), then footer, which is HTML the caller
+// built with every piece of outside text escaped.
+func renderOutcome(e *pending.Entry, icon string, answers [][]string, footer string) string {
+	top := head(icon, e)
+	tail := "\n\n" + footer
+	more := func(k int) string { return fmt.Sprintf("\n\n… and %d more questions", k) }
+	avail := maxMessageLen - u16len(top) - u16len(tail)
+	n := len(e.Questions)
+	per := avail
+	if n > 0 {
+		per = max(avail/n, 200)
+	}
+	var blocks []string
+	for i, q := range e.Questions {
+		t := esc(title(e, i), min(120, per/4))
+		var ans string
+		if i < len(answers) && answers[i] != nil {
+			ans = strings.Join(answers[i], ", ")
+		}
+		markup := "\n\n<b></b>\n"
+		if ans != "" {
+			markup += "\n→ <b></b>"
+		}
+		rem := per - u16len(markup) - u16len(t)
+		text := q.Text
+		if strings.TrimSpace(clean(text)) == "" {
+			text = "(no question text)"
+		}
+		qText := esc(text, rem)
+		if ans != "" {
+			qText = esc(text, max(rem-escLen(ans), rem/2))
+		}
+		b := "\n\n<b>" + t + "</b>\n" + qText
+		if ans != "" {
+			b += "\n→ <b>" + esc(ans, rem-u16len(qText)) + "</b>"
+		}
+		blocks = append(blocks, b)
+	}
+	return top + joinFit(blocks, avail, more) + tail
+}
+
+// displayName is how a person is named in a message, unescaped.
+func displayName(u *models.User) string {
+	name := oneLine(strings.TrimSpace(u.FirstName + " " + u.LastName))
+	switch {
+	case name != "":
+		return name
+	case u.Username != "":
+		return "@" + u.Username
+	}
+	return "user " + strconv.FormatInt(u.ID, 10)
+}
+
+// who names the person who answered: name and @username, escaped.
+func who(u *models.User) string {
+	s := esc(displayName(u), 64)
+	if u.Username != "" && !strings.HasPrefix(displayName(u), "@") {
+		s += " (@" + esc(u.Username, 40) + ")"
+	}
+	return s
+}
+
+// mention links to the person, so Telegram notifies them and a selective
+// force_reply targets them.
+func mention(u *models.User) string {
+	return `<a href="tg://user?id=` + strconv.FormatInt(u.ID, 10) + `">` + esc(displayName(u), 64) + `</a>`
+}
+
+// renderPrompt is the force_reply prompt asking u for a typed answer to
+// question qi, and the placeholder of the reply field.
+func renderPrompt(e *pending.Entry, qi int, u *models.User) (text, placeholder string) {
+	q := e.Questions[qi]
+	t := title(e, qi)
+	text = mention(u) + ", reply to this message with your answer to <b>" + esc(t, 120) +
+		"</b>:\n<i>" + esc(q.Text, 1000) + "</i>"
+	return text, plain("Answer: "+t, maxPlaceholder)
+}

@@ -1,0 +1,282 @@
+package bot
+
+import (
+	"fmt"
+	"html"
+	"strings"
+	"testing"
+
+	"github.com/go-telegram/bot/models"
+
+	"github.com/hermes-bot/hermes-bot/pending"
+)
+
+func entryWith(qs ...pending.Question) *pending.Entry {
+	return &pending.Entry{
+		UID:       "aB3dE6gH",
+		Kind:      pending.KindQuestion,
+		Directory: "/home/user/projects/demo",
+		SessionID: "ses_dd4235358ffeK4sOj0rQeppn49",
+		RequestID: "que_1",
+		Questions: qs,
+		ChatID:    testChat,
+	}
+}
+
+// mustRender renders every view of e and checks each the way Telegram
+// would; it returns the question view.
+func mustRender(t *testing.T, e *pending.Entry) (string, *models.InlineKeyboardMarkup) {
+	t.Helper()
+	text, kb, err := renderQuestion(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkMessageText(text); err != nil {
+		t.Fatalf("question view: %v\n%s", err, text)
+	}
+	if err := checkKeyboard(kb); err != nil {
+		t.Fatalf("keyboard: %v", err)
+	}
+	answers := make([][]string, len(e.Questions))
+	for i, q := range e.Questions {
+		answers[i] = []string{q.Text}
+		if len(q.Options) > 0 {
+			answers[i] = append(answers[i], q.Options[0].Label)
+		}
+	}
+	for _, out := range []string{
+		renderOutcome(e, "✅", answers, "Answered by "+who(&alice)),
+		renderOutcome(e, "🚫", nil, "Dismissed in opencode"),
+	} {
+		if err := checkMessageText(out); err != nil {
+			t.Fatalf("outcome view: %v\n%s", err, out)
+		}
+	}
+	if len(e.Questions) > 0 {
+		p, ph := renderPrompt(e, 0, &alice)
+		if err := checkMessageText(p); err != nil {
+			t.Fatalf("prompt: %v\n%s", err, p)
+		}
+		if n := u16len(ph); n == 0 || n > maxPlaceholder {
+			t.Fatalf("placeholder %q is %d units", ph, n)
+		}
+	}
+	return text, kb
+}
+
+// visible is the text as Telegram shows it, for tags we make.
+func visible(s string) string {
+	var b strings.Builder
+	in := false
+	for _, r := range s {
+		switch {
+		case r == '<':
+			in = true
+		case r == '>':
+			in = false
+		case !in:
+			b.WriteRune(r)
+		}
+	}
+	return html.UnescapeString(b.String())
+}
+
+func TestRenderEscapesAgentText(t *testing.T) {
+	nasty := `<b>&"'</b> <a href="x">`
+	e := entryWith(pending.Question{Text: nasty, Header: nasty, Custom: true,
+		Options: []pending.Option{{Label: nasty, Description: nasty}}})
+	e.Directory = "/srv/" + nasty
+	text, kb := mustRender(t, e)
+	if strings.Contains(text, nasty) || strings.Contains(text, `<a href="x">`) {
+		t.Fatalf("agent text not escaped:\n%s", text)
+	}
+	if got := strings.Count(visible(text), nasty); got < 3 {
+		t.Errorf("agent text appears %d times once unescaped, want ≥ 3:\n%s", got, visible(text))
+	}
+	if kb.InlineKeyboard[0][0].Text != nasty {
+		t.Errorf("button text = %q: buttons are plain text and must not be escaped", kb.InlineKeyboard[0][0].Text)
+	}
+	u := &models.User{ID: 5, FirstName: "<i>Eve</i> & co", Username: "eve"}
+	for _, s := range []string{who(u), mention(u)} {
+		if err := checkMessageText(s); err != nil || !strings.Contains(visible(s), "<i>Eve</i> & co") {
+			t.Errorf("person rendered as %q (%v)", s, err)
+		}
+	}
+}
+
+func TestRenderEmojiAndRTL(t *testing.T) {
+	text := "שלום עולם؟ مرحبا 👋🏽 👨‍👩‍👧 🇺🇦"
+	e := entryWith(pending.Question{Text: text, Header: "כותרת", Custom: true,
+		Options: []pending.Option{{Label: "🐘 Postgres", Description: "עברית"}, {Label: "مرحبا"}}})
+	out, kb := mustRender(t, e)
+	for _, want := range []string{text, "כותרת", "🐘 Postgres", "עברית", "مرحبا"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("rendered text lacks %q:\n%s", want, out)
+		}
+	}
+	if kb.InlineKeyboard[0][0].Text != "🐘 Postgres" {
+		t.Errorf("button = %q", kb.InlineKeyboard[0][0].Text)
+	}
+}
+
+func TestRenderLongTextIsCut(t *testing.T) {
+	for name, unit := range map[string]string{
+		"ascii":     "All work and no play. ",
+		"entities":  `<&>"'`,
+		"emoji":     "🐘",
+		"rtl":       "שלום ",
+		"combining": "e\u0301",
+	} {
+		t.Run(name, func(t *testing.T) {
+			long := strings.Repeat(unit, 10240/len(unit)+1)
+			e := entryWith(pending.Question{Text: long, Header: long, Custom: true,
+				Options: []pending.Option{{Label: long, Description: long}, {Label: "short"}}})
+			text, kb := mustRender(t, e)
+			if !strings.Contains(text, ellipsis) {
+				t.Error("cut text has no ellipsis")
+			}
+			if !strings.Contains(text, "short") {
+				t.Errorf("the second option was pushed out:\n%s", text)
+			}
+			if n := u16len(kb.InlineKeyboard[0][0].Text); n > maxButtonText {
+				t.Errorf("button text of %d units", n)
+			}
+		})
+	}
+}
+
+func TestCutNeverSplitsEntitiesOrSurrogates(t *testing.T) {
+	s := `a<b&c"d'e🐘f`
+	for max := 0; max <= 40; max++ {
+		got := esc(s, max)
+		if n := u16len(got); n > max {
+			t.Errorf("esc(%d) = %q, %d units", max, got, n)
+		}
+		if got != "" {
+			if err := checkMessageText(got); err != nil {
+				t.Errorf("esc(%d) = %q: %v", max, got, err)
+			}
+		}
+		if p := plain(s, max); u16len(p) > max {
+			t.Errorf("plain(%d) = %q", max, p)
+		}
+	}
+	if got := esc("abc", 3); got != "abc" {
+		t.Errorf("text that fits was changed: %q", got)
+	}
+	if got := esc("a\x00b\x1bc\nd\xff", 100); got != "abc\nd\uFFFD" {
+		t.Errorf("control characters and bad UTF-8 kept: %q", got)
+	}
+}
+
+func TestRenderManyOptions(t *testing.T) {
+	for _, multiple := range []bool{false, true} {
+		t.Run(fmt.Sprint("multiple=", multiple), func(t *testing.T) {
+			var opts []pending.Option
+			for i := range 100 {
+				opts = append(opts, pending.Option{Label: fmt.Sprintf("Option number %d with a fairly long label", i),
+					Description: strings.Repeat("description ", 30)})
+			}
+			e := entryWith(pending.Question{Text: "Pick one", Custom: true, Multiple: multiple, Options: opts})
+			text, kb := mustRender(t, e)
+			shown := 0
+			for _, row := range kb.InlineKeyboard {
+				for _, b := range row {
+					c, err := decodeCallback(b.CallbackData)
+					if err != nil {
+						t.Fatalf("button %q: %v", b.CallbackData, err)
+					}
+					if c.Action.hasOption() {
+						if c.Option != shown {
+							t.Errorf("button %d carries option %d", shown, c.Option)
+						}
+						shown++
+					}
+				}
+			}
+			if shown == 0 || shown >= 100 {
+				t.Fatalf("%d option buttons", shown)
+			}
+			if !strings.Contains(text, fmt.Sprintf("Only the first %d of 100 options", shown)) {
+				t.Errorf("text does not say options lack buttons:\n%s", text)
+			}
+			last := kb.InlineKeyboard[len(kb.InlineKeyboard)-1][0].CallbackData
+			if !strings.HasPrefix(last, "qcustom:") {
+				t.Errorf("last button %q, want the typed-answer button", last)
+			}
+		})
+	}
+}
+
+func TestRenderManyQuestions(t *testing.T) {
+	long := strings.Repeat("&<>", 3000)
+	var qs []pending.Question
+	for i := range 40 {
+		qs = append(qs, pending.Question{Text: long, Header: fmt.Sprint("H", i, long), Custom: true,
+			Options: []pending.Option{{Label: long, Description: long}}})
+	}
+	e := entryWith(qs...)
+	e.Current = 39
+	for range 39 {
+		e.Answers = append(e.Answers, []string{long})
+	}
+	text, _ := mustRender(t, e)
+	if !strings.Contains(text, "Question 40/40") {
+		t.Errorf("progress missing:\n%s", text)
+	}
+}
+
+func TestRenderNoOptions(t *testing.T) {
+	e := entryWith(pending.Question{Text: "", Custom: false})
+	text, kb := mustRender(t, e)
+	if !strings.Contains(text, "(no question text)") {
+		t.Errorf("text = %q", text)
+	}
+	if len(kb.InlineKeyboard) != 1 || !strings.HasPrefix(kb.InlineKeyboard[0][0].CallbackData, "qcustom:") {
+		t.Errorf("a question without options must still be answerable: %+v", kb)
+	}
+	if b := buttonText("  \n ", 2); b != "Option 3" {
+		t.Errorf("blank label button = %q", b)
+	}
+}
+
+func TestProjectName(t *testing.T) {
+	for dir, want := range map[string]string{
+		"/home/user/projects/demo":  "demo",
+		"/home/user/projects/demo/": "demo",
+		`C:\Users\me\proj`:          "proj",
+		"/":                         "/",
+		"":                          "unknown project",
+	} {
+		if got := projectName(dir); got != want {
+			t.Errorf("projectName(%q) = %q, want %q", dir, got, want)
+		}
+	}
+}
+
+// FuzzRender checks that no agent text makes a message Telegram would
+// refuse.
+func FuzzRender(f *testing.F) {
+	f.Add("Which database?", "DB", "Postgres", "relational", 2, false)
+	f.Add(strings.Repeat("<&>", 2000), "🐘", "", "\x00\xff", 100, true)
+	f.Fuzz(func(t *testing.T, text, header, label, desc string, n int, multiple bool) {
+		// Long inputs only slow the fuzzer down: everything is cut far
+		// below this, and TestRenderLongTextIsCut covers 10 KB texts.
+		for _, s := range []*string{&text, &header, &label, &desc} {
+			if len(*s) > 5000 {
+				*s = (*s)[:5000]
+			}
+		}
+		n = min(max(n, 0), 120)
+		var opts []pending.Option
+		for i := range n {
+			opts = append(opts, pending.Option{Label: strings.Repeat(label, i%5), Description: desc})
+		}
+		q := pending.Question{Text: text, Header: header, Options: opts, Multiple: multiple, Custom: n%2 == 0}
+		e := entryWith(q, q)
+		e.Current = 1
+		e.Answers = [][]string{{label, desc}}
+		e.Selected = []string{label}
+		mustRender(t, e)
+	})
+}

@@ -1,0 +1,317 @@
+package bot_test
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tgbot "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+	"github.com/rs/zerolog"
+
+	"github.com/hermes-bot/hermes-bot/bot"
+	"github.com/hermes-bot/hermes-bot/bot/telegramtest"
+	"github.com/hermes-bot/hermes-bot/opencode"
+	"github.com/hermes-bot/hermes-bot/pending"
+)
+
+const (
+	token  = "123:secret-token"
+	chatID = int64(-1001234567890)
+)
+
+var (
+	ann = telegramtest.User{ID: 7, FirstName: "Ann", Username: "ann"}
+	eve = telegramtest.User{ID: 66, FirstName: "Eve"}
+)
+
+// The real clients fit the bridge, and the bridge fits the watcher.
+var (
+	_ bot.Opencode     = (*opencode.Client)(nil)
+	_ bot.Telegram     = (*tgbot.Bot)(nil)
+	_ opencode.Handler = (*bot.Bridge)(nil)
+)
+
+// recordingOpencode accepts every answer and records it.
+type recordingOpencode struct {
+	mu      sync.Mutex
+	replies [][][]string
+	changed chan struct{}
+}
+
+func (o *recordingOpencode) ResolveQuestionID(_ context.Context, ref opencode.QuestionRef) (string, error) {
+	return ref.RequestID, nil
+}
+
+func (o *recordingOpencode) ReplyQuestion(_ context.Context, _, _ string, answers [][]string) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.replies = append(o.replies, answers)
+	select {
+	case o.changed <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+func (o *recordingOpencode) RejectQuestion(context.Context, string, string) error { return nil }
+
+func (o *recordingOpencode) Replies() [][][]string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return append([][][]string(nil), o.replies...)
+}
+
+type rig struct {
+	srv    *telegramtest.Server
+	bridge *bot.Bridge
+	oc     *recordingOpencode
+	store  *pending.Store
+	logs   *bytes.Buffer
+}
+
+// startRig runs a real go-telegram/bot client against the fake Bot API,
+// polling, with the bridge wired as cmd/hermes-bot wires it.
+func startRig(t *testing.T, allowed ...int64) (*rig, context.Context) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+
+	srv := telegramtest.NewServer(token)
+	t.Cleanup(srv.Close)
+	if err := srv.AddChat(chatID, telegramtest.ChatSupergroup); err != nil {
+		t.Fatal(err)
+	}
+	store, err := pending.Open(filepath.Join(t.TempDir(), "pending.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = store.Close() })
+
+	redactor := bot.NewRedactor(token)
+	tb, err := tgbot.New(token,
+		tgbot.WithServerURL(srv.URL),
+		tgbot.WithSkipGetMe(),
+		tgbot.WithHTTPClient(2*time.Second, &http.Client{Timeout: 10 * time.Second}),
+		tgbot.WithDefaultHandler(func(context.Context, *tgbot.Bot, *models.Update) {}),
+		tgbot.WithErrorsHandler(func(err error) { t.Log(redactor.Error(err)) }),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &bytes.Buffer{}
+	var logMu sync.Mutex
+	log := zerolog.New(zerolog.SyncWriter(writerFunc(func(p []byte) (int, error) {
+		logMu.Lock()
+		defer logMu.Unlock()
+		return logs.Write(p)
+	})))
+	oc := &recordingOpencode{changed: make(chan struct{}, 1)}
+	br := bot.NewBridge(bot.Config{ChatID: chatID, AllowedUserIDs: allowed, BotID: tb.ID()},
+		store, oc, bot.RedactTelegram(tb, redactor), log)
+	tb.RegisterHandlerMatchFunc(func(*models.Update) bool { return true }, br.HandleUpdate, br.Middlewares()...)
+
+	polling, stop := context.WithCancel(ctx)
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		tb.Start(polling)
+	}()
+	t.Cleanup(func() {
+		stop()
+		<-stopped
+		if err := br.Wait(ctx); err != nil {
+			t.Error(err)
+		}
+		if t.Failed() {
+			logMu.Lock()
+			t.Logf("bridge log:\n%s", logs.String())
+			logMu.Unlock()
+		}
+	})
+	return &rig{srv: srv, bridge: br, oc: oc, store: store, logs: logs}, ctx
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+func question(id string) opencode.Event {
+	return opencode.Event{
+		Directory: "/home/user/projects/demo",
+		Type:      opencode.TypeQuestionAsked,
+		QuestionAsked: &opencode.QuestionRequest{
+			ID:        id,
+			SessionID: "ses_dd4235358ffeK4sOj0rQeppn49",
+			Questions: []opencode.Question{{
+				Question: "Which database should I use? <b>&</b>",
+				Header:   "Database",
+				Options:  []opencode.Option{{Label: "Postgres", Description: "relational"}, {Label: "SQLite", Description: "embedded"}},
+			}},
+			Tool: &opencode.ToolRef{MessageID: "msg_1", CallID: "call_1"},
+		},
+	}
+}
+
+// posted asks a question and returns its message as the fake holds it.
+func (r *rig) posted(t *testing.T, ctx context.Context, id string) telegramtest.Message {
+	t.Helper()
+	r.bridge.HandleEvent(ctx, question(id))
+	e, err := r.store.ByRequestID(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, ok := r.srv.Message(chatID, e.MessageID)
+	if !ok || e.MessageID == 0 {
+		t.Fatalf("message of %s not posted (message ID %d)", id, e.MessageID)
+	}
+	return m
+}
+
+func (r *rig) waitReplies(t *testing.T, ctx context.Context, n int) [][][]string {
+	t.Helper()
+	for {
+		if got := r.oc.Replies(); len(got) >= n {
+			return got
+		}
+		select {
+		case <-r.oc.changed:
+		case <-ctx.Done():
+			t.Fatalf("waiting for %d replies: %v (got %d)", n, ctx.Err(), len(r.oc.Replies()))
+		}
+	}
+}
+
+func TestTelegramPressOption(t *testing.T) {
+	r, ctx := startRig(t)
+	m := r.posted(t, ctx, "que_1")
+	var texts []string
+	for _, row := range m.Keyboard {
+		for _, b := range row {
+			texts = append(texts, b.Text)
+		}
+	}
+	if want := []string{"Postgres", "SQLite", "✏️ Type an answer"}; !reflect.DeepEqual(texts, want) {
+		t.Fatalf("buttons = %q, want %q", texts, want)
+	}
+	if !strings.Contains(m.PlainText, "Which database should I use? <b>&</b>") {
+		t.Errorf("agent text shown as %q", m.PlainText)
+	}
+
+	cb, err := r.srv.PressButtonText(chatID, m.ID, ann, "SQLite")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.waitReplies(t, ctx, 1); !reflect.DeepEqual(got[0], [][]string{{"SQLite"}}) {
+		t.Fatalf("replies = %v", got)
+	}
+	edited, err := r.srv.WaitMessage(ctx, chatID, func(x telegramtest.Message) bool {
+		return x.ID == m.ID && strings.Contains(x.PlainText, "Answered by")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if edited.Keyboard != nil || !strings.Contains(edited.PlainText, "Answered by Ann (@ann)") || !strings.Contains(edited.PlainText, "→ SQLite") {
+		t.Errorf("edited message: %q, keyboard %v", edited.PlainText, edited.Keyboard)
+	}
+	if a, err := r.srv.WaitAnswer(ctx, cb); err != nil || a.Text != "Sending…" {
+		t.Errorf("callback answer = %+v, %v", a, err)
+	}
+	if list, _ := r.store.List(); len(list) != 0 {
+		t.Errorf("entries left: %+v", list)
+	}
+}
+
+func TestTelegramTypedAnswer(t *testing.T) {
+	r, ctx := startRig(t)
+	m := r.posted(t, ctx, "que_1")
+	cb, err := r.srv.PressButtonText(chatID, m.ID, ann, "✏️ Type an answer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompt, err := r.srv.WaitMessage(ctx, chatID, func(x telegramtest.Message) bool { return x.ForceReply != nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !prompt.ForceReply.Selective || prompt.ReplyTo != m.ID || !strings.Contains(prompt.PlainText, "Ann") {
+		t.Errorf("prompt = %+v", prompt)
+	}
+	if !hasMention(prompt, ann.ID) {
+		t.Errorf("prompt does not mention the presser: %+v", prompt.Entities)
+	}
+	// The toast comes once the prompt is recorded.
+	if a, err := r.srv.WaitAnswer(ctx, cb); err != nil || !strings.Contains(a.Text, "Reply") {
+		t.Fatalf("callback answer = %+v, %v", a, err)
+	}
+	if _, err := r.srv.Reply(chatID, prompt.ID, ann, "CockroachDB & friends"); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.waitReplies(t, ctx, 1); !reflect.DeepEqual(got[0], [][]string{{"CockroachDB & friends"}}) {
+		t.Fatalf("replies = %v", got)
+	}
+	if _, err := r.srv.WaitMessage(ctx, chatID, func(x telegramtest.Message) bool {
+		return x.ID == m.ID && x.Keyboard == nil && strings.Contains(x.PlainText, "CockroachDB & friends")
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func hasMention(m telegramtest.Message, id int64) bool {
+	for _, e := range m.Entities {
+		if e.Type == "text_mention" || (e.Type == "text_link" && strings.Contains(e.URL, "tg://user?id=")) {
+			return true
+		}
+	}
+	return strings.Contains(m.Text, `tg://user?id=`)
+}
+
+func TestTelegramUserNotAllowed(t *testing.T) {
+	r, ctx := startRig(t, ann.ID)
+	m := r.posted(t, ctx, "que_1")
+	cb, err := r.srv.PressButtonText(chatID, m.ID, eve, "Postgres")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := r.srv.WaitAnswer(ctx, cb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Text != "You are not allowed to answer here" {
+		t.Errorf("toast = %q", a.Text)
+	}
+	// The toast comes last in a refused press, so nothing more can follow.
+	if n := len(r.oc.Replies()); n != 0 {
+		t.Fatalf("a user not allowed answered (%d replies)", n)
+	}
+	now, _ := r.srv.Message(chatID, m.ID)
+	if now.Edits != 0 || now.Keyboard == nil {
+		t.Errorf("message changed: %+v", now)
+	}
+	if _, err := r.store.ByRequestID("que_1"); err != nil {
+		t.Errorf("entry gone: %v", err)
+	}
+}
+
+func TestTelegramEveryCallbackAnswered(t *testing.T) {
+	r, ctx := startRig(t)
+	m := r.posted(t, ctx, "que_1")
+	for _, d := range []string{"ans:1:y", "qopt:nope0000:0:0", "qopt:x:1:0"} {
+		if _, err := r.srv.PressData(chatID, m.ID, ann, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := r.srv.PressData(chatID, 99999, ann, "qopt:x:0:0"); err != nil { // inaccessible message
+		t.Fatal(err)
+	}
+	if err := r.srv.Wait(ctx, func() bool {
+		return len(r.srv.CallbackAnswers()) == 4 && len(r.srv.UnansweredCallbacks()) == 0
+	}); err != nil {
+		t.Fatalf("callbacks left unanswered: %v (%q)", err, r.srv.UnansweredCallbacks())
+	}
+}

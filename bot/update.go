@@ -1,0 +1,443 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+
+	tgbot "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+	"github.com/rs/zerolog"
+
+	"github.com/hermes-bot/hermes-bot/opencode"
+	"github.com/hermes-bot/hermes-bot/pending"
+)
+
+// HandleUpdate acts on one Telegram update: a button press or a typed
+// answer. It has go-telegram/bot's handler signature; register it with
+// bot.WithDefaultHandler. Its work runs under a context detached from ctx
+// (bounded by a timeout), so an answer being sent when polling stops still
+// completes.
+func (b *Bridge) HandleUpdate(ctx context.Context, _ *tgbot.Bot, upd *models.Update) {
+	if upd == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.handlerTimeout)
+	defer cancel()
+	switch {
+	case upd.CallbackQuery != nil:
+		b.handleCallback(ctx, upd.CallbackQuery)
+	case upd.Message != nil:
+		b.handleMessage(ctx, upd.Message)
+	}
+}
+
+// ack answers one callback query at most once; the first text wins.
+type ack struct {
+	b    *Bridge
+	ctx  context.Context
+	log  *zerolog.Logger
+	id   string
+	done bool
+}
+
+func (a *ack) answer(text string) {
+	if a.done {
+		return
+	}
+	a.done = true
+	_, err := a.b.tg.AnswerCallbackQuery(a.ctx, &tgbot.AnswerCallbackQueryParams{
+		CallbackQueryID: a.id,
+		Text:            plain(text, maxToast),
+	})
+	if err != nil {
+		// Usually "query is too old": nothing to do but note it.
+		a.log.Warn().Err(err).Msg("could not answer callback query")
+	}
+}
+
+// handleCallback acts on a button press. Every path answers the callback
+// query exactly once: quick outcomes with a toast, the opencode call with
+// "Sending…" before it starts.
+func (b *Bridge) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
+	log := b.log.With().Str("callbackID", cq.ID).Int64("userID", cq.From.ID).Logger()
+	a := &ack{b: b, ctx: ctx, log: &log, id: cq.ID}
+	// Deferred first, so it runs last: after unlock, and during a panic.
+	defer a.answer("")
+
+	data, err := decodeCallback(cq.Data)
+	if err != nil {
+		log.Info().Err(err).Msg("refusing unknown button")
+		a.answer(toastUnknown)
+		return
+	}
+	log = log.With().Str("uid", data.UID).Logger()
+	var chatID int64
+	if m := cq.Message.Message; m != nil {
+		chatID = m.Chat.ID
+	}
+	if (chatID != 0 && chatID != b.cfg.ChatID) || !b.allowed(cq.From.ID) {
+		log.Info().Int64("chatID", chatID).Msg("refusing press from a chat or user not allowed")
+		a.answer(toastNotAllowed)
+		return
+	}
+
+	lockCtx, cancel := context.WithTimeout(ctx, b.lockWait)
+	unlock, err := b.locks.lock(lockCtx, data.UID)
+	cancel()
+	if err != nil {
+		log.Info().Msg("refusing press: another answer to this request is in progress")
+		a.answer(toastBusy)
+		return
+	}
+	defer unlock()
+
+	e, err := b.store.Get(data.UID)
+	if errors.Is(err, pending.ErrNotFound) {
+		toast, ok := b.closed.get(data.UID)
+		if !ok {
+			toast = toastGone
+		}
+		log.Info().Str("toast", toast).Msg("refusing press: request no longer pending")
+		a.answer(toast)
+		return
+	}
+	if err != nil {
+		log.Error().Err(err).Msg("could not read request for a press")
+		a.answer(toastFailed)
+		return
+	}
+	elog := b.entryLog(e).With().Str("callbackID", cq.ID).Int64("userID", cq.From.ID).Logger()
+	a.log = &elog
+	if chatID == 0 && e.ChatID != b.cfg.ChatID {
+		// The pressed message is inaccessible; the entry says where it is.
+		elog.Info().Int64("chatID", e.ChatID).Msg("refusing press on a request of another chat")
+		a.answer(toastNotAllowed)
+		return
+	}
+	if e.Kind != pending.KindQuestion || data.Question >= len(e.Questions) {
+		elog.Info().Str("data", cq.Data).Msg("refusing button that does not match its request")
+		a.answer(toastUnknown)
+		return
+	}
+	if data.Question != e.Current {
+		elog.Info().Int("question", data.Question).Int("current", e.Current).Msg("refusing stale button")
+		a.answer(toastStale)
+		return
+	}
+	q := e.Questions[data.Question]
+	optionOK := data.Option < len(q.Options)
+	user := &cq.From
+
+	switch data.Action {
+	case actOption:
+		if q.Multiple || !optionOK {
+			break
+		}
+		label := q.Options[data.Option].Label
+		elog.Info().Int("question", data.Question).Str("label", label).Msg("option pressed")
+		b.applyAnswer(ctx, elog, e, []string{label}, user, a)
+		return
+	case actToggle:
+		if !q.Multiple || !optionOK {
+			break
+		}
+		b.toggle(ctx, elog, e, data, a)
+		return
+	case actSubmit:
+		if !q.Multiple {
+			break
+		}
+		labels := selectedLabels(q, e.Selected)
+		if len(labels) == 0 {
+			a.answer(toastSelectFirst)
+			return
+		}
+		elog.Info().Int("question", data.Question).Strs("labels", labels).Msg("selection submitted")
+		b.applyAnswer(ctx, elog, e, labels, user, a)
+		return
+	case actCustom:
+		if !allowsTyped(q) {
+			break
+		}
+		b.askForText(ctx, elog, e, user, a)
+		return
+	}
+	elog.Info().Str("data", cq.Data).Msg("refusing button that does not match its question")
+	a.answer(toastUnknown)
+}
+
+// toggle selects or unselects an option of a multi-select question.
+func (b *Bridge) toggle(ctx context.Context, log zerolog.Logger, e *pending.Entry, data callbackData, a *ack) {
+	label := e.Questions[data.Question].Options[data.Option].Label
+	on := !slices.Contains(e.Selected, label)
+	next, err := b.store.Update(e.UID, func(x *pending.Entry) error {
+		x.Selected = slices.DeleteFunc(x.Selected, func(s string) bool { return s == label })
+		if on {
+			x.Selected = append(x.Selected, label)
+		}
+		return nil
+	})
+	if err != nil {
+		log.Error().Err(err).Msg("could not save selection")
+		a.answer(toastFailed)
+		return
+	}
+	if on {
+		a.answer("☑ " + label)
+	} else {
+		a.answer("☐ " + label)
+	}
+	b.rerender(ctx, log, next)
+}
+
+// rerender shows e's current question and keyboard in its message.
+func (b *Bridge) rerender(ctx context.Context, log zerolog.Logger, e *pending.Entry) {
+	text, kb, err := renderQuestion(e)
+	if err != nil {
+		log.Error().Err(err).Msg("could not render question")
+		return
+	}
+	b.edit(ctx, log, e, text, kb)
+}
+
+// askForText sends the force_reply prompt for a typed answer to the
+// current question and records it, so a reply to it is the answer.
+func (b *Bridge) askForText(ctx context.Context, log zerolog.Logger, e *pending.Entry, user *models.User, a *ack) {
+	b.prompting.RLock()
+	defer b.prompting.RUnlock()
+	qi := e.Current
+	text, placeholder := renderPrompt(e, qi, user)
+	p := &tgbot.SendMessageParams{
+		ChatID:             e.ChatID,
+		Text:               text,
+		ParseMode:          models.ParseModeHTML,
+		LinkPreviewOptions: noPreview(),
+		ReplyMarkup: &models.ForceReply{
+			ForceReply:            true,
+			InputFieldPlaceholder: placeholder,
+			Selective:             true,
+		},
+	}
+	if e.MessageID != 0 {
+		p.ReplyParameters = &models.ReplyParameters{MessageID: e.MessageID, AllowSendingWithoutReply: true}
+	}
+	msg, err := b.tg.SendMessage(ctx, p)
+	if err != nil {
+		log.Error().Err(err).Msg("could not send the prompt for a typed answer")
+		a.answer(toastPromptFailed)
+		return
+	}
+	// Recorded before the toast, so by the time the person sees it a
+	// reply to the prompt is matched.
+	if _, err := b.store.Update(e.UID, func(x *pending.Entry) error {
+		x.AwaitingText = true
+		x.AwaitingQuestion = qi
+		x.AwaitingUserID = user.ID
+		x.PromptMessageID = msg.ID
+		return nil
+	}); err != nil {
+		log.Error().Err(err).Int("promptMessageID", msg.ID).Msg("could not save the prompt for a typed answer")
+		a.answer(toastPromptFailed)
+		return
+	}
+	a.answer(toastTypeAnswer)
+	log.Info().Int("question", qi).Int("promptMessageID", msg.ID).Msg("waiting for a typed answer")
+}
+
+// handleMessage takes a typed answer: a reply to a prompt, or, when the
+// text replies to nothing, the answer of the only request in the chat
+// awaiting text. Anything else is not for us.
+func (b *Bridge) handleMessage(ctx context.Context, m *models.Message) {
+	if m.From == nil || m.From.IsBot || m.From.ID == b.cfg.BotID {
+		return
+	}
+	log := b.log.With().Int64("chatID", m.Chat.ID).Int("messageID", m.ID).Int64("userID", m.From.ID).Logger()
+	if m.Chat.ID != b.cfg.ChatID {
+		log.Debug().Msg("ignoring message from another chat")
+		return
+	}
+	text := strings.TrimSpace(m.Text)
+	if text == "" || strings.HasPrefix(text, "/") {
+		return
+	}
+
+	// In a forum topic every message replies to the topic's first message,
+	// so that reply says nothing about which prompt is meant.
+	reply := m.ReplyToMessage
+	if reply != nil && reply.ForumTopicCreated != nil {
+		reply = nil
+	}
+	var uid string
+	if reply != nil {
+		e, err := b.store.ByPrompt(m.Chat.ID, reply.ID)
+		if errors.Is(err, pending.ErrNotFound) && reply.From != nil && reply.From.ID == b.cfg.BotID {
+			// The prompt may have been sent but not yet recorded.
+			b.prompting.Lock()
+			b.prompting.Unlock()
+			e, err = b.store.ByPrompt(m.Chat.ID, reply.ID)
+		}
+		if errors.Is(err, pending.ErrNotFound) {
+			log.Debug().Int("replyTo", reply.ID).Msg("ignoring reply to a message that is not a prompt")
+			return
+		}
+		if err != nil {
+			log.Error().Err(err).Msg("could not look up the prompt a message replies to")
+			return
+		}
+		uid = e.UID
+	} else {
+		waiting, err := b.store.AwaitingText(m.Chat.ID)
+		if err != nil {
+			log.Error().Err(err).Msg("could not list requests awaiting text")
+			return
+		}
+		if len(waiting) != 1 {
+			log.Debug().Int("awaiting", len(waiting)).Msg("ignoring text that replies to nothing: not exactly one request awaits text")
+			return
+		}
+		uid = waiting[0].UID
+	}
+	log = log.With().Str("uid", uid).Logger()
+	if !b.allowed(m.From.ID) {
+		log.Info().Msg("ignoring typed answer from a user not allowed to answer")
+		return
+	}
+
+	unlock, err := b.locks.lock(ctx, uid)
+	if err != nil {
+		log.Warn().Err(err).Msg("gave up waiting to take a typed answer")
+		return
+	}
+	defer unlock()
+	e, err := b.store.Get(uid)
+	if err != nil {
+		if !errors.Is(err, pending.ErrNotFound) {
+			log.Error().Err(err).Msg("could not read the request of a typed answer")
+		}
+		return
+	}
+	elog := b.entryLog(e).With().Int("messageID", m.ID).Int64("userID", m.From.ID).Logger()
+	switch {
+	case !e.AwaitingText || (reply != nil && reply.ID != e.PromptMessageID):
+		elog.Debug().Msg("ignoring typed answer: request no longer awaits this prompt")
+		return
+	case e.AwaitingQuestion != e.Current || e.Current >= len(e.Questions):
+		elog.Info().Int("question", e.AwaitingQuestion).Int("current", e.Current).Msg("ignoring typed answer to a question already answered")
+		return
+	}
+	elog.Info().Int("question", e.Current).Msg("typed answer received")
+	b.applyAnswer(ctx, elog, e, []string{text}, m.From, nil)
+}
+
+// applyAnswer records answer to e's current question. Before the last
+// question the message moves on to the next one; at the last, every
+// answer goes to opencode. a is nil for typed answers.
+func (b *Bridge) applyAnswer(ctx context.Context, log zerolog.Logger, e *pending.Entry, answer []string, user *models.User, a *ack) {
+	qi := e.Current
+	answers := make([][]string, len(e.Questions))
+	copy(answers, e.Answers)
+	answers[qi] = answer
+	if qi+1 < len(e.Questions) {
+		next, err := b.store.Update(e.UID, func(x *pending.Entry) error {
+			x.Answers = answers
+			x.Current = qi + 1
+			x.Selected = nil
+			clearAwaiting(x)
+			return nil
+		})
+		if err != nil {
+			log.Error().Err(err).Msg("could not save answer")
+			if a != nil {
+				a.answer(toastFailed)
+			}
+			return
+		}
+		if a != nil {
+			a.answer("Saved. Next: " + title(next, qi+1))
+		}
+		b.rerender(ctx, log, next)
+		return
+	}
+	if a != nil {
+		a.answer(toastSending)
+	}
+	b.submit(ctx, log, e, answers, user)
+}
+
+func clearAwaiting(e *pending.Entry) {
+	e.AwaitingText = false
+	e.AwaitingQuestion = 0
+	e.AwaitingUserID = 0
+	e.PromptMessageID = 0
+}
+
+// submit sends the answers of every question to opencode (DESIGN.md step
+// 4) and shows the outcome. The caller holds e's lock.
+func (b *Bridge) submit(ctx context.Context, log zerolog.Logger, e *pending.Entry, answers [][]string, user *models.User) {
+	id, err := b.oc.ResolveQuestionID(ctx, opencode.QuestionRef{
+		Directory: e.Directory,
+		RequestID: e.RequestID,
+		SessionID: e.SessionID,
+		CallID:    e.CallID,
+	})
+	if err == nil {
+		if id != e.RequestID {
+			log.Info().Str("resolvedID", id).Msg("request ID changed; using the resolved one")
+			if _, uerr := b.store.Update(e.UID, func(x *pending.Entry) error {
+				x.RequestID = id
+				return nil
+			}); uerr != nil {
+				log.Warn().Err(uerr).Msg("could not save the resolved request ID")
+			}
+		}
+		err = b.oc.ReplyQuestion(ctx, e.Directory, id, answers)
+	}
+	switch {
+	case err == nil:
+		log.Info().Str("by", displayName(user)).Msg("answer delivered to opencode")
+		b.deleteEntry(log, e.UID, toastAnswered)
+		b.edit(ctx, log, e, renderOutcome(e, "✅", answers, "Answered by "+who(user)), nil)
+	case errors.Is(err, opencode.ErrNotFound):
+		log.Warn().Err(err).Msg("request is no longer pending in opencode; closing it")
+		b.deleteEntry(log, e.UID, toastGone)
+		b.edit(ctx, log, e, renderOutcome(e, "⚠️", nil,
+			"No longer pending in opencode: it was answered elsewhere or has gone."), nil)
+	case errors.Is(err, opencode.ErrNotAccepted):
+		log.Warn().Err(err).Msg("opencode did not accept the answer")
+		qi := e.Current
+		next, uerr := b.store.Update(e.UID, func(x *pending.Entry) error {
+			if qi < len(x.Answers) {
+				x.Answers[qi] = nil
+			}
+			x.Selected = nil
+			return nil
+		})
+		if uerr != nil {
+			log.Error().Err(uerr).Msg("could not clear the refused answer")
+		} else if len(e.Selected) > 0 {
+			b.rerender(ctx, log, next)
+		}
+		b.tell(ctx, log, e, user, "opencode did not accept that answer. Please answer again.")
+	default:
+		log.Error().Err(err).Msg("could not deliver answer to opencode")
+		b.tell(ctx, log, e, user, "Could not reach opencode, so the answer was not delivered. Try again.")
+	}
+}
+
+// tell sends a short note to the person, replying to the request message.
+// msg is HTML.
+func (b *Bridge) tell(ctx context.Context, log zerolog.Logger, e *pending.Entry, user *models.User, msg string) {
+	p := &tgbot.SendMessageParams{
+		ChatID:    e.ChatID,
+		Text:      mention(user) + ": " + msg,
+		ParseMode: models.ParseModeHTML,
+	}
+	if e.MessageID != 0 {
+		p.ReplyParameters = &models.ReplyParameters{MessageID: e.MessageID, AllowSendingWithoutReply: true}
+	}
+	if _, err := b.tg.SendMessage(ctx, p); err != nil {
+		log.Warn().Err(err).Msg("could not tell the person what happened to their answer")
+	}
+}

@@ -1,0 +1,269 @@
+package main_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hermes-bot/hermes-bot/bot/telegramtest"
+	"github.com/hermes-bot/hermes-bot/opencode/opencodetest"
+)
+
+const (
+	e2eToken  = "424242:e2e-bot-token-SECRET"
+	e2eChatID = int64(-1009876543210)
+)
+
+var (
+	alice   = telegramtest.User{ID: 1001, FirstName: "Alice", Username: "alice"}
+	mallory = telegramtest.User{ID: 6666, FirstName: "Mallory", Username: "mallory"}
+)
+
+// binary builds hermes-bot once per test run.
+var binary = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "hermes-bot-e2e-")
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "hermes-bot")
+	out, err := exec.Command("go", "build", "-race", "-o", path, ".").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return path, nil
+})
+
+// syncBuffer collects a process's output safely while it runs.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// botProcess is a running hermes-bot binary.
+type botProcess struct {
+	cmd  *exec.Cmd
+	out  *syncBuffer
+	done chan error
+}
+
+func startBot(t *testing.T, env []string) *botProcess {
+	t.Helper()
+	path, err := binary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &botProcess{out: &syncBuffer{}, done: make(chan error, 1)}
+	p.cmd = exec.Command(path)
+	p.cmd.Env = env
+	p.cmd.Stdout = p.out
+	p.cmd.Stderr = p.out
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.done <- p.cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = p.cmd.Process.Kill()
+		<-p.done
+		if t.Failed() {
+			t.Logf("hermes-bot output:\n%s", p.out)
+		}
+	})
+	return p
+}
+
+// stop sends SIGTERM and returns the exit error.
+func (p *botProcess) stop(t *testing.T) error {
+	t.Helper()
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-p.done:
+		p.done <- err
+		return err
+	case <-time.After(30 * time.Second):
+		t.Fatal("hermes-bot did not stop within 30s of SIGTERM")
+		return nil
+	}
+}
+
+func TestEndToEnd(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+
+	model := opencodetest.NewModel()
+	defer model.Close()
+	oc := opencodetest.StartOpencode(t, opencodetest.OpencodeOptions{ModelURL: model.URL})
+
+	tg := telegramtest.NewServer(e2eToken)
+	defer tg.Close()
+	if err := tg.AddChat(e2eChatID, telegramtest.ChatSupergroup); err != nil {
+		t.Fatal(err)
+	}
+
+	env := []string{
+		"HOME=" + t.TempDir(),
+		"PATH=" + os.Getenv("PATH"),
+		"TELEGRAM_BOT_TOKEN=" + e2eToken,
+		"TELEGRAM_CHAT_ID=" + fmt.Sprint(e2eChatID),
+		"TELEGRAM_ALLOWED_USER_IDS=" + fmt.Sprint(alice.ID),
+		"TELEGRAM_API_URL=" + tg.URL,
+		"OPENCODE_URL=" + oc.URL,
+		"OPENCODE_SERVER_PASSWORD=" + oc.Password,
+		"HERMES_DB=" + filepath.Join(t.TempDir(), "state", "pending.db"),
+		"HERMES_TELEGRAM_RATE=0",
+		"HERMES_LOG_LEVEL=debug",
+		"HERMES_LOG_FORMAT=json",
+	}
+	bot := startBot(t, env)
+
+	session, err := oc.CreateSession(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// 1. The agent asks; the question appears in the group with its buttons.
+	call := model.AskQuestion(opencodetest.QuestionArg{
+		Question: "Which database should I use?", Header: "Database",
+		Options: []opencodetest.OptionArg{{Label: "Postgres", Description: "relational"}, {Label: "SQLite", Description: "embedded"}},
+	})
+	if err := oc.Prompt(ctx, session, "set up the database"); err != nil {
+		t.Fatal(err)
+	}
+	msg, err := tg.WaitMessage(ctx, e2eChatID, func(m telegramtest.Message) bool {
+		return strings.Contains(m.PlainText, "Which database should I use?")
+	})
+	if err != nil {
+		t.Fatalf("question never reached the group: %v", err)
+	}
+	for _, want := range []string{"Postgres", "SQLite", "relational", "embedded", filepath.Base(oc.Dir)} {
+		if !strings.Contains(msg.PlainText, want) {
+			t.Errorf("question message lacks %q:\n%s", want, msg.PlainText)
+		}
+	}
+	if got := buttonTexts(msg); len(got) != 3 || !strings.Contains(got[0], "Postgres") || !strings.Contains(got[1], "SQLite") {
+		t.Fatalf("buttons = %q, want Postgres, SQLite and a custom-answer button", got)
+	}
+
+	// 2. Someone outside the allow-list presses: a toast, nothing changes.
+	cb, err := tg.PressButtonText(e2eChatID, msg.ID, mallory, msg.Keyboard[0][0].Text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ans, err := tg.WaitAnswer(ctx, cb)
+	if err != nil || !strings.Contains(strings.ToLower(ans.Text), "not allowed") {
+		t.Fatalf("mallory's press: answer %+v, %v; want a not-allowed toast", ans, err)
+	}
+	var listed []map[string]any
+	if err := oc.Get(ctx, "/question?directory="+oc.Dir, &listed); err != nil || len(listed) != 1 {
+		t.Fatalf("after mallory's press opencode lists %d questions (%v), want the question still pending", len(listed), err)
+	}
+
+	// 3. Alice picks SQLite: the model receives it, the message shows it.
+	cb, err = tg.PressButtonText(e2eChatID, msg.ID, alice, msg.Keyboard[1][0].Text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	result, err := model.WaitToolResult(ctx, call)
+	if err != nil {
+		t.Fatalf("the model never received the answer: %v", err)
+	}
+	if !strings.Contains(result, "SQLite") {
+		t.Fatalf("the model was told %q, want the chosen label SQLite", result)
+	}
+	edited, err := tg.WaitMessage(ctx, e2eChatID, func(m telegramtest.Message) bool {
+		return m.ID == msg.ID && len(m.Keyboard) == 0 && strings.Contains(m.PlainText, "Alice")
+	})
+	if err != nil {
+		t.Fatalf("the question message was not edited to show the answer: %v", err)
+	}
+	if !strings.Contains(edited.PlainText, "SQLite") {
+		t.Errorf("edited message does not show the answer:\n%s", edited.PlainText)
+	}
+
+	// 4. A typed answer: press the custom button, reply to the prompt.
+	call = model.AskQuestion(opencodetest.QuestionArg{
+		Question: "Name the new table", Header: "Table",
+		Options: []opencodetest.OptionArg{{Label: "users", Description: "default"}},
+	})
+	if err := oc.Prompt(ctx, session, "create a table"); err != nil {
+		t.Fatal(err)
+	}
+	msg, err = tg.WaitMessage(ctx, e2eChatID, func(m telegramtest.Message) bool {
+		return strings.Contains(m.PlainText, "Name the new table") && len(m.Keyboard) > 0
+	})
+	if err != nil {
+		t.Fatalf("second question never reached the group: %v", err)
+	}
+	last := msg.Keyboard[len(msg.Keyboard)-1]
+	if _, err := tg.PressButtonText(e2eChatID, msg.ID, alice, last[len(last)-1].Text); err != nil {
+		t.Fatal(err)
+	}
+	prompt, err := tg.WaitMessage(ctx, e2eChatID, func(m telegramtest.Message) bool { return m.ForceReply != nil })
+	if err != nil {
+		t.Fatalf("no force_reply prompt after the custom button: %v", err)
+	}
+	if !prompt.ForceReply.Selective {
+		t.Errorf("force_reply prompt is not selective")
+	}
+	if _, err := tg.Reply(e2eChatID, prompt.ID, alice, "audit_log & <friends>"); err != nil {
+		t.Fatal(err)
+	}
+	result, err = model.WaitToolResult(ctx, call)
+	if err != nil {
+		t.Fatalf("the model never received the typed answer: %v", err)
+	}
+	if !strings.Contains(result, "audit_log & <friends>") {
+		t.Fatalf("the model was told %q, want the typed text", result)
+	}
+	if _, err := tg.WaitMessage(ctx, e2eChatID, func(m telegramtest.Message) bool {
+		return m.ID == msg.ID && len(m.Keyboard) == 0 && strings.Contains(m.PlainText, "audit_log & <friends>")
+	}); err != nil {
+		t.Fatalf("the second question message was not edited to show the typed answer: %v", err)
+	}
+
+	if un := tg.UnansweredCallbacks(); len(un) > 0 {
+		t.Errorf("callback queries left unanswered: %v", un)
+	}
+
+	// 5. SIGTERM: a clean exit, and no secret in anything it wrote.
+	if err := bot.stop(t); err != nil {
+		t.Fatalf("hermes-bot exited with %v after SIGTERM, want 0", err)
+	}
+	out := bot.out.String()
+	for _, secret := range []string{e2eToken, strings.SplitN(e2eToken, ":", 2)[1], oc.Password} {
+		if strings.Contains(out, secret) {
+			t.Errorf("hermes-bot output contains a secret")
+		}
+	}
+}
+
+func buttonTexts(m telegramtest.Message) []string {
+	var out []string
+	for _, row := range m.Keyboard {
+		for _, b := range row {
+			out = append(out, b.Text)
+		}
+	}
+	return out
+}

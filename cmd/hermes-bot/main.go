@@ -1,0 +1,57 @@
+// Command hermes-bot carries opencode's questions to a Telegram group and
+// the answers back. See the README for set-up.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(exitCode(err, os.Stderr))
+}
+
+// usageError marks a problem with how hermes-bot was called or configured:
+// exit code 2, like flag's own errors.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func exitCode(err error, stderr io.Writer) int {
+	var ue usageError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "hermes-bot: %v\n", err)
+		return 2
+	default:
+		fmt.Fprintf(stderr, "hermes-bot: %v\n", err)
+		return 1
+	}
+}
+
+// run dispatches on the sub-command; no sub-command means serve.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) > 0 {
+		switch args[0] {
+		case "version":
+			return (&versionCommand{stdout: stdout}).Run(ctx, args[1:])
+		case "serve":
+			args = args[1:]
+		case "help":
+			args = []string{"-h"}
+		}
+	}
+	return (&serveCommand{getenv: getenv, stdout: stdout, stderr: stderr}).Run(ctx, args)
+}

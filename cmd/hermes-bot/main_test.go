@@ -1,0 +1,116 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hermes-bot/hermes-bot/config"
+)
+
+func runCmd(t *testing.T, env map[string]string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := run(context.Background(), args, func(k string) string { return env[k] }, &out, &errb)
+	code = exitCode(err, &errb)
+	return out.String(), errb.String(), code
+}
+
+func TestVersion(t *testing.T) {
+	out, _, code := runCmd(t, nil, "version")
+	if code != 0 || !strings.HasPrefix(out, "hermes-bot ") {
+		t.Fatalf("version: code %d, out %q", code, out)
+	}
+	if _, _, code := runCmd(t, nil, "version", "extra"); code != 2 {
+		t.Fatalf("version with an argument: code %d, want 2", code)
+	}
+}
+
+func TestHelpListsEverySettingAndNoSecret(t *testing.T) {
+	env := map[string]string{"TELEGRAM_BOT_TOKEN": "1:help-secret", "OPENCODE_SERVER_PASSWORD": "pw-secret"}
+	for _, args := range [][]string{{"--help"}, {"help"}, {"serve", "-h"}} {
+		_, stderr, code := runCmd(t, env, args...)
+		if code != 0 {
+			t.Fatalf("%v: code %d", args, code)
+		}
+		for _, s := range config.Settings() {
+			if !strings.Contains(stderr, s.Env) || !strings.Contains(stderr, "-"+s.Flag) {
+				t.Errorf("%v: help does not list %s / --%s", args, s.Env, s.Flag)
+			}
+		}
+		if !strings.Contains(stderr, "--env-file") && !strings.Contains(stderr, "-env-file") {
+			t.Errorf("%v: help does not list --env-file", args)
+		}
+		if strings.Contains(stderr, "secret") {
+			t.Errorf("%v: help leaks a secret", args)
+		}
+	}
+}
+
+func TestConfigErrorsExit2(t *testing.T) {
+	cases := []struct {
+		name string
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{"no token", map[string]string{"HOME": "/h"}, nil, "TELEGRAM_BOT_TOKEN"},
+		{"no chat", map[string]string{"HOME": "/h", "TELEGRAM_BOT_TOKEN": "1:tok-secret"}, nil, "TELEGRAM_CHAT_ID"},
+		{"bad ttl flag", map[string]string{"HOME": "/h", "TELEGRAM_BOT_TOKEN": "1:tok-secret", "TELEGRAM_CHAT_ID": "-1"},
+			[]string{"--question-ttl", "never"}, "HERMES_QUESTION_TTL"},
+		{"missing env-file", map[string]string{"HOME": "/h"}, []string{"--env-file", "/nonexistent/hermes.env"}, "env-file"},
+		{"unknown flag", nil, []string{"--bogus"}, "bogus"},
+		{"stray argument", nil, []string{"stray"}, "stray"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stderr, code := runCmd(t, tc.env, tc.args...)
+			if code != 2 {
+				t.Fatalf("code %d, want 2; stderr %q", code, stderr)
+			}
+			if !strings.Contains(stderr, tc.want) {
+				t.Fatalf("stderr %q does not name %s", stderr, tc.want)
+			}
+			if strings.Contains(stderr, "secret") {
+				t.Fatalf("stderr leaks a secret: %q", stderr)
+			}
+		})
+	}
+}
+
+func TestEnvFileIsRead(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "hermes.env")
+	// A valid token and chat from the file; the TTL from the file is
+	// invalid, which proves the file was read, and stops before any network.
+	content := "TELEGRAM_BOT_TOKEN=1:file-secret\nTELEGRAM_CHAT_ID=-100\nHERMES_QUESTION_TTL=forever\n"
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runCmd(t, map[string]string{"HOME": "/h"}, "--env-file", path)
+	if code != 2 || !strings.Contains(stderr, "HERMES_QUESTION_TTL") || !strings.Contains(stderr, "env-file") {
+		t.Fatalf("code %d, stderr %q", code, stderr)
+	}
+	// The real environment wins over the file.
+	_, stderr, code = runCmd(t, map[string]string{"HOME": "/h", "HERMES_QUESTION_TTL": "bad-from-env"}, "--env-file", path)
+	if code != 2 || !strings.Contains(stderr, "bad-from-env") {
+		t.Fatalf("environment did not win over the env-file: code %d, stderr %q", code, stderr)
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	var b bytes.Buffer
+	if exitCode(nil, &b) != 0 || exitCode(flag.ErrHelp, &b) != 0 {
+		t.Fatal("nil and ErrHelp must exit 0")
+	}
+	if exitCode(errors.New("boom"), &b) != 1 {
+		t.Fatal("a runtime error must exit 1")
+	}
+	if exitCode(usageError{errors.New("bad")}, &b) != 2 {
+		t.Fatal("a usage error must exit 2")
+	}
+}

@@ -1,0 +1,602 @@
+package opencodetest
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// OpencodeVersion is the opencode release the harness installs and that
+// hermes-bot is checked against.
+const OpencodeVersion = "1.18.33"
+
+// Environment variables the harness reads.
+const (
+	// EnvOpencodeBin names an opencode binary to use instead of the cached
+	// install.
+	EnvOpencodeBin = "OPENCODE_BIN"
+	// EnvCacheDir is the folder the opencode install is cached in;
+	// default $HOME/.cache/hermes-bot.
+	EnvCacheDir = "HERMES_CACHE_DIR"
+	// EnvE2E set to 1 turns "opencode cannot be had" from a skip into a
+	// failure, so CI cannot pass without running the real thing.
+	EnvE2E = "HERMES_E2E"
+)
+
+// Timeouts of the harness. Start-up is slow on a cold disk: the binary is
+// about 180 MB.
+const (
+	npmInstallTimeout  = 5 * time.Minute
+	startTimeout       = 60 * time.Second
+	stopTimeout        = 5 * time.Second
+	requestTimeout     = 30 * time.Second
+	healthProbeTimeout = time.Second
+)
+
+// OpencodeBinary returns the path of an opencode OpencodeVersion binary:
+// $OPENCODE_BIN if set, else the one cached under $HERMES_CACHE_DIR
+// (default $HOME/.cache/hermes-bot), installing it there with npm when it
+// is missing. When it cannot be had the test is skipped with the reason,
+// or fails if HERMES_E2E=1.
+//
+// Parallel test binaries may call it at once: each installs into its own
+// temporary folder and renames it into place, so a half-written install is
+// never seen and the first finished one wins.
+func OpencodeBinary(tb testing.TB) string {
+	tb.Helper()
+	bin, err := locateOpencode(context.Background(), os.Getenv)
+	if err != nil {
+		opencodeUnavailable(tb, err)
+		return ""
+	}
+	return bin
+}
+
+func opencodeUnavailable(tb testing.TB, err error) {
+	tb.Helper()
+	if os.Getenv(EnvE2E) == "1" {
+		tb.Fatalf("opencode %s is required (%s=1): %v", OpencodeVersion, EnvE2E, err)
+		return
+	}
+	tb.Skipf("opencode %s not available, skipping (set %s=1 to make this a failure): %v",
+		OpencodeVersion, EnvE2E, err)
+}
+
+// locateOpencode finds or installs the binary; see OpencodeBinary.
+func locateOpencode(ctx context.Context, getenv func(string) string) (string, error) {
+	if bin := getenv(EnvOpencodeBin); bin != "" {
+		if err := checkExecutable(bin); err != nil {
+			return "", fmt.Errorf("%s: %w", EnvOpencodeBin, err)
+		}
+		return bin, nil
+	}
+	root := getenv(EnvCacheDir)
+	if root == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("find cache folder (set %s): %w", EnvCacheDir, err)
+		}
+		root = filepath.Join(home, ".cache", "hermes-bot")
+	}
+	dir := filepath.Join(root, "opencode-"+OpencodeVersion)
+	if bin, ok := findInstalled(dir); ok {
+		return bin, nil
+	}
+	if err := installOpencode(ctx, root, dir); err != nil {
+		return "", err
+	}
+	bin, ok := findInstalled(dir)
+	if !ok {
+		return "", fmt.Errorf("no opencode binary for %s/%s in %s (remove the folder to reinstall)",
+			runtime.GOOS, runtime.GOARCH, dir)
+	}
+	return bin, nil
+}
+
+// opencodeBinaryPaths lists where npm puts the binary for this platform,
+// relative to an install prefix. opencode-ai depends on one package per
+// platform; npm installs those matching os and cpu, of which the plain
+// one is preferred over the baseline (no AVX2) and musl builds.
+func opencodeBinaryPaths(goos, goarch string) []string {
+	arch := map[string]string{"amd64": "x64", "arm64": "arm64"}[goarch]
+	if arch == "" {
+		arch = goarch
+	}
+	exe := "opencode"
+	if goos == "windows" {
+		exe = "opencode.exe"
+	}
+	var paths []string
+	for _, variant := range []string{"", "-baseline", "-musl", "-baseline-musl"} {
+		pkg := "opencode-" + goos + "-" + arch + variant
+		paths = append(paths, filepath.Join("node_modules", pkg, "bin", exe))
+	}
+	return paths
+}
+
+func findInstalled(dir string) (string, bool) {
+	for _, rel := range opencodeBinaryPaths(runtime.GOOS, runtime.GOARCH) {
+		bin := filepath.Join(dir, rel)
+		if checkExecutable(bin) == nil {
+			return bin, true
+		}
+	}
+	return "", false
+}
+
+func checkExecutable(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() {
+		return fmt.Errorf("%s is a folder", path)
+	}
+	if runtime.GOOS != "windows" && fi.Mode().Perm()&0o111 == 0 {
+		return fmt.Errorf("%s is not executable", path)
+	}
+	return nil
+}
+
+// installOpencode runs npm into a fresh folder under root and renames it to
+// dir. Losing the rename to another process is success: dir is complete.
+func installOpencode(ctx context.Context, root, dir string) error {
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		return fmt.Errorf("install opencode: npm not found: %w", err)
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return fmt.Errorf("install opencode: %w", err)
+	}
+	tmp, err := os.MkdirTemp(root, ".opencode-install-")
+	if err != nil {
+		return fmt.Errorf("install opencode: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+
+	ctx, cancel := context.WithTimeout(ctx, npmInstallTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, npm, "install", "--no-audit", "--no-fund",
+		"--prefix", tmp, "opencode-ai@"+OpencodeVersion)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("install opencode: npm install opencode-ai@%s: %w\n%s",
+			OpencodeVersion, err, tail(out, 2048))
+	}
+	if _, ok := findInstalled(tmp); !ok {
+		return fmt.Errorf("install opencode: npm installed no binary for %s/%s\n%s",
+			runtime.GOOS, runtime.GOARCH, tail(out, 2048))
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		if _, ok := findInstalled(dir); ok {
+			return nil
+		}
+		return fmt.Errorf("install opencode: move into place: %w", err)
+	}
+	return nil
+}
+
+// tail returns at most the last n bytes of b, cut at a line start.
+func tail(b []byte, n int) string {
+	if len(b) <= n {
+		return string(b)
+	}
+	b = b[len(b)-n:]
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		b = b[i+1:]
+	}
+	return string(b)
+}
+
+// OpencodeOptions configures StartOpencode.
+type OpencodeOptions struct {
+	// ModelURL is the OpenAI-compatible base URL opencode's only provider
+	// points at, normally Model.URL. Required.
+	ModelURL string
+	// Password is the server's basic-auth password; random when empty.
+	Password string
+	// Permission is the "permission" block of opencode.json; when nil,
+	// bash and edit ask, so a bash tool call raises permission.asked.
+	Permission map[string]any
+	// Projects is how many project folders to create (default 1). The
+	// server runs in the first; the others are there for tests of
+	// several directories on one server.
+	Projects int
+	// Binary is the opencode binary; OpencodeBinary(tb) when empty.
+	Binary string
+}
+
+// Opencode is a real `opencode serve` on a loopback port, isolated from
+// the user's own opencode: its config, data, cache and state folders and
+// HOME are the test's, it fetches no model catalogue, and its npm registry
+// is a closed loopback port. It is stopped when the test ends.
+//
+// Its helpers are safe to call from several goroutines.
+type Opencode struct {
+	// URL is the server's base URL, no trailing slash.
+	URL      string
+	Username string
+	Password string
+	// Dir is the first project folder, the server's working directory.
+	Dir string
+	// Dirs holds every project folder, Dir first. Each has its own
+	// opencode.json.
+	Dirs []string
+	// LogFile receives the server's stdout and stderr.
+	LogFile string
+
+	client *http.Client
+}
+
+// StartOpencode starts opencode serve for tb and waits until it answers
+// GET /global/health. It stops the server in tb.Cleanup and, if the test
+// failed, logs the end of the server's output. A server that does not come
+// up within a minute fails the test.
+func StartOpencode(tb testing.TB, opts OpencodeOptions) *Opencode {
+	tb.Helper()
+	if opts.ModelURL == "" {
+		tb.Fatal("StartOpencode: OpencodeOptions.ModelURL is required")
+		return nil
+	}
+	bin := opts.Binary
+	if bin == "" {
+		bin = OpencodeBinary(tb)
+		if bin == "" {
+			return nil // skipped or failed
+		}
+	}
+	if opts.Password == "" {
+		opts.Password = randomHex(16)
+	}
+	if opts.Permission == nil {
+		opts.Permission = map[string]any{"bash": "ask", "edit": "ask"}
+	}
+	if opts.Projects <= 0 {
+		opts.Projects = 1
+	}
+
+	base := evalTempDir(tb)
+	oc := &Opencode{
+		Username: "opencode",
+		Password: opts.Password,
+		LogFile:  filepath.Join(base, "opencode.log"),
+		client:   &http.Client{Timeout: requestTimeout},
+	}
+	config, err := opencodeConfig(opts)
+	if err != nil {
+		tb.Fatalf("StartOpencode: %v", err)
+		return nil
+	}
+	for i := range opts.Projects {
+		dir := filepath.Join(base, "project"+strconv.Itoa(i+1))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			tb.Fatalf("StartOpencode: %v", err)
+			return nil
+		}
+		if err := os.WriteFile(filepath.Join(dir, "opencode.json"), config, 0o644); err != nil {
+			tb.Fatalf("StartOpencode: %v", err)
+			return nil
+		}
+		oc.Dirs = append(oc.Dirs, dir)
+	}
+	oc.Dir = oc.Dirs[0]
+
+	port, err := freePort()
+	if err != nil {
+		tb.Fatalf("StartOpencode: %v", err)
+		return nil
+	}
+	oc.URL = "http://127.0.0.1:" + strconv.Itoa(port)
+
+	logf, err := os.Create(oc.LogFile)
+	if err != nil {
+		tb.Fatalf("StartOpencode: %v", err)
+		return nil
+	}
+	cmd := exec.Command(bin, "serve", "--port", strconv.Itoa(port), "--hostname", "127.0.0.1", "--print-logs")
+	cmd.Dir = oc.Dir
+	cmd.Env = opencodeEnv(os.Environ(), base, opts.Password)
+	cmd.Stdout = logf
+	cmd.Stderr = logf
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		tb.Fatalf("StartOpencode: start %s: %v", bin, err)
+		return nil
+	}
+	exited := make(chan struct{})
+	var waitErr error
+	go func() {
+		waitErr = cmd.Wait()
+		logf.Close()
+		close(exited)
+	}()
+	tb.Cleanup(func() {
+		stopProcess(cmd.Process, exited)
+		if tb.Failed() {
+			tb.Logf("opencode output (%s), last lines:\n%s", oc.LogFile, oc.logTail())
+		}
+	})
+
+	if err := oc.waitHealthy(exited); err != nil {
+		if errors.Is(err, errExited) {
+			err = fmt.Errorf("%w: %v", err, waitErr)
+		}
+		tb.Fatalf("StartOpencode: %v", err)
+		return nil
+	}
+	return oc
+}
+
+var errExited = errors.New("opencode exited before it was ready")
+
+func (oc *Opencode) waitHealthy(exited <-chan struct{}) error {
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	var last error
+	for {
+		var health struct {
+			Healthy bool   `json:"healthy"`
+			Version string `json:"version"`
+		}
+		// A request that connects while opencode is still starting is
+		// accepted and never answered (seen with 1.18.33), so each probe
+		// has its own short deadline.
+		attempt, cancelAttempt := context.WithTimeout(ctx, healthProbeTimeout)
+		err := oc.Get(attempt, "/global/health", &health)
+		cancelAttempt()
+		if err == nil && health.Healthy {
+			return nil
+		}
+		if err == nil {
+			err = errors.New("not healthy yet")
+		}
+		last = err
+		select {
+		case <-exited:
+			return errExited
+		case <-ctx.Done():
+			return fmt.Errorf("opencode not healthy after %s: %v", startTimeout, last)
+		case <-tick.C:
+		}
+	}
+}
+
+// stopProcess asks the server to stop, then kills it if it lingers.
+func stopProcess(p *os.Process, exited <-chan struct{}) {
+	select {
+	case <-exited:
+		return
+	default:
+	}
+	if err := p.Signal(syscall.SIGTERM); err != nil {
+		_ = p.Kill()
+	}
+	select {
+	case <-exited:
+		return
+	case <-time.After(stopTimeout):
+	}
+	_ = p.Kill()
+	<-exited
+}
+
+func (oc *Opencode) logTail() string {
+	b, err := os.ReadFile(oc.LogFile)
+	if err != nil {
+		return "(" + err.Error() + ")"
+	}
+	return tail(b, 8192)
+}
+
+// opencodeConfig renders the project opencode.json: one provider, "mock",
+// an OpenAI-compatible endpoint at ModelURL, used for every model role.
+func opencodeConfig(opts OpencodeOptions) ([]byte, error) {
+	cfg := map[string]any{
+		"$schema": "https://opencode.ai/config.json",
+		"provider": map[string]any{
+			"mock": map[string]any{
+				"npm":  "@ai-sdk/openai-compatible",
+				"name": "Mock",
+				"options": map[string]any{
+					"baseURL": opts.ModelURL,
+					"apiKey":  "x",
+				},
+				"models": map[string]any{
+					"mock-model": map[string]any{
+						"name":      "Mock",
+						"tool_call": true,
+						"limit":     map[string]any{"context": 100000, "output": 4000},
+					},
+				},
+			},
+		},
+		"model":       "mock/mock-model",
+		"small_model": "mock/mock-model",
+		"permission":  opts.Permission,
+		"share":       "disabled",
+		"autoupdate":  false,
+	}
+	b, err := json.MarshalIndent(cfg, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("render opencode.json: %w", err)
+	}
+	return b, nil
+}
+
+// opencodeEnv isolates the server: the caller's OPENCODE_* settings, XDG
+// folders and HOME are replaced, so neither the user's opencode config nor
+// their sessions leak into a test and the test writes nothing outside base.
+func opencodeEnv(parent []string, base, password string) []string {
+	var env []string
+	for _, kv := range parent {
+		name, _, _ := strings.Cut(kv, "=")
+		upper := strings.ToUpper(name)
+		switch {
+		case strings.HasPrefix(upper, "OPENCODE_"),
+			strings.HasPrefix(upper, "XDG_"),
+			strings.HasPrefix(upper, "NPM_CONFIG_"),
+			upper == "HOME", upper == "USERPROFILE":
+			continue
+		}
+		env = append(env, kv)
+	}
+	home := filepath.Join(base, "home")
+	return append(env,
+		"HOME="+home,
+		"USERPROFILE="+home,
+		"XDG_DATA_HOME="+filepath.Join(base, "data"),
+		"XDG_CACHE_HOME="+filepath.Join(base, "cache"),
+		"XDG_STATE_HOME="+filepath.Join(base, "state"),
+		"XDG_CONFIG_HOME="+filepath.Join(base, "config"),
+		"OPENCODE_DISABLE_MODELS_FETCH=1",
+		"OPENCODE_DISABLE_AUTOUPDATE=1",
+		"OPENCODE_DISABLE_LSP_DOWNLOAD=1",
+		"OPENCODE_SERVER_PASSWORD="+password,
+		// Plugin installs at start-up fail at once against a closed port
+		// instead of reaching the internet; opencode runs without them.
+		"npm_config_registry=http://127.0.0.1:9",
+	)
+}
+
+// evalTempDir returns tb.TempDir with symlinks resolved, so Dir matches
+// the directory opencode reports (on macOS /var is /private/var).
+func evalTempDir(tb testing.TB) string {
+	tb.Helper()
+	dir := tb.TempDir()
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	return dir
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("pick a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b) // never fails: crypto/rand panics rather than return an error
+	return hex.EncodeToString(b)
+}
+
+// NewRequest builds a request to path (which may carry a query) with the
+// server's basic auth set. Use it for the event stream, whose response has
+// no deadline: the helpers below time out after 30 seconds.
+func (oc *Opencode) NewRequest(ctx context.Context, method, path string, body io.Reader) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, method, oc.URL+path, body)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", method, path, err)
+	}
+	req.SetBasicAuth(oc.Username, oc.Password)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	return req, nil
+}
+
+// Get sends GET path and decodes a 2xx JSON answer into out (nil: discard).
+func (oc *Opencode) Get(ctx context.Context, path string, out any) error {
+	return oc.do(ctx, http.MethodGet, path, nil, out)
+}
+
+// Post sends body as JSON to path and decodes a 2xx JSON answer into out
+// (nil: discard). A nil body sends {}.
+func (oc *Opencode) Post(ctx context.Context, path string, body, out any) error {
+	if body == nil {
+		body = struct{}{}
+	}
+	return oc.do(ctx, http.MethodPost, path, body, out)
+}
+
+func (oc *Opencode) do(ctx context.Context, method, path string, body, out any) error {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return fmt.Errorf("%s %s: encode body: %w", method, path, err)
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := oc.NewRequest(ctx, method, path, rd)
+	if err != nil {
+		return err
+	}
+	resp, err := oc.client.Do(req)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", method, path, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return fmt.Errorf("%s %s: read answer: %w", method, path, err)
+	}
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, tail(data, 512))
+	}
+	if out == nil || len(bytes.TrimSpace(data)) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("%s %s: decode answer: %w", method, path, err)
+	}
+	return nil
+}
+
+// CreateSession creates a session in Dir and returns its ID.
+func (oc *Opencode) CreateSession(ctx context.Context) (string, error) {
+	return oc.CreateSessionIn(ctx, oc.Dir)
+}
+
+// CreateSessionIn creates a session in the project folder dir.
+func (oc *Opencode) CreateSessionIn(ctx context.Context, dir string) (string, error) {
+	var s struct {
+		ID string `json:"id"`
+	}
+	if err := oc.Post(ctx, "/session?directory="+url.QueryEscape(dir), struct{}{}, &s); err != nil {
+		return "", fmt.Errorf("create session: %w", err)
+	}
+	if s.ID == "" {
+		return "", errors.New("create session: answer has no id")
+	}
+	return s.ID, nil
+}
+
+// Prompt sends text to a session of Dir and returns once opencode has
+// accepted it; the turn runs in the background.
+func (oc *Opencode) Prompt(ctx context.Context, sessionID, text string) error {
+	return oc.PromptIn(ctx, oc.Dir, sessionID, text)
+}
+
+// PromptIn sends text to a session of the project folder dir.
+func (oc *Opencode) PromptIn(ctx context.Context, dir, sessionID, text string) error {
+	body := map[string]any{"parts": []map[string]string{{"type": "text", "text": text}}}
+	path := "/session/" + url.PathEscape(sessionID) + "/prompt_async?directory=" + url.QueryEscape(dir)
+	if err := oc.Post(ctx, path, body, nil); err != nil {
+		return fmt.Errorf("prompt session %s: %w", sessionID, err)
+	}
+	return nil
+}
