@@ -168,7 +168,7 @@ func serve(ctx context.Context, cfg *config.Config, log zerolog.Logger) (err err
 	wg.Add(3)
 	go func() {
 		defer wg.Done()
-		expireLoop(ctx, bridge, log)
+		expireLoop(ctx, bridge, sweepInterval(cfg.QuestionTTL), log)
 	}()
 	go func() {
 		defer wg.Done()
@@ -200,13 +200,17 @@ func serve(ctx context.Context, cfg *config.Config, log zerolog.Logger) (err err
 	return nil
 }
 
-// expireInterval is how often requests past their TTL are closed.
-const expireInterval = 30 * time.Second
+// sweepInterval is how often requests past their TTL are closed: every
+// 30 s, or more often when the TTL is so short that 30 s would more than
+// double it.
+func sweepInterval(ttl time.Duration) time.Duration {
+	return max(time.Second, min(30*time.Second, ttl/2))
+}
 
-// expireLoop closes expired requests at start-up and then every
-// expireInterval until ctx ends.
-func expireLoop(ctx context.Context, bridge *bot.Bridge, log zerolog.Logger) {
-	t := time.NewTicker(expireInterval)
+// expireLoop closes expired requests at start-up and then every interval
+// until ctx ends.
+func expireLoop(ctx context.Context, bridge *bot.Bridge, interval time.Duration, log zerolog.Logger) {
+	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
 		if err := bridge.ExpireDue(ctx); err != nil && ctx.Err() == nil {
