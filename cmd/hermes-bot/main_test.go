@@ -8,8 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/hermes-bot/hermes-bot/bot/telegramtest"
 	"github.com/hermes-bot/hermes-bot/config"
 )
 
@@ -113,4 +116,75 @@ func TestExitCodes(t *testing.T) {
 	if exitCode(usageError{errors.New("bad")}, &b) != 2 {
 		t.Fatal("a usage error must exit 2")
 	}
+}
+
+func serveEnv(t *testing.T, apiURL, token string) map[string]string {
+	t.Helper()
+	return map[string]string{
+		"HOME":                     t.TempDir(),
+		"TELEGRAM_BOT_TOKEN":       token,
+		"TELEGRAM_CHAT_ID":         "-100200300",
+		"TELEGRAM_API_URL":         apiURL,
+		"OPENCODE_URL":             "http://127.0.0.1:9",
+		"OPENCODE_SERVER_PASSWORD": "pw-secret-xyz",
+		"HERMES_LOG_FORMAT":        "json",
+		"HERMES_LOG_LEVEL":         "debug",
+	}
+}
+
+func TestWrongTokenExits1WithoutLeaking(t *testing.T) {
+	tg := telegramtest.NewServer("111:right-token")
+	defer tg.Close()
+	env := serveEnv(t, tg.URL, "111:wrong-secret-token")
+	_, stderr, code := runCmd(t, env)
+	if code != 1 || !strings.Contains(stderr, "TELEGRAM_BOT_TOKEN") {
+		t.Fatalf("code %d, stderr %q; want 1 and a hint at TELEGRAM_BOT_TOKEN", code, stderr)
+	}
+	if strings.Contains(stderr, "wrong-secret-token") || strings.Contains(stderr, "pw-secret-xyz") {
+		t.Fatalf("output leaks a secret: %s", stderr)
+	}
+}
+
+func TestSignalWhileTelegramUnreachableExits0(t *testing.T) {
+	// A closed port: every getMe fails with a network error and is retried.
+	env := serveEnv(t, "http://127.0.0.1:9", "111:some-secret-token")
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, errb syncWriter
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, nil, func(k string) string { return env[k] }, &out, &errb) }()
+	deadline := time.After(20 * time.Second)
+	for !strings.Contains(errb.String(), "cannot reach Telegram") {
+		select {
+		case err := <-done:
+			t.Fatalf("run returned early: %v\n%s", err, errb.String())
+		case <-deadline:
+			t.Fatalf("no retry logged:\n%s", errb.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("run = %v, want nil after the signal", err)
+	}
+	if strings.Contains(errb.String(), "some-secret-token") {
+		t.Fatalf("output leaks the token:\n%s", errb.String())
+	}
+}
+
+// syncWriter is a bytes.Buffer safe for the logger's goroutines.
+type syncWriter struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (w *syncWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func (w *syncWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
 }

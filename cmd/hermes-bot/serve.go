@@ -138,9 +138,12 @@ func serve(ctx context.Context, cfg *config.Config, log zerolog.Logger) (err err
 		return fmt.Errorf("telegram client: %w", redact.Error(err))
 	}
 
-	me, err := tg.GetMe(ctx)
+	me, err := getMe(ctx, tg, redact, log)
 	if err != nil {
-		return fmt.Errorf("telegram getMe (is TELEGRAM_BOT_TOKEN right?): %w", redact.Error(err))
+		if ctx.Err() != nil {
+			return nil // stopped by a signal while waiting for Telegram
+		}
+		return err
 	}
 	if _, err := tg.DeleteWebhook(ctx, &tgbot.DeleteWebhookParams{}); err != nil {
 		log.Warn().Err(redact.Error(err)).Msg("telegram deleteWebhook failed; polling may be refused")
@@ -221,5 +224,29 @@ func expireLoop(ctx context.Context, bridge *bot.Bridge, interval time.Duration,
 			return
 		case <-t.C:
 		}
+	}
+}
+
+// getMe asks Telegram who the bot is. A refused token ends hermes-bot at
+// once; a network failure or a Telegram outage is retried with backoff,
+// since a daemon started at boot may come up before the network.
+func getMe(ctx context.Context, tg *tgbot.Bot, redact *bot.Redactor, log zerolog.Logger) (*models.User, error) {
+	wait := time.Second
+	for {
+		me, err := tg.GetMe(ctx)
+		if err == nil {
+			return me, nil
+		}
+		err = redact.Error(err)
+		if errors.Is(err, tgbot.ErrorUnauthorized) || errors.Is(err, tgbot.ErrorNotFound) {
+			return nil, fmt.Errorf("telegram refused the bot token (check TELEGRAM_BOT_TOKEN): %w", err)
+		}
+		log.Warn().Err(err).Dur("retry_in", wait).Msg("cannot reach Telegram (getMe); retrying")
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("telegram getMe: %w", ctx.Err())
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 30*time.Second)
 	}
 }
