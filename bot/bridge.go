@@ -18,12 +18,20 @@ import (
 	"github.com/hermes-bot/hermes-bot/pending"
 )
 
-// Opencode is what the bridge needs of the opencode client.
+// Opencode is what the bridge needs of the opencode client. Errors must
+// wrap opencode's ErrNotFound, ErrNotAccepted, ErrUnauthorized or
+// ErrTransient, as the client's do.
 type Opencode interface {
 	ReplyQuestion(ctx context.Context, dir, requestID string, answers [][]string) error
 	RejectQuestion(ctx context.Context, dir, requestID string) error
 	ResolveQuestionID(ctx context.Context, ref opencode.QuestionRef) (string, error)
+	// ReplyPermission answers a permission request with "once", "always"
+	// or "reject"; message, with a reject, tells the agent why.
+	ReplyPermission(ctx context.Context, dir, sessionID, requestID, reply, message string) error
+	GetSession(ctx context.Context, dir, id string) (opencode.Session, error)
 }
+
+var _ Opencode = (*opencode.Client)(nil)
 
 // Telegram is what the bridge needs of the Bot API. *bot.Bot of
 // github.com/go-telegram/bot satisfies it.
@@ -58,6 +66,9 @@ const (
 	// lockWait is how long a press waits for another press on the same
 	// request; a callback must be answered well before Telegram's ~10 s.
 	lockWait = 2 * time.Second
+	// expireRetryFor is how long after its expiry a request whose reject
+	// keeps failing is still retried; then it is dropped with a warning.
+	expireRetryFor = 10 * time.Minute
 )
 
 // Toasts: the texts of callback answers.
@@ -94,11 +105,14 @@ type Bridge struct {
 	// recorded. A reply to a bot message not (yet) known as a prompt takes
 	// it for writing once, so it cannot overtake the recording.
 	prompting sync.RWMutex
+	sessions  sessionCache
 
 	// Tests shorten these.
 	now            func() time.Time
 	handlerTimeout time.Duration
 	lockWait       time.Duration
+	sessionTimeout time.Duration
+	expireRetryFor time.Duration
 }
 
 // NewBridge returns a Bridge posting to cfg.ChatID, keeping requests in
@@ -117,6 +131,8 @@ func NewBridge(cfg Config, store *pending.Store, oc Opencode, tg Telegram, log z
 		now:            time.Now,
 		handlerTimeout: handlerTimeout,
 		lockWait:       lockWait,
+		sessionTimeout: sessionTimeout,
+		expireRetryFor: expireRetryFor,
 	}
 }
 
@@ -159,8 +175,14 @@ func (b *Bridge) HandleEvent(ctx context.Context, ev opencode.Event) {
 		if err := b.SendUnsent(ctx); err != nil {
 			b.log.Warn().Err(err).Msg("sending stored requests after connect failed; will retry after the next connect")
 		}
-	case opencode.TypePermissionAsked, opencode.TypePermissionReplied:
-		b.log.Debug().Str("type", ev.Type).Str("directory", ev.Directory).Msg("ignoring permission event: not handled yet")
+	case opencode.TypePermissionAsked:
+		if ev.PermissionAsked != nil {
+			b.permissionAsked(ctx, ev)
+		}
+	case opencode.TypePermissionReplied:
+		if r := ev.PermissionReplied; r != nil {
+			b.permissionReplied(ctx, r)
+		}
 	}
 }
 
@@ -214,14 +236,12 @@ func (b *Bridge) questionAsked(ctx context.Context, ev opencode.Event) {
 }
 
 // post sends the message of entry uid unless it was sent already, and
-// saves its message ID. Failures are logged and returned; the entry stays
-// with MessageID 0 so SendUnsent tries again.
+// saves its message ID. A permission request sharing the message of an
+// identical one is not sent again: it gets that message's ID (and the
+// message is sent, for the whole group, if it never was). Failures are
+// logged and returned; the entry stays with MessageID 0 so SendUnsent
+// tries again.
 func (b *Bridge) post(ctx context.Context, uid string) error {
-	unlock, err := b.locks.lock(ctx, uid)
-	if err != nil {
-		return fmt.Errorf("post %s: %w", uid, err)
-	}
-	defer unlock()
 	e, err := b.store.Get(uid)
 	if errors.Is(err, pending.ErrNotFound) {
 		return nil
@@ -230,10 +250,27 @@ func (b *Bridge) post(ctx context.Context, uid string) error {
 		b.log.Error().Err(err).Str("uid", uid).Msg("could not read entry to post it")
 		return fmt.Errorf("post %s: %w", uid, err)
 	}
-	log := b.entryLog(e)
-	if e.MessageID != 0 || e.Kind != pending.KindQuestion {
+	if e.Kind == pending.KindPermission {
+		return b.postPermission(ctx, uid, lockKey(e))
+	}
+	unlock, err := b.locks.lock(ctx, uid)
+	if err != nil {
+		return fmt.Errorf("post %s: %w", uid, err)
+	}
+	defer unlock()
+	e, err = b.store.Get(uid)
+	if errors.Is(err, pending.ErrNotFound) {
 		return nil
 	}
+	if err != nil {
+		b.log.Error().Err(err).Str("uid", uid).Msg("could not read entry to post it")
+		return fmt.Errorf("post %s: %w", uid, err)
+	}
+	log := b.entryLog(e)
+	if e.MessageID != 0 || e.Kind != pending.KindQuestion || e.ExpiredNotified {
+		return nil
+	}
+	b.addContext(ctx, e)
 	text, kb, err := renderQuestion(e)
 	if err != nil {
 		log.Error().Err(err).Msg("could not render question")
@@ -250,8 +287,10 @@ func (b *Bridge) post(ctx context.Context, uid string) error {
 		log.Error().Err(err).Msg("could not post question to Telegram; it is sent again at start-up or after a reconnect")
 		return fmt.Errorf("post %s: %w", uid, err)
 	}
-	if _, err := b.store.Update(uid, func(e *pending.Entry) error {
-		e.MessageID = msg.ID
+	ctxFrom := *e
+	if _, err := b.store.Update(uid, func(x *pending.Entry) error {
+		x.MessageID = msg.ID
+		copyContext(x, &ctxFrom)
 		return nil
 	}); err != nil {
 		log.Error().Err(err).Int("messageID", msg.ID).Msg("posted question but could not save its message ID")
@@ -271,7 +310,7 @@ func (b *Bridge) SendUnsent(ctx context.Context) error {
 	}
 	var errs []error
 	for _, e := range entries {
-		if e.Kind != pending.KindQuestion {
+		if e.Kind != pending.KindQuestion && e.Kind != pending.KindPermission {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
@@ -368,9 +407,22 @@ func (c *closedSet) get(uid string) (string, bool) {
 // edit replaces the text of e's message. A nil kb removes the keyboard:
 // editMessageText without reply_markup drops it (telegram.md §3). An edit
 // that changes nothing counts as done.
+//
+// Closing a permission request's message while identical requests still
+// share it would strand them without buttons; the message is rendered
+// open for them instead.
 func (b *Bridge) edit(ctx context.Context, log zerolog.Logger, e *pending.Entry, text string, kb *models.InlineKeyboardMarkup) {
 	if e.MessageID == 0 {
 		return
+	}
+	if kb == nil && e.Kind == pending.KindPermission {
+		if live := b.stillOpen(e); len(live) > 0 {
+			t, k, err := renderPermission(lockKey(e), live)
+			if err == nil {
+				log.Info().Int("stillOpen", len(live)).Msg("request closed; its message stays open for the identical requests sharing it")
+				text, kb = t, k
+			}
+		}
 	}
 	p := &tgbot.EditMessageTextParams{
 		ChatID:             e.ChatID,

@@ -598,18 +598,6 @@ func TestAnsweredElsewhere(t *testing.T) {
 	}
 }
 
-func TestPermissionEventsIgnored(t *testing.T) {
-	h := newHarness(t, Config{})
-	h.b.HandleEvent(context.Background(), opencode.Event{Type: opencode.TypePermissionAsked,
-		PermissionAsked: &opencode.PermissionRequest{ID: "per_1", SessionID: "ses_1", Permission: "bash"}})
-	if len(h.tg.Sent()) != 0 {
-		t.Fatal("permission request was posted")
-	}
-	if list, _ := h.store.List(); len(list) != 0 {
-		t.Fatalf("permission request stored: %+v", list)
-	}
-}
-
 func TestHandlerSurvivesShutdownContext(t *testing.T) {
 	h := newHarness(t, Config{})
 	e := h.ask("que_1", dbQuestion())
@@ -721,8 +709,6 @@ func TestExpireDue(t *testing.T) {
 		t.Errorf("press on expired request: %q", h.toast(id))
 	}
 
-	// A failed reject only warns: the entry goes anyway.
-	h.oc.resolveErr = opencode.ErrTransient
 	clock = start.Add(200 * time.Second)
 	if err := h.b.ExpireDue(context.Background()); err != nil {
 		t.Fatal(err)

@@ -22,6 +22,20 @@ const (
 	actSubmit action = "qsub"
 )
 
+// The actions a permission button can carry. Their data is just
+// "<action>:<uid>", the uid being that of the request whose message it is
+// (for requests sharing a message, the first one's).
+const (
+	// actAllowOnce replies "once".
+	actAllowOnce action = "ponce"
+	// actAllowAlways replies "always".
+	actAllowAlways action = "palways"
+	// actReject replies "reject".
+	actReject action = "preject"
+	// actRejectReason asks for a reason, then replies "reject" with it.
+	actRejectReason action = "preason"
+)
+
 const (
 	// maxCallbackData is Telegram's limit, in bytes.
 	maxCallbackData = 64
@@ -35,10 +49,11 @@ const (
 // errBadCallback is wrapped by every decode failure.
 var errBadCallback = errors.New("bad callback data")
 
-// callbackData is the decoded form of a question button's callback data.
+// callbackData is the decoded form of a button's callback data.
 type callbackData struct {
-	Action   action
-	UID      string
+	Action action
+	UID    string
+	// Question is meaningful for question actions only.
 	Question int
 	// Option is meaningful for actOption and actToggle only.
 	Option int
@@ -47,12 +62,22 @@ type callbackData struct {
 // hasOption reports whether the action carries an option index.
 func (a action) hasOption() bool { return a == actOption || a == actToggle }
 
+// isPermission reports whether the action answers a permission request;
+// such data carries no indexes.
+func (a action) isPermission() bool {
+	switch a {
+	case actAllowOnce, actAllowAlways, actReject, actRejectReason:
+		return true
+	}
+	return false
+}
+
 func (a action) valid() bool {
 	switch a {
 	case actOption, actCustom, actToggle, actSubmit:
 		return true
 	}
-	return false
+	return a.isPermission()
 }
 
 // encode renders c as callback data. It fails rather than produce data
@@ -63,6 +88,9 @@ func (c callbackData) encode() (string, error) {
 	}
 	if !validUID(c.UID) {
 		return "", fmt.Errorf("encode callback data: invalid uid %q", c.UID)
+	}
+	if c.Action.isPermission() {
+		return string(c.Action) + ":" + c.UID, nil // at most 8+32 bytes
 	}
 	if c.Question < 0 || c.Question > maxIndex {
 		return "", fmt.Errorf("encode callback data: question index %d out of range", c.Question)
@@ -95,8 +123,11 @@ func decodeCallback(s string) (callbackData, error) {
 		return c, fmt.Errorf("%w: unknown action", errBadCallback)
 	}
 	want := 3
-	if c.Action.hasOption() {
+	switch {
+	case c.Action.hasOption():
 		want = 4
+	case c.Action.isPermission():
+		want = 2
 	}
 	if len(parts) != want {
 		return c, fmt.Errorf("%w: %d fields for %s, want %d", errBadCallback, len(parts), c.Action, want)
@@ -104,6 +135,9 @@ func decodeCallback(s string) (callbackData, error) {
 	c.UID = parts[1]
 	if !validUID(c.UID) {
 		return c, fmt.Errorf("%w: invalid uid", errBadCallback)
+	}
+	if c.Action.isPermission() {
+		return c, nil
 	}
 	var err error
 	if c.Question, err = parseIndex(parts[2]); err != nil {

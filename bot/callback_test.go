@@ -13,6 +13,10 @@ func TestCallbackRoundTrip(t *testing.T) {
 		{Action: actToggle, UID: "Zz09", Question: 2, Option: 17},
 		{Action: actCustom, UID: "aB3dE6gH", Question: 3},
 		{Action: actSubmit, UID: strings.Repeat("a", maxUIDLen), Question: 999},
+		{Action: actAllowOnce, UID: "aB3dE6gH"},
+		{Action: actAllowAlways, UID: strings.Repeat("Z", maxUIDLen)},
+		{Action: actReject, UID: "x"},
+		{Action: actRejectReason, UID: "aB3dE6gH"},
 	} {
 		s, err := c.encode()
 		if err != nil {
@@ -35,6 +39,9 @@ func TestCallbackRoundTrip(t *testing.T) {
 	if s, _ := (callbackData{Action: actCustom, UID: "aB3dE6gH", Question: 1, Option: 2}).encode(); s != "qcustom:aB3dE6gH:1" {
 		t.Errorf("encode = %q, want the option left out", s)
 	}
+	if s, _ := (callbackData{Action: actRejectReason, UID: "aB3dE6gH", Question: 1}).encode(); s != "preason:aB3dE6gH" {
+		t.Errorf("encode = %q, want no indexes", s)
+	}
 }
 
 func TestCallbackEncodeRefuses(t *testing.T) {
@@ -46,6 +53,9 @@ func TestCallbackEncodeRefuses(t *testing.T) {
 		{Action: actOption, UID: "abc", Question: -1},
 		{Action: actOption, UID: "abc", Question: 1000},
 		{Action: actToggle, UID: "abc", Option: 1000},
+		{Action: actAllowOnce, UID: ""},
+		{Action: actReject, UID: "a:b"},
+		{Action: actAllowAlways, UID: strings.Repeat("a", maxUIDLen+1)},
 	} {
 		if s, err := c.encode(); err == nil {
 			t.Errorf("encode %+v = %q, want an error", c, s)
@@ -83,6 +93,16 @@ func TestCallbackDecodeRefuses(t *testing.T) {
 		"qopt:abc:0:1\n",
 		"qopt:" + strings.Repeat("a", maxUIDLen+1) + ":0:1",
 		"qcustom:" + strings.Repeat("a", 60),
+		"ponce",
+		"ponce:",
+		"ponce:abc:0",
+		"ponce:abc:",
+		"ponce:ab-c",
+		"PONCE:abc",
+		"palways:abc\n",
+		"preason:" + strings.Repeat("a", maxUIDLen+1),
+		"pnope:abc",
+		"preject:abç",
 	} {
 		if c, err := decodeCallback(s); err == nil {
 			t.Errorf("decode %q = %+v, want an error", s, c)
@@ -95,7 +115,8 @@ func TestCallbackDecodeRefuses(t *testing.T) {
 // FuzzCallbackData checks that decode never panics, accepts only what
 // encode would make, and that everything it accepts fits Telegram.
 func FuzzCallbackData(f *testing.F) {
-	for _, s := range []string{"qopt:aB3dE6gH:0:1", "qcustom:aB3dE6gH:2", "qtog:x:999:999", "qsub:Z:0", "qopt:a:01:1", ""} {
+	for _, s := range []string{"qopt:aB3dE6gH:0:1", "qcustom:aB3dE6gH:2", "qtog:x:999:999", "qsub:Z:0", "qopt:a:01:1", "",
+		"ponce:aB3dE6gH", "palways:x", "preject:Z9", "preason:aB3dE6gH", "ponce:a:0"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

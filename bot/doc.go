@@ -1,9 +1,11 @@
 // Package bot is the bridge between opencode and a Telegram group: it
 // decides what to post for an opencode event, what a button press or a
 // typed reply means, who may answer, and how requests are rendered (HTML
-// text, inline keyboards, callback data). It owns the life of a question
-// request from "asked" to "answered" (DESIGN.md, "A request's life"),
-// keeping each request in a pending.Store between steps.
+// text, inline keyboards, callback data), and how risky a permission
+// request looks (AssessRisk). It owns the life of a question or permission
+// request from "asked" to "answered", "answered elsewhere" or "expired"
+// (DESIGN.md, "A request's life"), keeping each request in a
+// pending.Store between steps.
 //
 // It talks to opencode and Telegram only through the small interfaces it
 // declares, Opencode and Telegram, so its logic runs against in-memory
@@ -32,8 +34,30 @@
 //
 // Every callback query is answered exactly once. Callback data is
 // "qopt:<uid>:<qi>:<oi>", "qcustom:<uid>:<qi>", "qtog:<uid>:<qi>:<oi>" or
-// "qsub:<uid>:<qi>", never over 64 bytes; it names the question index, so a
-// button of a question already answered is refused.
+// "qsub:<uid>:<qi>" for questions, "ponce:<uid>", "palways:<uid>",
+// "preject:<uid>" or "preason:<uid>" for permissions, never over 64 bytes;
+// a question's names the question index, so a button of a question
+// already answered is refused.
+//
+// # Permissions
+//
+// A permission request's message shows its kind, command or file and
+// diff excerpt, patterns, what "always" would allow, and a risk level
+// from AssessRisk; its buttons allow once, always, reject, or ask for a
+// reason (a force_reply prompt, like a typed answer) that goes to opencode
+// with the reject. Identical requests of one session (same kind and
+// patterns) share one message: the later ones are stored with SharedWith
+// naming the first, whose UID the buttons carry, and one decision answers
+// them all. Work on such a group takes the lock of that UID, then of each
+// member's.
+//
+// Messages name the project and the session's title (from GetSession,
+// cached; 3 s at most, falling back to the session ID), and a subagent's
+// parent session.
+//
+// ExpireDue rejects what nobody answered in time; a reject that fails is
+// retried at the next call, for 10 minutes at most, while the message
+// already says "expired".
 //
 // Errors of go-telegram/bot carry the request URL, which holds the bot
 // token: wrap the client with RedactTelegram and pass errors that reach a
@@ -42,9 +66,10 @@
 // # Concurrency
 //
 // HandleEvent, HandleUpdate, SendUnsent and Wait are safe for concurrent
-// use. Work on one request is serialised by a lock per entry UID, and the
-// entry is read again under that lock, so a double tap cannot answer twice
-// and an event cannot race a press. A press that cannot take the lock
+// use, as is ExpireDue. Work on one request is serialised by a lock per
+// entry UID (per group of identical permission requests: the group's,
+// then each member's), and the entry is read again under that lock, so a
+// double tap cannot answer twice and an event cannot race a press. A press that cannot take the lock
 // within a couple of seconds (another answer for the same request is
 // being sent) is told so rather than left waiting. HandleUpdate does its
 // work under a context detached from the polling context, bounded by a

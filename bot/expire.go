@@ -4,27 +4,51 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/hermes-bot/hermes-bot/opencode"
 	"github.com/hermes-bot/hermes-bot/pending"
 )
 
-// ExpireDue closes every question request whose TTL has run out (DESIGN.md
-// step 6): it is rejected in opencode, its message says it expired, and
-// its entry is deleted. A failed reject only warns: the entry goes anyway.
-// Call it now and then (say every minute). It returns the failures to list
-// or read the store; per-request problems are logged.
+// expiredReason is what the agent is told when a permission request
+// expires: with a message, the reject does not end its turn.
+const expiredReason = "No one answered this permission request in time on Telegram (hermes-bot); " +
+	"treat it as rejected and continue without it."
+
+// ExpireDue closes every request whose TTL has run out (DESIGN.md step 6):
+// a question is rejected in opencode, a permission rejected with a
+// message telling the agent nobody answered in time; its message says it
+// expired, without buttons; its entry is deleted. Identical permission
+// requests sharing a message expire together, with the first of them.
+//
+// A reject that fails (opencode unreachable, say) only warns: the message
+// says "expired" at once, presses on it are refused, and the reject is
+// tried again at each call until it succeeds, opencode no longer knows the
+// request, or 10 minutes have passed since it expired; then the entry is
+// deleted with a warning.
+//
+// Call it at start-up and at least every 30 seconds. It returns the
+// failures to list or read the store; per-request problems are logged.
 func (b *Bridge) ExpireDue(ctx context.Context) error {
 	due, err := b.store.Expired(b.now())
 	if err != nil {
 		return fmt.Errorf("expire due requests: %w", err)
 	}
 	var errs []error
+	seen := make(map[string]bool)
 	for _, e := range due {
-		if e.Kind != pending.KindQuestion {
+		key := lockKey(e)
+		if seen[key] || e.Kind != pending.KindQuestion && e.Kind != pending.KindPermission {
 			continue
 		}
-		if err := b.expire(ctx, e.UID); err != nil {
+		seen[key] = true
+		if err := ctx.Err(); err != nil {
+			errs = append(errs, err)
+			break
+		}
+		if err := b.expire(ctx, key); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -34,42 +58,105 @@ func (b *Bridge) ExpireDue(ctx context.Context) error {
 	return nil
 }
 
-func (b *Bridge) expire(ctx context.Context, uid string) error {
-	unlock, err := b.locks.lock(ctx, uid)
-	if err != nil {
-		return fmt.Errorf("expire %s: %w", uid, err)
-	}
+// expire closes the requests of group key if one of them is due.
+func (b *Bridge) expire(ctx context.Context, key string) error {
+	members, unlock, err := b.lockGroup(ctx, key)
 	defer unlock()
-	e, err := b.store.Get(uid)
-	if errors.Is(err, pending.ErrNotFound) {
-		return nil // answered while we waited
-	}
 	if err != nil {
-		return fmt.Errorf("expire %s: %w", uid, err)
+		return fmt.Errorf("expire %s: %w", key, err)
 	}
-	if e.ExpiresAt.IsZero() || e.ExpiresAt.After(b.now()) {
+	now := b.now()
+	if !slices.ContainsFunc(members, func(m *pending.Entry) bool {
+		return !m.ExpiresAt.IsZero() && !m.ExpiresAt.After(now)
+	}) {
+		return nil // answered (or never due) while we waited
+	}
+	notified := slices.ContainsFunc(members, func(m *pending.Entry) bool { return m.ExpiredNotified })
+	var kept []*pending.Entry
+	for _, m := range members {
+		log := b.entryLog(m)
+		err := b.rejectExpired(ctx, m)
+		switch {
+		case err == nil:
+			log.Info().Msg("request expired; rejected in opencode")
+		case errors.Is(err, opencode.ErrNotFound):
+			log.Info().Msg("request expired; it was no longer pending in opencode")
+		case now.Sub(m.ExpiresAt) > b.expireRetryFor:
+			log.Warn().Err(err).Dur("retriedFor", b.expireRetryFor).
+				Msg("request expired and rejecting it in opencode kept failing; giving up and forgetting it")
+		default:
+			log.Warn().Err(err).Msg("request expired but could not be rejected in opencode; retrying at the next sweep")
+			kept = append(kept, m)
+			continue
+		}
+		b.deleteEntry(log, m.UID, toastExpired)
+	}
+	for _, m := range kept {
+		if m.ExpiredNotified {
+			continue
+		}
+		if _, err := b.store.Update(m.UID, func(x *pending.Entry) error {
+			x.ExpiredNotified = true
+			clearAwaiting(x)
+			return nil
+		}); err != nil {
+			log := b.entryLog(m)
+			log.Error().Err(err).Msg("could not mark the expired request")
+		}
+	}
+	if len(kept) == 0 {
+		b.closed.add(key, toastExpired)
+	}
+	if notified {
+		return nil // the message said so at the first try
+	}
+	m := messageOf(members)
+	if m == nil {
 		return nil
 	}
-	log := b.entryLog(e)
+	footer := "⌛ <b>Expired</b>: nobody answered within " + human(b.cfg.TTL) + "."
+	switch {
+	case len(kept) > 0:
+		footer += " opencode could not be told yet; hermes-bot keeps trying."
+	case m.Kind == pending.KindPermission:
+		footer += " Rejected; the agent was told nobody answered in time."
+	default:
+		footer += " Dismissed in opencode."
+	}
+	log := b.entryLog(m)
+	text := renderOutcome(m, "⌛", nil, footer)
+	if m.Kind == pending.KindPermission {
+		text = renderPermissionOutcome(members, "⌛", footer)
+	}
+	b.edit(ctx, log, m, text, nil)
+	return nil
+}
+
+// rejectExpired tells opencode nobody answered request e.
+func (b *Bridge) rejectExpired(ctx context.Context, e *pending.Entry) error {
+	if e.Kind == pending.KindPermission {
+		return b.oc.ReplyPermission(ctx, e.Directory, e.SessionID, e.RequestID, replyReject, expiredReason)
+	}
 	id, err := b.oc.ResolveQuestionID(ctx, opencode.QuestionRef{
 		Directory: e.Directory,
 		RequestID: e.RequestID,
 		SessionID: e.SessionID,
 		CallID:    e.CallID,
 	})
-	if err == nil {
-		err = b.oc.RejectQuestion(ctx, e.Directory, id)
+	if err != nil {
+		return err
 	}
-	switch {
-	case err == nil:
-		log.Info().Msg("request expired; rejected in opencode")
-	case errors.Is(err, opencode.ErrNotFound):
-		log.Info().Msg("request expired; it was no longer pending in opencode")
-	default:
-		log.Warn().Err(err).Msg("request expired but could not be rejected in opencode")
+	return b.oc.RejectQuestion(ctx, e.Directory, id)
+}
+
+// human writes d the short way: 30m, 1h30m, 45s.
+func human(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
 	}
-	b.deleteEntry(log, uid, toastExpired)
-	b.edit(ctx, log, e, renderOutcome(e, "⌛", nil,
-		"Expired: nobody answered within "+b.cfg.TTL.String()+"."), nil)
-	return nil
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }

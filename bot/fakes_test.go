@@ -39,6 +39,25 @@ type fakeOpencode struct {
 	resolves []opencode.QuestionRef
 	replies  []replyCall
 	rejects  []string
+	// rejectErrs fail successive RejectQuestion calls, as replyErrs do.
+	rejectErrs []error
+
+	// permErrs map a permission request ID to the errors its successive
+	// ReplyPermission calls return; once used up, calls succeed.
+	permErrs    map[string][]error
+	permReplies []permCall
+
+	// sessions are what GetSession finds; any other ID is not found.
+	// sessionErr, when set, fails every look-up; sessionBlock makes it
+	// wait for its context to end.
+	sessions     map[string]opencode.Session
+	sessionErr   error
+	sessionBlock bool
+	sessionCalls []string
+}
+
+type permCall struct {
+	Dir, SessionID, RequestID, Reply, Message string
 }
 
 type replyCall struct {
@@ -92,7 +111,58 @@ func (f *fakeOpencode) RejectQuestion(ctx context.Context, dir, requestID string
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.rejects = append(f.rejects, requestID)
+	if len(f.rejectErrs) > 0 {
+		err := f.rejectErrs[0]
+		f.rejectErrs = f.rejectErrs[1:]
+		if err != nil {
+			return fmt.Errorf("reject question %s: %w", requestID, err)
+		}
+	}
 	return nil
+}
+
+func (f *fakeOpencode) ReplyPermission(ctx context.Context, dir, sessionID, requestID, reply, message string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.permReplies = append(f.permReplies, permCall{dir, sessionID, requestID, reply, message})
+	if errs := f.permErrs[requestID]; len(errs) > 0 {
+		f.permErrs[requestID] = errs[1:]
+		if errs[0] != nil {
+			return fmt.Errorf("reply permission %s: %w", requestID, errs[0])
+		}
+	}
+	return nil
+}
+
+func (f *fakeOpencode) GetSession(ctx context.Context, dir, id string) (opencode.Session, error) {
+	f.mu.Lock()
+	f.sessionCalls = append(f.sessionCalls, id)
+	s, ok := f.sessions[id]
+	err, block := f.sessionErr, f.sessionBlock
+	f.mu.Unlock()
+	if block {
+		<-ctx.Done()
+		return opencode.Session{}, fmt.Errorf("get session %s: %w: %w", id, opencode.ErrTransient, ctx.Err())
+	}
+	if err != nil {
+		return opencode.Session{}, fmt.Errorf("get session %s: %w", id, err)
+	}
+	if !ok {
+		return opencode.Session{}, fmt.Errorf("get session %s: %w", id, opencode.ErrNotFound)
+	}
+	return s, nil
+}
+
+func (f *fakeOpencode) PermReplies() []permCall {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.permReplies)
+}
+
+func (f *fakeOpencode) SessionCalls() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.sessionCalls)
 }
 
 func (f *fakeOpencode) Replies() []replyCall {
@@ -237,7 +307,7 @@ func checkMessageText(text string) error {
 			}
 			name, _, _ := strings.Cut(tag, " ")
 			switch name {
-			case "b", "i", "code":
+			case "b", "i", "code", "pre":
 				if tag != name {
 					return fmt.Errorf("attributes on <%s>", tag)
 				}
@@ -364,6 +434,43 @@ func askedEvent(id string, qs ...opencode.Question) opencode.Event {
 			Tool:      &opencode.ToolRef{MessageID: "msg_1", CallID: "call_" + id},
 		},
 	}
+}
+
+const testSession = "ses_dd4235358ffeK4sOj0rQeppn49"
+
+// permEvent is a permission.asked event of testSession running cmd.
+func permEvent(id, cmd string) opencode.Event {
+	meta, _ := json.Marshal(map[string]string{"command": cmd})
+	return opencode.Event{
+		Directory: "/home/user/projects/demo",
+		Project:   "global",
+		Type:      opencode.TypePermissionAsked,
+		PermissionAsked: &opencode.PermissionRequest{
+			ID:         id,
+			SessionID:  testSession,
+			Permission: "bash",
+			Patterns:   []string{cmd},
+			Metadata:   meta,
+			Always:     []string{strings.Fields(cmd)[0] + " *"},
+			Tool:       &opencode.ToolRef{MessageID: "msg_1", CallID: "call_" + id},
+		},
+	}
+}
+
+// askPerm posts a permission request event and returns its entry.
+func (h *harness) askPerm(ev opencode.Event) *pending.Entry {
+	h.t.Helper()
+	h.b.HandleEvent(context.Background(), ev)
+	e, err := h.store.ByRequestID(ev.PermissionAsked.ID)
+	if err != nil {
+		h.t.Fatalf("request %s not stored: %v", ev.PermissionAsked.ID, err)
+	}
+	return e
+}
+
+func permData(t testing.TB, a action, uid string) string {
+	t.Helper()
+	return data(t, a, uid, 0, 0)
 }
 
 func dbQuestion() opencode.Question {

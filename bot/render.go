@@ -141,10 +141,25 @@ func shortSession(id string) string {
 	return ellipsis + id[len(id)-keep:]
 }
 
-// head is the first line of every request message: project and session.
+// head is the top of every request message: project and session (its
+// title when known), and for a subagent's session, its parent. It is at
+// most about 320 units long.
 func head(icon string, e *pending.Entry) string {
-	return icon + " <b>" + esc(projectName(e.Directory), 64) + "</b> · session <code>" +
-		esc(shortSession(e.SessionID), 24) + "</code>"
+	s := icon + " <b>" + esc(projectName(e.Directory), 64) + "</b> · "
+	id := "<code>" + esc(shortSession(e.SessionID), 24) + "</code>"
+	if t := oneLine(e.SessionTitle); t != "" {
+		s += "<i>" + esc(t, 80) + "</i> (" + id + ")"
+	} else {
+		s += "session " + id
+	}
+	if e.ParentSessionID != "" {
+		parent := "<code>" + esc(shortSession(e.ParentSessionID), 24) + "</code>"
+		if t := oneLine(e.ParentTitle); t != "" {
+			parent = "<i>" + esc(t, 80) + "</i>"
+		}
+		s += "\n🤖 subagent of " + parent
+	}
+	return s
 }
 
 // title names question qi: its header, or "Question i" when it has none.
@@ -358,7 +373,13 @@ func selectedLabels(q pending.Question, selected []string) []string {
 // renderOutcome renders a request that is closed: every question with its
 // answer (nil answers show none), then footer, which is HTML the caller
 // built with every piece of outside text escaped.
+//
+// A permission request is rendered with its details instead, as
+// renderPermissionOutcome does.
 func renderOutcome(e *pending.Entry, icon string, answers [][]string, footer string) string {
+	if e.Kind == pending.KindPermission {
+		return renderPermissionOutcome([]*pending.Entry{e}, icon, footer)
+	}
 	top := head(icon, e)
 	tail := "\n\n" + footer
 	more := func(k int) string { return fmt.Sprintf("\n\n… and %d more questions", k) }

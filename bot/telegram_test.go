@@ -3,9 +3,11 @@ package bot_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -42,6 +44,7 @@ var (
 type recordingOpencode struct {
 	mu      sync.Mutex
 	replies [][][]string
+	perms   [][3]string // request ID, reply, message
 	changed chan struct{}
 }
 
@@ -61,6 +64,33 @@ func (o *recordingOpencode) ReplyQuestion(_ context.Context, _, _ string, answer
 }
 
 func (o *recordingOpencode) RejectQuestion(context.Context, string, string) error { return nil }
+
+func (o *recordingOpencode) ReplyPermission(_ context.Context, _, _, requestID, reply, message string) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.perms = append(o.perms, [3]string{requestID, reply, message})
+	select {
+	case o.changed <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+func (o *recordingOpencode) GetSession(_ context.Context, _, id string) (opencode.Session, error) {
+	if id == "ses_dd4235358ffeK4sOj0rQeppn49" {
+		return opencode.Session{ID: id, Title: "Release prep", ParentID: "ses_parent"}, nil
+	}
+	if id == "ses_parent" {
+		return opencode.Session{ID: id, Title: "Plan & ship"}, nil
+	}
+	return opencode.Session{}, fmt.Errorf("get session %s: %w", id, opencode.ErrNotFound)
+}
+
+func (o *recordingOpencode) Perms() [][3]string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return append([][3]string(nil), o.perms...)
+}
 
 func (o *recordingOpencode) Replies() [][][]string {
 	o.mu.Lock()
@@ -313,5 +343,74 @@ func TestTelegramEveryCallbackAnswered(t *testing.T) {
 		return len(r.srv.CallbackAnswers()) == 4 && len(r.srv.UnansweredCallbacks()) == 0
 	}); err != nil {
 		t.Fatalf("callbacks left unanswered: %v (%q)", err, r.srv.UnansweredCallbacks())
+	}
+}
+
+func permissionAsked(id, cmd string) opencode.Event {
+	return opencode.Event{
+		Directory: "/home/user/projects/demo",
+		Type:      opencode.TypePermissionAsked,
+		PermissionAsked: &opencode.PermissionRequest{
+			ID:         id,
+			SessionID:  "ses_dd4235358ffeK4sOj0rQeppn49",
+			Permission: "bash",
+			Patterns:   []string{cmd},
+			Metadata:   []byte(`{"command":` + strconv.Quote(cmd) + `}`),
+			Always:     []string{"echo *"},
+		},
+	}
+}
+
+func TestTelegramPermission(t *testing.T) {
+	r, ctx := startRig(t)
+	r.bridge.HandleEvent(ctx, permissionAsked("per_1", "echo hello > out.txt"))
+	r.bridge.HandleEvent(ctx, permissionAsked("per_2", "echo a; rm -rf /"))
+	msgs := r.srv.Messages(chatID)
+	if len(msgs) != 2 {
+		t.Fatalf("%d messages posted, want 2", len(msgs))
+	}
+	m1, m2 := msgs[0], msgs[1]
+	for _, want := range []string{"Release prep", "subagent of Plan & ship", "Permission: bash", "echo hello > out.txt", "medium risk", "echo *"} {
+		if !strings.Contains(m1.PlainText, want) {
+			t.Errorf("message lacks %q:\n%s", want, m1.PlainText)
+		}
+	}
+	if !strings.Contains(m2.PlainText, "high risk") {
+		t.Errorf("chained rm -rf not high:\n%s", m2.PlainText)
+	}
+
+	if _, err := r.srv.PressButtonText(chatID, m1.ID, ann, "✅ Allow once"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.srv.WaitMessage(ctx, chatID, func(x telegramtest.Message) bool {
+		return x.ID == m1.ID && x.Keyboard == nil && strings.Contains(x.PlainText, "Allowed once by Ann (@ann)")
+	}); err != nil {
+		t.Fatal(err)
+	}
+
+	if _, err := r.srv.PressButtonText(chatID, m2.ID, ann, "💬 Reject with reason"); err != nil {
+		t.Fatal(err)
+	}
+	prompt, err := r.srv.WaitMessage(ctx, chatID, func(x telegramtest.Message) bool { return x.ForceReply != nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if prompt.ReplyTo != m2.ID || !hasMention(prompt, ann.ID) {
+		t.Errorf("prompt = %+v", prompt)
+	}
+	if _, err := r.srv.Reply(chatID, prompt.ID, ann, "never delete / & co"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.srv.WaitMessage(ctx, chatID, func(x telegramtest.Message) bool {
+		return x.ID == m2.ID && x.Keyboard == nil && strings.Contains(x.PlainText, "Reason: never delete / & co")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := [][3]string{{"per_1", "once", ""}, {"per_2", "reject", "never delete / & co"}}
+	if got := r.oc.Perms(); !reflect.DeepEqual(got, want) {
+		t.Errorf("permission replies = %q, want %q", got, want)
+	}
+	if list, _ := r.store.List(); len(list) != 0 {
+		t.Errorf("entries left: %+v", list)
 	}
 }

@@ -83,6 +83,11 @@ func (b *Bridge) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 		return
 	}
 
+	if data.Action.isPermission() {
+		b.pressPermission(ctx, log, cq, data, chatID, a)
+		return
+	}
+
 	lockCtx, cancel := context.WithTimeout(ctx, b.lockWait)
 	unlock, err := b.locks.lock(lockCtx, data.UID)
 	cancel()
@@ -119,6 +124,11 @@ func (b *Bridge) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 	if e.Kind != pending.KindQuestion || data.Question >= len(e.Questions) {
 		elog.Info().Str("data", cq.Data).Msg("refusing button that does not match its request")
 		a.answer(toastUnknown)
+		return
+	}
+	if e.ExpiredNotified {
+		elog.Info().Msg("refusing press on an expired request")
+		a.answer(toastExpired)
 		return
 	}
 	if data.Question != e.Current {
@@ -205,10 +215,16 @@ func (b *Bridge) rerender(ctx context.Context, log zerolog.Logger, e *pending.En
 // askForText sends the force_reply prompt for a typed answer to the
 // current question and records it, so a reply to it is the answer.
 func (b *Bridge) askForText(ctx context.Context, log zerolog.Logger, e *pending.Entry, user *models.User, a *ack) {
+	text, placeholder := renderPrompt(e, e.Current, user)
+	b.prompt(ctx, log, e, e.Current, text, placeholder, user, a, "waiting for a typed answer")
+}
+
+// prompt sends a force_reply prompt to user, replying to e's message, and
+// records it on e (for question qi), so a reply to it is taken as the
+// text e waits for. It answers the press: toastTypeAnswer once recorded.
+func (b *Bridge) prompt(ctx context.Context, log zerolog.Logger, e *pending.Entry, qi int, text, placeholder string, user *models.User, a *ack, what string) {
 	b.prompting.RLock()
 	defer b.prompting.RUnlock()
-	qi := e.Current
-	text, placeholder := renderPrompt(e, qi, user)
 	p := &tgbot.SendMessageParams{
 		ChatID:             e.ChatID,
 		Text:               text,
@@ -243,7 +259,7 @@ func (b *Bridge) askForText(ctx context.Context, log zerolog.Logger, e *pending.
 		return
 	}
 	a.answer(toastTypeAnswer)
-	log.Info().Int("question", qi).Int("promptMessageID", msg.ID).Msg("waiting for a typed answer")
+	log.Info().Int("question", qi).Int("promptMessageID", msg.ID).Msg(what)
 }
 
 // handleMessage takes a typed answer: a reply to a prompt, or, when the
@@ -305,6 +321,11 @@ func (b *Bridge) handleMessage(ctx context.Context, m *models.Message) {
 		return
 	}
 
+	if e, err := b.store.Get(uid); err == nil && e.Kind == pending.KindPermission {
+		b.reasonReceived(ctx, log, e, reply, text, m.From)
+		return
+	}
+
 	unlock, err := b.locks.lock(ctx, uid)
 	if err != nil {
 		log.Warn().Err(err).Msg("gave up waiting to take a typed answer")
@@ -322,6 +343,9 @@ func (b *Bridge) handleMessage(ctx context.Context, m *models.Message) {
 	switch {
 	case !e.AwaitingText || (reply != nil && reply.ID != e.PromptMessageID):
 		elog.Debug().Msg("ignoring typed answer: request no longer awaits this prompt")
+		return
+	case e.ExpiredNotified:
+		elog.Info().Msg("ignoring typed answer: the request expired")
 		return
 	case e.AwaitingQuestion != e.Current || e.Current >= len(e.Questions):
 		elog.Info().Int("question", e.AwaitingQuestion).Int("current", e.Current).Msg("ignoring typed answer to a question already answered")

@@ -80,6 +80,24 @@ type Entry struct {
 	// PromptMessageID is the force_reply prompt's message ID; indexed.
 	PromptMessageID int `json:"promptMessageID,omitempty"`
 
+	// SessionTitle is the title of the session that asked, and for a
+	// subagent's child session ParentSessionID and ParentTitle name its
+	// parent; empty when opencode could not say.
+	SessionTitle    string `json:"sessionTitle,omitempty"`
+	ParentSessionID string `json:"parentSessionID,omitempty"`
+	ParentTitle     string `json:"parentTitle,omitempty"`
+
+	// SharedWith is set on a permission request that shares the message of
+	// an identical one asked earlier in the same session: it is the UID of
+	// that first request, which the message's buttons carry. It never
+	// changes, even after the first request is closed, so every request of
+	// the group is found by it.
+	SharedWith string `json:"sharedWith,omitempty"`
+
+	// ExpiredNotified is set once the message said the request expired
+	// while rejecting it in opencode still fails and is being retried.
+	ExpiredNotified bool `json:"expiredNotified,omitempty"`
+
 	CreatedAt time.Time `json:"createdAt"`
 	ExpiresAt time.Time `json:"expiresAt"`
 }

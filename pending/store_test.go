@@ -82,6 +82,11 @@ func fullEntry() *pending.Entry {
 		AwaitingQuestion: 1,
 		AwaitingUserID:   777,
 		PromptMessageID:  43,
+		SessionTitle:     "Fix the login bug",
+		ParentSessionID:  "ses_parent",
+		ParentTitle:      "Plan the release",
+		SharedWith:       "zyxWVU98",
+		ExpiredNotified:  true,
 		CreatedAt:        base.Add(-time.Minute),
 		ExpiresAt:        base.Add(30 * time.Minute),
 	}

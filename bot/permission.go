@@ -1,0 +1,532 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	tgbot "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+	"github.com/rs/zerolog"
+
+	"github.com/hermes-bot/hermes-bot/opencode"
+	"github.com/hermes-bot/hermes-bot/pending"
+)
+
+// lockKey is the key of the lock guarding e. Permission requests sharing
+// one message are guarded together by the key their buttons carry: the
+// UID of the first of them.
+func lockKey(e *pending.Entry) string {
+	if e.SharedWith != "" {
+		return e.SharedWith
+	}
+	return e.UID
+}
+
+// group returns the requests whose message carries key in its buttons,
+// oldest first: request key itself while it is held, and the permission
+// requests sharing its message, which outlive it. A question is a group
+// of one.
+func (b *Bridge) group(key string) ([]*pending.Entry, error) {
+	e, err := b.store.Get(key)
+	switch {
+	case err == nil && e.Kind != pending.KindPermission:
+		return []*pending.Entry{e}, nil
+	case err != nil && !errors.Is(err, pending.ErrNotFound):
+		return nil, err
+	}
+	all, err := b.store.List()
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(all, func(x *pending.Entry) bool {
+		return x.Kind != pending.KindPermission || x.UID != key && x.SharedWith != key
+	}), nil
+}
+
+// lockGroup takes the lock of group key, then that of each of its
+// requests, and returns the requests as stored once all locks are held.
+// Requests join a group only under its key's lock, so none can be missing;
+// one closed meanwhile is left out. The returned unlock must be called
+// once, also after an error (it is a no-op then).
+func (b *Bridge) lockGroup(ctx context.Context, key string) ([]*pending.Entry, func(), error) {
+	var unlocks []func()
+	release := func() {
+		for i := len(unlocks) - 1; i >= 0; i-- {
+			unlocks[i]()
+		}
+		unlocks = nil
+	}
+	u, err := b.locks.lock(ctx, key)
+	if err != nil {
+		return nil, release, err
+	}
+	unlocks = append(unlocks, u)
+	members, err := b.group(key)
+	if err != nil {
+		release()
+		return nil, release, fmt.Errorf("read requests of %s: %w", key, err)
+	}
+	if len(members) <= 1 && (len(members) == 0 || members[0].UID == key) {
+		return members, release, nil
+	}
+	for _, m := range members {
+		if m.UID == key {
+			continue
+		}
+		u, err := b.locks.lock(ctx, m.UID)
+		if err != nil {
+			release()
+			return nil, release, err
+		}
+		unlocks = append(unlocks, u)
+	}
+	// Read again: one may have been closed while we waited for its lock.
+	if members, err = b.group(key); err != nil {
+		release()
+		return nil, release, fmt.Errorf("read requests of %s: %w", key, err)
+	}
+	return members, release, nil
+}
+
+// open returns the requests of es still waiting for a decision: not
+// expired.
+func open(es []*pending.Entry) []*pending.Entry {
+	return slices.DeleteFunc(slices.Clone(es), func(e *pending.Entry) bool { return e.ExpiredNotified })
+}
+
+// messageOf returns the first of es whose message was sent, or nil.
+func messageOf(es []*pending.Entry) *pending.Entry {
+	for _, e := range es {
+		if e.MessageID != 0 {
+			return e
+		}
+	}
+	return nil
+}
+
+// samePermission reports whether two requests ask the same thing: same
+// kind, same patterns.
+func samePermission(a, b *pending.Permission) bool {
+	return a != nil && b != nil && a.Kind == b.Kind && slices.Equal(a.Patterns, b.Patterns)
+}
+
+// permissionAsked stores a new permission request, then posts it, or,
+// when an identical request of the same session is open, adds it to that
+// request's message. A request already held is skipped.
+func (b *Bridge) permissionAsked(ctx context.Context, ev opencode.Event) {
+	p := ev.PermissionAsked
+	now := b.now()
+	e := &pending.Entry{
+		Kind:      pending.KindPermission,
+		Directory: ev.Directory,
+		Project:   ev.Project,
+		SessionID: p.SessionID,
+		RequestID: p.ID,
+		ChatID:    b.cfg.ChatID,
+		CreatedAt: now,
+		ExpiresAt: now.Add(b.cfg.TTL),
+		Permission: &pending.Permission{
+			Kind:     p.Permission,
+			Patterns: slices.Clone(p.Patterns),
+			Always:   slices.Clone(p.Always),
+			Metadata: p.Metadata,
+		},
+	}
+	if p.Tool != nil {
+		e.CallID, e.ToolMessageID = p.Tool.CallID, p.Tool.MessageID
+	}
+	log := b.entryLog(e)
+	if p.ID == "" {
+		log.Warn().Msg("ignoring permission request without an ID")
+		return
+	}
+	if _, err := b.store.ByRequestID(p.ID); err == nil {
+		log.Debug().Bool("listed", ev.Listed).Msg("permission request already held")
+		return
+	}
+	if key, ok := b.findTwin(e); ok {
+		joined, post := b.join(ctx, e, key)
+		if post {
+			_ = b.post(ctx, e.UID)
+		}
+		if joined {
+			return
+		}
+	}
+	if err := b.store.Create(e); err != nil {
+		if errors.Is(err, pending.ErrExists) {
+			log.Debug().Bool("listed", ev.Listed).Msg("permission request already held")
+			return
+		}
+		log.Error().Err(err).Msg("could not store permission request; it is not posted")
+		return
+	}
+	log = b.entryLog(e)
+	log.Info().Bool("listed", ev.Listed).Str("permission", p.Permission).Strs("patterns", p.Patterns).Msg("permission asked")
+	_ = b.post(ctx, e.UID)
+}
+
+// findTwin returns the group key of an open request asking what e asks,
+// in e's session.
+func (b *Bridge) findTwin(e *pending.Entry) (string, bool) {
+	all, err := b.store.List()
+	if err != nil {
+		b.log.Warn().Err(err).Msg("could not look for an identical permission request; posting this one on its own")
+		return "", false
+	}
+	for _, x := range all {
+		if x.Kind == pending.KindPermission && x.Directory == e.Directory && x.SessionID == e.SessionID &&
+			!x.ExpiredNotified && samePermission(x.Permission, e.Permission) {
+			return lockKey(x), true
+		}
+	}
+	return "", false
+}
+
+// join stores e as a member of group key, whose message then covers it
+// too. joined is false when the group closed meanwhile (e is not stored
+// then); post is true when e is stored but the group's message was never
+// sent, so posting e sends it.
+func (b *Bridge) join(ctx context.Context, e *pending.Entry, key string) (joined, post bool) {
+	members, unlock, err := b.lockGroup(ctx, key)
+	defer unlock()
+	if err != nil {
+		b.log.Warn().Err(err).Str("requestID", e.RequestID).Msg("could not join an identical permission request; posting this one on its own")
+		return false, false
+	}
+	members = slices.DeleteFunc(members, func(m *pending.Entry) bool { return !samePermission(m.Permission, e.Permission) })
+	live := open(members)
+	if len(live) == 0 {
+		return false, false
+	}
+	e.SharedWith = key
+	copyContext(e, live[0])
+	if m := messageOf(live); m != nil {
+		e.MessageID = m.MessageID
+	}
+	if err := b.store.Create(e); err != nil {
+		if !errors.Is(err, pending.ErrExists) {
+			b.log.Error().Err(err).Str("requestID", e.RequestID).Msg("could not store permission request; it is not posted")
+		}
+		return true, false
+	}
+	log := b.entryLog(e)
+	log.Info().Str("sharedWith", key).Int("requests", len(live)+1).Msg("permission asked again; it shares the message of the identical request")
+	if e.MessageID == 0 {
+		return true, true
+	}
+	b.rerenderPermission(ctx, log, key, append(live, e))
+	return true, false
+}
+
+// postPermission sends the message of the group of request uid, or, when
+// the group has one already, records it for uid. The group's requests
+// without a message get its ID.
+func (b *Bridge) postPermission(ctx context.Context, uid, key string) error {
+	members, unlock, err := b.lockGroup(ctx, key)
+	defer unlock()
+	if err != nil {
+		b.log.Error().Err(err).Str("uid", uid).Msg("could not read permission request to post it")
+		return fmt.Errorf("post %s: %w", uid, err)
+	}
+	i := slices.IndexFunc(members, func(m *pending.Entry) bool { return m.UID == uid })
+	if i < 0 || members[i].MessageID != 0 || members[i].ExpiredNotified {
+		return nil
+	}
+	e := members[i]
+	log := b.entryLog(e)
+	msgID, sent := 0, false
+	if m := messageOf(members); m != nil {
+		msgID = m.MessageID
+	} else {
+		b.addContext(ctx, e)
+		for _, m := range members {
+			if m.SessionTitle == "" && m.ParentSessionID == "" {
+				copyContext(m, e)
+			}
+		}
+		text, kb, err := renderPermission(key, open(members))
+		if err != nil {
+			log.Error().Err(err).Msg("could not render permission request")
+			return fmt.Errorf("post %s: %w", uid, err)
+		}
+		msg, err := b.tg.SendMessage(ctx, &tgbot.SendMessageParams{
+			ChatID:             e.ChatID,
+			Text:               text,
+			ParseMode:          models.ParseModeHTML,
+			LinkPreviewOptions: noPreview(),
+			ReplyMarkup:        kb,
+		})
+		if err != nil {
+			log.Error().Err(err).Msg("could not post permission request to Telegram; it is sent again at start-up or after a reconnect")
+			return fmt.Errorf("post %s: %w", uid, err)
+		}
+		msgID, sent = msg.ID, true
+	}
+	var errs []error
+	for _, m := range members {
+		if m.MessageID != 0 {
+			continue
+		}
+		ctxFrom := *m
+		next, err := b.store.Update(m.UID, func(x *pending.Entry) error {
+			if x.MessageID == 0 {
+				x.MessageID = msgID
+			}
+			if x.SessionTitle == "" && x.ParentSessionID == "" {
+				copyContext(x, &ctxFrom)
+			}
+			return nil
+		})
+		if err != nil {
+			mlog := b.entryLog(m)
+			mlog.Error().Err(err).Int("messageID", msgID).Msg("could not save the message ID of a permission request")
+			errs = append(errs, err)
+			continue
+		}
+		*m = *next
+	}
+	if sent {
+		log.Info().Int("messageID", msgID).Int("requests", len(members)).Msg("permission request posted")
+	} else {
+		log.Info().Int("messageID", msgID).Msg("permission request shares a message already posted")
+		b.rerenderPermission(ctx, log, key, members)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("post %s: %w", uid, err)
+	}
+	return nil
+}
+
+// rerenderPermission shows the open requests of group key in their
+// message, keyboard included. The caller holds the group's locks.
+func (b *Bridge) rerenderPermission(ctx context.Context, log zerolog.Logger, key string, members []*pending.Entry) {
+	live := open(members)
+	m := messageOf(live)
+	if m == nil {
+		return
+	}
+	text, kb, err := renderPermission(key, live)
+	if err != nil {
+		log.Error().Err(err).Msg("could not render permission request")
+		return
+	}
+	b.edit(ctx, log, m, text, kb)
+}
+
+// stillOpen returns the other requests that share e's message and still
+// wait for a decision.
+func (b *Bridge) stillOpen(e *pending.Entry) []*pending.Entry {
+	members, err := b.group(lockKey(e))
+	if err != nil {
+		return nil
+	}
+	return slices.DeleteFunc(open(members), func(m *pending.Entry) bool {
+		return m.UID == e.UID || m.MessageID != e.MessageID
+	})
+}
+
+// permissionReplied handles a permission request answered outside
+// Telegram. Its message shows the outcome, unless identical requests
+// still share it: then it stays open for them. Our own reply's echo finds
+// no entry.
+func (b *Bridge) permissionReplied(ctx context.Context, r *opencode.PermissionReplied) {
+	e, err := b.store.ByRequestID(r.RequestID)
+	if errors.Is(err, pending.ErrNotFound) {
+		b.log.Debug().Str("requestID", r.RequestID).Msg("permission answered in opencode is not held (our own answer, or never seen)")
+		return
+	}
+	if err != nil {
+		b.log.Error().Err(err).Str("requestID", r.RequestID).Msg("could not look up permission answered in opencode")
+		return
+	}
+	key := lockKey(e)
+	members, unlock, err := b.lockGroup(ctx, key)
+	defer unlock()
+	if err != nil {
+		log := b.entryLog(e)
+		log.Warn().Err(err).Msg("gave up waiting to close permission answered in opencode")
+		return
+	}
+	i := slices.IndexFunc(members, func(m *pending.Entry) bool { return m.UID == e.UID })
+	if i < 0 {
+		return // a press answered it while we waited
+	}
+	e = members[i]
+	rest := slices.Delete(slices.Clone(members), i, i+1)
+	log := b.entryLog(e)
+	log.Info().Str("reply", r.Reply).Int("stillOpen", len(open(rest))).Msg("permission answered in opencode")
+	b.deleteEntry(log, e.UID, toastAnsweredElsewhere)
+	if len(rest) > 0 {
+		b.rerenderPermission(ctx, log, key, rest)
+		return
+	}
+	b.closed.add(key, toastAnsweredElsewhere)
+	icon, footer := elsewhereFooter(r.Reply)
+	b.edit(ctx, log, e, renderPermissionOutcome([]*pending.Entry{e}, icon, footer), nil)
+}
+
+// pressPermission acts on a permission button: a decision for every
+// request of the group, or the prompt for a reason.
+func (b *Bridge) pressPermission(ctx context.Context, log zerolog.Logger, cq *models.CallbackQuery, data callbackData, chatID int64, a *ack) {
+	lockCtx, cancel := context.WithTimeout(ctx, b.lockWait)
+	members, unlock, err := b.lockGroup(lockCtx, data.UID)
+	busy := lockCtx.Err() != nil
+	cancel()
+	defer unlock()
+	if err != nil {
+		if busy {
+			log.Info().Msg("refusing press: another answer to this request is in progress")
+			a.answer(toastBusy)
+			return
+		}
+		log.Error().Err(err).Msg("could not read request for a press")
+		a.answer(toastFailed)
+		return
+	}
+	if len(members) == 0 {
+		toast, ok := b.closed.get(data.UID)
+		if !ok {
+			toast = toastGone
+		}
+		log.Info().Str("toast", toast).Msg("refusing press: request no longer pending")
+		a.answer(toast)
+		return
+	}
+	e := members[0]
+	elog := b.entryLog(e).With().Str("callbackID", cq.ID).Int64("userID", cq.From.ID).Logger()
+	a.log = &elog
+	switch {
+	case e.Kind != pending.KindPermission:
+		elog.Info().Str("data", cq.Data).Msg("refusing button that does not match its request")
+		a.answer(toastUnknown)
+		return
+	case chatID == 0 && e.ChatID != b.cfg.ChatID:
+		elog.Info().Int64("chatID", e.ChatID).Msg("refusing press on a request of another chat")
+		a.answer(toastNotAllowed)
+		return
+	case slices.ContainsFunc(members, func(m *pending.Entry) bool { return m.ExpiredNotified }):
+		elog.Info().Msg("refusing press on an expired request")
+		a.answer(toastExpired)
+		return
+	}
+	user := &cq.From
+	var reply string
+	switch data.Action {
+	case actAllowOnce:
+		reply = replyOnce
+	case actAllowAlways:
+		reply = replyAlways
+	case actReject:
+		reply = replyReject
+	case actRejectReason:
+		b.askForReason(ctx, elog, data.UID, members, user, a)
+		return
+	}
+	elog.Info().Str("reply", reply).Int("requests", len(members)).Msg("permission decision pressed")
+	a.answer(toastSending)
+	b.decide(ctx, elog, data.UID, members, reply, "", user)
+}
+
+// askForReason sends the force_reply prompt for the reason of a reject
+// and records it on the group's first request.
+func (b *Bridge) askForReason(ctx context.Context, log zerolog.Logger, key string, members []*pending.Entry, user *models.User, a *ack) {
+	holder := members[0]
+	if i := slices.IndexFunc(members, func(m *pending.Entry) bool { return m.UID == key }); i >= 0 {
+		holder = members[i]
+	}
+	text, placeholder := renderReasonPrompt(holder, user)
+	b.prompt(ctx, log, holder, 0, text, placeholder, user, a, "waiting for the reason of a reject")
+}
+
+// reasonReceived rejects every request of the group whose prompt the
+// text answers, with the text as the reason the agent reads.
+func (b *Bridge) reasonReceived(ctx context.Context, log zerolog.Logger, e *pending.Entry, reply *models.Message, text string, user *models.User) {
+	key := lockKey(e)
+	members, unlock, err := b.lockGroup(ctx, key)
+	defer unlock()
+	if err != nil {
+		log.Warn().Err(err).Msg("gave up waiting to take the reason of a reject")
+		return
+	}
+	i := slices.IndexFunc(members, func(m *pending.Entry) bool { return m.UID == e.UID })
+	if i < 0 {
+		return
+	}
+	holder := members[i]
+	elog := b.entryLog(holder).With().Int64("userID", user.ID).Logger()
+	switch {
+	case !holder.AwaitingText || (reply != nil && reply.ID != holder.PromptMessageID):
+		elog.Debug().Msg("ignoring typed reason: request no longer awaits this prompt")
+		return
+	case slices.ContainsFunc(members, func(m *pending.Entry) bool { return m.ExpiredNotified }):
+		elog.Info().Msg("ignoring typed reason: the request expired")
+		return
+	}
+	elog.Info().Int("requests", len(members)).Msg("reason for a reject received")
+	b.decide(ctx, elog, key, members, replyReject, text, user)
+}
+
+// Messages to the person when a decision did not go through.
+const (
+	tellNotAccepted = "opencode did not accept that decision. Please decide again."
+	tellUnreachable = "Could not reach opencode, so the decision was not delivered. Try again."
+)
+
+// decide sends reply (and message, the reason of a reject) for every
+// request of the group, then shows the outcome (DESIGN.md step 4). A
+// request opencode no longer knows is closed; one refused or not
+// delivered stays open, with its buttons, and the person is told. The
+// caller holds the group's locks.
+func (b *Bridge) decide(ctx context.Context, log zerolog.Logger, key string, members []*pending.Entry, reply, message string, user *models.User) {
+	var done, gone, refused, failed []*pending.Entry
+	for _, m := range members {
+		mlog := b.entryLog(m)
+		err := b.oc.ReplyPermission(ctx, m.Directory, m.SessionID, m.RequestID, reply, message)
+		switch {
+		case err == nil:
+			mlog.Info().Str("reply", reply).Str("by", displayName(user)).Bool("reason", message != "").Msg("permission decision delivered to opencode")
+			done = append(done, m)
+		case errors.Is(err, opencode.ErrNotFound):
+			mlog.Warn().Err(err).Msg("permission request is no longer pending in opencode; closing it")
+			gone = append(gone, m)
+		case errors.Is(err, opencode.ErrNotAccepted):
+			mlog.Warn().Err(err).Msg("opencode did not accept the permission decision")
+			refused = append(refused, m)
+		default:
+			mlog.Error().Err(err).Msg("could not deliver permission decision to opencode")
+			failed = append(failed, m)
+		}
+	}
+	for _, m := range done {
+		b.deleteEntry(b.entryLog(m), m.UID, toastAnswered)
+	}
+	for _, m := range gone {
+		b.deleteEntry(b.entryLog(m), m.UID, toastGone)
+	}
+	kept := append(slices.Clone(refused), failed...)
+	switch {
+	case len(kept) == 0 && len(done) > 0:
+		b.closed.add(key, toastAnswered)
+		icon, footer := decisionFooter(reply, members[0], user, message)
+		b.edit(ctx, log, members[0], renderPermissionOutcome(members, icon, footer), nil)
+		return
+	case len(kept) == 0:
+		b.closed.add(key, toastGone)
+		b.edit(ctx, log, members[0], renderPermissionOutcome(members, "⚠️",
+			"⚠️ No longer pending in opencode: it was answered elsewhere or has gone."), nil)
+		return
+	case len(done)+len(gone) > 0:
+		b.rerenderPermission(ctx, log, key, kept)
+	}
+	msg := tellUnreachable
+	if len(refused) > 0 {
+		msg = tellNotAccepted
+	}
+	if len(done)+len(gone) > 0 {
+		msg = fmt.Sprintf("%d of %d identical requests are still open. %s", len(kept), len(members), msg)
+	}
+	b.tell(ctx, log, kept[0], user, msg)
+}

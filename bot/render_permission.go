@@ -1,0 +1,271 @@
+package bot
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/go-telegram/bot/models"
+
+	"github.com/hermes-bot/hermes-bot/pending"
+)
+
+// The buttons of a permission message. People, and the end-to-end tests,
+// press them by these texts.
+const (
+	btnAllowOnce    = "✅ Allow once"
+	btnAllowAlways  = "♾️ Always allow"
+	btnReject       = "❌ Reject"
+	btnRejectReason = "💬 Reject with reason"
+)
+
+// The replies opencode takes for a permission request.
+const (
+	replyOnce   = "once"
+	replyAlways = "always"
+	replyReject = "reject"
+)
+
+// permDetail is what a permission's metadata says, as far as it is
+// understood; metadata of any other shape leaves it empty and the
+// message shows the patterns alone.
+type permDetail struct {
+	command, description, file, diff, url string
+}
+
+func permissionDetail(p *pending.Permission) permDetail {
+	m := metaStrings(p.Metadata)
+	d := permDetail{command: m["command"], description: m["description"], diff: m["diff"], url: m["url"]}
+	if ps := metaPaths(p.Metadata); len(ps) > 0 {
+		d.file = strings.Join(ps, ", ")
+	}
+	return d
+}
+
+// diffExcerpt keeps the changed lines of a unified diff, without its
+// file headers, and at most maxLines of them.
+func diffExcerpt(diff string, maxLines int) string {
+	var out []string
+	more := 0
+	for _, l := range strings.Split(strings.ReplaceAll(diff, "\r\n", "\n"), "\n") {
+		if strings.HasPrefix(l, "Index:") || strings.HasPrefix(l, "===") ||
+			strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "+++ ") || strings.TrimSpace(l) == "" {
+			continue
+		}
+		if len(out) >= maxLines {
+			more++
+			continue
+		}
+		if r := []rune(l); len(r) > 100 {
+			l = string(r[:99]) + ellipsis
+		}
+		out = append(out, l)
+	}
+	if more > 0 {
+		out = append(out, fmt.Sprintf("… %d more lines", more))
+	}
+	return strings.Join(out, "\n")
+}
+
+// codeList renders items as <code> pieces joined by commas, within
+// budget units.
+func codeList(items []string, each, budget int) string {
+	var blocks []string
+	for i, it := range items {
+		sep := ", "
+		if i == 0 {
+			sep = ""
+		}
+		blocks = append(blocks, sep+"<code>"+esc(oneLine(it), each)+"</code>")
+	}
+	return joinFit(blocks, budget, func(k int) string { return fmt.Sprintf(" … and %d more", k) })
+}
+
+// permissionBudget bounds the big parts of a permission message: the
+// command and the diff excerpt. A message that comes out too long anyway
+// is rendered again with both halved.
+type permissionBudget struct{ command, diff int }
+
+// permissionBody renders what the requests es (identical ones of one
+// session, es[0] speaking for all) ask, between the head and the footer.
+// While open it says what "always" would allow.
+func permissionBody(es []*pending.Entry, open bool, bud permissionBudget) string {
+	e := es[0]
+	p := e.Permission
+	if p == nil {
+		p = &pending.Permission{}
+	}
+	kind := oneLine(p.Kind)
+	if kind == "" {
+		kind = "unknown"
+	}
+	var b strings.Builder
+	b.WriteString("\n🔐 <b>Permission: " + esc(kind, 40) + "</b>")
+	if n := len(es); n > 1 {
+		fmt.Fprintf(&b, " ×%d <i>(%d identical requests; one decision answers all)</i>", n, n)
+	}
+
+	risk := AssessRisk(p.Kind, p.Patterns, p.Metadata)
+	reasons := risk.Reasons
+	if len(reasons) > 3 {
+		reasons = append(reasons[:3:3], fmt.Sprintf("%d more", len(risk.Reasons)-3))
+	}
+	for i, r := range reasons {
+		reasons[i] = esc(r, 110)
+	}
+	b.WriteString("\n" + risk.Level.Emoji() + " <b>" + risk.Level.String() + " risk</b>: " + strings.Join(reasons, "; "))
+
+	d := permissionDetail(p)
+	if t := strings.TrimSpace(d.description); t != "" {
+		b.WriteString("\n<i>" + esc(oneLine(t), 150) + "</i>")
+	}
+	if strings.TrimSpace(d.command) != "" {
+		b.WriteString("\n<pre>" + esc(strings.TrimSpace(d.command), bud.command) + "</pre>")
+	}
+	if d.file != "" {
+		b.WriteString("\nFile: <code>" + esc(oneLine(d.file), 150) + "</code>")
+	}
+	if x := diffExcerpt(d.diff, 25); x != "" {
+		b.WriteString("\n<pre>" + esc(x, bud.diff) + "</pre>")
+	}
+	if u := strings.TrimSpace(d.url); u != "" {
+		b.WriteString("\nURL: <code>" + esc(oneLine(u), 200) + "</code>")
+	}
+	if len(p.Patterns) > 0 && !(len(p.Patterns) == 1 && strings.TrimSpace(p.Patterns[0]) == strings.TrimSpace(d.command)) {
+		b.WriteString("\nPatterns: " + codeList(p.Patterns, 150, 300))
+	}
+	if open {
+		b.WriteString("\n" + alwaysLine(p, kind))
+	}
+	return b.String()
+}
+
+// alwaysLine says what pressing "Always allow" would allow beyond this
+// request.
+func alwaysLine(p *pending.Permission, kind string) string {
+	if len(p.Always) == 0 {
+		return "♾️ <i>Always allow</i>: opencode named no patterns for it."
+	}
+	s := "♾️ <i>Always allow</i> would also allow from now on: " + codeList(p.Always, 100, 250)
+	for _, a := range p.Always {
+		if strings.TrimSpace(a) == "*" {
+			s += " — that is, every " + esc(kind, 40) + " request"
+			break
+		}
+	}
+	return s
+}
+
+// renderPermission renders the open message of the permission requests
+// es, whose buttons carry uid: the text and its keyboard.
+func renderPermission(uid string, es []*pending.Entry) (string, *models.InlineKeyboardMarkup, error) {
+	if len(es) == 0 {
+		return "", nil, fmt.Errorf("render permission %s: no requests", uid)
+	}
+	kb, err := permissionKeyboard(uid)
+	if err != nil {
+		return "", nil, fmt.Errorf("render permission %s: %w", uid, err)
+	}
+	return fitPermission(func(bud permissionBudget) string {
+		return head("🔐", es[0]) + permissionBody(es, true, bud)
+	}), kb, nil
+}
+
+// renderPermissionOutcome renders the closed message of the permission
+// requests es: what they asked, then footer, HTML the caller built with
+// every piece of outside text escaped (at most about 700 units).
+func renderPermissionOutcome(es []*pending.Entry, icon, footer string) string {
+	return fitPermission(func(bud permissionBudget) string {
+		return head(icon, es[0]) + permissionBody(es, false, bud) + "\n\n" + footer
+	})
+}
+
+// fitPermission renders with smaller budgets until the text fits.
+func fitPermission(render func(permissionBudget) string) string {
+	bud := permissionBudget{command: 900, diff: 700}
+	for {
+		text := render(bud)
+		if u16len(text) <= maxMessageLen || bud.command < 20 {
+			return text
+		}
+		bud.command /= 2
+		bud.diff /= 2
+	}
+}
+
+// permissionKeyboard makes the four buttons of a permission message.
+func permissionKeyboard(uid string) (*models.InlineKeyboardMarkup, error) {
+	btn := func(text string, a action) (models.InlineKeyboardButton, error) {
+		data, err := callbackData{Action: a, UID: uid}.encode()
+		return models.InlineKeyboardButton{Text: text, CallbackData: data}, err
+	}
+	var row1, row2 []models.InlineKeyboardButton
+	for _, b := range []struct {
+		text string
+		a    action
+		row  *[]models.InlineKeyboardButton
+	}{
+		{btnAllowOnce, actAllowOnce, &row1},
+		{btnAllowAlways, actAllowAlways, &row1},
+		{btnReject, actReject, &row2},
+		{btnRejectReason, actRejectReason, &row2},
+	} {
+		x, err := btn(b.text, b.a)
+		if err != nil {
+			return nil, err
+		}
+		*b.row = append(*b.row, x)
+	}
+	return &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{row1, row2}}, nil
+}
+
+// renderReasonPrompt is the force_reply prompt asking u why the
+// permission request e is rejected, and the reply field's placeholder.
+func renderReasonPrompt(e *pending.Entry, u *models.User) (text, placeholder string) {
+	what := "this request"
+	if p := e.Permission; p != nil {
+		what = "<b>" + esc(oneLine(p.Kind), 40) + "</b>"
+		if c := permissionDetail(p).command; strings.TrimSpace(c) != "" {
+			what += " <code>" + esc(oneLine(c), 300) + "</code>"
+		} else if len(p.Patterns) > 0 {
+			what += " " + codeList(p.Patterns, 100, 300)
+		}
+	}
+	text = mention(u) + ", reply to this message with why you reject " + what +
+		". The agent reads your reason and goes on without it."
+	return text, "Reason for rejecting"
+}
+
+// decisionFooter says what was decided and by whom; reason is the text
+// given with a reject, if any.
+func decisionFooter(reply string, e *pending.Entry, u *models.User, reason string) (icon, footer string) {
+	by := " by " + who(u)
+	switch reply {
+	case replyOnce:
+		return "✅", "✅ <b>Allowed once</b>" + by
+	case replyAlways:
+		footer = "♾️ <b>Always allowed</b>" + by
+		if p := e.Permission; p != nil && len(p.Always) > 0 {
+			footer += "; from now on also allowed: " + codeList(p.Always, 100, 250)
+		}
+		return "♾️", footer
+	}
+	footer = "❌ <b>Rejected</b>" + by
+	if r := strings.TrimSpace(reason); r != "" {
+		footer += "\nReason: <i>" + esc(r, 400) + "</i>"
+	}
+	return "❌", footer
+}
+
+// elsewhereFooter says how a permission request was answered outside
+// Telegram, from the reply of permission.replied.
+func elsewhereFooter(reply string) (icon, footer string) {
+	switch reply {
+	case replyOnce:
+		return "✅", "✅ Approved in opencode (once)"
+	case replyAlways:
+		return "♾️", "♾️ Approved in opencode (always)"
+	case replyReject:
+		return "❌", "❌ Rejected in opencode"
+	}
+	return "✅", "Answered in opencode (" + esc(oneLine(reply), 40) + ")"
+}

@@ -1,0 +1,1228 @@
+package bot
+
+import (
+	"cmp"
+	"encoding/json"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// RiskLevel grades what a permission request would let the agent do.
+// The zero value is no level at all; AssessRisk always returns one of the
+// three named levels.
+type RiskLevel int
+
+// The risk levels, in increasing order.
+const (
+	RiskLow RiskLevel = iota + 1
+	RiskMedium
+	RiskHigh
+)
+
+// String returns "low", "medium" or "high".
+func (l RiskLevel) String() string {
+	switch l {
+	case RiskLow:
+		return "low"
+	case RiskMedium:
+		return "medium"
+	case RiskHigh:
+		return "high"
+	}
+	return "unknown"
+}
+
+// Emoji returns the traffic light of the level: 🟢, 🟡 or 🔴.
+func (l RiskLevel) Emoji() string {
+	switch l {
+	case RiskLow:
+		return "🟢"
+	case RiskMedium:
+		return "🟡"
+	case RiskHigh:
+		return "🔴"
+	}
+	return "⚪"
+}
+
+// Risk is the assessment of one permission request: its level, and why,
+// most serious reason first.
+type Risk struct {
+	Level   RiskLevel
+	Reasons []string
+}
+
+// AssessRisk grades a permission request from its kind ("bash", "edit",
+// "webfetch", …), its patterns and its metadata, as opencode sent them.
+// It is one model for every kind: a shell command is judged whole, every
+// command it chains, pipes into or substitutes assessed and the most
+// serious one deciding, so chaining, pipes, redirects, substitution and
+// eval can only raise the level. Where in doubt it answers higher. The
+// level informs a person; it is not a sandbox and must never be the only
+// thing deciding.
+func AssessRisk(kind string, patterns []string, metadata json.RawMessage) Risk {
+	a := &assessor{}
+	meta := metaStrings(metadata)
+	switch k := strings.ToLower(strings.TrimSpace(kind)); k {
+	case "bash", "shell":
+		cmds := patterns
+		if c := meta["command"]; strings.TrimSpace(c) != "" {
+			cmds = []string{c}
+		}
+		if len(cmds) == 0 {
+			a.add(RiskMedium, "no command given")
+		}
+		for _, c := range cmds {
+			a.command(c, 0)
+		}
+	case "edit", "write", "multiedit", "patch", "apply_patch":
+		paths := patterns
+		if len(paths) == 0 {
+			paths = metaPaths(metadata)
+		}
+		if len(paths) == 0 {
+			a.add(RiskMedium, "edits files (which ones was not said)")
+		}
+		for _, p := range paths {
+			a.editPath(p)
+		}
+	case "read":
+		for _, p := range patterns {
+			a.readPath(p)
+		}
+		a.add(RiskLow, "reads files")
+	case "list", "glob", "grep", "lsp", "todoread", "todowrite":
+		a.add(RiskLow, "looks at the project ("+k+")")
+	case "external_directory":
+		a.add(RiskHigh, "works outside the project directory"+listSuffix(patterns))
+	case "webfetch":
+		url := meta["url"]
+		if url == "" && len(patterns) > 0 {
+			url = patterns[0]
+		}
+		a.add(RiskMedium, "fetches a web page"+listSuffix(nonEmpty(url)))
+	case "websearch", "codesearch":
+		a.add(RiskMedium, "searches the web")
+	case "task":
+		a.add(RiskMedium, "starts a subagent"+listSuffix(patterns))
+	case "doom_loop":
+		a.add(RiskMedium, "the agent keeps repeating the same tool call")
+	case "":
+		a.add(RiskMedium, "permission kind not given")
+	default:
+		a.add(RiskMedium, "unknown permission kind "+quote(kind))
+	}
+	return a.risk()
+}
+
+// finding is one reason and the level it calls for.
+type finding struct {
+	level  RiskLevel
+	reason string
+}
+
+// assessor collects findings; the most serious one sets the level.
+type assessor struct {
+	findings []finding
+}
+
+func (a *assessor) add(l RiskLevel, reason string) {
+	a.findings = append(a.findings, finding{l, reason})
+}
+
+func (a *assessor) level() RiskLevel {
+	l := RiskLow
+	for _, f := range a.findings {
+		l = max(l, f.level)
+	}
+	return l
+}
+
+// risk returns the level and the reasons that matter for it: the
+// low-level ones only when nothing else was found, most serious first,
+// each once.
+func (a *assessor) risk() Risk {
+	l := a.level()
+	fs := slices.Clone(a.findings)
+	slices.SortStableFunc(fs, func(x, y finding) int { return cmp.Compare(y.level, x.level) })
+	r := Risk{Level: l}
+	for _, f := range fs {
+		if (f.level == RiskLow && l > RiskLow) || slices.Contains(r.Reasons, f.reason) {
+			continue
+		}
+		r.Reasons = append(r.Reasons, f.reason)
+	}
+	if len(r.Reasons) == 0 {
+		r.Reasons = []string{"nothing risky found"}
+	}
+	return r
+}
+
+// maxDepth bounds how deep eval, sh -c and $(…) are followed.
+const maxDepth = 4
+
+var (
+	// funcDefRE finds a shell function definition, name(){ body }.
+	funcDefRE = regexp.MustCompile(`([A-Za-z_:.][A-Za-z0-9_:.-]*)\s*\(\)\s*\{([^}]*)\}`)
+	// devTCPRE finds bash's /dev/tcp and /dev/udp sockets, a reverse
+	// shell's usual tool.
+	devTCPRE = regexp.MustCompile(`/dev/(tcp|udp)/`)
+)
+
+// command assesses a whole command line.
+func (a *assessor) command(cmd string, depth int) {
+	if depth > maxDepth {
+		a.add(RiskHigh, "nests commands too deeply to follow")
+		return
+	}
+	if strings.TrimSpace(cmd) == "" {
+		if depth == 0 {
+			a.add(RiskMedium, "empty command")
+		}
+		return
+	}
+	for _, m := range funcDefRE.FindAllStringSubmatch(cmd, -1) {
+		name, body := regexp.QuoteMeta(m[1]), m[2]
+		if regexp.MustCompile(name + `\s*\|\s*` + name).MatchString(body) {
+			a.add(RiskHigh, "fork bomb")
+		} else {
+			a.add(RiskMedium, "defines a shell function")
+		}
+	}
+	if devTCPRE.MatchString(cmd) {
+		a.add(RiskHigh, "opens a raw network connection (/dev/tcp)")
+	}
+	sc := parseShell(cmd)
+	if sc.broken {
+		a.add(RiskMedium, "could not read the whole command (unbalanced quotes or brackets)")
+	}
+	if sc.chained() {
+		a.add(RiskMedium, "chains several commands")
+	}
+	if sc.piped() {
+		a.add(RiskMedium, "pipes output into another command")
+	}
+	if sc.background {
+		a.add(RiskMedium, "runs a command in the background")
+	}
+	if sc.subshell {
+		a.add(RiskMedium, "runs commands in a subshell")
+	}
+	if len(sc.subst) > 0 {
+		a.add(RiskMedium, "uses command substitution")
+	}
+	for _, s := range sc.subst {
+		a.command(s, depth+1)
+	}
+	for _, c := range sc.commands {
+		a.simple(c, depth)
+	}
+	if len(sc.commands) == 0 && len(sc.subst) == 0 && depth == 0 {
+		a.add(RiskMedium, "no command found")
+	}
+}
+
+// Commands that only read or print.
+var readOnly = setOf(
+	"ls", "ll", "la", "dir", "cat", "bat", "echo", "printf", "pwd", "whoami", "id", "groups",
+	"date", "cal", "uname", "hostname", "uptime", "head", "tail", "wc", "grep", "egrep", "fgrep",
+	"rg", "ag", "ack", "fd", "tree", "file", "stat", "du", "df", "free", "which", "whereis",
+	"less", "more", "sort", "uniq", "cut", "tr", "diff", "cmp", "comm", "basename", "dirname",
+	"realpath", "readlink", "true", "false", "test", "[", "[[", "sleep", "jq", "yq", "column",
+	"nl", "od", "xxd", "hexdump", "md5sum", "sha1sum", "sha256sum", "sha512sum", "shasum",
+	"cksum", "seq", "ps", "pgrep", "nproc", "locale", "tty", "man", "help", "cd", "pushd",
+	"popd", "export", "unset", "alias", "exit", "return", "read", "wait", ":", "local",
+	"declare", "typeset", "type", "fold", "fmt", "paste", "join", "rev", "tac", "strings",
+	"look", "expr", "bc", "getconf", "lsb_release", "arch", "sw_vers", "zcat", "zgrep",
+)
+
+// Commands that write, move or delete every path they are given.
+var writesPaths = setOf(
+	"rm", "rmdir", "unlink", "mv", "touch", "mkdir", "chmod", "chown", "chgrp", "tee",
+	"truncate", "shred", "patch", "dd",
+)
+
+// Commands that read their first paths and write the last one.
+var writesLastPath = setOf("cp", "ln", "install", "rsync")
+
+var shells = setOf("sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "csh", "tcsh", "ash", "busybox")
+
+var interpreters = setOf(
+	"python", "python2", "python3", "node", "nodejs", "deno", "bun", "perl", "ruby", "php",
+	"lua", "Rscript", "osascript", "pwsh", "powershell",
+)
+
+// Commands that run another command given as their arguments, with how
+// many leading arguments (after options) are theirs.
+var wrappers = map[string]int{
+	"env": 0, "nice": 0, "ionice": 0, "nohup": 0, "time": 0, "command": 0, "builtin": 0,
+	"exec": 0, "stdbuf": 0, "timeout": 1, "watch": 0, "unbuffer": 0, "caffeinate": 0,
+	"chronic": 0, "xargs": 0, "parallel": 0, "flock": 1, "setsid": 0, "strace": 0, "ltrace": 0,
+}
+
+// Options of the wrappers that take a value.
+var wrapperValueFlags = map[string]map[string]bool{
+	"env":      setOf("-u", "-C", "--unset", "--chdir"),
+	"nice":     setOf("-n", "--adjustment"),
+	"ionice":   setOf("-c", "-n", "-p", "--class", "--classdata"),
+	"timeout":  setOf("-s", "-k", "--signal", "--kill-after"),
+	"stdbuf":   setOf("-i", "-o", "-e"),
+	"watch":    setOf("-n", "--interval"),
+	"xargs":    setOf("-I", "-L", "-n", "-P", "-d", "-E", "-s", "-a", "--max-args", "--max-procs", "--delimiter", "--arg-file"),
+	"parallel": setOf("-j", "-S", "--jobs"),
+	"flock":    setOf("-w", "-E", "--timeout"),
+	"strace":   setOf("-o", "-e", "-p", "-s", "-u"),
+	"ltrace":   setOf("-o", "-e", "-p", "-s", "-u"),
+}
+
+// Commands that run what follows as another user.
+var escalators = setOf("sudo", "su", "doas", "pkexec", "runuser", "run0", "gosu", "chroot")
+
+// Options of sudo and friends that take a value.
+var escalatorValueFlags = setOf("-u", "-g", "-p", "-U", "-C", "-D", "-h", "-r", "-t", "-T", "--user", "--group")
+
+// Disk-wrecking tools.
+var diskTools = setOf(
+	"dd", "mkswap", "mke2fs", "fdisk", "sfdisk", "cfdisk", "parted", "gdisk", "sgdisk",
+	"wipefs", "shred", "blkdiscard", "hdparm", "badblocks", "cryptsetup", "zpool", "lvremove",
+	"vgremove", "pvremove", "diskutil",
+)
+
+// System administration that is high whatever its arguments.
+var systemTools = map[string]string{
+	"shutdown": "shuts the machine down", "reboot": "reboots the machine", "halt": "halts the machine",
+	"poweroff": "powers the machine off", "mount": "mounts file systems", "umount": "unmounts file systems",
+	"swapoff": "turns swap off", "swapon": "turns swap on", "modprobe": "loads kernel modules",
+	"insmod": "loads kernel modules", "rmmod": "removes kernel modules", "useradd": "changes user accounts",
+	"userdel": "changes user accounts", "usermod": "changes user accounts", "adduser": "changes user accounts",
+	"deluser": "changes user accounts", "groupadd": "changes user accounts", "groupdel": "changes user accounts",
+	"passwd": "changes passwords", "chpasswd": "changes passwords", "visudo": "changes sudo rights",
+	"iptables": "changes the firewall", "ip6tables": "changes the firewall", "nft": "changes the firewall",
+	"ufw": "changes the firewall", "firewall-cmd": "changes the firewall", "chattr": "changes file attributes",
+	"setenforce": "changes SELinux enforcement", "kexec": "boots another kernel",
+}
+
+// simple assesses one simple command: its words and redirects.
+func (a *assessor) simple(c shellCommand, depth int) {
+	for _, r := range c.redirects {
+		a.redirect(r)
+	}
+	words := c.words
+	// Leading assignments: FOO=bar cmd.
+	for len(words) > 0 && isAssignment(words[0]) {
+		name, _, _ := strings.Cut(words[0], "=")
+		if name == "LD_PRELOAD" || name == "LD_LIBRARY_PATH" || name == "DYLD_INSERT_LIBRARIES" {
+			a.add(RiskHigh, "injects libraries into a program ("+name+")")
+		}
+		words = words[1:]
+	}
+	// Braces of a command group are not commands.
+	for len(words) > 0 && (words[0] == "{" || words[0] == "}" || words[0] == "!") {
+		words = words[1:]
+	}
+	if len(words) == 0 {
+		return
+	}
+	name := commandName(words[0])
+	args := words[1:]
+
+	if escalators[name] {
+		a.add(RiskHigh, "runs as another user ("+name+")")
+		if name == "su" {
+			for i, w := range args {
+				if (w == "-c" || w == "--command") && i+1 < len(args) {
+					a.generated(args[i+1 : i+2])
+					a.command(args[i+1], depth+1)
+				}
+			}
+			return
+		}
+		rest := skipFlags(args, escalatorValueFlags)
+		if name == "chroot" && len(rest) > 0 {
+			rest = rest[1:]
+		}
+		a.simple(shellCommand{words: rest, pipedFrom: c.pipedFrom, heredocs: c.heredocs}, depth)
+		return
+	}
+	if n, ok := wrappers[name]; ok {
+		if name == "command" || name == "type" {
+			if slices.Contains(args, "-v") || slices.Contains(args, "-V") {
+				a.add(RiskLow, "looks up a command")
+				return
+			}
+		}
+		rest := skipFlags(args, wrapperValueFlags[name])
+		for ; n > 0 && len(rest) > 0; n-- {
+			rest = rest[1:]
+		}
+		for len(rest) > 0 && (isAssignment(rest[0]) || isNumber(rest[0])) {
+			rest = rest[1:]
+		}
+		if len(rest) == 0 {
+			switch name {
+			case "env":
+				a.add(RiskMedium, "prints environment variables, which may hold secrets")
+			case "xargs":
+				a.add(RiskLow, "echoes its input")
+			default:
+				a.add(RiskMedium, "unknown command "+quote(name))
+			}
+			return
+		}
+		if name == "xargs" || name == "parallel" {
+			a.add(RiskMedium, "runs a command for each input line ("+name+")")
+		}
+		a.simple(shellCommand{words: rest, pipedFrom: c.pipedFrom, heredocs: c.heredocs}, depth)
+		return
+	}
+
+	// Secrets read or written by any command other than echo and printf,
+	// whose arguments are text, not files.
+	if name != "echo" && name != "printf" {
+		for _, w := range args {
+			if !strings.HasPrefix(w, "-") && isSecretPath(w) {
+				a.add(RiskHigh, "touches secrets or credentials ("+w+")")
+			}
+		}
+	}
+
+	switch {
+	case name == "eval":
+		a.add(RiskMedium, "uses eval")
+		a.generated(args)
+		a.command(strings.Join(args, " "), depth+1)
+	case name == "source" || name == ".":
+		a.add(RiskMedium, "runs a script in the current shell")
+	case shells[name]:
+		a.shell(name, args, c, depth)
+	case interpreters[name]:
+		a.interpreter(name, args, c)
+	case name == "rm":
+		a.rm(args)
+	case name == "rmdir" || name == "unlink":
+		a.add(RiskMedium, "deletes files ("+name+")")
+	case name == "find":
+		a.find(args, depth)
+	case name == "git":
+		a.git(args)
+	case name == "chmod" || name == "chown" || name == "chgrp":
+		a.chmod(name, args)
+	case strings.HasPrefix(name, "mkfs") || strings.HasPrefix(name, "newfs"):
+		a.add(RiskHigh, "formats a file system ("+name+")")
+	case diskTools[name]:
+		a.add(RiskHigh, "writes raw data to disks or files ("+name+")")
+	case systemTools[name] != "":
+		a.add(RiskHigh, systemTools[name]+" ("+name+")")
+	case name == "init" || name == "telinit":
+		a.add(RiskHigh, "changes the run level ("+name+")")
+	case name == "kill" || name == "pkill" || name == "killall":
+		a.kill(name, args)
+	case name == "systemctl" || name == "service" || name == "launchctl" || name == "sysctl":
+		a.services(name, args)
+	case name == "crontab":
+		if slices.Contains(args, "-r") {
+			a.add(RiskHigh, "deletes the crontab (crontab -r)")
+		} else {
+			a.add(RiskMedium, "changes scheduled jobs (crontab)")
+		}
+	case name == "curl" || name == "wget" || name == "http" || name == "https" || name == "aria2c":
+		a.add(RiskMedium, "downloads or sends data over the network ("+name+")")
+	case name == "ssh" || name == "scp" || name == "sftp" || name == "nc" || name == "ncat" ||
+		name == "netcat" || name == "socat" || name == "telnet" || name == "ftp":
+		a.add(RiskMedium, "connects to another machine ("+name+")")
+	case name == "rsync":
+		if slices.ContainsFunc(args, func(w string) bool { return strings.HasPrefix(w, "--delete") || w == "--remove-source-files" }) {
+			a.add(RiskHigh, "deletes files while syncing (rsync --delete)")
+		} else {
+			a.add(RiskMedium, "copies files (rsync)")
+		}
+	case name == "docker" || name == "podman" || name == "kubectl" || name == "helm":
+		a.containers(name, args)
+	case name == "sed":
+		if slices.ContainsFunc(args, func(w string) bool {
+			return w == "--in-place" || strings.HasPrefix(w, "--in-place=") ||
+				(strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "--") && strings.Contains(w, "i"))
+		}) {
+			a.add(RiskMedium, "edits files in place (sed -i)")
+			if ops := operandsOf(args); len(ops) > 1 {
+				a.writtenPaths(name, ops[1:]) // the first is the script
+			}
+		} else {
+			a.add(RiskLow, "read-only command (sed)")
+		}
+	case name == "awk" || name == "gawk" || name == "mawk" || name == "nawk":
+		if slices.ContainsFunc(args, func(w string) bool {
+			return strings.Contains(w, "system") || strings.Contains(w, ">") || strings.Contains(w, "|")
+		}) {
+			a.add(RiskMedium, "awk program runs commands or writes files")
+		} else {
+			a.add(RiskLow, "read-only command (awk)")
+		}
+	case name == "printenv":
+		a.add(RiskMedium, "prints environment variables, which may hold secrets")
+	case name == "tee" || name == "truncate" || name == "touch" || name == "mkdir" ||
+		name == "cp" || name == "mv" || name == "ln" || name == "install" || name == "patch":
+		a.add(RiskMedium, "writes files ("+name+")")
+	case isPackageTool(name):
+		a.packages(name, args)
+	case name == "history":
+		if slices.Contains(args, "-c") {
+			a.add(RiskMedium, "clears the shell history")
+		} else {
+			a.add(RiskLow, "read-only command (history)")
+		}
+	case readOnly[name]:
+		a.add(RiskLow, "read-only command ("+name+")")
+	case strings.Contains(words[0], substMark):
+		a.add(RiskHigh, "runs the output of another command as a command")
+	case strings.HasPrefix(name, "$"):
+		a.add(RiskMedium, "runs a command named by a variable ("+name+")")
+	default:
+		a.add(RiskMedium, "unknown command "+quote(name))
+	}
+	if writesPaths[name] {
+		a.writtenPaths(name, args)
+	}
+	if writesLastPath[name] {
+		if ops := operandsOf(args); len(ops) > 1 {
+			a.writtenPaths(name, ops[len(ops)-1:])
+		}
+	}
+	if len(c.heredocs) > 0 && !shells[name] && !interpreters[name] {
+		a.add(RiskLow, "reads a here-document")
+	}
+}
+
+// redirect assesses one redirection.
+func (a *assessor) redirect(r shellRedirect) {
+	t := r.target
+	if r.op == "<" || r.op == "<<<" || r.op == "<&" || r.op == "<<" || r.op == "<<-" {
+		if r.op == "<" && isSecretPath(t) {
+			a.add(RiskHigh, "reads secrets or credentials ("+t+")")
+		}
+		return
+	}
+	// Duplicating a file descriptor (2>&1, >&2) writes no file.
+	if (r.op == ">&" || r.op == "&>") && isFD(t) {
+		return
+	}
+	switch t {
+	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty":
+		return
+	}
+	if isDiskDevice(t) {
+		a.add(RiskHigh, "writes to a disk device ("+t+")")
+		return
+	}
+	a.add(RiskMedium, "redirects output into a file ("+t+")")
+	a.writePath(t, "writes to")
+}
+
+// writtenPaths checks the non-option arguments of a command that writes
+// the paths it is given.
+func (a *assessor) writtenPaths(name string, args []string) {
+	for _, w := range args {
+		if strings.HasPrefix(w, "-") {
+			continue
+		}
+		if name == "dd" {
+			if p, ok := strings.CutPrefix(w, "of="); ok {
+				w = p
+			} else {
+				continue
+			}
+		}
+		if (name == "chmod" || name == "chown" || name == "chgrp") && !strings.ContainsAny(w, "/~.*$") {
+			continue // the mode or owner
+		}
+		a.writePath(w, pathVerb(name))
+	}
+}
+
+// pathVerb says what a command does to the paths it is given.
+func pathVerb(name string) string {
+	switch name {
+	case "rm", "rmdir", "unlink", "shred":
+		return "deletes"
+	case "chmod", "chown", "chgrp":
+		return "changes"
+	}
+	return "writes"
+}
+
+// writePath grades a path a command writes to.
+func (a *assessor) writePath(p, verb string) {
+	switch {
+	case isDiskDevice(p):
+		a.add(RiskHigh, verb+" a disk device ("+p+")")
+	case isSystemPath(p):
+		a.add(RiskHigh, verb+" under a system directory ("+p+")")
+	case isSecretPath(p) || isShellStartup(p):
+		a.add(RiskHigh, verb+" secrets, credentials or start-up files ("+p+")")
+	case isScratchPath(p):
+		// /tmp and friends are outside the project but harmless.
+	case isOutsideProject(p):
+		a.add(RiskHigh, verb+" outside the project ("+p+")")
+	}
+}
+
+func (a *assessor) rm(args []string) {
+	recursive, force := false, false
+	var targets []string
+	for _, w := range args {
+		switch {
+		case w == "--recursive":
+			recursive = true
+		case w == "--force":
+			force = true
+		case w == "--no-preserve-root":
+			a.add(RiskHigh, "deletes without protecting / (rm --no-preserve-root)")
+		case strings.HasPrefix(w, "--"):
+		case strings.HasPrefix(w, "-") && len(w) > 1:
+			recursive = recursive || strings.ContainsAny(w, "rR")
+			force = force || strings.Contains(w, "f")
+		default:
+			targets = append(targets, w)
+		}
+	}
+	switch {
+	case recursive && force:
+		a.add(RiskHigh, "deletes files recursively and without asking (rm -rf)")
+	case recursive:
+		a.add(RiskHigh, "deletes files recursively (rm -r)")
+	default:
+		a.add(RiskMedium, "deletes files (rm)")
+	}
+	for _, t := range targets {
+		if isBroadPath(t) {
+			a.add(RiskHigh, "deletes a broad path ("+t+")")
+		}
+	}
+}
+
+func (a *assessor) find(args []string, depth int) {
+	for i := 0; i < len(args); i++ {
+		switch args[i] {
+		case "-delete":
+			a.add(RiskHigh, "deletes every file found (find -delete)")
+		case "-exec", "-execdir", "-ok", "-okdir":
+			a.add(RiskMedium, "runs a command for each file found (find "+args[i]+")")
+			j := i + 1
+			for j < len(args) && args[j] != ";" && args[j] != "+" {
+				j++
+			}
+			a.simple(shellCommand{words: args[i+1 : j]}, depth+1)
+			i = j
+		case "-fprint", "-fprintf", "-fls":
+			a.add(RiskMedium, "writes a file (find "+args[i]+")")
+		}
+	}
+	a.add(RiskLow, "read-only command (find)")
+}
+
+// Read-only git subcommands.
+var gitReadOnly = setOf(
+	"status", "diff", "log", "show", "blame", "describe", "rev-parse", "ls-files", "ls-tree",
+	"ls-remote", "shortlog", "grep", "cat-file", "whatchanged", "version", "help", "rev-list",
+	"name-rev", "merge-base", "show-ref", "for-each-ref", "check-ignore", "diff-tree",
+	"diff-files", "diff-index", "count-objects", "var",
+)
+
+// Git options that take a value.
+var gitValueFlags = setOf("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path")
+
+func (a *assessor) git(args []string) {
+	rest := skipFlags(args, gitValueFlags)
+	if len(rest) == 0 {
+		a.add(RiskLow, "read-only command (git)")
+		return
+	}
+	sub, sargs := rest[0], rest[1:]
+	has := func(flags ...string) bool {
+		return slices.ContainsFunc(sargs, func(w string) bool {
+			for _, f := range flags {
+				if w == f || strings.HasPrefix(w, f+"=") {
+					return true
+				}
+			}
+			return false
+		})
+	}
+	shortFlag := func(c string) bool {
+		return slices.ContainsFunc(sargs, func(w string) bool {
+			return strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "--") && strings.Contains(w, c)
+		})
+	}
+	operands := func() []string {
+		var out []string
+		for _, w := range sargs {
+			if !strings.HasPrefix(w, "-") {
+				out = append(out, w)
+			}
+		}
+		return out
+	}
+	switch sub {
+	case "push":
+		if has("--force", "--force-with-lease", "--force-if-includes", "--mirror", "--delete", "--prune") ||
+			shortFlag("f") || shortFlag("d") ||
+			slices.ContainsFunc(operands(), func(w string) bool { return strings.HasPrefix(w, "+") || strings.HasPrefix(w, ":") }) {
+			a.add(RiskHigh, "rewrites or deletes remote history (git push --force)")
+		} else {
+			a.add(RiskMedium, "pushes to a remote (git push)")
+		}
+	case "reset":
+		if has("--hard", "--merge", "--keep") {
+			a.add(RiskHigh, "discards local changes (git reset --hard)")
+		} else {
+			a.add(RiskMedium, "moves the branch (git reset)")
+		}
+	case "clean":
+		if has("--force") || shortFlag("f") {
+			a.add(RiskHigh, "deletes untracked files (git clean -f)")
+		} else {
+			a.add(RiskMedium, "cleans the work tree (git clean)")
+		}
+	case "checkout", "restore", "switch":
+		if has("--force", "--discard-changes") || shortFlag("f") ||
+			(sub != "switch" && slices.ContainsFunc(operands(), func(w string) bool { return w == "." || w == "*" || w == ":/" })) {
+			a.add(RiskHigh, "discards local changes (git "+sub+")")
+		} else {
+			a.add(RiskMedium, "changes the work tree (git "+sub+")")
+		}
+	case "branch":
+		switch {
+		case has("--delete", "--force") || slices.Contains(sargs, "-D") || shortFlag("D"):
+			a.add(RiskHigh, "force-deletes a branch (git branch -D)")
+		case len(operands()) == 0 || has("--list", "--show-current", "--contains", "--merged", "--no-merged"):
+			a.add(RiskLow, "read-only command (git branch)")
+		default:
+			a.add(RiskMedium, "changes branches (git branch)")
+		}
+	case "tag":
+		if len(operands()) == 0 || has("--list") || shortFlag("l") {
+			a.add(RiskLow, "read-only command (git tag)")
+		} else {
+			a.add(RiskMedium, "changes tags (git tag)")
+		}
+	case "remote":
+		if len(operands()) == 0 || operands()[0] == "show" || operands()[0] == "get-url" {
+			a.add(RiskLow, "read-only command (git remote)")
+		} else {
+			a.add(RiskMedium, "changes remotes (git remote)")
+		}
+	case "config":
+		if has("--get", "--get-all", "--get-regexp", "--list", "-l") || len(operands()) <= 1 && !has("--unset", "--unset-all", "--add", "--replace-all") {
+			a.add(RiskLow, "read-only command (git config)")
+		} else {
+			a.add(RiskMedium, "changes git configuration (git config)")
+		}
+	case "stash":
+		op := ""
+		if o := operands(); len(o) > 0 {
+			op = o[0]
+		}
+		switch op {
+		case "list", "show":
+			a.add(RiskLow, "read-only command (git stash "+op+")")
+		case "drop", "clear":
+			a.add(RiskHigh, "throws stashed changes away (git stash "+op+")")
+		default:
+			a.add(RiskMedium, "stashes changes (git stash)")
+		}
+	case "reflog":
+		if o := operands(); len(o) > 0 && (o[0] == "expire" || o[0] == "delete") {
+			a.add(RiskHigh, "deletes reflog entries (git reflog "+o[0]+")")
+		} else {
+			a.add(RiskLow, "read-only command (git reflog)")
+		}
+	case "filter-branch", "filter-repo", "update-ref", "replace":
+		a.add(RiskHigh, "rewrites repository history (git "+sub+")")
+	case "gc", "prune":
+		if has("--prune", "--aggressive") || sub == "prune" {
+			a.add(RiskHigh, "deletes unreachable objects (git "+sub+")")
+		} else {
+			a.add(RiskMedium, "repacks the repository (git gc)")
+		}
+	case "worktree":
+		if o := operands(); len(o) > 0 && o[0] == "list" {
+			a.add(RiskLow, "read-only command (git worktree list)")
+		} else {
+			a.add(RiskMedium, "changes work trees (git worktree)")
+		}
+	default:
+		if gitReadOnly[sub] {
+			a.add(RiskLow, "read-only command (git "+sub+")")
+		} else {
+			a.add(RiskMedium, "changes the repository (git "+sub+")")
+		}
+	}
+}
+
+func (a *assessor) chmod(name string, args []string) {
+	recursive := slices.ContainsFunc(args, func(w string) bool {
+		return w == "--recursive" || strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "--") && strings.Contains(w, "R")
+	})
+	broad := false
+	for _, w := range args {
+		if !strings.HasPrefix(w, "-") && isBroadPath(w) {
+			broad = true
+		}
+		if name == "chmod" && (strings.Contains(w, "+s") || strings.HasPrefix(w, "4") && len(w) == 4 || strings.HasPrefix(w, "2") && len(w) == 4) {
+			a.add(RiskHigh, "sets the setuid or setgid bit (chmod)")
+		}
+	}
+	switch {
+	case recursive && broad:
+		a.add(RiskHigh, "changes ownership or permissions recursively on a broad path ("+name+" -R)")
+	case recursive:
+		a.add(RiskMedium, "changes ownership or permissions recursively ("+name+" -R)")
+	default:
+		a.add(RiskMedium, "changes ownership or permissions ("+name+")")
+	}
+}
+
+func (a *assessor) kill(name string, args []string) {
+	var pids []string
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		switch {
+		case w == "-s" || w == "-n" || w == "--signal":
+			i++
+		case strings.HasPrefix(w, "-") && w != "-1":
+		default:
+			pids = append(pids, w)
+		}
+	}
+	if name == "kill" && slices.ContainsFunc(pids, func(p string) bool { return p == "1" || p == "-1" || p == "0" }) {
+		a.add(RiskHigh, "kills init or every process ("+name+" "+strings.Join(pids, " ")+")")
+		return
+	}
+	a.add(RiskMedium, "stops processes ("+name+")")
+}
+
+func (a *assessor) services(name string, args []string) {
+	ops := skipFlags(args, setOf("-H", "-M", "--host", "--machine", "-w"))
+	if len(ops) == 0 {
+		a.add(RiskLow, "read-only command ("+name+")")
+		return
+	}
+	op := ops[0]
+	if name == "service" && len(ops) > 1 {
+		op = ops[1]
+	}
+	switch {
+	case name == "sysctl" && !slices.Contains(args, "-w") && !strings.Contains(strings.Join(ops, " "), "="):
+		a.add(RiskLow, "read-only command (sysctl)")
+	case op == "status" || op == "show" || op == "cat" || strings.HasPrefix(op, "list") || strings.HasPrefix(op, "is-") || op == "print":
+		a.add(RiskLow, "read-only command ("+name+" "+op+")")
+	default:
+		a.add(RiskHigh, "changes system services or settings ("+name+" "+op+")")
+	}
+}
+
+func (a *assessor) containers(name string, args []string) {
+	joined := " " + strings.Join(args, " ") + " "
+	switch {
+	case strings.Contains(joined, "--privileged") || strings.Contains(joined, " -v /:") || strings.Contains(joined, "--volume /:") ||
+		strings.Contains(joined, "--pid=host") || strings.Contains(joined, "--net=host") || strings.Contains(joined, "--network=host"):
+		a.add(RiskHigh, "runs a container with host access ("+name+")")
+	case strings.Contains(joined, " prune ") || strings.Contains(joined, " delete ") ||
+		(strings.Contains(joined, " rm ") || strings.Contains(joined, " rmi ")) && strings.Contains(joined, " -f"):
+		a.add(RiskHigh, "deletes containers, images or cluster objects ("+name+")")
+	case strings.Contains(joined, " push "):
+		a.add(RiskHigh, "publishes an image ("+name+" push)")
+	default:
+		a.add(RiskMedium, "runs containers or cluster commands ("+name+")")
+	}
+}
+
+func isPackageTool(name string) bool {
+	switch name {
+	case "npm", "npx", "pnpm", "yarn", "pip", "pip3", "pipx", "uv", "poetry", "cargo", "go", "gem",
+		"bundle", "composer", "apt", "apt-get", "dnf", "yum", "brew", "pacman", "snap", "zypper",
+		"apk", "port", "nix", "nix-env", "conda", "mvn", "gradle", "dotnet", "make", "cmake", "mix",
+		"rustup", "gh", "twine":
+		return true
+	}
+	return false
+}
+
+func (a *assessor) packages(name string, args []string) {
+	ops := skipFlags(args, nil)
+	op := ""
+	if len(ops) > 0 {
+		op = ops[0]
+	}
+	switch {
+	case op == "publish" || op == "upload" || name == "twine" || (name == "gh" && (op == "release" || op == "repo")):
+		a.add(RiskHigh, "publishes or changes something public ("+name+" "+op+")")
+	case op == "remove" || op == "purge" || op == "uninstall" || op == "autoremove" || op == "erase" || (name == "pacman" && strings.HasPrefix(op, "-R")):
+		a.add(RiskHigh, "removes installed packages ("+name+" "+op+")")
+	case name == "go" && (op == "version" || op == "env" || op == "list" || op == "doc"):
+		a.add(RiskLow, "read-only command (go "+op+")")
+	case op == "--version" || op == "-v" || op == "-V" || op == "version":
+		a.add(RiskLow, "read-only command ("+name+" "+op+")")
+	case op == "":
+		a.add(RiskMedium, "runs "+name)
+	default:
+		a.add(RiskMedium, "runs "+name+" "+op)
+	}
+}
+
+// shell assesses a shell started by the command: sh -c 'cmd', a script,
+// or a shell reading commands from a pipe or a here-document.
+func (a *assessor) shell(name string, args []string, c shellCommand, depth int) {
+	for i, w := range args {
+		if strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "--") && strings.Contains(w, "c") {
+			a.add(RiskMedium, "runs a command through a shell ("+name+" -c)")
+			if i+1 < len(args) {
+				a.generated(args[i+1 : i+2])
+				a.command(args[i+1], depth+1)
+			}
+			return
+		}
+	}
+	scripts := skipFlags(args, setOf("-o", "+o", "-O", "+O"))
+	switch {
+	case c.pipedFrom && (len(scripts) == 0 || slices.Contains(args, "-s")):
+		a.add(RiskHigh, "pipes text into a shell, which runs it ("+name+")")
+	case len(c.heredocs) > 0 && len(scripts) == 0:
+		a.add(RiskMedium, "runs a here-document through a shell ("+name+")")
+		for _, h := range c.heredocs {
+			a.command(h, depth+1)
+		}
+	case len(scripts) > 0 && strings.HasPrefix(scripts[0], "<(") || slices.Contains(scripts, "/dev/stdin"):
+		a.add(RiskHigh, "runs generated or downloaded text as a script ("+name+")")
+	case len(scripts) > 0:
+		a.add(RiskMedium, "runs a script ("+name+" "+scripts[0]+")")
+	default:
+		a.add(RiskMedium, "starts a shell ("+name+")")
+	}
+}
+
+// generated flags code that is the output of a substitution: whatever
+// was downloaded or printed runs.
+func (a *assessor) generated(code []string) {
+	if slices.ContainsFunc(code, func(w string) bool { return strings.Contains(w, substMark) }) {
+		a.add(RiskHigh, "runs the output of another command as code")
+	}
+}
+
+// interpreter assesses a language interpreter: inline code, a script, or
+// code piped in.
+func (a *assessor) interpreter(name string, args []string, c shellCommand) {
+	for _, w := range args {
+		switch w {
+		case "-c", "-e", "--eval", "-E", "-r", "--command", "-p", "--print":
+			a.add(RiskMedium, "runs inline code ("+name+" "+w+")")
+			return
+		case "--version", "-V", "--help":
+			a.add(RiskLow, "read-only command ("+name+" "+w+")")
+			return
+		}
+		if w == "-i" && name == "perl" {
+			a.add(RiskMedium, "edits files in place (perl -i)")
+			return
+		}
+	}
+	scripts := skipFlags(args, setOf("-m", "-W", "-X"))
+	switch {
+	case c.pipedFrom && (len(scripts) == 0 || scripts[0] == "-"):
+		a.add(RiskHigh, "pipes text into an interpreter, which runs it ("+name+")")
+	case len(scripts) > 0 && strings.HasPrefix(scripts[0], "<("):
+		a.add(RiskHigh, "runs generated or downloaded code ("+name+")")
+	case len(c.heredocs) > 0:
+		a.add(RiskMedium, "runs inline code from a here-document ("+name+")")
+	default:
+		a.add(RiskMedium, "runs a program ("+name+")")
+	}
+}
+
+// editPath grades a file an edit permission would change. Edit patterns
+// are relative to the project, so an absolute one or one climbing out
+// with ".." is outside it.
+func (a *assessor) editPath(p string) {
+	q := normPath(p)
+	switch {
+	case q == "" || q == ".":
+		a.add(RiskMedium, "edits files in the project")
+	case strings.ContainsAny(q, "*?["):
+		a.add(RiskHigh, "edits every file matching "+quote(p))
+	case isSystemPath(q):
+		a.add(RiskHigh, "edits a system file ("+p+")")
+	case isSecretPath(q) || isShellStartup(q):
+		a.add(RiskHigh, "edits secrets, credentials or start-up files ("+p+")")
+	case isOutsideProject(q):
+		a.add(RiskHigh, "edits a file outside the project ("+p+")")
+	case isDotPath(q):
+		a.add(RiskHigh, "edits a dotfile or hidden directory ("+p+")")
+	default:
+		a.add(RiskMedium, "edits a file in the project ("+p+")")
+	}
+}
+
+// readPath grades a file a read permission would show the agent.
+func (a *assessor) readPath(p string) {
+	q := normPath(p)
+	switch {
+	case isSecretPath(q):
+		a.add(RiskHigh, "reads secrets or credentials ("+p+")")
+	case isOutsideProject(q) || isSystemPath(q):
+		a.add(RiskMedium, "reads a file outside the project ("+p+")")
+	case isDotPath(q):
+		a.add(RiskMedium, "reads a dotfile ("+p+")")
+	}
+}
+
+// normPath cleans a path for matching, with forward slashes.
+func normPath(p string) string {
+	p = strings.TrimSpace(strings.ReplaceAll(p, `\`, "/"))
+	if p == "" {
+		return ""
+	}
+	return path.Clean(p)
+}
+
+// isAbs reports whether p is absolute or relative to a home directory,
+// on any system opencode runs on.
+func isAbs(p string) bool {
+	if strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~") || strings.HasPrefix(p, "$HOME") || strings.HasPrefix(p, "${HOME}") {
+		return true
+	}
+	return len(p) >= 3 && p[1] == ':' && (p[2] == '/' || p[2] == '\\') &&
+		('a' <= p[0] && p[0] <= 'z' || 'A' <= p[0] && p[0] <= 'Z')
+}
+
+func isOutsideProject(p string) bool {
+	q := normPath(p)
+	return isAbs(q) || q == ".." || strings.HasPrefix(q, "../")
+}
+
+// isScratchPath reports paths meant for throwaway files.
+func isScratchPath(p string) bool {
+	q := normPath(p)
+	for _, d := range []string{"/tmp", "/var/tmp", "/private/tmp", "/dev/shm"} {
+		if q == d || strings.HasPrefix(q, d+"/") {
+			return true
+		}
+	}
+	return q == "/dev/null"
+}
+
+var systemDirs = []string{
+	"/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/sys",
+	"/proc", "/dev", "/var", "/opt", "/root", "/srv", "/snap", "/System", "/Library",
+	"/Applications", "/private/etc", "/private/var",
+	"c:/windows", "c:/program files",
+}
+
+// isSystemPath reports / itself and paths under the system's own
+// directories (but not /dev/null and the other harmless devices).
+func isSystemPath(p string) bool {
+	q := normPath(p)
+	if q == "/" || q == "/*" {
+		return true
+	}
+	switch q {
+	case "/dev/null", "/dev/zero", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty", "/dev/random", "/dev/urandom":
+		return false
+	}
+	if strings.HasPrefix(q, "/dev/fd/") || isScratchPath(q) {
+		return false
+	}
+	lq := strings.ToLower(q)
+	for _, d := range systemDirs {
+		if lq == strings.ToLower(d) || strings.HasPrefix(lq, strings.ToLower(d)+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+var diskDeviceRE = regexp.MustCompile(`^/dev/(sd|hd|vd|xvd|nvme|mmcblk|disk|rdisk|md|dm-|mapper/|loop|sr)`)
+
+func isDiskDevice(p string) bool { return diskDeviceRE.MatchString(normPath(p)) }
+
+// isBroadPath reports targets whose recursive change reaches far: the
+// root, a home directory, the whole project, a bare wildcard, or any
+// system directory.
+func isBroadPath(p string) bool {
+	q := normPath(p)
+	switch q {
+	case "/", "/*", "~", "~/*", "$HOME", "${HOME}", "$HOME/*", "${HOME}/*", ".", "./*", "..", "../*", "*", ".*", "/home", "/Users":
+		return true
+	}
+	if q == "~" || strings.HasPrefix(q, "~") && !strings.Contains(q[1:], "/") {
+		return true // ~user
+	}
+	return isSystemPath(q) || strings.HasPrefix(q, "/home/") && strings.Count(q, "/") == 2 ||
+		strings.HasPrefix(q, "/Users/") && strings.Count(q, "/") == 2
+}
+
+var secretNameRE = regexp.MustCompile(`(?i)(^|/)(\.env(\..*)?|\.envrc|\.netrc|\.npmrc|\.pypirc|\.pgpass|\.git-credentials|\.htpasswd|id_(rsa|dsa|ecdsa|ed25519)(\.pub)?|authorized_keys|known_hosts|[^/]*\.(pem|key|p12|pfx|keystore|jks|kdbx|ovpn)|credentials(\.json)?|secrets?(\.[a-z]+)?|shadow|gshadow|sudoers|master\.key|service-account[^/]*\.json)$`)
+
+var secretDirRE = regexp.MustCompile(`(?i)(^|/)(\.ssh|\.gnupg|\.aws|\.azure|\.kube|\.docker|\.config/gcloud|\.password-store|\.vault-token|sudoers\.d)(/|$)`)
+
+// isSecretPath reports files and folders that usually hold credentials.
+func isSecretPath(p string) bool {
+	q := normPath(p)
+	return q != "" && (secretNameRE.MatchString(q) || secretDirRE.MatchString(q))
+}
+
+var startupRE = regexp.MustCompile(`(^|/)\.(bashrc|bash_profile|bash_login|profile|zshrc|zprofile|zshenv|zlogin|cshrc|tcshrc|kshrc|inputrc|config/fish/config\.fish)$`)
+
+// isShellStartup reports shell start-up files, which run on every login.
+func isShellStartup(p string) bool { return startupRE.MatchString(normPath(p)) }
+
+// isDotPath reports a path with a hidden file or folder in it.
+func isDotPath(p string) bool {
+	for _, seg := range strings.Split(normPath(p), "/") {
+		if len(seg) > 1 && seg[0] == '.' && seg != ".." {
+			return true
+		}
+	}
+	return false
+}
+
+func isFD(s string) bool {
+	if s == "-" {
+		return true
+	}
+	for i := range len(s) {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func isNumber(w string) bool { return w != "-" && isFD(w) }
+
+func isAssignment(w string) bool {
+	name, _, ok := strings.Cut(w, "=")
+	if !ok || name == "" {
+		return false
+	}
+	for i := range len(name) {
+		c := name[i]
+		if !(c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || i > 0 && '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// commandName is a command word without its folder or a leading
+// backslash (which only skips aliases).
+func commandName(w string) string {
+	w = strings.TrimPrefix(w, `\`)
+	if i := strings.LastIndexAny(w, `/\`); i >= 0 && i < len(w)-1 {
+		w = w[i+1:]
+	}
+	return strings.TrimSuffix(strings.ToLower(w), ".exe")
+}
+
+// skipFlags drops leading options (and the values of those in valued)
+// and a "--" that ends them.
+func skipFlags(args []string, valued map[string]bool) []string {
+	for len(args) > 0 {
+		w := args[0]
+		if w == "--" {
+			return args[1:]
+		}
+		if !strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "+") || w == "-" {
+			return args
+		}
+		args = args[1:]
+		if valued[w] && len(args) > 0 {
+			args = args[1:]
+		}
+	}
+	return args
+}
+
+// operandsOf returns the arguments that are not options.
+func operandsOf(args []string) []string {
+	var out []string
+	for _, w := range args {
+		if !strings.HasPrefix(w, "-") || w == "-" {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func setOf(ss ...string) map[string]bool {
+	m := make(map[string]bool, len(ss))
+	for _, s := range ss {
+		m[s] = true
+	}
+	return m
+}
+
+func quote(s string) string { return "“" + oneLine(s) + "”" }
+
+func nonEmpty(ss ...string) []string {
+	return slices.DeleteFunc(ss, func(s string) bool { return strings.TrimSpace(s) == "" })
+}
+
+// listSuffix is " (a, b, …)" for up to three items, or nothing.
+func listSuffix(items []string) string {
+	items = nonEmpty(items...)
+	if len(items) == 0 {
+		return ""
+	}
+	more := ""
+	if len(items) > 3 {
+		more = ", …"
+		items = items[:3]
+	}
+	return " (" + strings.Join(items, ", ") + more + ")"
+}
+
+// metaStrings returns the string fields of a permission's metadata; any
+// other shape gives an empty map.
+func metaStrings(raw json.RawMessage) map[string]string {
+	var m map[string]json.RawMessage
+	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil {
+		return map[string]string{}
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			out[k] = s
+		}
+	}
+	return out
+}
+
+// metaPaths returns the file paths a permission's metadata names:
+// filepath (edit, write), and the paths of a files list (apply_patch).
+func metaPaths(raw json.RawMessage) []string {
+	var out []string
+	m := metaStrings(raw)
+	for _, k := range []string{"filepath", "filePath", "path", "file"} {
+		if m[k] != "" {
+			out = append(out, m[k])
+		}
+	}
+	var withFiles struct {
+		Files []map[string]json.RawMessage `json:"files"`
+	}
+	if json.Unmarshal(raw, &withFiles) == nil {
+		for _, f := range withFiles.Files {
+			for _, k := range []string{"filePath", "filepath", "path", "file"} {
+				var s string
+				if v, ok := f[k]; ok && json.Unmarshal(v, &s) == nil && s != "" && !slices.Contains(out, s) {
+					out = append(out, s)
+					break
+				}
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,111 @@
+package bot
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/hermes-bot/hermes-bot/opencode"
+	"github.com/hermes-bot/hermes-bot/pending"
+)
+
+const (
+	// sessionTimeout bounds the look-up of a session (and its parent)
+	// before posting: a slow opencode delays a message by this at most.
+	sessionTimeout = 3 * time.Second
+	// sessionRetryAfter is how long a failed look-up is remembered, so a
+	// dead opencode does not cost every message the whole timeout.
+	sessionRetryAfter = 30 * time.Second
+	// maxCachedSessions bounds the cache; the oldest entry goes first.
+	maxCachedSessions = 1000
+)
+
+// sessionCache remembers the sessions looked up, by directory and ID. A
+// session found is kept (its title rarely changes, and a stale title only
+// labels a message); a failure is kept for sessionRetryAfter.
+type sessionCache struct {
+	mu    sync.Mutex
+	m     map[sessionKey]cachedSession
+	order []sessionKey
+}
+
+type sessionKey struct{ dir, id string }
+
+type cachedSession struct {
+	s opencode.Session
+	// failedAt is set when the look-up failed.
+	failedAt time.Time
+}
+
+func (c *sessionCache) get(k sessionKey, now time.Time) (cachedSession, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s, ok := c.m[k]
+	if ok && !s.failedAt.IsZero() && now.Sub(s.failedAt) >= sessionRetryAfter {
+		return cachedSession{}, false
+	}
+	return s, ok
+}
+
+func (c *sessionCache) put(k sessionKey, s cachedSession) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = make(map[sessionKey]cachedSession)
+	}
+	if _, ok := c.m[k]; !ok {
+		c.order = append(c.order, k)
+	}
+	c.m[k] = s
+	for len(c.order) > maxCachedSessions {
+		delete(c.m, c.order[0])
+		c.order = c.order[1:]
+	}
+}
+
+// session returns session id of directory dir, from the cache or from
+// opencode; ok is false when opencode could not say.
+func (b *Bridge) session(ctx context.Context, dir, id string) (opencode.Session, bool) {
+	k := sessionKey{dir, id}
+	if c, ok := b.sessions.get(k, b.now()); ok {
+		return c.s, c.failedAt.IsZero()
+	}
+	s, err := b.oc.GetSession(ctx, dir, id)
+	if err != nil {
+		b.log.Info().Err(err).Str("sessionID", id).Str("directory", dir).
+			Msg("could not look up the session; its messages show the session ID instead of its title")
+		b.sessions.put(k, cachedSession{failedAt: b.now()})
+		return opencode.Session{}, false
+	}
+	b.sessions.put(k, cachedSession{s: s})
+	return s, true
+}
+
+// addContext fills in e's session title and, for a subagent's session,
+// its parent, unless they are known already. It takes sessionTimeout at
+// most; what it cannot learn stays empty and the message shows IDs.
+func (b *Bridge) addContext(ctx context.Context, e *pending.Entry) {
+	if e.SessionID == "" || e.SessionTitle != "" || e.ParentSessionID != "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, b.sessionTimeout)
+	defer cancel()
+	s, ok := b.session(ctx, e.Directory, e.SessionID)
+	if !ok {
+		return
+	}
+	e.SessionTitle = s.Title
+	if s.ParentID == "" || s.ParentID == s.ID {
+		return
+	}
+	e.ParentSessionID = s.ParentID
+	if p, ok := b.session(ctx, e.Directory, s.ParentID); ok {
+		e.ParentTitle = p.Title
+	}
+}
+
+// copyContext gives e the session context of another request of the
+// same session.
+func copyContext(e, from *pending.Entry) {
+	e.SessionTitle, e.ParentSessionID, e.ParentTitle = from.SessionTitle, from.ParentSessionID, from.ParentTitle
+}
