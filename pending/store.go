@@ -22,6 +22,9 @@ var (
 	bucketEntries   = []byte("entries")
 	bucketByRequest = []byte("byRequest")
 	bucketByPrompt  = []byte("byPrompt")
+	// bucketMeta holds facts about the deployment, such as a chat's
+	// migration to a supergroup (meta.go).
+	bucketMeta = []byte("meta")
 )
 
 // OpenOption configures Open. (Option is the name of a question's choice.)
@@ -138,7 +141,7 @@ func createBuckets(db *bolt.DB) (err error) {
 		}
 	}()
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, name := range [][]byte{bucketEntries, bucketByRequest, bucketByPrompt} {
+		for _, name := range [][]byte{bucketEntries, bucketByRequest, bucketByPrompt, bucketMeta} {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return fmt.Errorf("bucket %s: %w", name, err)
 			}

@@ -1,0 +1,683 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	tgbot "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+	"github.com/rs/zerolog"
+	"golang.org/x/time/rate"
+)
+
+// ErrOutboxClosed is returned by the Outbox's queued methods once Close
+// has been called, and to callers whose call was still queued or running
+// when Close ran.
+var ErrOutboxClosed = errors.New("telegram outbox is closed")
+
+// Defaults for the zero fields of OutboxOptions.
+const (
+	DefaultOutboxBurst       = 3
+	DefaultOutboxMaxRetries  = 3
+	DefaultOutboxBaseBackoff = 500 * time.Millisecond
+	DefaultOutboxMaxBackoff  = 30 * time.Second
+)
+
+// forbiddenLogEvery bounds the "bot is not a member" log line to one per
+// chat per period: every queued request meets the same 403, and one line
+// says all there is to say.
+const forbiddenLogEvery = time.Minute
+
+// OutboxOptions configures an Outbox. The zero value means: no proactive
+// pacing, bursts of DefaultOutboxBurst, DefaultOutboxMaxRetries retries
+// backing off from DefaultOutboxBaseBackoff to DefaultOutboxMaxBackoff.
+type OutboxOptions struct {
+	// PerMinute is how many calls a minute each chat may take, Telegram's
+	// limit being about 20 a minute in a group (HERMES_TELEGRAM_RATE). 0
+	// turns proactive pacing off, for a local Bot API server, tests and
+	// benchmarks; a 429 is obeyed either way.
+	PerMinute int
+	// Burst is how many calls a chat may take at once before pacing
+	// spaces them; DefaultOutboxBurst if zero or less.
+	Burst int
+	// MaxRetries is how many times a call failing with a 5xx or a network
+	// error is tried again; DefaultOutboxMaxRetries if zero, none if
+	// negative. 429s do not count: they are retried as long as the caller
+	// waits, since Telegram says exactly when to come back.
+	MaxRetries int
+	// BaseBackoff is the wait before the first retry, doubled for each
+	// next one up to MaxBackoff; the defaults if zero or less.
+	BaseBackoff, MaxBackoff time.Duration
+	// OnMigrate is called once per chat that Telegram reports upgraded to
+	// a supergroup, before the call is retried at newChatID; persist the
+	// new ID there (pending.Store.RememberChatMigration). It runs on that
+	// chat's queue, so it must not call the Outbox itself (that would wait
+	// for itself): start a goroutine for that.
+	OnMigrate func(oldChatID, newChatID int64)
+}
+
+// telegramPassthrough lets Outbox embed the Telegram it wraps without
+// exporting it: a method added to Telegram later passes straight through,
+// unqueued, until Outbox wraps it (see queued).
+type telegramPassthrough = Telegram
+
+// Outbox is a Telegram that sends each chat's calls in order, under
+// Telegram's rate limits, retrying what Telegram or the network failed for
+// a moment. Make one with NewOutbox and Close it at shutdown, after the
+// last caller has returned.
+//
+// Sends and edits to one chat form a queue: they go out one at a time in
+// the order they were called, each caller blocking until its own call is
+// done, or its ctx ends (then the call is dropped if it has not started
+// and cancelled if it has), and getting the real result. Chats do not wait
+// for each other. Each chat is paced by a token bucket (PerMinute, Burst);
+// a 429 holds the chat's queue for its retry_after and retries the same
+// call; a 5xx or network error is retried with exponential backoff; other
+// 4xx errors are returned at once. Every error returned wraps the one the
+// wrapped Telegram returned, so errors.Is and errors.As work on it. A send
+// retried after a network error that struck once Telegram had the request
+// (a lost answer) is posted twice: the Bot API has no idempotency key. The
+// call runs under a context of the Outbox's, ended when the last caller
+// waiting for it leaves: values of the caller's ctx do not reach it.
+//
+// Edits of one message still queued (not started) collapse to the newest:
+// it alone is sent, in the newest caller's place in the queue, and every
+// caller gets its result (the same *models.Message: do not modify it).
+//
+// An edit that Telegram refuses with "message is not modified" succeeds:
+// the caller gets a nil *models.Message and a nil error, so callers of
+// the edit methods must accept a nil message.
+//
+// A chat upgraded to a supergroup (*bot.MigrateError) is followed: OnMigrate
+// is called and one Warn line logged, the call retried once at the new ID,
+// and every later call addressed to the old ID goes to the new one for the
+// life of the Outbox. FollowMigration does the same when the bridge sees
+// the service message first.
+//
+// A 403 (the bot was removed from the group) is returned, and logged at
+// Error at most once a minute per chat.
+//
+// AnswerCallbackQuery, and any Telegram method the Outbox does not wrap,
+// pass straight through: a callback answer must never wait behind sends.
+//
+// Wrap the Redactor's Telegram, not the other way round:
+//
+//	out := bot.NewOutbox(bot.RedactTelegram(tg, redactor), opts, log)
+//
+// so that the errors the Outbox logs are already free of the bot token.
+//
+// All methods are safe for concurrent use. Each chat with calls queued has
+// one goroutine, which ends when its queue is empty; Close cancels what is
+// queued and running and waits for those goroutines.
+type Outbox struct {
+	telegramPassthrough
+	opts OutboxOptions
+	log  zerolog.Logger
+
+	// ctx ends at Close, with ErrOutboxClosed as its cause; every call's
+	// context derives from it.
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	wg     sync.WaitGroup
+
+	mu       sync.Mutex
+	closed   bool
+	queues   map[chatKey]*chatQueue
+	migrated map[int64]int64       // old chat ID → new
+	notified map[int64]bool        // old chat IDs OnMigrate was called for
+	refused  map[chatKey]time.Time // when the last 403 was logged
+
+	// Tests replace these before the first call.
+	now   func() time.Time
+	sleep func(ctx context.Context, d time.Duration) error
+	// enqueued, when set, is called under the lock after a call joins a
+	// queue, so tests know the order calls were queued in.
+	enqueued func(method string, chat chatKey)
+}
+
+var _ Telegram = (*Outbox)(nil)
+
+// NewOutbox returns an Outbox sending through tg. It starts no goroutine
+// until the first call.
+func NewOutbox(tg Telegram, opts OutboxOptions, log zerolog.Logger) *Outbox {
+	if opts.Burst <= 0 {
+		opts.Burst = DefaultOutboxBurst
+	}
+	switch {
+	case opts.MaxRetries == 0:
+		opts.MaxRetries = DefaultOutboxMaxRetries
+	case opts.MaxRetries < 0:
+		opts.MaxRetries = 0
+	}
+	if opts.BaseBackoff <= 0 {
+		opts.BaseBackoff = DefaultOutboxBaseBackoff
+	}
+	if opts.MaxBackoff <= 0 {
+		opts.MaxBackoff = DefaultOutboxMaxBackoff
+	}
+	opts.MaxBackoff = max(opts.MaxBackoff, opts.BaseBackoff)
+	opts.PerMinute = max(opts.PerMinute, 0)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	return &Outbox{
+		telegramPassthrough: tg,
+		opts:                opts,
+		log:                 log,
+		ctx:                 ctx,
+		cancel:              cancel,
+		queues:              make(map[chatKey]*chatQueue),
+		migrated:            make(map[int64]int64),
+		notified:            make(map[int64]bool),
+		refused:             make(map[chatKey]time.Time),
+		now:                 time.Now,
+		sleep:               sleepCtx,
+	}
+}
+
+// SendMessage queues the send behind the chat's earlier calls and blocks
+// until it is done or ctx ends. p is not modified.
+func (o *Outbox) SendMessage(ctx context.Context, p *tgbot.SendMessageParams) (*models.Message, error) {
+	if p == nil {
+		return nil, errors.New("telegram sendMessage: no parameters")
+	}
+	q := *p
+	return queued(o, ctx, "sendMessage", q.ChatID, 0, func(ctx context.Context, chat any) (*models.Message, error) {
+		q.ChatID = chat
+		return o.telegramPassthrough.SendMessage(ctx, &q)
+	})
+}
+
+// EditMessageText queues the edit behind the chat's earlier calls, where it
+// replaces any queued edit of the same message, and blocks until it is
+// done or ctx ends. "Message is not modified" gives (nil, nil). An edit of
+// an inline message (no ChatID) passes straight through. p is not
+// modified.
+func (o *Outbox) EditMessageText(ctx context.Context, p *tgbot.EditMessageTextParams) (*models.Message, error) {
+	if p == nil {
+		return nil, errors.New("telegram editMessageText: no parameters")
+	}
+	q := *p
+	return queued(o, ctx, "editMessageText", q.ChatID, q.MessageID, func(ctx context.Context, chat any) (*models.Message, error) {
+		q.ChatID = chat
+		return o.telegramPassthrough.EditMessageText(ctx, &q)
+	})
+}
+
+// EditMessageReplyMarkup is EditMessageText for the keyboard alone. It
+// fails unless the wrapped Telegram has the method: Telegram need not
+// declare it until the bridge uses it.
+func (o *Outbox) EditMessageReplyMarkup(ctx context.Context, p *tgbot.EditMessageReplyMarkupParams) (*models.Message, error) {
+	inner, ok := o.telegramPassthrough.(interface {
+		EditMessageReplyMarkup(context.Context, *tgbot.EditMessageReplyMarkupParams) (*models.Message, error)
+	})
+	if !ok || p == nil {
+		return nil, errors.New("telegram editMessageReplyMarkup: not supported by the wrapped client, or no parameters")
+	}
+	q := *p
+	return queued(o, ctx, "editMessageReplyMarkup", q.ChatID, q.MessageID, func(ctx context.Context, chat any) (*models.Message, error) {
+		q.ChatID = chat
+		return inner.EditMessageReplyMarkup(ctx, &q)
+	})
+}
+
+// DeleteMessage queues the deletion behind the chat's earlier calls, so it
+// cannot overtake an edit of the same message. It fails unless the wrapped
+// Telegram has the method.
+func (o *Outbox) DeleteMessage(ctx context.Context, p *tgbot.DeleteMessageParams) (bool, error) {
+	inner, ok := o.telegramPassthrough.(interface {
+		DeleteMessage(context.Context, *tgbot.DeleteMessageParams) (bool, error)
+	})
+	if !ok || p == nil {
+		return false, errors.New("telegram deleteMessage: not supported by the wrapped client, or no parameters")
+	}
+	q := *p
+	return queued(o, ctx, "deleteMessage", q.ChatID, 0, func(ctx context.Context, chat any) (bool, error) {
+		q.ChatID = chat
+		return inner.DeleteMessage(ctx, &q)
+	})
+}
+
+// AnswerCallbackQuery passes straight through, never queued: Telegram
+// shows a spinner until it is answered, and gives up on it after seconds.
+func (o *Outbox) AnswerCallbackQuery(ctx context.Context, p *tgbot.AnswerCallbackQueryParams) (bool, error) {
+	return o.telegramPassthrough.AnswerCallbackQuery(ctx, p)
+}
+
+// FollowMigration tells the Outbox that chat oldChatID is now
+// newChatID, as the service message with migrate_to_chat_id says, before
+// a send has failed on it: it does what a *bot.MigrateError does (calls
+// OnMigrate the first time, logs, sends later calls for the old ID to the
+// new one), without a failed call. Zero or equal IDs are ignored.
+func (o *Outbox) FollowMigration(oldChatID, newChatID int64) {
+	if oldChatID == 0 || newChatID == 0 || oldChatID == newChatID {
+		return
+	}
+	o.migrate(oldChatID, newChatID)
+}
+
+// Close fails every queued call with ErrOutboxClosed, cancels the running
+// ones (and any wait for a 429, a backoff or pacing), and blocks until the
+// chats' goroutines have returned. Later calls fail with ErrOutboxClosed.
+// Calling it again only waits.
+func (o *Outbox) Close() {
+	o.mu.Lock()
+	if o.closed {
+		o.mu.Unlock()
+		o.wg.Wait()
+		return
+	}
+	o.closed = true
+	var dropped []*job
+	for _, q := range o.queues {
+		dropped = append(dropped, q.jobs...)
+		q.jobs = nil
+	}
+	o.mu.Unlock()
+	o.cancel(ErrOutboxClosed)
+	for _, j := range dropped {
+		j.finish(nil, fmt.Errorf("telegram %s to chat %s: %w", j.method, j.chat, ErrOutboxClosed))
+	}
+	o.wg.Wait()
+}
+
+// chatKey names a queue: a chat's numeric ID, or its @username.
+type chatKey struct {
+	id   int64
+	name string
+}
+
+// chatKeyOf reads a Bot API chat_id; ok is false for anything that names
+// no chat (nil, as for inline messages).
+func chatKeyOf(v any) (chatKey, bool) {
+	switch c := v.(type) {
+	case int64:
+		return chatKey{id: c}, c != 0
+	case int:
+		return chatKey{id: int64(c)}, c != 0
+	case int32:
+		return chatKey{id: int64(c)}, c != 0
+	case string:
+		if id, err := strconv.ParseInt(c, 10, 64); err == nil {
+			return chatKey{id: id}, id != 0
+		}
+		return chatKey{name: c}, c != ""
+	}
+	return chatKey{}, false
+}
+
+// value is the key as a chat_id parameter.
+func (k chatKey) value() any {
+	if k.name != "" {
+		return k.name
+	}
+	return k.id
+}
+
+func (k chatKey) String() string {
+	if k.name != "" {
+		return k.name
+	}
+	return strconv.FormatInt(k.id, 10)
+}
+
+// chatQueue is one chat's calls not yet started. A goroutine serves it
+// while running is set.
+type chatQueue struct {
+	jobs    []*job
+	running bool
+	limiter *rate.Limiter // nil without pacing
+}
+
+// job is one queued call, and every caller waiting for it: coalesced edits
+// share one job.
+type job struct {
+	method string
+	edit   int // message ID of an edit that may coalesce; 0 for other calls
+	done   chan struct{}
+
+	// ctx ends when the Outbox closes or every caller has left.
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+
+	// Guarded by Outbox.mu.
+	chat    chatKey
+	call    func(ctx context.Context, chat any) (any, error)
+	waiters int
+	started bool
+
+	// Written once, before done is closed.
+	res any
+	err error
+}
+
+func (j *job) finish(res any, err error) {
+	j.res, j.err = res, err
+	close(j.done)
+	j.cancel(context.Canceled)
+}
+
+// errCallerLeft is the cause of a job's ctx when every caller left.
+var errCallerLeft = errors.New("every caller stopped waiting")
+
+// queued runs call on the chat's queue; it is how a Telegram method
+// becomes a queued one. editID is the message an edit changes, so queued
+// edits of it coalesce; 0 for anything else. call gets the chat_id to use,
+// which differs from chatID once the chat has migrated.
+func queued[T any](o *Outbox, ctx context.Context, method string, chatID any, editID int, call func(ctx context.Context, chat any) (T, error)) (T, error) {
+	var zero T
+	key, ok := chatKeyOf(chatID)
+	if !ok {
+		return call(ctx, chatID)
+	}
+	j, err := o.enqueue(ctx, method, key, editID, func(ctx context.Context, chat any) (any, error) {
+		return call(ctx, chat)
+	})
+	if err != nil {
+		return zero, err
+	}
+	select {
+	case <-j.done:
+	case <-ctx.Done():
+		o.leave(j)
+		return zero, fmt.Errorf("telegram %s to chat %s: %w", method, key, ctx.Err())
+	}
+	if j.err != nil {
+		return zero, j.err
+	}
+	res, _ := j.res.(T) // nil for "message is not modified"
+	return res, nil
+}
+
+// enqueue adds a call to its chat's queue, or merges it into the queued
+// edit of the same message, and makes sure the queue is served.
+func (o *Outbox) enqueue(ctx context.Context, method string, key chatKey, editID int, call func(context.Context, any) (any, error)) (*job, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("telegram %s to chat %s: %w", method, key, err)
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.closed {
+		return nil, fmt.Errorf("telegram %s to chat %s: %w", method, key, ErrOutboxClosed)
+	}
+	key = o.resolveLocked(key)
+	q := o.queueLocked(key)
+	var j *job
+	if editID != 0 {
+		i := slices.IndexFunc(q.jobs, func(old *job) bool { return old.method == method && old.edit == editID })
+		if i >= 0 {
+			// The newest edit sets the whole message, so it supersedes the
+			// queued one, and takes the newest caller's place: anything
+			// queued in between (a keyboard edit, say) must not undo it.
+			j = q.jobs[i]
+			q.jobs = slices.Delete(q.jobs, i, i+1)
+			j.call = call
+			j.waiters++
+		}
+	}
+	if j == nil {
+		jctx, cancel := context.WithCancelCause(o.ctx)
+		j = &job{method: method, edit: editID, done: make(chan struct{}), ctx: jctx, cancel: cancel,
+			chat: key, call: call, waiters: 1}
+	}
+	q.jobs = append(q.jobs, j)
+	if o.enqueued != nil {
+		o.enqueued(method, key)
+	}
+	o.startLocked(q)
+	return j, nil
+}
+
+// leave is called by a caller that stops waiting. The last caller to
+// leave a job drops it from its queue, or cancels it if it is running.
+func (o *Outbox) leave(j *job) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	j.waiters--
+	if j.waiters > 0 {
+		return
+	}
+	if !j.started {
+		if q := o.queues[j.chat]; q != nil {
+			q.jobs = slices.DeleteFunc(q.jobs, func(x *job) bool { return x == j })
+		}
+	}
+	j.cancel(errCallerLeft)
+}
+
+// resolveLocked follows a migration of the chat.
+func (o *Outbox) resolveLocked(k chatKey) chatKey {
+	if k.name != "" {
+		return k
+	}
+	if id, ok := o.migrated[k.id]; ok {
+		return chatKey{id: id}
+	}
+	return k
+}
+
+func (o *Outbox) queueLocked(k chatKey) *chatQueue {
+	q := o.queues[k]
+	if q == nil {
+		q = &chatQueue{}
+		if o.opts.PerMinute > 0 {
+			q.limiter = rate.NewLimiter(rate.Limit(float64(o.opts.PerMinute)/60), o.opts.Burst)
+		}
+		o.queues[k] = q
+	}
+	return q
+}
+
+// startLocked starts q's goroutine unless it runs. Never called after
+// Close, so wg.Add cannot race Close's Wait.
+func (o *Outbox) startLocked(q *chatQueue) {
+	if q.running || len(q.jobs) == 0 {
+		return
+	}
+	q.running = true
+	o.wg.Add(1)
+	go o.serve(q)
+}
+
+// serve runs q's calls one at a time until the queue is empty.
+func (o *Outbox) serve(q *chatQueue) {
+	defer o.wg.Done()
+	for {
+		o.mu.Lock()
+		if len(q.jobs) == 0 {
+			q.running = false
+			o.mu.Unlock()
+			return
+		}
+		j := q.jobs[0]
+		q.jobs[0] = nil
+		q.jobs = q.jobs[1:]
+		j.started = true
+		chat, call := o.resolveLocked(j.chat), j.call
+		o.mu.Unlock()
+		res, err := o.run(j, q, chat, call)
+		j.finish(res, err)
+	}
+}
+
+// run makes the call, retrying as Telegram's answer says.
+func (o *Outbox) run(j *job, q *chatQueue, chat chatKey, call func(context.Context, any) (any, error)) (any, error) {
+	ctx := j.ctx
+	migrated := false
+	failures := 0
+	for {
+		if err := o.pace(ctx, q); err != nil {
+			return nil, fmt.Errorf("telegram %s to chat %s: waiting for the rate limit: %w", j.method, chat, err)
+		}
+		res, err := call(ctx, chat.value())
+		if err == nil {
+			return res, nil
+		}
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("telegram %s to chat %s: %w: %w", j.method, chat, context.Cause(ctx), err)
+		}
+		var tooMany *tgbot.TooManyRequestsError
+		var migrate *tgbot.MigrateError
+		switch {
+		case errors.As(err, &tooMany):
+			wait := max(time.Duration(tooMany.RetryAfter)*time.Second, time.Second)
+			o.log.Warn().Str("chat", chat.String()).Str("method", j.method).Dur("retryAfter", wait).
+				Msg("telegram rate limit hit (429): holding this chat's queue, then retrying")
+			if serr := o.sleep(ctx, wait); serr != nil {
+				return nil, fmt.Errorf("telegram %s to chat %s: %w (while waiting after: %w)", j.method, chat, serr, err)
+			}
+			continue
+		case errors.As(err, &migrate):
+			to := int64(migrate.MigrateToChatID)
+			if migrated || chat.name != "" || to == 0 || to == chat.id {
+				return nil, fmt.Errorf("telegram %s to chat %s: %w", j.method, chat, err)
+			}
+			migrated = true
+			o.migrate(chat.id, to)
+			chat = chatKey{id: to}
+			continue
+		case isNotModified(err):
+			return nil, nil
+		case errors.Is(err, tgbot.ErrorForbidden):
+			o.logRefused(chat, err)
+			return nil, fmt.Errorf("telegram %s to chat %s: %w", j.method, chat, err)
+		case isClientError(err):
+			return nil, fmt.Errorf("telegram %s to chat %s: %w", j.method, chat, err)
+		}
+		// A 5xx, a network error, or an answer that is not the Bot API's
+		// JSON (a proxy's error page): Telegram or the way there may be
+		// back in a moment.
+		if failures >= o.opts.MaxRetries {
+			return nil, fmt.Errorf("telegram %s to chat %s: gave up after %d attempts: %w", j.method, chat, failures+1, err)
+		}
+		wait := o.backoff(failures)
+		failures++
+		o.log.Warn().Err(err).Str("chat", chat.String()).Str("method", j.method).
+			Int("attempt", failures).Dur("retryIn", wait).Msg("telegram call failed; retrying")
+		if serr := o.sleep(ctx, wait); serr != nil {
+			return nil, fmt.Errorf("telegram %s to chat %s: %w (while waiting to retry after: %w)", j.method, chat, serr, err)
+		}
+	}
+}
+
+// pace waits for q's next token. The reservation is made on o.now and
+// waited out with o.sleep, so tests see every wait without sleeping.
+func (o *Outbox) pace(ctx context.Context, q *chatQueue) error {
+	if q.limiter == nil {
+		return nil
+	}
+	now := o.now()
+	r := q.limiter.ReserveN(now, 1)
+	if !r.OK() {
+		return errors.New("rate limiter refused a single call")
+	}
+	d := r.DelayFrom(now)
+	if d <= 0 {
+		return nil
+	}
+	if err := o.sleep(ctx, d); err != nil {
+		r.CancelAt(o.now())
+		return err
+	}
+	return nil
+}
+
+// backoff is the wait before retry n+1: BaseBackoff doubled n times, at
+// most MaxBackoff.
+func (o *Outbox) backoff(n int) time.Duration {
+	d := o.opts.BaseBackoff
+	for range n {
+		if d >= o.opts.MaxBackoff/2 {
+			return o.opts.MaxBackoff
+		}
+		d *= 2
+	}
+	return min(d, o.opts.MaxBackoff)
+}
+
+// migrate records that chat old is now chat to, points the old chat's
+// queue (and the calls waiting in it) at the new ID, and tells OnMigrate
+// once per old ID.
+func (o *Outbox) migrate(old, to int64) {
+	o.mu.Lock()
+	o.migrated[old] = to
+	for k, v := range o.migrated {
+		if v == old {
+			o.migrated[k] = to
+		}
+	}
+	oldKey, newKey := chatKey{id: old}, chatKey{id: to}
+	if oq := o.queues[oldKey]; oq != nil && !o.closed {
+		if nq, ok := o.queues[newKey]; !ok {
+			// The same queue serves both IDs, so calls queued before and
+			// after the migration keep their order and share one pace.
+			o.queues[newKey] = oq
+		} else if nq != oq {
+			for _, j := range oq.jobs {
+				j.chat = newKey
+			}
+			nq.jobs = append(nq.jobs, oq.jobs...)
+			oq.jobs = nil
+			o.startLocked(nq)
+		}
+	}
+	notify := !o.notified[old]
+	o.notified[old] = true
+	o.mu.Unlock()
+	if !notify {
+		return
+	}
+	o.log.Warn().Int64("oldChatID", old).Int64("newChatID", to).
+		Msgf("telegram chat %d was upgraded to a supergroup with ID %d: sending there from now on; update TELEGRAM_CHAT_ID to %d", old, to, to)
+	if o.opts.OnMigrate != nil {
+		o.opts.OnMigrate(old, to)
+	}
+}
+
+// logRefused logs a 403 for the chat, at most once per forbiddenLogEvery.
+func (o *Outbox) logRefused(chat chatKey, err error) {
+	now := o.now()
+	o.mu.Lock()
+	last, seen := o.refused[chat]
+	due := !seen || now.Sub(last) >= forbiddenLogEvery
+	if due {
+		o.refused[chat] = now
+	}
+	o.mu.Unlock()
+	if due {
+		o.log.Error().Err(err).Str("chat", chat.String()).
+			Msgf("bot is not a member of chat %s: add it back; requests stay pending", chat)
+	}
+}
+
+// isNotModified reports Telegram's refusal of an edit that changes
+// nothing, which means the message already shows what was asked.
+func isNotModified(err error) bool {
+	return errors.Is(err, tgbot.ErrorBadRequest) && strings.Contains(err.Error(), "message is not modified")
+}
+
+// isClientError reports a 4xx that trying again cannot fix.
+func isClientError(err error) bool {
+	for _, target := range []error{tgbot.ErrorBadRequest, tgbot.ErrorUnauthorized, tgbot.ErrorForbidden, tgbot.ErrorNotFound, tgbot.ErrorConflict} {
+		if errors.Is(err, target) {
+			return true
+		}
+	}
+	return false
+}
+
+// sleepCtx waits d, or until ctx ends and returns its cause.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}

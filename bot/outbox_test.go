@@ -1,0 +1,936 @@
+package bot
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tgbot "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+	"github.com/rs/zerolog"
+	"go.uber.org/goleak"
+
+	"github.com/hermes-bot/hermes-bot/bot/telegramtest"
+)
+
+// outboxCall is one call the fake received.
+type outboxCall struct {
+	Method    string
+	ChatID    any
+	MessageID int
+	Text      string
+}
+
+// outboxFakeTG is an in-memory Telegram for the Outbox's tests. Calls for
+// a chat with a gate wait on it (a receive: send one value to let one call
+// through, close it to let all through) or for their ctx.
+type outboxFakeTG struct {
+	mu      sync.Mutex
+	calls   []outboxCall
+	errs    map[string][]error // by method, returned by successive calls
+	gates   map[int64]chan struct{}
+	entered chan outboxCall // when set, every gated call announces itself
+	// cancelled and hold, when set, make a gated call whose ctx ended
+	// announce it, then wait for hold before returning.
+	cancelled, hold chan struct{}
+	nextID          int
+	answers         int
+}
+
+func newOutboxFake() *outboxFakeTG {
+	return &outboxFakeTG{errs: make(map[string][]error), gates: make(map[int64]chan struct{}), nextID: 100}
+}
+
+func (f *outboxFakeTG) failNext(method string, errs ...error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.errs[method] = append(f.errs[method], errs...)
+}
+
+// gate makes calls to chat wait; it returns the gate.
+func (f *outboxFakeTG) gate(chat int64) chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	g := make(chan struct{})
+	f.gates[chat] = g
+	f.entered = make(chan outboxCall, 16)
+	return g
+}
+
+func (f *outboxFakeTG) record(ctx context.Context, c outboxCall) error {
+	f.mu.Lock()
+	id, _ := chatKeyOf(c.ChatID)
+	g, entered := f.gates[id.id], f.entered
+	f.mu.Unlock()
+	if g != nil {
+		entered <- c
+		select {
+		case <-g:
+		case <-ctx.Done():
+			f.mu.Lock()
+			cancelled, hold := f.cancelled, f.hold
+			f.mu.Unlock()
+			if cancelled != nil {
+				close(cancelled)
+				<-hold
+			}
+			return fmt.Errorf("fake %s: %w", c.Method, ctx.Err())
+		}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, c)
+	if q := f.errs[c.Method]; len(q) > 0 {
+		f.errs[c.Method] = q[1:]
+		return q[0]
+	}
+	return nil
+}
+
+func (f *outboxFakeTG) Calls() []outboxCall {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.calls)
+}
+
+func (f *outboxFakeTG) SendMessage(ctx context.Context, p *tgbot.SendMessageParams) (*models.Message, error) {
+	if err := f.record(ctx, outboxCall{Method: "sendMessage", ChatID: p.ChatID, Text: p.Text}); err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.nextID++
+	id, _ := chatKeyOf(p.ChatID)
+	return &models.Message{ID: f.nextID, Chat: models.Chat{ID: id.id}, Text: p.Text}, nil
+}
+
+func (f *outboxFakeTG) EditMessageText(ctx context.Context, p *tgbot.EditMessageTextParams) (*models.Message, error) {
+	if err := f.record(ctx, outboxCall{Method: "editMessageText", ChatID: p.ChatID, MessageID: p.MessageID, Text: p.Text}); err != nil {
+		return nil, err
+	}
+	id, _ := chatKeyOf(p.ChatID)
+	return &models.Message{ID: p.MessageID, Chat: models.Chat{ID: id.id}, Text: p.Text}, nil
+}
+
+func (f *outboxFakeTG) EditMessageReplyMarkup(ctx context.Context, p *tgbot.EditMessageReplyMarkupParams) (*models.Message, error) {
+	if err := f.record(ctx, outboxCall{Method: "editMessageReplyMarkup", ChatID: p.ChatID, MessageID: p.MessageID}); err != nil {
+		return nil, err
+	}
+	return &models.Message{ID: p.MessageID}, nil
+}
+
+func (f *outboxFakeTG) DeleteMessage(ctx context.Context, p *tgbot.DeleteMessageParams) (bool, error) {
+	if err := f.record(ctx, outboxCall{Method: "deleteMessage", ChatID: p.ChatID, MessageID: p.MessageID}); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+func (f *outboxFakeTG) AnswerCallbackQuery(ctx context.Context, p *tgbot.AnswerCallbackQueryParams) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.answers++
+	return true, nil
+}
+
+// outboxClock is a fake clock that only sleeping moves; it records every
+// sleep asked for.
+type outboxClock struct {
+	mu     sync.Mutex
+	t      time.Time
+	sleeps []time.Duration
+	// blocked, when set, makes sleep announce itself there and wait for
+	// ctx instead of returning.
+	blocked chan time.Duration
+}
+
+func (c *outboxClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *outboxClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+func (c *outboxClock) sleep(ctx context.Context, d time.Duration) error {
+	c.mu.Lock()
+	c.sleeps = append(c.sleeps, d)
+	blocked := c.blocked
+	c.mu.Unlock()
+	if blocked != nil {
+		blocked <- d
+		<-ctx.Done()
+		return context.Cause(ctx)
+	}
+	c.advance(d)
+	return nil
+}
+
+func (c *outboxClock) Sleeps() []time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.sleeps)
+}
+
+// outboxLogBuffer is a log sink safe for the Outbox's goroutines.
+type outboxLogBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *outboxLogBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *outboxLogBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+type outboxRig struct {
+	o        *Outbox
+	clock    *outboxClock
+	logs     *outboxLogBuffer
+	enqueued chan string // method of each call as it joins a queue
+}
+
+// newOutboxRig makes an Outbox over tg with a fake clock and sleep, checks
+// for leaked goroutines when the test ends, and closes the Outbox.
+func newOutboxRig(t *testing.T, tg Telegram, opts OutboxOptions) *outboxRig {
+	t.Helper()
+	ignore := goleak.IgnoreCurrent()
+	r := &outboxRig{
+		clock:    &outboxClock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)},
+		logs:     &outboxLogBuffer{},
+		enqueued: make(chan string, 256),
+	}
+	r.o = NewOutbox(tg, opts, zerolog.New(r.logs))
+	r.o.now, r.o.sleep = r.clock.now, r.clock.sleep
+	r.o.enqueued = func(method string, _ chatKey) {
+		select { // it runs under the Outbox's lock: never block
+		case r.enqueued <- method:
+		default:
+		}
+	}
+	t.Cleanup(func() {
+		r.o.Close()
+		goleak.VerifyNone(t, ignore)
+	})
+	return r
+}
+
+func outboxCtx(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// result is what one caller got.
+type outboxResult struct {
+	msg *models.Message
+	err error
+}
+
+// goSend starts a SendMessage and waits until it has joined its queue.
+func (r *outboxRig) goSend(t *testing.T, ctx context.Context, chat int64, text string) <-chan outboxResult {
+	t.Helper()
+	out := make(chan outboxResult, 1)
+	go func() {
+		m, err := r.o.SendMessage(ctx, &tgbot.SendMessageParams{ChatID: chat, Text: text})
+		out <- outboxResult{m, err}
+	}()
+	r.waitEnqueued(t)
+	return out
+}
+
+// goEdit starts an EditMessageText and waits until it has joined its queue.
+func (r *outboxRig) goEdit(t *testing.T, ctx context.Context, chat int64, msgID int, text string) <-chan outboxResult {
+	t.Helper()
+	out := make(chan outboxResult, 1)
+	go func() {
+		m, err := r.o.EditMessageText(ctx, &tgbot.EditMessageTextParams{ChatID: chat, MessageID: msgID, Text: text})
+		out <- outboxResult{m, err}
+	}()
+	r.waitEnqueued(t)
+	return out
+}
+
+func (r *outboxRig) waitEnqueued(t *testing.T) {
+	t.Helper()
+	select {
+	case <-r.enqueued:
+	case <-time.After(10 * time.Second):
+		t.Fatal("call never joined its queue")
+	}
+}
+
+func waitResult(t *testing.T, ch <-chan outboxResult) outboxResult {
+	t.Helper()
+	select {
+	case r := <-ch:
+		return r
+	case <-time.After(10 * time.Second):
+		t.Fatal("call never returned")
+		return outboxResult{}
+	}
+}
+
+func waitEntered(t *testing.T, f *outboxFakeTG) outboxCall {
+	t.Helper()
+	f.mu.Lock()
+	entered := f.entered
+	f.mu.Unlock()
+	select {
+	case c := <-entered:
+		return c
+	case <-time.After(10 * time.Second):
+		t.Fatal("no call reached Telegram")
+		return outboxCall{}
+	}
+}
+
+func texts(calls []outboxCall) []string {
+	var out []string
+	for _, c := range calls {
+		out = append(out, c.Method+":"+c.Text)
+	}
+	return out
+}
+
+func TestOutboxKeepsOrderPerChat(t *testing.T) {
+	tg := newOutboxFake()
+	r := newOutboxRig(t, tg, OutboxOptions{})
+	ctx := outboxCtx(t)
+	gate := tg.gate(-1)
+
+	results := []<-chan outboxResult{r.goSend(t, ctx, -1, "s0")}
+	waitEntered(t, tg) // s0 is at Telegram; the rest queue behind it
+	results = append(results,
+		r.goEdit(t, ctx, -1, 7, "e1"),
+		r.goSend(t, ctx, -1, "s2"),
+		r.goEdit(t, ctx, -1, 8, "e3"),
+		r.goSend(t, ctx, -1, "s4"),
+	)
+	close(gate)
+	for i, ch := range results {
+		if res := waitResult(t, ch); res.err != nil || res.msg == nil {
+			t.Fatalf("call %d: %+v", i, res)
+		}
+	}
+	want := []string{"sendMessage:s0", "editMessageText:e1", "sendMessage:s2", "editMessageText:e3", "sendMessage:s4"}
+	if got := texts(tg.Calls()); !slices.Equal(got, want) {
+		t.Fatalf("calls reached Telegram as %q, want %q", got, want)
+	}
+}
+
+func TestOutboxChatsAreIndependent(t *testing.T) {
+	tg := newOutboxFake()
+	r := newOutboxRig(t, tg, OutboxOptions{})
+	ctx := outboxCtx(t)
+	gate := tg.gate(-1)
+
+	blocked := r.goSend(t, ctx, -1, "stuck")
+	waitEntered(t, tg)
+	m, err := r.o.SendMessage(ctx, &tgbot.SendMessageParams{ChatID: int64(-2), Text: "free"})
+	if err != nil || m.Text != "free" || m.Chat.ID != -2 {
+		t.Fatalf("send to another chat while the first is blocked: %+v, %v", m, err)
+	}
+	select {
+	case res := <-blocked:
+		t.Fatalf("blocked send returned early: %+v", res)
+	default:
+	}
+	close(gate)
+	if res := waitResult(t, blocked); res.err != nil {
+		t.Fatal(res.err)
+	}
+}
+
+func TestOutboxPacesEachChat(t *testing.T) {
+	tg := newOutboxFake()
+	r := newOutboxRig(t, tg, OutboxOptions{PerMinute: 60, Burst: 2})
+	ctx := outboxCtx(t)
+	for i := range 5 {
+		if _, err := r.o.SendMessage(ctx, &tgbot.SendMessageParams{ChatID: int64(-1), Text: fmt.Sprint(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// 60 a minute is one a second: two go at once, each further one waits.
+	want := []time.Duration{time.Second, time.Second, time.Second}
+	if got := r.clock.Sleeps(); !slices.Equal(got, want) {
+		t.Fatalf("pacing waits %v, want %v", got, want)
+	}
+	// Another chat has its own bucket: its first sends do not wait.
+	for i := range 2 {
+		if _, err := r.o.SendMessage(ctx, &tgbot.SendMessageParams{ChatID: "-2", Text: fmt.Sprint(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := r.clock.Sleeps(); !slices.Equal(got, want) {
+		t.Fatalf("a fresh chat waited: %v", got)
+	}
+	if n := len(tg.Calls()); n != 7 {
+		t.Fatalf("%d calls reached Telegram, want 7", n)
+	}
+}
+
+func TestOutboxNoPacingWhenRateIsZero(t *testing.T) {
+	tg := newOutboxFake()
+	r := newOutboxRig(t, tg, OutboxOptions{PerMinute: 0})
+	ctx := outboxCtx(t)
+	for i := range 50 {
+		if _, err := r.o.SendMessage(ctx, &tgbot.SendMessageParams{ChatID: int64(-1), Text: fmt.Sprint(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := r.clock.Sleeps(); len(got) != 0 {
+		t.Fatalf("waited %v with pacing off", got)
+	}
+}
+
+func TestOutboxObeys429RetryAfter(t *testing.T) {
+	tg := newOutboxFake()
+	// Wrapped as RedactTelegram and callers do: errors.As must still find it.
+	tg.failNext("sendMessage", fmt.Errorf("wrapped: %w", &tgbot.TooManyRequestsError{Message: "too many requests", RetryAfter: 7}))
+	r := newOutboxRig(t, tg, OutboxOptions{PerMinute: 0})
+	m, err := r.o.SendMessage(outboxCtx(t), &tgbot.SendMessageParams{ChatID: int64(-1), Text: "hi"})
+	if err != nil || m == nil || m.Text != "hi" {
+		t.Fatalf("send after a 429: %+v, %v", m, err)
+	}
+	if got := r.clock.Sleeps(); !slices.Equal(got, []time.Duration{7 * time.Second}) {
+		t.Fatalf("waits %v, want the 7 s of retry_after", got)
+	}
+	if n := len(tg.Calls()); n != 2 {
+		t.Fatalf("%d calls, want 2 (the 429 and its retry)", n)
+	}
+	if !strings.Contains(r.logs.String(), "429") {
+		t.Fatalf("429 not logged: %s", r.logs)
+	}
+}
+
+func TestOutbox429WaitEndsWithCallerContext(t *testing.T) {
+	tg := newOutboxFake()
+	tg.failNext("sendMessage", &tgbot.TooManyRequestsError{RetryAfter: 3600})
+	r := newOutboxRig(t, tg, OutboxOptions{})
+	r.clock.blocked = make(chan time.Duration, 1)
+	ctx, cancel := context.WithCancel(outboxCtx(t))
+	res := r.goSend(t, ctx, -1, "hi")
+	// Wait until the queue is holding for the 429, then give up.
+	select {
+	case d := <-r.clock.blocked:
+		if d != time.Hour {
+			t.Fatalf("holding for %v, want retry_after's hour", d)
+		}
+	case <-ctx.Done():
+		t.Fatal("the queue never waited for the 429")
+	}
+	cancel()
+	got := waitResult(t, res)
+	if !errors.Is(got.err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", got.err)
+	}
+	r.o.Close() // waits for the chat's goroutine: no retry may follow
+	if n := len(tg.Calls()); n != 1 {
+		t.Fatalf("%d calls after the caller left, want 1", n)
+	}
+}
+
+func TestOutboxRetries5xxWithBackoff(t *testing.T) {
+	tg := newOutboxFake()
+	e500 := errors.New("error response from telegram for method sendMessage, 500 Internal Server Error")
+	tg.failNext("sendMessage", e500, e500)
+	r := newOutboxRig(t, tg, OutboxOptions{BaseBackoff: time.Second, MaxBackoff: time.Minute})
+	m, err := r.o.SendMessage(outboxCtx(t), &tgbot.SendMessageParams{ChatID: int64(-1), Text: "hi"})
+	if err != nil || m == nil {
+		t.Fatalf("send after two 500s: %+v, %v", m, err)
+	}
+	if got, want := r.clock.Sleeps(), []time.Duration{time.Second, 2 * time.Second}; !slices.Equal(got, want) {
+		t.Fatalf("backoff %v, want %v", got, want)
+	}
+}
+
+func TestOutboxGivesUpAfterMaxRetries(t *testing.T) {
+	tg := newOutboxFake()
+	netErr := errors.New("error do request for method sendMessage, dial tcp: connection refused")
+	tg.failNext("sendMessage", netErr, netErr, netErr, netErr, netErr)
+	r := newOutboxRig(t, tg, OutboxOptions{MaxRetries: 3, BaseBackoff: time.Second, MaxBackoff: 3 * time.Second})
+	_, err := r.o.SendMessage(outboxCtx(t), &tgbot.SendMessageParams{ChatID: int64(-1), Text: "hi"})
+	if !errors.Is(err, netErr) || !strings.Contains(err.Error(), "gave up after 4 attempts") {
+		t.Fatalf("err = %v, want the network error after 4 attempts", err)
+	}
+	if got, want := r.clock.Sleeps(), []time.Duration{time.Second, 2 * time.Second, 3 * time.Second}; !slices.Equal(got, want) {
+		t.Fatalf("backoff %v, want %v", got, want)
+	}
+	if n := len(tg.Calls()); n != 4 {
+		t.Fatalf("%d calls, want 4", n)
+	}
+}
+
+func TestOutbox4xxNotRetried(t *testing.T) {
+	for _, sentinel := range []error{tgbot.ErrorBadRequest, tgbot.ErrorUnauthorized, tgbot.ErrorNotFound, tgbot.ErrorConflict} {
+		t.Run(sentinel.Error(), func(t *testing.T) {
+			tg := newOutboxFake()
+			tg.failNext("sendMessage", fmt.Errorf("%w, chat not found", sentinel))
+			r := newOutboxRig(t, tg, OutboxOptions{})
+			_, err := r.o.SendMessage(outboxCtx(t), &tgbot.SendMessageParams{ChatID: int64(-1), Text: "hi"})
+			if !errors.Is(err, sentinel) {
+				t.Fatalf("err = %v, want %v", err, sentinel)
+			}
+			if n, s := len(tg.Calls()), r.clock.Sleeps(); n != 1 || len(s) != 0 {
+				t.Fatalf("%d calls, waits %v: a 4xx was retried", n, s)
+			}
+		})
+	}
+}
+
+func TestOutboxCoalescesQueuedEdits(t *testing.T) {
+	tg := newOutboxFake()
+	r := newOutboxRig(t, tg, OutboxOptions{})
+	ctx := outboxCtx(t)
+	gate := tg.gate(-1)
+
+	first := r.goSend(t, ctx, -1, "busy")
+	waitEntered(t, tg)
+	edits := []<-chan outboxResult{
+		r.goEdit(t, ctx, -1, 5, "v1"),
+		r.goEdit(t, ctx, -1, 5, "v2"),
+	}
+	other := r.goEdit(t, ctx, -1, 6, "other message")
+	edits = append(edits, r.goEdit(t, ctx, -1, 5, "v3"))
+	close(gate)
+	if res := waitResult(t, first); res.err != nil {
+		t.Fatal(res.err)
+	}
+	var got []*models.Message
+	for _, ch := range edits {
+		res := waitResult(t, ch)
+		if res.err != nil {
+			t.Fatal(res.err)
+		}
+		got = append(got, res.msg)
+	}
+	if res := waitResult(t, other); res.err != nil || res.msg.Text != "other message" {
+		t.Fatalf("edit of another message: %+v", res)
+	}
+	for i, m := range got {
+		if m == nil || m.Text != "v3" || m != got[0] {
+			t.Fatalf("caller %d got %+v, want the newest edit's result", i, m)
+		}
+	}
+	// The newest edit of message 5 took the place of the last call.
+	want := []string{"sendMessage:busy", "editMessageText:other message", "editMessageText:v3"}
+	if calls := texts(tg.Calls()); !slices.Equal(calls, want) {
+		t.Fatalf("calls %q, want %q", calls, want)
+	}
+}
+
+func TestOutboxCallerLeavingDropsQueuedCall(t *testing.T) {
+	tg := newOutboxFake()
+	r := newOutboxRig(t, tg, OutboxOptions{})
+	ctx := outboxCtx(t)
+	gate := tg.gate(-1)
+	first := r.goSend(t, ctx, -1, "busy")
+	waitEntered(t, tg)
+	leaving, leave := context.WithCancel(ctx)
+	left := r.goSend(t, leaving, -1, "never")
+	leave()
+	if res := waitResult(t, left); !errors.Is(res.err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", res.err)
+	}
+	close(gate)
+	if res := waitResult(t, first); res.err != nil {
+		t.Fatal(res.err)
+	}
+	r.o.Close()
+	if got := texts(tg.Calls()); !slices.Equal(got, []string{"sendMessage:busy"}) {
+		t.Fatalf("calls %q: the abandoned send went out", got)
+	}
+}
+
+func TestOutboxNotModifiedIsSuccess(t *testing.T) {
+	tg := newOutboxFake()
+	tg.failNext("editMessageText", fmt.Errorf("%w, Bad Request: message is not modified: specified new message content and reply markup are exactly the same", tgbot.ErrorBadRequest))
+	tg.failNext("editMessageReplyMarkup", fmt.Errorf("%w, Bad Request: message is not modified", tgbot.ErrorBadRequest))
+	r := newOutboxRig(t, tg, OutboxOptions{})
+	ctx := outboxCtx(t)
+	m, err := r.o.EditMessageText(ctx, &tgbot.EditMessageTextParams{ChatID: int64(-1), MessageID: 3, Text: "same"})
+	if err != nil || m != nil {
+		t.Fatalf("not modified: %+v, %v; want nil, nil", m, err)
+	}
+	m, err = r.o.EditMessageReplyMarkup(ctx, &tgbot.EditMessageReplyMarkupParams{ChatID: int64(-1), MessageID: 3})
+	if err != nil || m != nil {
+		t.Fatalf("keyboard not modified: %+v, %v; want nil, nil", m, err)
+	}
+	if n := len(tg.Calls()); n != 2 {
+		t.Fatalf("%d calls, want 2", n)
+	}
+}
+
+func TestOutboxFollowsMigration(t *testing.T) {
+	tg := newOutboxFake()
+	tg.failNext("sendMessage", &tgbot.MigrateError{Message: "bad request: group chat was upgraded to a supergroup chat", MigrateToChatID: -100999})
+	type mig struct{ old, new int64 }
+	var migrations []mig
+	var mu sync.Mutex
+	r := newOutboxRig(t, tg, OutboxOptions{OnMigrate: func(o, n int64) {
+		mu.Lock()
+		defer mu.Unlock()
+		migrations = append(migrations, mig{o, n})
+	}})
+	ctx := outboxCtx(t)
+	m, err := r.o.SendMessage(ctx, &tgbot.SendMessageParams{ChatID: int64(-5), Text: "first"})
+	if err != nil || m.Chat.ID != -100999 {
+		t.Fatalf("send to a migrated group: %+v, %v", m, err)
+	}
+	if _, err := r.o.SendMessage(ctx, &tgbot.SendMessageParams{ChatID: int64(-5), Text: "later"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.o.EditMessageText(ctx, &tgbot.EditMessageTextParams{ChatID: "-5", MessageID: 9, Text: "edit"}); err != nil {
+		t.Fatal(err)
+	}
+	var chats []any
+	for _, c := range tg.Calls() {
+		chats = append(chats, c.ChatID)
+	}
+	if want := []any{int64(-5), int64(-100999), int64(-100999), int64(-100999)}; !slices.Equal(chats, want) {
+		t.Fatalf("calls went to chats %v, want %v", chats, want)
+	}
+	mu.Lock()
+	if !slices.Equal(migrations, []mig{{-5, -100999}}) {
+		t.Fatalf("OnMigrate calls %v, want one for -5 → -100999", migrations)
+	}
+	mu.Unlock()
+	logs := r.logs.String()
+	if strings.Count(logs, "upgraded to a supergroup") != 1 || !strings.Contains(logs, "-100999") || !strings.Contains(logs, `"oldChatID":-5`) {
+		t.Fatalf("want one migration line naming both IDs, got:\n%s", logs)
+	}
+}
+
+func TestOutboxMigrationKeepsQueuedOrder(t *testing.T) {
+	tg := newOutboxFake()
+	tg.failNext("sendMessage", &tgbot.MigrateError{MigrateToChatID: -100999})
+	r := newOutboxRig(t, tg, OutboxOptions{})
+	ctx := outboxCtx(t)
+	gate := tg.gate(-5)
+	results := []<-chan outboxResult{r.goSend(t, ctx, -5, "a")}
+	waitEntered(t, tg)
+	results = append(results, r.goSend(t, ctx, -5, "b"), r.goEdit(t, ctx, -5, 3, "c"))
+	close(gate)
+	for i, ch := range results {
+		if res := waitResult(t, ch); res.err != nil {
+			t.Fatalf("call %d: %v", i, res.err)
+		}
+	}
+	var got []string
+	for _, c := range tg.Calls() {
+		got = append(got, fmt.Sprintf("%s@%v", c.Text, c.ChatID))
+	}
+	if want := []string{"a@-5", "a@-100999", "b@-100999", "c@-100999"}; !slices.Equal(got, want) {
+		t.Fatalf("calls %q, want %q", got, want)
+	}
+	// Calls to either ID now share one queue.
+	r.o.mu.Lock()
+	same := r.o.queues[chatKey{id: -5}] == r.o.queues[chatKey{id: -100999}]
+	r.o.mu.Unlock()
+	if !same {
+		t.Fatal("old and new chat IDs have different queues")
+	}
+}
+
+func TestOutboxFollowMigrationBeforeAnyFailure(t *testing.T) {
+	tg := newOutboxFake()
+	calls := 0
+	r := newOutboxRig(t, tg, OutboxOptions{OnMigrate: func(o, n int64) { calls++ }})
+	r.o.FollowMigration(-5, -100999)
+	r.o.FollowMigration(-5, -100999) // the service message seen twice
+	r.o.FollowMigration(-5, -5)
+	m, err := r.o.SendMessage(outboxCtx(t), &tgbot.SendMessageParams{ChatID: int64(-5), Text: "x"})
+	if err != nil || m.Chat.ID != -100999 {
+		t.Fatalf("send after FollowMigration: %+v, %v", m, err)
+	}
+	if calls != 1 {
+		t.Fatalf("OnMigrate called %d times, want 1", calls)
+	}
+	if got := tg.Calls(); len(got) != 1 || got[0].ChatID != int64(-100999) {
+		t.Fatalf("calls %+v, want one to the new chat", got)
+	}
+}
+
+func TestOutboxMigrationRetriedOnce(t *testing.T) {
+	tg := newOutboxFake()
+	tg.failNext("sendMessage",
+		&tgbot.MigrateError{MigrateToChatID: -100999},
+		&tgbot.MigrateError{MigrateToChatID: -100888})
+	r := newOutboxRig(t, tg, OutboxOptions{})
+	_, err := r.o.SendMessage(outboxCtx(t), &tgbot.SendMessageParams{ChatID: int64(-5), Text: "x"})
+	var me *tgbot.MigrateError
+	if !errors.As(err, &me) || me.MigrateToChatID != -100888 {
+		t.Fatalf("err = %v, want the second MigrateError", err)
+	}
+	if n := len(tg.Calls()); n != 2 {
+		t.Fatalf("%d calls, want 2", n)
+	}
+}
+
+func TestOutboxForbiddenLoggedOncePerMinute(t *testing.T) {
+	tg := newOutboxFake()
+	kicked := fmt.Errorf("%w, Forbidden: bot was kicked from the group chat", tgbot.ErrorForbidden)
+	tg.failNext("sendMessage", kicked, kicked, kicked, kicked)
+	r := newOutboxRig(t, tg, OutboxOptions{})
+	ctx := outboxCtx(t)
+	send := func() {
+		t.Helper()
+		if _, err := r.o.SendMessage(ctx, &tgbot.SendMessageParams{ChatID: int64(-7), Text: "x"}); !errors.Is(err, tgbot.ErrorForbidden) {
+			t.Fatalf("err = %v, want ErrorForbidden", err)
+		}
+	}
+	send()
+	send()
+	send()
+	const line = "bot is not a member of chat -7: add it back; requests stay pending"
+	if n := strings.Count(r.logs.String(), line); n != 1 {
+		t.Fatalf("%d lines %q after three 403s in a minute, want 1:\n%s", n, line, r.logs)
+	}
+	r.clock.advance(forbiddenLogEvery)
+	send()
+	if n := strings.Count(r.logs.String(), line); n != 2 {
+		t.Fatalf("%d lines a minute later, want 2", n)
+	}
+	if n, s := len(tg.Calls()), r.clock.Sleeps(); n != 4 || len(s) != 0 {
+		t.Fatalf("%d calls, waits %v: a 403 was retried", n, s)
+	}
+}
+
+func TestOutboxCallbackAnswerNotQueued(t *testing.T) {
+	tg := newOutboxFake()
+	r := newOutboxRig(t, tg, OutboxOptions{PerMinute: 1, Burst: 1})
+	ctx := outboxCtx(t)
+	gate := tg.gate(-1)
+	blocked := r.goSend(t, ctx, -1, "stuck")
+	waitEntered(t, tg)
+	ok, err := r.o.AnswerCallbackQuery(ctx, &tgbot.AnswerCallbackQueryParams{CallbackQueryID: "cb"})
+	if !ok || err != nil {
+		t.Fatalf("answer: %v, %v", ok, err)
+	}
+	select {
+	case res := <-blocked:
+		t.Fatalf("send finished before the gate opened: %+v", res)
+	default:
+	}
+	close(gate)
+	waitResult(t, blocked)
+}
+
+func TestOutboxCloseWithCallsInFlight(t *testing.T) {
+	tg := newOutboxFake()
+	r := newOutboxRig(t, tg, OutboxOptions{})
+	ctx := outboxCtx(t)
+	tg.gate(-1) // never opened: only Close ends the call
+	running := r.goSend(t, ctx, -1, "running")
+	waitEntered(t, tg)
+	queuedRes := r.goSend(t, ctx, -1, "queued")
+	r.o.Close()
+	for name, ch := range map[string]<-chan outboxResult{"running": running, "queued": queuedRes} {
+		if res := waitResult(t, ch); !errors.Is(res.err, ErrOutboxClosed) {
+			t.Fatalf("%s call: err = %v, want ErrOutboxClosed", name, res.err)
+		}
+	}
+	if _, err := r.o.SendMessage(ctx, &tgbot.SendMessageParams{ChatID: int64(-1), Text: "late"}); !errors.Is(err, ErrOutboxClosed) {
+		t.Fatalf("send after Close: %v", err)
+	}
+	r.o.Close() // again: no panic, no wait
+	if got := texts(tg.Calls()); len(got) != 0 {
+		t.Fatalf("calls completed despite Close: %q", got)
+	}
+}
+
+func TestOutboxCloseWaitsForRunningCall(t *testing.T) {
+	tg := newOutboxFake()
+	r := newOutboxRig(t, tg, OutboxOptions{})
+	tg.gate(-1)
+	tg.cancelled, tg.hold = make(chan struct{}), make(chan struct{})
+	running := r.goSend(t, outboxCtx(t), -1, "running")
+	waitEntered(t, tg)
+	closed := make(chan struct{})
+	go func() {
+		r.o.Close()
+		close(closed)
+	}()
+	<-tg.cancelled // Close cancelled the call, which has not returned yet
+	select {
+	case <-closed:
+		close(tg.hold)
+		t.Fatal("Close returned while a call was still running")
+	default:
+	}
+	close(tg.hold)
+	<-closed
+	if res := waitResult(t, running); !errors.Is(res.err, ErrOutboxClosed) {
+		t.Fatalf("err = %v, want ErrOutboxClosed", res.err)
+	}
+}
+
+func TestOutboxPassesThroughInlineEdits(t *testing.T) {
+	tg := newOutboxFake()
+	r := newOutboxRig(t, tg, OutboxOptions{})
+	if _, err := r.o.EditMessageText(outboxCtx(t), &tgbot.EditMessageTextParams{InlineMessageID: "i1", Text: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(tg.Calls()); n != 1 {
+		t.Fatalf("%d calls, want 1", n)
+	}
+	if _, err := r.o.SendMessage(outboxCtx(t), nil); err == nil {
+		t.Fatal("nil params accepted")
+	}
+}
+
+func TestOutboxDeleteKeepsOrder(t *testing.T) {
+	tg := newOutboxFake()
+	r := newOutboxRig(t, tg, OutboxOptions{})
+	ctx := outboxCtx(t)
+	gate := tg.gate(-1)
+	edit := r.goEdit(t, ctx, -1, 4, "last words")
+	waitEntered(t, tg)
+	del := make(chan error, 1)
+	go func() {
+		_, err := r.o.DeleteMessage(ctx, &tgbot.DeleteMessageParams{ChatID: int64(-1), MessageID: 4})
+		del <- err
+	}()
+	r.waitEnqueued(t)
+	close(gate)
+	waitResult(t, edit)
+	if err := <-del; err != nil {
+		t.Fatal(err)
+	}
+	var methods []string
+	for _, c := range tg.Calls() {
+		methods = append(methods, c.Method)
+	}
+	if !slices.Equal(methods, []string{"editMessageText", "deleteMessage"}) {
+		t.Fatalf("calls %v", methods)
+	}
+}
+
+func TestOutboxBackoffCapped(t *testing.T) {
+	o := NewOutbox(newOutboxFake(), OutboxOptions{BaseBackoff: time.Second, MaxBackoff: 5 * time.Second}, zerolog.Nop())
+	defer o.Close()
+	var got []time.Duration
+	for n := range 70 {
+		got = append(got, o.backoff(n))
+	}
+	if want := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 5 * time.Second}; !slices.Equal(got[:4], want) {
+		t.Fatalf("backoff %v, want %v", got[:4], want)
+	}
+	if got[69] != 5*time.Second {
+		t.Fatalf("backoff(69) = %v: it overflowed past MaxBackoff", got[69])
+	}
+}
+
+func TestOutboxSleepCtxEndsWithCause(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(ErrOutboxClosed)
+	if err := sleepCtx(ctx, time.Hour); !errors.Is(err, ErrOutboxClosed) {
+		t.Fatalf("sleep on a closed context: %v", err)
+	}
+	if err := sleepCtx(context.Background(), time.Nanosecond); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestOutboxAgainstTelegram drives a real go-telegram/bot client through
+// the Outbox against the strict fake Bot API: 429, 500, migration, "not
+// modified" and 403 as Telegram sends them.
+func TestOutboxAgainstTelegram(t *testing.T) {
+	const (
+		oldChat = int64(-5)
+		newChat = int64(-1001234567)
+	)
+	srv := telegramtest.NewServer("123:abc")
+	defer srv.Close()
+	if err := srv.AddChat(oldChat, telegramtest.ChatGroup); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.AddChat(newChat, telegramtest.ChatSupergroup); err != nil {
+		t.Fatal(err)
+	}
+	transport := &http.Transport{}
+	defer transport.CloseIdleConnections()
+	tb, err := tgbot.New("123:abc", tgbot.WithServerURL(srv.URL), tgbot.WithSkipGetMe(),
+		tgbot.WithHTTPClient(2*time.Second, &http.Client{Timeout: 5 * time.Second, Transport: transport}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var migrated [][2]int64
+	r := newOutboxRig(t, RedactTelegram(tb, NewRedactor("123:abc")), OutboxOptions{
+		PerMinute:   0,
+		BaseBackoff: time.Second,
+		OnMigrate:   func(o, n int64) { migrated = append(migrated, [2]int64{o, n}) },
+	})
+	ctx := outboxCtx(t)
+	send := func(text string) *models.Message {
+		t.Helper()
+		m, err := r.o.SendMessage(ctx, &tgbot.SendMessageParams{ChatID: oldChat, Text: text})
+		if err != nil {
+			t.Fatalf("send %q: %v", text, err)
+		}
+		return m
+	}
+
+	srv.FailNext("sendMessage", telegramtest.Fault{Code: 429, RetryAfter: 1})
+	m := send("after 429")
+	srv.FailNext("sendMessage", telegramtest.Fault{Code: 500})
+	send("after 500")
+	if got, want := r.clock.Sleeps(), []time.Duration{time.Second, time.Second}; !slices.Equal(got, want) {
+		t.Fatalf("waits %v, want %v (retry_after 1 s, then the first backoff)", got, want)
+	}
+
+	// An edit to the text it already has: Telegram says "not modified".
+	got, err := r.o.EditMessageText(ctx, &tgbot.EditMessageTextParams{ChatID: oldChat, MessageID: m.ID, Text: "after 429"})
+	if err != nil || got != nil {
+		t.Fatalf("unchanged edit: %+v, %v; want nil, nil", got, err)
+	}
+
+	srv.FailNext("sendMessage", telegramtest.Fault{Code: 400, MigrateToChatID: newChat})
+	moved := send("after migration")
+	later := send("later")
+	if moved.Chat.ID != newChat || later.Chat.ID != newChat {
+		t.Fatalf("after migration messages went to %d and %d, want %d", moved.Chat.ID, later.Chat.ID, newChat)
+	}
+	if len(srv.Messages(newChat)) != 2 || len(srv.Messages(oldChat)) != 2 {
+		t.Fatalf("old chat has %d messages, new chat %d; want 2 and 2", len(srv.Messages(oldChat)), len(srv.Messages(newChat)))
+	}
+	if len(migrated) != 1 || migrated[0] != [2]int64{oldChat, newChat} {
+		t.Fatalf("OnMigrate calls %v", migrated)
+	}
+
+	srv.FailNext("sendMessage", telegramtest.Fault{Code: 403, Description: "Forbidden: bot was kicked from the supergroup chat"})
+	if _, err := r.o.SendMessage(ctx, &tgbot.SendMessageParams{ChatID: newChat, Text: "kicked"}); !errors.Is(err, tgbot.ErrorForbidden) {
+		t.Fatalf("err = %v, want ErrorForbidden", err)
+	}
+	if !strings.Contains(r.logs.String(), "bot is not a member of chat -1001234567") {
+		t.Fatalf("403 not logged:\n%s", r.logs)
+	}
+	if n := len(srv.RequestsFor("sendMessage")); n != 8 {
+		t.Fatalf("%d sendMessage requests, want 8 (2+2 tries, migration+retry, later, 403)", n)
+	}
+	if strings.Contains(r.logs.String(), "123:abc") {
+		t.Fatalf("the token is in the logs:\n%s", r.logs)
+	}
+	r.o.Close()
+	transport.CloseIdleConnections()
+}

@@ -1,0 +1,149 @@
+package pending
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// The meta bucket holds small facts about the deployment, each under its
+// own key, next to the entries so they are committed with them.
+
+// chatMigrationPrefix starts the meta key of a chat's migration; the old
+// chat ID follows and the value is the new chat ID, both in decimal.
+const chatMigrationPrefix = "chatMigration:"
+
+// maxMigrationHops bounds the walk along remembered migrations, so a file
+// edited by hand into a loop cannot hang ChatID.
+const maxMigrationHops = 8
+
+func chatMigrationKey(old int64) []byte {
+	return []byte(chatMigrationPrefix + strconv.FormatInt(old, 10))
+}
+
+// migratedTo returns what chat became by the migrations in meta, and
+// whether it migrated at all.
+func migratedTo(meta *bolt.Bucket, chat int64) (int64, bool, error) {
+	id, moved := chat, false
+	for range maxMigrationHops {
+		raw := meta.Get(chatMigrationKey(id))
+		if raw == nil {
+			return id, moved, nil
+		}
+		next, err := strconv.ParseInt(string(raw), 10, 64)
+		if err != nil || next == 0 {
+			return 0, false, fmt.Errorf("%w: migration of chat %d holds %q, not a chat ID", ErrCorrupt, id, raw)
+		}
+		id, moved = next, true
+	}
+	return 0, false, fmt.Errorf("%w: migrations starting at chat %d go round in a loop", ErrCorrupt, chat)
+}
+
+// ChatID returns the chat to post to for the configured chat ID: the ID
+// Telegram gave the group when it was upgraded to a supergroup, if
+// RememberChatMigration recorded one, else configured itself. Call it at
+// start-up, so a restart keeps posting where the group went even though
+// TELEGRAM_CHAT_ID still names the old ID.
+func (s *Store) ChatID(configured int64) (int64, error) {
+	var id int64
+	err := closedErr(s.db.View(func(tx *bolt.Tx) (err error) {
+		id, _, err = migratedTo(tx.Bucket(bucketMeta), configured)
+		return err
+	}))
+	if err != nil {
+		return 0, fmt.Errorf("look up migration of chat %d: %w", configured, err)
+	}
+	return id, nil
+}
+
+// RememberChatMigration records that chat oldID is now chat newID, as Telegram
+// reports when a group becomes a supergroup, so ChatID(oldID) returns newID
+// from now on, across restarts. In the same transaction every entry in
+// chat oldID moves to chat newID, and, since Telegram gives the supergroup's
+// messages new IDs, loses its message: MessageID and PromptMessageID
+// become 0 and a typed answer is no longer awaited (AwaitingText false).
+// Unsent then lists those entries, so the bridge posts them again; an
+// open force_reply prompt is not re-sent, the person presses the button
+// again. Entries that cannot be decoded are left alone, with a warning.
+// Remembering a migration again does nothing more; oldID and newID must be
+// different non-zero IDs (ErrInvalid).
+func (s *Store) RememberChatMigration(oldID, newID int64) error {
+	if oldID == 0 || newID == 0 || oldID == newID {
+		return fmt.Errorf("remember migration of chat %d to %d: %w: two different non-zero chat IDs are needed", oldID, newID, ErrInvalid)
+	}
+	err := closedErr(s.db.Update(func(tx *bolt.Tx) error {
+		meta := tx.Bucket(bucketMeta)
+		// newID may itself have moved on (a migration remembered late):
+		// point oldID straight at the end, so lookups take one step.
+		to, _, err := migratedTo(meta, newID)
+		if err != nil {
+			return err
+		}
+		if to == oldID {
+			return fmt.Errorf("%w: chat %d already migrated to %d", ErrInvalid, newID, oldID)
+		}
+		value := []byte(strconv.FormatInt(to, 10))
+		if err := meta.Put(chatMigrationKey(oldID), value); err != nil {
+			return fmt.Errorf("write migration: %w", err)
+		}
+		// Chats that had moved to oldID move on to the same end.
+		oldValue := []byte(strconv.FormatInt(oldID, 10))
+		var earlier [][]byte
+		err = meta.ForEach(func(k, v []byte) error {
+			if bytes.HasPrefix(k, []byte(chatMigrationPrefix)) && bytes.Equal(v, oldValue) {
+				earlier = append(earlier, bytes.Clone(k))
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, k := range earlier {
+			if err := meta.Put(k, value); err != nil {
+				return fmt.Errorf("write migration: %w", err)
+			}
+		}
+		return s.moveEntries(newBuckets(tx), oldID, to)
+	}))
+	if err != nil {
+		return fmt.Errorf("remember migration of chat %d to %d: %w", oldID, newID, err)
+	}
+	return nil
+}
+
+// moveEntries moves every entry of chat old to chat to, as
+// RememberChatMigration describes.
+func (s *Store) moveEntries(b *buckets, old, to int64) error {
+	var stale []*Entry
+	err := b.entries.ForEach(func(k, v []byte) error {
+		e, err := decode(v)
+		if err != nil {
+			s.log.Warn().Err(err).Str("key", string(k)).Str("db", s.path).
+				Msg("not moving an entry of the pending store that cannot be decoded to the upgraded chat")
+			return nil
+		}
+		if e.ChatID == old {
+			stale = append(stale, e)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	// Written after the walk: bbolt forbids changing a bucket inside ForEach.
+	for _, e := range stale {
+		if err := b.unindex(e); err != nil {
+			return err
+		}
+		e.ChatID = to
+		e.MessageID = 0
+		e.PromptMessageID = 0
+		e.AwaitingText, e.AwaitingQuestion, e.AwaitingUserID = false, 0, 0
+		if err := b.put(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,165 @@
+package pending_test
+
+import (
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"github.com/hermes-bot/hermes-bot/pending"
+)
+
+// openMetaStore opens a store at path and closes it when the test ends.
+func openMetaStore(t *testing.T, path string) *pending.Store {
+	t.Helper()
+	s, err := pending.Open(path)
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("close store: %v", err)
+		}
+	})
+	return s
+}
+
+func wantChatID(t *testing.T, s *pending.Store, configured, want int64) {
+	t.Helper()
+	got, err := s.ChatID(configured)
+	if err != nil || got != want {
+		t.Fatalf("ChatID(%d) = %d, %v; want %d", configured, got, err, want)
+	}
+}
+
+func TestChatMigrationRoundTrip(t *testing.T) {
+	s := openMetaStore(t, filepath.Join(t.TempDir(), "pending.db"))
+	wantChatID(t, s, -5, -5)
+	if err := s.RememberChatMigration(-5, -100999); err != nil {
+		t.Fatal(err)
+	}
+	wantChatID(t, s, -5, -100999)
+	wantChatID(t, s, -100999, -100999)
+	wantChatID(t, s, -6, -6)
+	if err := s.RememberChatMigration(-5, -100999); err != nil {
+		t.Fatalf("remembering twice: %v", err)
+	}
+	wantChatID(t, s, -5, -100999)
+}
+
+func TestChatMigrationSurvivesReopen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pending.db")
+	s, err := pending.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RememberChatMigration(-5, -100999); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wantChatID(t, openMetaStore(t, path), -5, -100999)
+}
+
+func TestChatMigrationChains(t *testing.T) {
+	s := openMetaStore(t, filepath.Join(t.TempDir(), "pending.db"))
+	// b → c first, then a → b: a ends at c.
+	if err := s.RememberChatMigration(-2, -3); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RememberChatMigration(-1, -2); err != nil {
+		t.Fatal(err)
+	}
+	wantChatID(t, s, -1, -3)
+	// And c → d moves both on.
+	if err := s.RememberChatMigration(-3, -4); err != nil {
+		t.Fatal(err)
+	}
+	wantChatID(t, s, -1, -4)
+	wantChatID(t, s, -2, -4)
+	if err := s.RememberChatMigration(-4, -1); !errors.Is(err, pending.ErrInvalid) {
+		t.Fatalf("a loop was accepted: %v", err)
+	}
+}
+
+func TestChatMigrationRefusesBadIDs(t *testing.T) {
+	s := openMetaStore(t, filepath.Join(t.TempDir(), "pending.db"))
+	for _, ids := range [][2]int64{{0, -1}, {-1, 0}, {-1, -1}} {
+		if err := s.RememberChatMigration(ids[0], ids[1]); !errors.Is(err, pending.ErrInvalid) {
+			t.Errorf("RememberChatMigration(%d, %d) = %v, want ErrInvalid", ids[0], ids[1], err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ChatID(-1); !errors.Is(err, pending.ErrClosed) {
+		t.Errorf("ChatID after Close: %v", err)
+	}
+	if err := s.RememberChatMigration(-1, -2); !errors.Is(err, pending.ErrClosed) {
+		t.Errorf("RememberChatMigration after Close: %v", err)
+	}
+}
+
+func TestChatMigrationMovesEntries(t *testing.T) {
+	s := openMetaStore(t, filepath.Join(t.TempDir(), "pending.db"))
+	posted := &pending.Entry{RequestID: "que_posted", ChatID: -5, MessageID: 42}
+	prompting := &pending.Entry{RequestID: "que_prompt", ChatID: -5, MessageID: 43,
+		AwaitingText: true, AwaitingQuestion: 1, AwaitingUserID: 7, PromptMessageID: 44,
+		Answers: [][]string{{"yes"}}, Current: 1}
+	elsewhere := &pending.Entry{RequestID: "que_other", ChatID: -6, MessageID: 50, AwaitingText: true, PromptMessageID: 51}
+	for _, e := range []*pending.Entry{posted, prompting, elsewhere} {
+		if err := s.Create(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := pending.PutRaw(s, "broken", []byte("{not json")); err != nil {
+		t.Fatal(err)
+	}
+
+	if err := s.RememberChatMigration(-5, -100999); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, uid := range []string{posted.UID, prompting.UID} {
+		e, err := s.Get(uid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.ChatID != -100999 || e.MessageID != 0 || e.PromptMessageID != 0 || e.AwaitingText || e.AwaitingUserID != 0 {
+			t.Fatalf("entry %s after migration: %+v", uid, e)
+		}
+	}
+	e, err := s.Get(prompting.UID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Current != 1 || len(e.Answers) != 1 {
+		t.Fatalf("answers so far were lost: %+v", e)
+	}
+	if _, err := s.ByPrompt(-5, 44); !errors.Is(err, pending.ErrNotFound) {
+		t.Fatalf("stale prompt still indexed: %v", err)
+	}
+	if _, err := s.ByRequestID("que_prompt"); err != nil {
+		t.Fatalf("request index lost: %v", err)
+	}
+	unsent, err := s.Unsent()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(unsent) != 2 {
+		t.Fatalf("%d unsent entries after migration, want the 2 moved", len(unsent))
+	}
+	other, err := s.Get(elsewhere.UID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if other.ChatID != -6 || other.MessageID != 50 || !other.AwaitingText || other.PromptMessageID != 51 {
+		t.Fatalf("entry of another chat changed: %+v", other)
+	}
+	if _, err := s.ByPrompt(-6, 51); err != nil {
+		t.Fatalf("prompt of another chat lost: %v", err)
+	}
+	if waiting, err := s.AwaitingText(-100999); err != nil || len(waiting) != 0 {
+		t.Fatalf("AwaitingText in the new chat: %d, %v", len(waiting), err)
+	}
+}
