@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	tgbot "github.com/go-telegram/bot"
@@ -29,6 +30,10 @@ type Opencode interface {
 	// or "reject"; message, with a reject, tells the agent why.
 	ReplyPermission(ctx context.Context, dir, sessionID, requestID, reply, message string) error
 	GetSession(ctx context.Context, dir, id string) (opencode.Session, error)
+	// ListQuestions and ListPermissions tell, just before a listed
+	// request is posted, whether it is still pending (see HandleSnapshot).
+	ListQuestions(ctx context.Context, dir string) ([]opencode.QuestionRequest, error)
+	ListPermissions(ctx context.Context, dir string) ([]opencode.PermissionRequest, error)
 }
 
 var _ Opencode = (*opencode.Client)(nil)
@@ -54,6 +59,23 @@ type Config struct {
 	TTL time.Duration
 	// BotID is the bot's own user ID; its own messages are never answers.
 	BotID int64
+	// OnChatMigrated, if set, is called when the chat announces that it
+	// was upgraded to a supergroup (a service message with
+	// migrate_to_chat_id), after the bridge has switched to the new ID.
+	OnChatMigrated func(oldChatID, newChatID int64)
+}
+
+// ChatID is the chat requests are posted to now: Config.ChatID, or the
+// supergroup it was migrated to. Safe for concurrent use.
+func (b *Bridge) ChatID() int64 { return b.chatID.Load() }
+
+// SetChatID switches the bridge to another chat, after a supergroup
+// migration. Updates from the old chat are refused from then on. Safe for
+// concurrent use.
+func (b *Bridge) SetChatID(id int64) {
+	if old := b.chatID.Swap(id); old != id {
+		b.log.Warn().Int64("oldChatID", old).Int64("newChatID", id).Msg("chat migrated to a supergroup; posting to the new chat ID from now on")
+	}
 }
 
 // DefaultTTL is the TTL when Config leaves it zero.
@@ -93,7 +115,9 @@ const (
 // Bridge carries question requests from opencode to a Telegram chat and
 // their answers back. Make one with NewBridge.
 type Bridge struct {
-	cfg     Config
+	cfg Config
+	// chatID starts as cfg.ChatID and follows a supergroup migration.
+	chatID  atomic.Int64
 	store   *pending.Store
 	oc      Opencode
 	tg      Telegram
@@ -122,7 +146,7 @@ func NewBridge(cfg Config, store *pending.Store, oc Opencode, tg Telegram, log z
 		cfg.TTL = DefaultTTL
 	}
 	cfg.AllowedUserIDs = slices.Clone(cfg.AllowedUserIDs)
-	return &Bridge{
+	b := &Bridge{
 		cfg:            cfg,
 		store:          store,
 		oc:             oc,
@@ -134,6 +158,8 @@ func NewBridge(cfg Config, store *pending.Store, oc Opencode, tg Telegram, log z
 		sessionTimeout: sessionTimeout,
 		expireRetryFor: expireRetryFor,
 	}
+	b.chatID.Store(cfg.ChatID)
+	return b
 }
 
 // entryLog is the logger for everything about one request, so one grep
@@ -198,7 +224,7 @@ func (b *Bridge) questionAsked(ctx context.Context, ev opencode.Event) {
 		Project:   ev.Project,
 		SessionID: q.SessionID,
 		RequestID: q.ID,
-		ChatID:    b.cfg.ChatID,
+		ChatID:    b.ChatID(),
 		CreatedAt: now,
 		ExpiresAt: now.Add(b.cfg.TTL),
 	}

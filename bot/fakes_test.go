@@ -134,6 +134,17 @@ func (f *fakeOpencode) ReplyPermission(ctx context.Context, dir, sessionID, requ
 	return nil
 }
 
+// ListQuestions and ListPermissions are not scripted: the bridge then
+// posts what a snapshot listed without checking again, which is what the
+// in-memory tests expect.
+func (f *fakeOpencode) ListQuestions(context.Context, string) ([]opencode.QuestionRequest, error) {
+	return nil, fmt.Errorf("fake opencode: listing is not scripted: %w", opencode.ErrTransient)
+}
+
+func (f *fakeOpencode) ListPermissions(context.Context, string) ([]opencode.PermissionRequest, error) {
+	return nil, fmt.Errorf("fake opencode: listing is not scripted: %w", opencode.ErrTransient)
+}
+
 func (f *fakeOpencode) GetSession(ctx context.Context, dir, id string) (opencode.Session, error) {
 	f.mu.Lock()
 	f.sessionCalls = append(f.sessionCalls, id)

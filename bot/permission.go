@@ -124,7 +124,7 @@ func (b *Bridge) permissionAsked(ctx context.Context, ev opencode.Event) {
 		Project:   ev.Project,
 		SessionID: p.SessionID,
 		RequestID: p.ID,
-		ChatID:    b.cfg.ChatID,
+		ChatID:    b.ChatID(),
 		CreatedAt: now,
 		ExpiresAt: now.Add(b.cfg.TTL),
 		Permission: &pending.Permission{
@@ -403,7 +403,7 @@ func (b *Bridge) pressPermission(ctx context.Context, log zerolog.Logger, cq *mo
 		elog.Info().Str("data", cq.Data).Msg("refusing button that does not match its request")
 		a.answer(toastUnknown)
 		return
-	case chatID == 0 && e.ChatID != b.cfg.ChatID:
+	case chatID == 0 && e.ChatID != b.ChatID():
 		elog.Info().Int64("chatID", e.ChatID).Msg("refusing press on a request of another chat")
 		a.answer(toastNotAllowed)
 		return

@@ -76,6 +76,14 @@ func (o *recordingOpencode) ReplyPermission(_ context.Context, _, _, requestID, 
 	return nil
 }
 
+func (o *recordingOpencode) ListQuestions(context.Context, string) ([]opencode.QuestionRequest, error) {
+	return nil, opencode.ErrTransient // not scripted: listed requests are posted unchecked
+}
+
+func (o *recordingOpencode) ListPermissions(context.Context, string) ([]opencode.PermissionRequest, error) {
+	return nil, opencode.ErrTransient
+}
+
 func (o *recordingOpencode) GetSession(_ context.Context, _, id string) (opencode.Session, error) {
 	if id == "ses_dd4235358ffeK4sOj0rQeppn49" {
 		return opencode.Session{ID: id, Title: "Release prep", ParentID: "ses_parent"}, nil

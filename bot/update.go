@@ -77,7 +77,7 @@ func (b *Bridge) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 	if m := cq.Message.Message; m != nil {
 		chatID = m.Chat.ID
 	}
-	if (chatID != 0 && chatID != b.cfg.ChatID) || !b.allowed(cq.From.ID) {
+	if (chatID != 0 && chatID != b.ChatID()) || !b.allowed(cq.From.ID) {
 		log.Info().Int64("chatID", chatID).Msg("refusing press from a chat or user not allowed")
 		a.answer(toastNotAllowed)
 		return
@@ -115,7 +115,7 @@ func (b *Bridge) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 	}
 	elog := b.entryLog(e).With().Str("callbackID", cq.ID).Int64("userID", cq.From.ID).Logger()
 	a.log = &elog
-	if chatID == 0 && e.ChatID != b.cfg.ChatID {
+	if chatID == 0 && e.ChatID != b.ChatID() {
 		// The pressed message is inaccessible; the entry says where it is.
 		elog.Info().Int64("chatID", e.ChatID).Msg("refusing press on a request of another chat")
 		a.answer(toastNotAllowed)
@@ -266,11 +266,19 @@ func (b *Bridge) prompt(ctx context.Context, log zerolog.Logger, e *pending.Entr
 // text replies to nothing, the answer of the only request in the chat
 // awaiting text. Anything else is not for us.
 func (b *Bridge) handleMessage(ctx context.Context, m *models.Message) {
+	if m.MigrateToChatID != 0 && m.Chat.ID == b.ChatID() {
+		old := m.Chat.ID
+		b.SetChatID(m.MigrateToChatID)
+		if b.cfg.OnChatMigrated != nil {
+			b.cfg.OnChatMigrated(old, m.MigrateToChatID)
+		}
+		return
+	}
 	if m.From == nil || m.From.IsBot || m.From.ID == b.cfg.BotID {
 		return
 	}
 	log := b.log.With().Int64("chatID", m.Chat.ID).Int("messageID", m.ID).Int64("userID", m.From.ID).Logger()
-	if m.Chat.ID != b.cfg.ChatID {
+	if m.Chat.ID != b.ChatID() {
 		log.Debug().Msg("ignoring message from another chat")
 		return
 	}

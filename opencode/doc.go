@@ -2,11 +2,14 @@
 // auth, per-call timeouts, the question and permission calls (list, reply,
 // reject), request-ID resolution, and the event stream GET /global/event
 // with its reader, silence detection, reconnect backoff and re-listing of
-// pending questions after every connect.
+// pending questions and permission requests after every connect.
 //
 // It knows nothing of Telegram or storage: events go to a Handler the
 // caller supplies, and deciding whether an event was seen before is the
-// caller's job (a reconnect lists the same questions again, on purpose).
+// caller's job (a reconnect lists the same requests again, on purpose).
+// What a directory had pending at a connect reaches a SnapshotHandler as
+// one Snapshot, with flags saying which lists succeeded, so the caller can
+// also close what is gone; a plain Handler gets listed events instead.
 //
 // # Errors
 //
@@ -35,6 +38,7 @@
 // Unary calls may run while Watch runs. Watch calls its Handler from its
 // own goroutine, one event at a time and in stream order, so a slow
 // handler delays the next event but never makes the stream look dead.
-// Run one Watch per Client at a time. An EventReader is not safe for
-// concurrent use.
+// HandleSnapshot is called from that same goroutine, before the events of
+// the connection it belongs to. Run one Watch per Client at a time. An
+// EventReader is not safe for concurrent use.
 package opencode

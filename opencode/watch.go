@@ -20,6 +20,32 @@ type Handler interface {
 	HandleEvent(ctx context.Context, ev Event)
 }
 
+// Snapshot is what one directory had pending when the event stream
+// (re)connected.
+type Snapshot struct {
+	Directory   string
+	Questions   []QuestionRequest
+	Permissions []PermissionRequest
+	// QuestionsListed and PermissionsListed are false when that list call
+	// failed: the matching slice is then empty but proves nothing, so a
+	// stored request of that kind must not be taken as gone.
+	QuestionsListed, PermissionsListed bool
+	// Taken is when listing this directory began. A request stored after
+	// it may be missing from the lists without being gone.
+	Taken time.Time
+}
+
+// SnapshotHandler is a Handler that takes what is pending after a connect
+// one directory at a time, rather than as Listed events, so it can also
+// tell which requests are gone.
+type SnapshotHandler interface {
+	// HandleSnapshot is called once per known directory after every
+	// connect, even when a list failed or nothing is pending, from the
+	// goroutine that calls HandleEvent, before any event of that
+	// connection.
+	HandleSnapshot(ctx context.Context, s Snapshot)
+}
+
 // errSilent ends a connection that sent nothing for the silence timeout.
 var errSilent = errors.New("event stream silent")
 
@@ -29,14 +55,22 @@ var errSilent = errors.New("event stream silent")
 // attempts as WithBackoff says.
 //
 // After every connect, before reading the stream, it lists the questions
-// pending in every known directory and hands each to h as a
-// question.asked event with Listed set, because the stream does not replay
-// what was sent while nobody listened. The known directories are those
-// dirs returns (dirs may be nil) and every directory an event has named so
-// far. A failed list only logs a warning.
+// and permission requests pending in every known directory, because the
+// stream does not replay what was sent while nobody listened. The known
+// directories are those dirs returns (dirs may be nil), every directory
+// an event has named so far, and the worktrees and sandboxes GET /project
+// names (except "/", the worktree of the "global" project of folders
+// outside git, which holds no requests of its own). A failed list only
+// logs a warning.
+//
+// If h is a SnapshotHandler it gets one Snapshot per directory. Otherwise
+// every listed request reaches HandleEvent as a question.asked or
+// permission.asked event with Listed set.
 //
 // h also receives server.connected and server.heartbeat events; it may
-// ignore them. Watch blocks; run one per Client at a time.
+// ignore them. server.connected, the first record of every connection,
+// comes after that connection's listing. Watch blocks; run one per Client
+// at a time.
 func (c *Client) Watch(ctx context.Context, h Handler, dirs func(context.Context) []string) error {
 	if h == nil {
 		return errors.New("watch opencode events: nil handler")
@@ -177,7 +211,7 @@ func (c *Client) streamError(connCtx context.Context, op string, err error) erro
 	return transientError(connCtx, op, err)
 }
 
-// listPending hands h every question pending in a known directory.
+// listPending hands h what is pending in every known directory.
 func (c *Client) listPending(ctx context.Context, h Handler, dirs func(context.Context) []string, known map[string]struct{}) {
 	if dirs != nil {
 		for _, d := range dirs(ctx) {
@@ -186,29 +220,82 @@ func (c *Client) listPending(ctx context.Context, h Handler, dirs func(context.C
 			}
 		}
 	}
+	if ctx.Err() != nil {
+		return
+	}
+	// Remembered like directories seen in events, so a later connect whose
+	// project list fails still lists them.
+	if ps, err := c.ListProjects(ctx); err != nil {
+		c.log.Warn().Err(err).Str("class", errorClass(err)).
+			Msg("listing opencode projects failed; listing only the directories already known")
+	} else {
+		for _, p := range ps {
+			for _, d := range append([]string{p.Worktree}, p.Sandboxes...) {
+				if d != "" && d != "/" {
+					known[d] = struct{}{}
+				}
+			}
+		}
+	}
 	all := make([]string, 0, len(known))
 	for d := range known {
 		all = append(all, d)
 	}
 	slices.Sort(all)
+	sh, snapshots := h.(SnapshotHandler)
 	for _, dir := range all {
 		if ctx.Err() != nil {
 			return
 		}
-		qs, err := c.ListQuestions(ctx, dir)
-		if err != nil {
-			c.log.Warn().Err(err).Str("directory", dir).Str("class", errorClass(err)).
-				Msg("listing pending opencode questions failed")
+		s := c.snapshot(ctx, dir)
+		if snapshots {
+			sh.HandleSnapshot(ctx, s)
 			continue
 		}
-		for _, q := range qs {
-			if q.ID == "" {
-				c.log.Warn().Str("directory", dir).Msg("listed opencode question without id; skipped")
-				continue
-			}
+		for _, q := range s.Questions {
 			h.HandleEvent(ctx, Event{Type: TypeQuestionAsked, Directory: dir, Listed: true, QuestionAsked: &q})
 		}
+		for _, p := range s.Permissions {
+			h.HandleEvent(ctx, Event{Type: TypePermissionAsked, Directory: dir, Listed: true, PermissionAsked: &p})
+		}
 	}
+}
+
+// snapshot lists what is pending in dir. A failed list leaves its flag
+// false; a listed request without an ID is dropped, as nothing could
+// answer it.
+func (c *Client) snapshot(ctx context.Context, dir string) Snapshot {
+	s := Snapshot{Directory: dir, Taken: time.Now()}
+	qs, err := c.ListQuestions(ctx, dir)
+	if err != nil {
+		c.log.Warn().Err(err).Str("directory", dir).Str("class", errorClass(err)).
+			Msg("listing pending opencode questions failed")
+	} else {
+		s.QuestionsListed = true
+		s.Questions = slices.DeleteFunc(qs, func(q QuestionRequest) bool {
+			if q.ID == "" {
+				c.log.Warn().Str("directory", dir).Msg("listed opencode question without id; skipped")
+			}
+			return q.ID == ""
+		})
+	}
+	ps, err := c.ListPermissions(ctx, dir)
+	if err != nil {
+		c.log.Warn().Err(err).Str("directory", dir).Str("class", errorClass(err)).
+			Msg("listing pending opencode permissions failed")
+	} else {
+		s.PermissionsListed = true
+		s.Permissions = slices.DeleteFunc(ps, func(p PermissionRequest) bool {
+			if p.ID == "" {
+				c.log.Warn().Str("directory", dir).Msg("listed opencode permission without id; skipped")
+			}
+			return p.ID == ""
+		})
+	}
+	c.log.Debug().Str("directory", dir).Int("questions", len(s.Questions)).Int("permissions", len(s.Permissions)).
+		Bool("questionsListed", s.QuestionsListed).Bool("permissionsListed", s.PermissionsListed).
+		Msg("listed pending opencode requests")
+	return s
 }
 
 // silenceReader arms the silence timer only while waiting for the server,

@@ -3,6 +3,8 @@ package opencode_test
 import (
 	"context"
 	"encoding/json"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -336,3 +338,227 @@ func TestWatchBackoff(t *testing.T) {
 }
 
 var _ opencode.Handler = events(nil)
+
+// snapshots is a SnapshotHandler passing snapshots and events on, in the
+// order Watch delivers them, as opencode.Snapshot or opencode.Event.
+type snapshots chan any
+
+func (s snapshots) HandleEvent(ctx context.Context, ev opencode.Event) { s.put(ctx, ev) }
+
+func (s snapshots) HandleSnapshot(ctx context.Context, sn opencode.Snapshot) { s.put(ctx, sn) }
+
+func (s snapshots) put(ctx context.Context, v any) {
+	select {
+	case s <- v:
+	case <-ctx.Done():
+	}
+}
+
+// untilConnected returns the snapshots delivered before the next
+// server.connected, failing on a listed event: a SnapshotHandler must get
+// none.
+func (s snapshots) untilConnected(tb testing.TB) map[string]opencode.Snapshot {
+	tb.Helper()
+	got := make(map[string]opencode.Snapshot)
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case v := <-s:
+			switch v := v.(type) {
+			case opencode.Snapshot:
+				if _, dup := got[v.Directory]; dup {
+					tb.Errorf("two snapshots of %q in one connect", v.Directory)
+				}
+				got[v.Directory] = v
+			case opencode.Event:
+				if v.Listed {
+					tb.Errorf("listed event %+v delivered to a SnapshotHandler", v)
+				}
+				if v.Type == opencode.TypeServerConnected {
+					return got
+				}
+			}
+		case <-deadline:
+			tb.Fatalf("no server.connected; snapshots so far: %v", slices.Sorted(maps.Keys(got)))
+		}
+	}
+}
+
+func TestWatchSnapshotsEveryKnownDirectory(t *testing.T) {
+	ctx := testContext(t)
+	srv := newServer(t)
+	logs := newLogBuffer()
+	srv.SetProjects([]opencode.Project{
+		{ID: "global", Worktree: "/"},
+		{ID: "abc123", Worktree: "/repo", Sandboxes: []string{"/repo-feature"}},
+	})
+	srv.StoreQuestion("/repo", question("que_r", "ses_r", "call_r"))
+	srv.StorePermission("/repo-feature", opencode.PermissionRequest{ID: "per_f", SessionID: "ses_f", Permission: "bash"})
+	srv.StoreQuestion("/from-dirs", question("que_d", "ses_d", ""))
+	srv.StorePermission("/from-dirs", opencode.PermissionRequest{ID: "per_d", SessionID: "ses_d", Permission: "edit"})
+	srv.StoreQuestion("/unknown", question("que_hidden", "ses_h", ""))
+	srv.StoreQuestion("/", question("que_root", "ses_root", ""))
+
+	h := make(snapshots, 100)
+	dirs := func(context.Context) []string { return []string{"/from-dirs", "/empty", ""} }
+	before := time.Now()
+	startWatch(t, srv.Client(fastOptions(logs)...), h, dirs)
+
+	got := h.untilConnected(t)
+	after := time.Now()
+	if keys := slices.Sorted(maps.Keys(got)); !slices.Equal(keys, []string{"/empty", "/from-dirs", "/repo", "/repo-feature"}) {
+		t.Fatalf("snapshots of %q, want the directories of dirs and of GET /project, without \"/\"", keys)
+	}
+	for dir, s := range got {
+		if !s.QuestionsListed || !s.PermissionsListed {
+			t.Errorf("%s: listed flags %v %v, want both true", dir, s.QuestionsListed, s.PermissionsListed)
+		}
+		if s.Taken.Before(before) || s.Taken.After(after) {
+			t.Errorf("%s: Taken %v not within the connect", dir, s.Taken)
+		}
+	}
+	ids := func(s opencode.Snapshot) (qs, ps []string) {
+		for _, q := range s.Questions {
+			qs = append(qs, q.ID)
+		}
+		for _, p := range s.Permissions {
+			ps = append(ps, p.ID)
+		}
+		return qs, ps
+	}
+	for dir, want := range map[string][2][]string{
+		"/empty":        {nil, nil},
+		"/from-dirs":    {{"que_d"}, {"per_d"}},
+		"/repo":         {{"que_r"}, nil},
+		"/repo-feature": {nil, {"per_f"}},
+	} {
+		qs, ps := ids(got[dir])
+		if !slices.Equal(qs, want[0]) || !slices.Equal(ps, want[1]) {
+			t.Errorf("%s: questions %q permissions %q, want %q %q", dir, qs, ps, want[0], want[1])
+		}
+	}
+	if q := got["/repo"].Questions; len(q) == 1 && (q[0].Tool == nil || q[0].Tool.CallID != "call_r") {
+		t.Errorf("listed question lost its tool call: %+v", q[0])
+	}
+
+	// A directory named only by an event joins at the next connect; the
+	// project list is asked again too.
+	srv.SetProjects(nil)
+	srv.StoreQuestion("/seen", question("que_s", "ses_s", ""))
+	srv.SendEvent("/seen", opencode.TypeSessionIdle, opencode.SessionIdle{SessionID: "ses_s"})
+	for idle := false; !idle; {
+		select {
+		case v := <-h:
+			ev, ok := v.(opencode.Event)
+			idle = ok && ev.Type == opencode.TypeSessionIdle
+		case <-ctx.Done():
+			t.Fatal("no session.idle")
+		}
+	}
+	srv.DropStreams()
+	got = h.untilConnected(t)
+	if keys := slices.Sorted(maps.Keys(got)); !slices.Equal(keys, []string{"/empty", "/from-dirs", "/repo", "/repo-feature", "/seen"}) {
+		t.Fatalf("after reconnect: snapshots of %q", keys)
+	}
+	if qs, _ := ids(got["/seen"]); !slices.Equal(qs, []string{"que_s"}) {
+		t.Errorf("/seen after reconnect: questions %q", qs)
+	}
+	if err := srv.WaitConnections(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	projects := 0
+	for _, r := range srv.Requests() {
+		if (r.Path == "/question" || r.Path == "/permission") && (r.Directory() == "/unknown" || r.Directory() == "/" || r.Directory() == "") {
+			t.Errorf("listed %s in directory %q, which nobody named", r.Path, r.Directory())
+		}
+		if r.Path == "/project" {
+			projects++
+		}
+	}
+	if projects != 2 {
+		t.Errorf("GET /project asked %d times, want once per connect", projects)
+	}
+}
+
+func TestWatchSnapshotSaysWhichListFailed(t *testing.T) {
+	srv := newServer(t)
+	logs := newLogBuffer()
+	srv.StoreQuestion("/d", question("que_1", "ses_1", ""))
+	srv.StorePermission("/d", opencode.PermissionRequest{ID: "per_1", SessionID: "ses_1"})
+	srv.FailNext("/project", 500)
+	srv.FailNext("/permission", 500)
+	h := make(snapshots, 100)
+	startWatch(t, srv.Client(fastOptions(logs)...), h, func(context.Context) []string { return []string{"/d"} })
+
+	got := h.untilConnected(t)
+	s, ok := got["/d"]
+	if len(got) != 1 || !ok {
+		t.Fatalf("snapshots %v, want only /d", got)
+	}
+	if !s.QuestionsListed || len(s.Questions) != 1 || s.Questions[0].ID != "que_1" {
+		t.Errorf("questions: listed %v %+v, want que_1", s.QuestionsListed, s.Questions)
+	}
+	if s.PermissionsListed || len(s.Permissions) != 0 {
+		t.Errorf("permissions: listed %v %+v, want a failed list", s.PermissionsListed, s.Permissions)
+	}
+	for _, want := range []string{"listing opencode projects failed", "listing pending opencode permissions failed"} {
+		if n := len(logs.lines(want)); n != 1 {
+			t.Errorf("%d lines %q, want 1:\n%s", n, want, logs.String())
+		}
+	}
+	if srv.Connections() != 1 {
+		t.Errorf("%d connections: a failed list must not cost the connection", srv.Connections())
+	}
+}
+
+func TestWatchSnapshotWhenEveryListFails(t *testing.T) {
+	srv := newServer(t)
+	logs := newLogBuffer()
+	srv.FailNext("/question", 503)
+	srv.FailNext("/permission", 503)
+	h := make(snapshots, 100)
+	startWatch(t, srv.Client(fastOptions(logs)...), h, func(context.Context) []string { return []string{"/d"} })
+	s, ok := h.untilConnected(t)["/d"]
+	if !ok {
+		t.Fatal("no snapshot of /d: a snapshot is due even when its lists failed")
+	}
+	if s.QuestionsListed || s.PermissionsListed || s.Taken.IsZero() {
+		t.Errorf("snapshot %+v, want both lists failed and Taken set", s)
+	}
+}
+
+func TestWatchListedPermissionsWithoutSnapshotHandler(t *testing.T) {
+	srv := newServer(t)
+	logs := newLogBuffer()
+	srv.StorePermission("/d", opencode.PermissionRequest{ID: "per_1", SessionID: "ses_1", Permission: "bash"})
+	srv.StorePermission("/d", opencode.PermissionRequest{SessionID: "ses_1", Permission: "bash"}) // no ID
+	srv.StoreQuestion("/d", question("que_1", "ses_1", ""))
+	evs := make(events, 100)
+	startWatch(t, srv.Client(fastOptions(logs)...), evs, func(context.Context) []string { return []string{"/d"} })
+
+	var listed []string
+	for {
+		ev := evs.next(t, "any", func(opencode.Event) bool { return true })
+		if ev.Type == opencode.TypeServerConnected {
+			break
+		}
+		if !ev.Listed || ev.Directory != "/d" {
+			t.Errorf("event %+v before server.connected, want a listed one of /d", ev)
+			continue
+		}
+		switch ev.Type {
+		case opencode.TypeQuestionAsked:
+			listed = append(listed, ev.QuestionAsked.ID)
+		case opencode.TypePermissionAsked:
+			listed = append(listed, ev.PermissionAsked.ID)
+		}
+	}
+	if !slices.Equal(listed, []string{"que_1", "per_1"}) {
+		t.Errorf("listed %q, want que_1 then per_1", listed)
+	}
+	if len(logs.lines("listed opencode permission without id")) != 1 {
+		t.Errorf("no warning about the permission without an ID:\n%s", logs.String())
+	}
+}
+
+var _ opencode.SnapshotHandler = snapshots(nil)

@@ -268,6 +268,14 @@ func (s *Server) AnswerQuestion(dir, id string, answers [][]string) bool {
 	return ok
 }
 
+// RemoveQuestion drops question id of directory dir without telling the
+// streams, as if it had been answered while nobody listened. It reports
+// whether the question was pending.
+func (s *Server) RemoveQuestion(dir, id string) bool {
+	_, ok := s.takeQuestion(dir, id)
+	return ok
+}
+
 // AddPermission makes p pending in directory dir and sends permission.asked
 // to the connected streams.
 func (s *Server) AddPermission(dir string, p opencode.PermissionRequest) {
@@ -291,6 +299,13 @@ func (s *Server) Permissions(dir string) []opencode.PermissionRequest {
 	return slices.Clone(s.permissions[dir])
 }
 
+// RemovePermission drops permission request id of directory dir without
+// telling the streams. It reports whether the request was pending.
+func (s *Server) RemovePermission(dir, id string) bool {
+	_, ok := s.takePermission(dir, id)
+	return ok
+}
+
 // AddSession makes GET /session/{sess.ID} answer sess.
 func (s *Server) AddSession(sess opencode.Session) {
 	s.mu.Lock()
@@ -298,7 +313,8 @@ func (s *Server) AddSession(sess opencode.Session) {
 	s.sessions[sess.ID] = sess
 }
 
-// SetProjects sets what GET /project answers.
+// SetProjects sets what GET /project answers: each project's worktree and
+// sandboxes are the directories a watcher lists after a connect.
 func (s *Server) SetProjects(ps []opencode.Project) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

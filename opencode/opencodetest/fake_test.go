@@ -239,3 +239,40 @@ func TestServerWaitReplies(t *testing.T) {
 		t.Errorf("WaitReplies on a cancelled context: %v", err)
 	}
 }
+
+func TestServerRemoveQuietly(t *testing.T) {
+	ctx := fakeTestContext(t)
+	srv := opencodetest.NewServer()
+	defer srv.Close()
+	srv.StoreQuestion("/d", opencode.QuestionRequest{ID: "que_1", SessionID: "ses_1"})
+	srv.StoreQuestion("/d", opencode.QuestionRequest{ID: "que_2", SessionID: "ses_1"})
+	srv.StorePermission("/d", opencode.PermissionRequest{ID: "per_1", SessionID: "ses_1"})
+
+	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/global/event", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if err := srv.WaitConnections(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if !srv.RemoveQuestion("/d", "que_1") || srv.RemoveQuestion("/d", "que_1") || srv.RemoveQuestion("/other", "que_2") {
+		t.Error("RemoveQuestion: want true once, then false, and false in another directory")
+	}
+	if !srv.RemovePermission("/d", "per_1") || srv.RemovePermission("/d", "per_1") {
+		t.Error("RemovePermission: want true once, then false")
+	}
+	if qs, ps := srv.Questions("/d"), srv.Permissions("/d"); len(qs) != 1 || qs[0].ID != "que_2" || len(ps) != 0 {
+		t.Errorf("pending after removal: %+v, %+v", qs, ps)
+	}
+	// Nothing was sent for the removals: the marker follows server.connected.
+	srv.SendEvent("/d", opencode.TypeSessionIdle, opencode.SessionIdle{SessionID: "marker"})
+	er := opencode.NewEventReader(resp.Body, 0, zerolog.Nop())
+	for _, want := range []string{opencode.TypeServerConnected, opencode.TypeSessionIdle} {
+		ev, err := er.Next()
+		if err != nil || ev.Type != want {
+			t.Fatalf("event %+v, %v; want %s", ev, err, want)
+		}
+	}
+}

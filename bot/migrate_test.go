@@ -1,0 +1,44 @@
+package bot
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/go-telegram/bot/models"
+)
+
+func TestChatMigrationServiceMessage(t *testing.T) {
+	const newChat int64 = -1009999
+	var gotOld, gotNew int64
+	h := newHarness(t, Config{OnChatMigrated: func(o, n int64) { gotOld, gotNew = o, n }})
+	e := h.ask("que_1", dbQuestion())
+
+	// A migration announced by another chat changes nothing.
+	h.b.HandleUpdate(context.Background(), nil, &models.Update{ID: 1, Message: &models.Message{
+		ID: 50, Date: 1700000000, Chat: models.Chat{ID: -5, Type: "group"}, MigrateToChatID: newChat,
+	}})
+	if h.b.ChatID() != testChat || gotNew != 0 {
+		t.Fatalf("migration of another chat followed: chat %d, hook %d→%d", h.b.ChatID(), gotOld, gotNew)
+	}
+
+	h.b.HandleUpdate(context.Background(), nil, &models.Update{ID: 2, Message: &models.Message{
+		ID: 51, Date: 1700000000, Chat: models.Chat{ID: testChat, Type: "group"}, MigrateToChatID: newChat,
+	}})
+	if h.b.ChatID() != newChat || gotOld != testChat || gotNew != newChat {
+		t.Fatalf("after migration: chat %d, hook %d→%d; want %d and the hook called", h.b.ChatID(), gotOld, gotNew, newChat)
+	}
+	if !strings.Contains(h.logs.String(), "migrated") {
+		t.Errorf("no log line about the migration:\n%s", h.logs.String())
+	}
+
+	// Presses from the old chat are refused now; from the new one they count.
+	id := h.pressIn(testChat, alice, data(t, actOption, e.UID, 0, 1), e.MessageID)
+	if h.toast(id) != toastNotAllowed || len(h.oc.Replies()) != 0 {
+		t.Fatalf("press from the old chat: toast %q, replies %d", h.toast(id), len(h.oc.Replies()))
+	}
+	h.pressIn(newChat, alice, data(t, actOption, e.UID, 0, 1), e.MessageID)
+	if r := h.oc.Replies(); len(r) != 1 {
+		t.Fatalf("press from the new chat: %d replies, want 1", len(r))
+	}
+}

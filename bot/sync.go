@@ -1,0 +1,210 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hermes-bot/hermes-bot/opencode"
+	"github.com/hermes-bot/hermes-bot/pending"
+)
+
+var _ opencode.SnapshotHandler = (*Bridge)(nil)
+
+// goneFooter ends the message of a request opencode no longer lists.
+const goneFooter = "No longer pending in opencode: answered or dismissed elsewhere."
+
+// HandleSnapshot brings the requests held for one directory in line with
+// what opencode listed there when its event stream (re)connected
+// (DESIGN.md, "Reconnect and restart"): a listed request not held is
+// stored and posted like a question.asked or permission.asked event; a
+// held request opencode no longer lists is closed, its message saying it
+// was answered or dismissed elsewhere.
+//
+// A held request is closed only when the list of its kind succeeded
+// (s.QuestionsListed, s.PermissionsListed) and it was stored before
+// s.Taken, so a failed list or a request newer than the listing is never
+// taken for gone. A held question whose request opencode lists under a
+// new ID, recognised by its tool call, keeps its message and takes the
+// new ID, so a restarted opencode never makes a request appear twice.
+// An expired request whose reject is still being retried is left to
+// ExpireDue.
+//
+// The watcher calls it once per directory after every connect, before
+// that connection's events; it blocks until the directory is done and
+// logs what fails.
+func (b *Bridge) HandleSnapshot(ctx context.Context, s opencode.Snapshot) {
+	log := b.log.With().Str("directory", s.Directory).Logger()
+	all, err := b.store.List()
+	if err != nil {
+		log.Error().Err(err).Msg("could not read the stored requests to compare them with what opencode lists; posting what is new, closing nothing")
+	}
+	held := make(map[string]bool, len(all))
+	var here []*pending.Entry
+	for _, e := range all {
+		held[e.RequestID] = true
+		if e.Directory == s.Directory {
+			here = append(here, e)
+		}
+	}
+	listed := make(map[string]bool, len(s.Questions)+len(s.Permissions))
+	for _, q := range s.Questions {
+		listed[q.ID] = true
+	}
+	for _, p := range s.Permissions {
+		listed[p.ID] = true
+	}
+
+	// present holds the UIDs of questions listed under another request ID.
+	present := make(map[string]bool)
+	for _, q := range s.Questions {
+		if held[q.ID] {
+			continue
+		}
+		for _, e := range here {
+			if present[e.UID] || listed[e.RequestID] || !sameCall(e, q) {
+				continue
+			}
+			present[e.UID] = true
+			if b.rekey(ctx, e.UID, e.RequestID, q.ID) {
+				held[q.ID] = true
+			}
+			break
+		}
+	}
+
+	// Only what was not held when the store was read goes on, so a
+	// request held then and answered since does not come back as new.
+	qs := slices.DeleteFunc(slices.Clone(s.Questions), func(q opencode.QuestionRequest) bool { return held[q.ID] })
+	ps := slices.DeleteFunc(slices.Clone(s.Permissions), func(p opencode.PermissionRequest) bool { return held[p.ID] })
+	qs, ps = b.stillPending(ctx, log, s.Directory, qs, ps)
+	for _, q := range qs {
+		b.HandleEvent(ctx, opencode.Event{Type: opencode.TypeQuestionAsked, Directory: s.Directory, Listed: true, QuestionAsked: &q})
+	}
+	for _, p := range ps {
+		b.HandleEvent(ctx, opencode.Event{Type: opencode.TypePermissionAsked, Directory: s.Directory, Listed: true, PermissionAsked: &p})
+	}
+
+	for _, e := range here {
+		if !present[e.UID] && gone(e, s, listed) {
+			b.closeGone(ctx, e.UID, s, listed)
+		}
+	}
+}
+
+// stillPending keeps the requests of qs and ps that opencode lists now.
+// They were listed before the store was read and were not held then; but
+// one answered from Telegram between the two was held at the listing and
+// deleted before the read, and posting it would show it twice. Its answer
+// reached opencode before its entry went, so a list taken after the read
+// no longer has it. A failed list keeps them all: a request not posted
+// would wait for the next connect.
+func (b *Bridge) stillPending(ctx context.Context, log zerolog.Logger, dir string, qs []opencode.QuestionRequest, ps []opencode.PermissionRequest) ([]opencode.QuestionRequest, []opencode.PermissionRequest) {
+	if len(qs) > 0 {
+		if now, err := b.oc.ListQuestions(ctx, dir); err != nil {
+			log.Warn().Err(err).Msg("could not check that new questions are still pending; posting them")
+		} else {
+			qs = slices.DeleteFunc(qs, func(q opencode.QuestionRequest) bool {
+				return !slices.ContainsFunc(now, func(x opencode.QuestionRequest) bool { return x.ID == q.ID })
+			})
+		}
+	}
+	if len(ps) > 0 {
+		if now, err := b.oc.ListPermissions(ctx, dir); err != nil {
+			log.Warn().Err(err).Msg("could not check that new permission requests are still pending; posting them")
+		} else {
+			ps = slices.DeleteFunc(ps, func(p opencode.PermissionRequest) bool {
+				return !slices.ContainsFunc(now, func(x opencode.PermissionRequest) bool { return x.ID == p.ID })
+			})
+		}
+	}
+	return qs, ps
+}
+
+// sameCall reports whether question q was raised by the tool call that
+// raised e. A question tool call asks once, so this is the same request
+// even under another ID. Permissions are never matched so: one tool call
+// may ask several permissions in turn.
+func sameCall(e *pending.Entry, q opencode.QuestionRequest) bool {
+	return e.Kind == pending.KindQuestion && q.Tool != nil && e.CallID != "" && e.CallID == q.Tool.CallID &&
+		(e.SessionID == "" || q.SessionID == "" || e.SessionID == q.SessionID)
+}
+
+// gone reports whether snapshot s proves held request e is no longer
+// pending in opencode.
+func gone(e *pending.Entry, s opencode.Snapshot, listed map[string]bool) bool {
+	if e.Directory != s.Directory || listed[e.RequestID] || e.ExpiredNotified || !e.CreatedAt.Before(s.Taken) {
+		return false
+	}
+	switch e.Kind {
+	case pending.KindQuestion:
+		return s.QuestionsListed
+	case pending.KindPermission:
+		return s.PermissionsListed
+	}
+	return false
+}
+
+// rekey gives question uid the request ID opencode now lists it under. It
+// reports whether the entry holds newID afterwards.
+func (b *Bridge) rekey(ctx context.Context, uid, oldID, newID string) bool {
+	unlock, err := b.locks.lock(ctx, uid)
+	if err != nil {
+		b.log.Warn().Err(err).Str("uid", uid).Msg("gave up waiting to update the request ID of a question")
+		return false
+	}
+	defer unlock()
+	e, err := b.store.Get(uid)
+	if err != nil {
+		if !errors.Is(err, pending.ErrNotFound) {
+			b.log.Error().Err(err).Str("uid", uid).Msg("could not read a question to update its request ID")
+		}
+		return false
+	}
+	if e.RequestID != oldID {
+		// Answering it resolved a new ID meanwhile.
+		return e.RequestID == newID
+	}
+	next, err := b.store.Update(uid, func(x *pending.Entry) error {
+		x.RequestID = newID
+		return nil
+	})
+	if err != nil {
+		log := b.entryLog(e)
+		log.Error().Err(err).Str("newRequestID", newID).Msg("could not save the new request ID of a question")
+		return false
+	}
+	log := b.entryLog(next)
+	log.Info().Str("oldRequestID", oldID).Msg("opencode lists the question under a new request ID; its message stays")
+	return true
+}
+
+// closeGone closes request uid, which snapshot s no longer lists: its
+// message says so, without buttons, and the entry goes. It reads the
+// entry again under its lock, since a press may have answered it, or
+// resolved a new ID that s lists, while we waited.
+func (b *Bridge) closeGone(ctx context.Context, uid string, s opencode.Snapshot, listed map[string]bool) {
+	unlock, err := b.locks.lock(ctx, uid)
+	if err != nil {
+		b.log.Warn().Err(err).Str("uid", uid).Msg("gave up waiting to close a request opencode no longer lists")
+		return
+	}
+	defer unlock()
+	e, err := b.store.Get(uid)
+	if err != nil {
+		if !errors.Is(err, pending.ErrNotFound) {
+			b.log.Error().Err(err).Str("uid", uid).Msg("could not read a request opencode no longer lists")
+		}
+		return
+	}
+	if !gone(e, s, listed) {
+		return
+	}
+	log := b.entryLog(e)
+	log.Info().Str("kind", string(e.Kind)).Int("messageID", e.MessageID).
+		Msg("request no longer pending in opencode (answered or dismissed elsewhere); closed")
+	b.deleteEntry(log, e.UID, toastGone)
+	b.edit(ctx, log, e, renderOutcome(e, "✅", nil, goneFooter), nil)
+}
