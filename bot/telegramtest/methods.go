@@ -24,7 +24,7 @@ const notModified = "message is not modified: specified new message content and 
 func (s *Server) getMe(context.Context, params) (any, *apiError) {
 	return map[string]any{
 		"id": s.bot.ID, "is_bot": true, "first_name": s.bot.FirstName, "username": s.bot.Username,
-		"can_join_groups": true, "can_read_all_group_messages": false, "supports_inline_queries": false,
+		"can_join_groups": true, "can_read_all_group_messages": s.privacyOff, "supports_inline_queries": false,
 	}, nil
 }
 

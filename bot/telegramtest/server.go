@@ -45,6 +45,8 @@ type Server struct {
 	callbackIDs  []string // issue order
 	answers      []CallbackAnswer
 	nextCallback uint64
+	members      map[int64]map[int64]member // by chat, then user; see SetMember
+	privacyOff   bool                       // see WithPrivacyDisabled
 }
 
 // User is a Telegram user, as a test passes it to PressButton or Reply.
@@ -250,6 +252,7 @@ func (s *Server) methodTable() map[string]method {
 		"setMyCommands":          s.setMyCommands,
 		"deleteMessage":          s.deleteMessage,
 		"getChat":                s.getChat,
+		"getChatMember":          s.getChatMember,
 	}
 	m := make(map[string]method, len(table))
 	for name, fn := range table {

@@ -1,15 +1,11 @@
 package main_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -26,86 +22,6 @@ var (
 	alice   = telegramtest.User{ID: 1001, FirstName: "Alice", Username: "alice"}
 	mallory = telegramtest.User{ID: 6666, FirstName: "Mallory", Username: "mallory"}
 )
-
-// binary builds hermes-bot once per test run.
-var binary = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "hermes-bot-e2e-")
-	if err != nil {
-		return "", err
-	}
-	path := filepath.Join(dir, "hermes-bot")
-	out, err := exec.Command("go", "build", "-race", "-o", path, ".").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("go build: %v\n%s", err, out)
-	}
-	return path, nil
-})
-
-// syncBuffer collects a process's output safely while it runs.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// botProcess is a running hermes-bot binary.
-type botProcess struct {
-	cmd  *exec.Cmd
-	out  *syncBuffer
-	done chan error
-}
-
-func startBot(t *testing.T, env []string) *botProcess {
-	t.Helper()
-	path, err := binary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &botProcess{out: &syncBuffer{}, done: make(chan error, 1)}
-	p.cmd = exec.Command(path)
-	p.cmd.Env = env
-	p.cmd.Stdout = p.out
-	p.cmd.Stderr = p.out
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { p.done <- p.cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = p.cmd.Process.Kill()
-		<-p.done
-		if t.Failed() {
-			t.Logf("hermes-bot output:\n%s", p.out)
-		}
-	})
-	return p
-}
-
-// stop sends SIGTERM and returns the exit error.
-func (p *botProcess) stop(t *testing.T) error {
-	t.Helper()
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-p.done:
-		p.done <- err
-		return err
-	case <-time.After(30 * time.Second):
-		t.Fatal("hermes-bot did not stop within 30s of SIGTERM")
-		return nil
-	}
-}
 
 func TestEndToEnd(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
@@ -256,14 +172,4 @@ func TestEndToEnd(t *testing.T) {
 			t.Errorf("hermes-bot output contains a secret")
 		}
 	}
-}
-
-func buttonTexts(m telegramtest.Message) []string {
-	var out []string
-	for _, row := range m.Keyboard {
-		for _, b := range row {
-			out = append(out, b.Text)
-		}
-	}
-	return out
 }

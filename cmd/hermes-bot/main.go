@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 )
 
@@ -47,6 +48,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		switch args[0] {
 		case "version":
 			return (&versionCommand{stdout: stdout}).Run(ctx, args[1:])
+		case "check":
+			return (&checkCommand{getenv: getenv, stdout: stdout, stderr: stderr}).Run(ctx, args[1:])
+		case "service":
+			return (&serviceCommand{getenv: getenv, stdout: stdout, stderr: stderr,
+				goos: runtime.GOOS, executable: executablePath}).Run(ctx, args[1:])
 		case "serve":
 			args = args[1:]
 		case "help":

@@ -39,6 +39,9 @@ func (c *serveCommand) usage(fs *flag.FlagSet) func() {
 	return func() {
 		fmt.Fprint(fs.Output(), `Usage:
   hermes-bot [flags]          run the bridge (same as "hermes-bot serve")
+  hermes-bot check [flags]    check the settings, Telegram, opencode and the store
+  hermes-bot service install|uninstall|print [--system]
+                              run hermes-bot as a systemd or launchd service
   hermes-bot version          print the version
 
 Every setting is read from the environment, from --env-file, or from its flag
@@ -53,27 +56,12 @@ Flags:
 func (c *serveCommand) Run(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("hermes-bot", flag.ContinueOnError)
 	fs.SetOutput(c.stderr)
-	envFile := fs.String("env-file", "", "read KEY=VALUE settings from this file (systemd EnvironmentFile format)")
-	given := config.RegisterFlags(fs)
+	flags := registerConfigFlags(fs)
 	fs.Usage = c.usage(fs)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err}
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("unexpected argument %q (try --help)", fs.Arg(0))}
-	}
-	src := config.Sources{Getenv: c.getenv, Flags: given()}
-	if *envFile != "" {
-		vars, err := config.ReadEnvFile(*envFile)
-		if err != nil {
-			return usageError{err}
-		}
-		src.EnvFile = vars
-	}
-	cfg, err := config.Load(src)
+	cfg, err := flags.load(c.getenv)
 	if err != nil {
 		return usageError{err}
 	}
@@ -149,25 +137,67 @@ func serve(ctx context.Context, cfg *config.Config, log zerolog.Logger) (err err
 		log.Warn().Err(redact.Error(err)).Msg("telegram deleteWebhook failed; polling may be refused")
 	}
 
-	bridge := bot.NewBridge(bot.Config{
-		ChatID:         cfg.ChatID,
+	// A group upgraded to a supergroup gets a new ID; the store remembers
+	// it so a restart keeps using the new one.
+	chatID, err := store.ChatID(cfg.ChatID)
+	if err != nil {
+		return fmt.Errorf("read remembered chat ID: %w", err)
+	}
+	if chatID != cfg.ChatID {
+		log.Warn().Int64("configured", cfg.ChatID).Int64("chat", chatID).
+			Msg("TELEGRAM_CHAT_ID was migrated to a supergroup; using the new ID (update your settings)")
+	}
+
+	var (
+		wg     sync.WaitGroup
+		bridge *bot.Bridge
+		out    *bot.Outbox
+	)
+	// migrated records a supergroup migration, from a failed send (the
+	// outbox) or the chat's service message (the bridge). It runs on the
+	// chat's send queue, so the re-posting of moved requests, which sends,
+	// runs apart from it.
+	migrated := func(oldID, newID int64) {
+		if err := store.RememberChatMigration(oldID, newID); err != nil {
+			log.Error().Err(err).Int64("oldChatID", oldID).Int64("newChatID", newID).Msg("could not remember the chat migration")
+		}
+		bridge.SetChatID(newID)
+		if ctx.Err() != nil {
+			return // shutting down: the next start posts them
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := bridge.SendUnsent(ctx); err != nil {
+				log.Warn().Err(err).Msg("re-posting requests in the migrated chat failed; will retry after the next connect")
+			}
+		}()
+	}
+	out = bot.NewOutbox(bot.RedactTelegram(tg, redact), bot.OutboxOptions{
+		PerMinute: cfg.TelegramRate,
+		OnMigrate: migrated,
+	}, log)
+	bridge = bot.NewBridge(bot.Config{
+		ChatID:         chatID,
 		AllowedUserIDs: cfg.AllowedUserIDs,
 		TTL:            cfg.QuestionTTL,
 		BotID:          me.ID,
-	}, store, oc, bot.RedactTelegram(tg, redact), log)
+		OnChatMigrated: func(oldID, newID int64) {
+			out.FollowMigration(oldID, newID)
+			migrated(oldID, newID)
+		},
+	}, store, oc, out, log)
 	tg.RegisterHandlerMatchFunc(func(*models.Update) bool { return true }, bridge.HandleUpdate, bridge.Middlewares()...)
 
 	if len(cfg.AllowedUserIDs) == 0 {
-		log.Warn().Int64("chat", cfg.ChatID).Msg("TELEGRAM_ALLOWED_USER_IDS is empty: any member of the chat may answer")
+		log.Warn().Int64("chat", chatID).Msg("TELEGRAM_ALLOWED_USER_IDS is empty: any member of the chat may answer")
 	}
-	log.Info().Str("bot", me.Username).Int64("chat", cfg.ChatID).Str("opencode", cfg.OpencodeURL).
+	log.Info().Str("bot", me.Username).Int64("chat", chatID).Str("opencode", cfg.OpencodeURL).
 		Str("db", cfg.DBPath).Str("version", buildVersion()).Msg("hermes-bot started")
 
-	if err := bridge.SendUnsent(ctx); err != nil {
-		log.Warn().Err(redact.Error(err)).Msg("sending stored requests failed; will retry after the next connect")
-	}
-
-	var wg sync.WaitGroup
+	// Requests stored but never posted are posted after the first connect
+	// to opencode (the bridge does it on server.connected), once the
+	// listing has closed those that went away meanwhile.
 	wg.Add(3)
 	go func() {
 		defer wg.Done()
@@ -199,6 +229,7 @@ func serve(ctx context.Context, cfg *config.Config, log zerolog.Logger) (err err
 	if err := bridge.Wait(sctx); err != nil {
 		log.Warn().Err(err).Msg("in-flight answers did not finish in time")
 	}
+	out.Close()
 	log.Info().Msg("stopped")
 	return nil
 }
