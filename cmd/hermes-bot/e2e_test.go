@@ -2,8 +2,6 @@ package main_test
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,31 +25,9 @@ func TestEndToEnd(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 
-	model := opencodetest.NewModel()
-	defer model.Close()
-	oc := opencodetest.StartOpencode(t, opencodetest.OpencodeOptions{ModelURL: model.URL})
-
-	tg := telegramtest.NewServer(e2eToken)
-	defer tg.Close()
-	if err := tg.AddChat(e2eChatID, telegramtest.ChatSupergroup); err != nil {
-		t.Fatal(err)
-	}
-
-	env := []string{
-		"HOME=" + t.TempDir(),
-		"PATH=" + os.Getenv("PATH"),
-		"TELEGRAM_BOT_TOKEN=" + e2eToken,
-		"TELEGRAM_CHAT_ID=" + fmt.Sprint(e2eChatID),
-		"TELEGRAM_ALLOWED_USER_IDS=" + fmt.Sprint(alice.ID),
-		"TELEGRAM_API_URL=" + tg.URL,
-		"OPENCODE_URL=" + oc.URL,
-		"OPENCODE_SERVER_PASSWORD=" + oc.Password,
-		"HERMES_DB=" + filepath.Join(t.TempDir(), "state", "pending.db"),
-		"HERMES_TELEGRAM_RATE=0",
-		"HERMES_LOG_LEVEL=debug",
-		"HERMES_LOG_FORMAT=json",
-	}
-	bot := startBot(t, env)
+	r := newRig(t, opencodetest.OpencodeOptions{})
+	model, oc, tg := r.model, r.oc, r.tg
+	bot := startBot(t, r.env)
 
 	session, err := oc.CreateSession(ctx)
 	if err != nil {
@@ -158,18 +134,6 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatalf("the second question message was not edited to show the typed answer: %v", err)
 	}
 
-	if un := tg.UnansweredCallbacks(); len(un) > 0 {
-		t.Errorf("callback queries left unanswered: %v", un)
-	}
-
-	// 5. SIGTERM: a clean exit, and no secret in anything it wrote.
-	if err := bot.stop(t); err != nil {
-		t.Fatalf("hermes-bot exited with %v after SIGTERM, want 0", err)
-	}
-	out := bot.out.String()
-	for _, secret := range []string{e2eToken, strings.SplitN(e2eToken, ":", 2)[1], oc.Password} {
-		if strings.Contains(out, secret) {
-			t.Errorf("hermes-bot output contains a secret")
-		}
-	}
+	// SIGTERM: a clean exit, every press answered, no secret in the output.
+	r.finish(t, bot)
 }
