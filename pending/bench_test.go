@@ -3,7 +3,9 @@ package pending_test
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/hermes-bot/hermes-bot/pending"
 )
@@ -100,4 +102,81 @@ func BenchmarkOpen10000(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// storeBacklog is how many entries the latency benchmarks keep in the
+// store: the size the start-up target is set for.
+const storeBacklog = 10000
+
+// BenchmarkStoreLatency times single operations on a store holding
+// storeBacklog entries and reports the median and 99th percentile of one
+// operation, in microseconds, besides the mean (ns/op). put is Create and
+// delete is Delete, each one transaction with its fsync, so they measure
+// the disk under the temporary folder; get is Get.
+//
+//	go test -run='^$' -bench=StoreLatency -benchmem ./pending/
+func BenchmarkStoreLatency(b *testing.B) {
+	s := mustOpenStore(b)
+	uids := fill(b, s, storeBacklog)
+	next := storeBacklog // request IDs of new entries never clash
+	ops := []struct {
+		name string
+		// prepare runs untimed and returns the op for iteration i.
+		prepare func(b *testing.B) func(i int) error
+	}{
+		{"put", func(b *testing.B) func(int) error {
+			es := make([]*pending.Entry, b.N)
+			for i := range es {
+				es[i] = benchEntry(next + i)
+			}
+			next += b.N
+			return func(i int) error { return s.Create(es[i]) }
+		}},
+		{"get", func(b *testing.B) func(int) error {
+			return func(i int) error {
+				_, err := s.Get(uids[i%len(uids)])
+				return err
+			}
+		}},
+		{"delete", func(b *testing.B) func(int) error {
+			es := make([]*pending.Entry, b.N)
+			for i := range es {
+				es[i] = benchEntry(next + i)
+			}
+			next += b.N
+			if err := pending.CreateAll(s, es); err != nil {
+				b.Fatal(err)
+			}
+			return func(i int) error { return s.Delete(es[i].UID) }
+		}},
+	}
+	for _, op := range ops {
+		b.Run(op.name, func(b *testing.B) {
+			do := op.prepare(b)
+			took := make([]time.Duration, b.N)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				start := time.Now()
+				if err := do(i); err != nil {
+					b.Fatal(err)
+				}
+				took[i] = time.Since(start)
+			}
+			b.StopTimer()
+			slices.Sort(took)
+			b.ReportMetric(float64(percentile(took, 50))/1e3, "p50-µs")
+			b.ReportMetric(float64(percentile(took, 99))/1e3, "p99-µs")
+		})
+	}
+}
+
+// percentile returns the p-th percentile of sorted, by the nearest-rank
+// method.
+func percentile(sorted []time.Duration, p int) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	rank := (p*len(sorted) + 99) / 100
+	return sorted[max(rank, 1)-1]
 }
