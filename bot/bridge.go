@@ -130,6 +130,10 @@ type Bridge struct {
 	// it for writing once, so it cannot overtake the recording.
 	prompting sync.RWMutex
 	sessions  sessionCache
+	offsets   offsetTracker
+
+	pruneMu   sync.Mutex
+	lastPrune time.Time
 
 	// Tests shorten these.
 	now            func() time.Time
@@ -248,6 +252,9 @@ func (b *Bridge) questionAsked(ctx context.Context, ev opencode.Event) {
 		log.Warn().Int("questions", len(e.Questions)).Msg("ignoring question request without an ID or questions")
 		return
 	}
+	if b.closedBefore(log, ev, q.ID) {
+		return
+	}
 	if err := b.store.Create(e); err != nil {
 		if errors.Is(err, pending.ErrExists) {
 			log.Debug().Bool("listed", ev.Listed).Msg("question request already held")
@@ -259,6 +266,28 @@ func (b *Bridge) questionAsked(ctx context.Context, ev opencode.Event) {
 	log = b.entryLog(e)
 	log.Info().Bool("listed", ev.Listed).Int("questions", len(e.Questions)).Msg("question asked")
 	_ = b.post(ctx, e.UID)
+}
+
+// closedBefore reports whether the request an asked event announces was
+// closed here lately. Its event can come after it was answered: asked
+// while the bridge listed requests after a connect, it is listed, posted
+// and answered before the event is read. Posting it again would show it
+// twice. A listed request is not refused: opencode says it is pending
+// now (a reject that kept failing, say), and it is checked again before
+// it is posted (see HandleSnapshot).
+func (b *Bridge) closedBefore(log zerolog.Logger, ev opencode.Event, requestID string) bool {
+	if ev.Listed {
+		return false
+	}
+	uid, c, ok, err := b.store.ClosedByRequestID(requestID)
+	if err != nil {
+		log.Warn().Err(err).Msg("could not check whether the request was closed already; posting it")
+		return false
+	}
+	if ok {
+		log.Debug().Str("closedUID", uid).Str("outcome", c.Toast).Msg("ignoring asked event of a request already closed")
+	}
+	return ok
 }
 
 // post sends the message of entry uid unless it was sent already, and
@@ -382,61 +411,144 @@ func (b *Bridge) closedElsewhere(ctx context.Context, requestID, icon string, an
 	}
 	log := b.entryLog(e)
 	log.Info().Str("outcome", footer).Msg("request closed in opencode")
-	b.deleteEntry(log, e.UID, toast)
+	b.deleteEntry(log, e, toast)
 	b.edit(ctx, log, e, renderOutcome(e, icon, answers, footer), nil)
 }
 
-// deleteEntry removes a closed request from the store; toast is what a
-// late press on it is told.
-func (b *Bridge) deleteEntry(log zerolog.Logger, uid, toast string) {
-	b.closed.add(uid, toast)
-	if err := b.store.Delete(uid); err != nil && !errors.Is(err, pending.ErrNotFound) {
+// closedRetention is how long a closed request is remembered, so a late
+// press on its buttons is told how it ended. Telegram keeps an update it
+// was not told we took for about a day, so a press redelivered after a
+// restart is still recognised.
+const closedRetention = 24 * time.Hour
+
+// pruneEvery is how often ExpireDue forgets closed requests older than
+// closedRetention.
+const pruneEvery = time.Hour
+
+// deleteEntry removes closed request e from the store and remembers,
+// durably, that it closed; toast is what a late press on it is told.
+func (b *Bridge) deleteEntry(log zerolog.Logger, e *pending.Entry, toast string) {
+	c := b.closedRecord(e, toast)
+	b.closed.add(e.UID, c)
+	if err := b.store.DeleteClosed(e.UID, c); err != nil {
 		log.Error().Err(err).Msg("could not delete closed request from the store")
+	}
+}
+
+// rememberGroup records that the group of permission requests whose
+// buttons carry key closed, the requests of closed having just closed
+// with the same toast: the key need not be an entry any more. When it is
+// one of them, deleteEntry has recorded it already.
+func (b *Bridge) rememberGroup(log zerolog.Logger, key string, closed []*pending.Entry, toast string) {
+	if len(closed) == 0 || slices.ContainsFunc(closed, func(m *pending.Entry) bool { return m.UID == key }) {
+		return
+	}
+	e := messageOf(closed)
+	if e == nil {
+		e = closed[0]
+	}
+	c := b.closedRecord(e, toast)
+	b.closed.add(key, c)
+	if err := b.store.RememberClosed(key, c); err != nil {
+		log.Warn().Err(err).Str("key", key).Msg("could not remember that the request closed; a late press hears only that it is no longer pending")
+	}
+}
+
+func (b *Bridge) closedRecord(e *pending.Entry, toast string) pending.ClosedRequest {
+	c := pending.ClosedRequest{Toast: toast, At: b.now()}
+	if e != nil && e.MessageID != 0 {
+		c.ChatID, c.MessageID = e.ChatID, e.MessageID
+	}
+	return c
+}
+
+// closedAs returns what is remembered of closed request uid: in memory
+// for the requests this process closed, else in the store, which keeps
+// them across restarts for closedRetention.
+func (b *Bridge) closedAs(log zerolog.Logger, uid string) (pending.ClosedRequest, bool) {
+	if c, ok := b.closed.get(uid); ok {
+		return c, true
+	}
+	c, ok, err := b.store.Closed(uid)
+	if err != nil {
+		log.Warn().Err(err).Msg("could not look up how a request closed")
+		return pending.ClosedRequest{}, false
+	}
+	return c, ok
+}
+
+// pruneClosed forgets closed requests older than closedRetention, at most
+// once per pruneEvery.
+func (b *Bridge) pruneClosed() {
+	now := b.now()
+	b.pruneMu.Lock()
+	due := b.lastPrune.IsZero() || now.Sub(b.lastPrune) >= pruneEvery
+	if due {
+		b.lastPrune = now
+	}
+	b.pruneMu.Unlock()
+	if !due {
+		return
+	}
+	n, err := b.store.PruneClosed(now.Add(-closedRetention))
+	if err != nil {
+		b.log.Warn().Err(err).Msg("could not forget old closed requests; retrying later")
+		return
+	}
+	if n > 0 {
+		b.log.Debug().Int("forgotten", n).Msg("forgot closed requests older than a day")
 	}
 }
 
 // closedMemory is how many closed requests closedSet remembers.
 const closedMemory = 512
 
-// closedSet remembers how recently closed requests ended, so the second
-// tap of a double tap hears "already answered" rather than a bare "no
-// longer pending". It is memory only: after a restart the bare text it is.
+// closedSet remembers how the requests this process closed most recently
+// ended. It spares a late press a store read, and covers the rare store
+// that failed to record it.
 type closedSet struct {
 	mu    sync.Mutex
-	toast map[string]string
+	rec   map[string]pending.ClosedRequest
 	order []string
 }
 
-func (c *closedSet) add(uid, toast string) {
+func (c *closedSet) add(uid string, rec pending.ClosedRequest) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.toast == nil {
-		c.toast = make(map[string]string)
+	if c.rec == nil {
+		c.rec = make(map[string]pending.ClosedRequest)
 	}
-	if _, ok := c.toast[uid]; !ok {
+	if _, ok := c.rec[uid]; !ok {
 		c.order = append(c.order, uid)
 	}
-	c.toast[uid] = toast
+	c.rec[uid] = rec
 	if len(c.order) > closedMemory {
-		delete(c.toast, c.order[0])
+		delete(c.rec, c.order[0])
 		c.order = c.order[1:]
 	}
 }
 
-func (c *closedSet) get(uid string) (string, bool) {
+func (c *closedSet) get(uid string) (pending.ClosedRequest, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	t, ok := c.toast[uid]
-	return t, ok
+	r, ok := c.rec[uid]
+	return r, ok
 }
 
 // edit replaces the text of e's message. A nil kb removes the keyboard:
-// editMessageText without reply_markup drops it (telegram.md §3). An edit
-// that changes nothing counts as done.
+// editMessageText without reply_markup drops it (telegram.md §3); such an
+// edit shows the request's outcome. An edit that changes nothing counts as
+// done. The caller holds e's lock (its group's, for a permission).
 //
 // Closing a permission request's message while identical requests still
 // share it would strand them without buttons; the message is rendered
 // open for them instead.
+//
+// When Telegram no longer has the message (someone deleted it), a request
+// still pending gets a new one, with the same text and buttons, whose ID
+// replaces the old one in the store (see repost); an outcome has nowhere
+// to go and is dropped. The outcome also goes to a stale copy of the
+// message the press being handled came from (see pressedCopy).
 func (b *Bridge) edit(ctx context.Context, log zerolog.Logger, e *pending.Entry, text string, kb *models.InlineKeyboardMarkup) {
 	if e.MessageID == 0 {
 		return
@@ -450,6 +562,11 @@ func (b *Bridge) edit(ctx context.Context, log zerolog.Logger, e *pending.Entry,
 			}
 		}
 	}
+	if kb == nil {
+		if pc := pressedCopyOf(ctx); pc != nil && pc.chatID == e.ChatID && pc.messageID != e.MessageID {
+			pc.outcome = text
+		}
+	}
 	p := &tgbot.EditMessageTextParams{
 		ChatID:             e.ChatID,
 		MessageID:          e.MessageID,
@@ -460,12 +577,22 @@ func (b *Bridge) edit(ctx context.Context, log zerolog.Logger, e *pending.Entry,
 	if kb != nil {
 		p.ReplyMarkup = kb
 	}
-	if _, err := b.tg.EditMessageText(ctx, p); err != nil {
-		if strings.Contains(err.Error(), "message is not modified") {
-			return
-		}
+	_, err := b.tg.EditMessageText(ctx, p)
+	switch {
+	case err == nil || isNotModified(err):
+	case isMessageGone(err) && kb != nil:
+		b.repost(ctx, log, e, text, kb)
+	case isMessageGone(err):
+		log.Debug().Err(err).Int("messageID", e.MessageID).Msg("request message is gone from Telegram; its outcome is not shown")
+	default:
 		log.Warn().Err(err).Int("messageID", e.MessageID).Msg("could not edit request message")
 	}
+}
+
+// isMessageGone reports Telegram's refusal to edit a message it no longer
+// has: deleted by someone, or never there.
+func isMessageGone(err error) bool {
+	return errors.Is(err, tgbot.ErrorBadRequest) && strings.Contains(err.Error(), "message to edit not found")
 }
 
 // noPreview keeps agent text's URLs from growing previews.
@@ -474,11 +601,13 @@ func noPreview() *models.LinkPreviewOptions {
 	return &models.LinkPreviewOptions{IsDisabled: &t}
 }
 
-// Middlewares returns the middlewares to install with bot.WithMiddlewares,
-// in order: one that counts running handlers for Wait, and one that
-// recovers a panic, logging it with its stack, so the process survives.
+// Middlewares returns the middlewares to install with the bridge's
+// handler, in order: one that counts running handlers for Wait; one that
+// records, after each update, the update ID up to which every update was
+// handled, for InitialOffset; and one that recovers a panic, logging it
+// with its stack, so the process survives.
 func (b *Bridge) Middlewares() []tgbot.Middleware {
-	return []tgbot.Middleware{b.trackMiddleware, b.recoverMiddleware}
+	return []tgbot.Middleware{b.trackMiddleware, b.offsetMiddleware, b.recoverMiddleware}
 }
 
 func (b *Bridge) trackMiddleware(next tgbot.HandlerFunc) tgbot.HandlerFunc {

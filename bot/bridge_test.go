@@ -662,7 +662,7 @@ func TestPanicInCallbackStillAnswers(t *testing.T) {
 	h := newHarness(t, Config{})
 	e := h.ask("que_1", dbQuestion())
 	h.b.oc = panicky{}
-	chain := h.b.Middlewares()[1](h.b.HandleUpdate)
+	chain := h.b.recoverMiddleware(h.b.HandleUpdate)
 	chain(context.Background(), nil, &models.Update{CallbackQuery: &models.CallbackQuery{
 		ID: "p", From: alice, Data: data(t, actOption, e.UID, 0, 0),
 		Message: models.MaybeInaccessibleMessage{Message: &models.Message{ID: e.MessageID, Date: 1, Chat: models.Chat{ID: testChat}}},

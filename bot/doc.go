@@ -22,7 +22,9 @@
 // Bridge needs the *bot.Bot as its Telegram, so register the handler after
 // making both:
 //
-//	tb, _ := tgbot.New(token, tgbot.WithDefaultHandler(noop), …)
+//	offset, _ := bot.InitialOffset(store, botID, time.Now())
+//	tb, _ := tgbot.New(token, tgbot.WithInitialOffset(offset),
+//		tgbot.WithDefaultHandler(noop), …)
 //	br := bot.NewBridge(cfg, store, oc, bot.RedactTelegram(tb, redactor), log)
 //	tb.RegisterHandlerMatchFunc(func(*models.Update) bool { return true },
 //		br.HandleUpdate, br.Middlewares()...)
@@ -31,6 +33,35 @@
 // message was never sent are posted, and ExpireDue now and then to close
 // requests nobody answered in time. At shutdown, stop polling, then call
 // Wait so in-flight answers finish.
+//
+// # Exactly once
+//
+// A request gets one answer to opencode however often it is pressed: a
+// double tap, several people at once, or a press Telegram delivers again
+// after a restart. Work on a request is serialised (see Concurrency), a
+// closed request leaves the store, and the store remembers for a day how
+// it closed, so a later press, even in another process, is told
+// ("already answered", "expired", …) rather than answered again, and an
+// asked event read after its request was answered does not post it
+// again. The middlewares record the update ID up to which every update was handled;
+// pass InitialOffset to go-telegram/bot's WithInitialOffset so a restart
+// does not fetch those updates again. An update being handled when the
+// process died is fetched again and finds its request as the first try
+// left it: a press whose answer reached opencode but whose entry was not
+// yet deleted is answered again, and opencode refuses it as no longer
+// pending.
+//
+// # Messages that went missing
+//
+// When Telegram says a request's message is gone (someone deleted it) as
+// the bridge edits it for a request still pending, a new message with the
+// same text and buttons is posted and its ID saved; an outcome for a
+// deleted message is dropped with a debug line. A request posted twice
+// (the process died between sending and saving the message ID, so the
+// restart posted it again) has a stale first copy whose buttons still
+// work: a press on it is handled, then the copy shows the outcome if the
+// press closed the request, or else becomes a note, without buttons,
+// pointing at the current message (a t.me link in a supergroup).
 //
 // Every callback query is answered exactly once. Callback data is
 // "qopt:<uid>:<qi>:<oi>", "qcustom:<uid>:<qi>", "qtog:<uid>:<qi>:<oi>" or
@@ -74,5 +105,8 @@
 // being sent) is told so rather than left waiting. HandleUpdate does its
 // work under a context detached from the polling context, bounded by a
 // timeout, so an answer being sent when polling stops still completes;
-// Wait blocks until those handlers return.
+// Wait blocks until those handlers return. The middlewares may run for
+// many updates at once; the update ID they record never passes one still
+// being handled. Settling a stale copy and re-posting a deleted message
+// happen under the request's lock, like the rest of its work.
 package bot

@@ -29,9 +29,13 @@ const expiredReason = "No one answered this permission request in time on Telegr
 // request, or 10 minutes have passed since it expired; then the entry is
 // deleted with a warning.
 //
+// It also forgets, at most once an hour, the closed requests remembered
+// for late presses that closed over a day ago.
+//
 // Call it at start-up and at least every 30 seconds. It returns the
 // failures to list or read the store; per-request problems are logged.
 func (b *Bridge) ExpireDue(ctx context.Context) error {
+	b.pruneClosed()
 	due, err := b.store.Expired(b.now())
 	if err != nil {
 		return fmt.Errorf("expire due requests: %w", err)
@@ -89,7 +93,7 @@ func (b *Bridge) expire(ctx context.Context, key string) error {
 			kept = append(kept, m)
 			continue
 		}
-		b.deleteEntry(log, m.UID, toastExpired)
+		b.deleteEntry(log, m, toastExpired)
 	}
 	for _, m := range kept {
 		if m.ExpiredNotified {
@@ -105,7 +109,7 @@ func (b *Bridge) expire(ctx context.Context, key string) error {
 		}
 	}
 	if len(kept) == 0 {
-		b.closed.add(key, toastExpired)
+		b.rememberGroup(b.log.With().Str("uid", key).Logger(), key, members, toastExpired)
 	}
 	if notified {
 		return nil // the message said so at the first try

@@ -190,9 +190,12 @@ type fakeTelegram struct {
 	nextID int
 	// sendErrs fail successive SendMessage calls; nil entries succeed.
 	sendErrs []error
-	sent     []sentMessage
-	edits    []*tgbot.EditMessageTextParams
-	answers  []*tgbot.AnswerCallbackQueryParams
+	// deleted are message IDs someone deleted: editing them fails as
+	// Telegram fails it.
+	deleted map[int]bool
+	sent    []sentMessage
+	edits   []*tgbot.EditMessageTextParams
+	answers []*tgbot.AnswerCallbackQueryParams
 }
 
 type sentMessage struct {
@@ -244,6 +247,9 @@ func (f *fakeTelegram) SendMessage(ctx context.Context, p *tgbot.SendMessagePara
 func (f *fakeTelegram) EditMessageText(ctx context.Context, p *tgbot.EditMessageTextParams) (*models.Message, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.deleted[p.MessageID] {
+		return nil, fmt.Errorf("%w, Bad Request: message to edit not found", tgbot.ErrorBadRequest)
+	}
 	if err := f.check(p.Text, p.ReplyMarkup); err != nil {
 		return nil, err
 	}
@@ -259,6 +265,29 @@ func (f *fakeTelegram) AnswerCallbackQuery(ctx context.Context, p *tgbot.AnswerC
 	}
 	f.answers = append(f.answers, p)
 	return true, nil
+}
+
+// Delete makes message id gone, as if a member of the chat deleted it.
+func (f *fakeTelegram) Delete(id int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.deleted == nil {
+		f.deleted = make(map[int]bool)
+	}
+	f.deleted[id] = true
+}
+
+// EditsOf returns the edits of message id, oldest first.
+func (f *fakeTelegram) EditsOf(id int) []*tgbot.EditMessageTextParams {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []*tgbot.EditMessageTextParams
+	for _, e := range f.edits {
+		if e.MessageID == id {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 func (f *fakeTelegram) Sent() []sentMessage {
@@ -323,7 +352,7 @@ func checkMessageText(text string) error {
 					return fmt.Errorf("attributes on <%s>", tag)
 				}
 			case "a":
-				if !regexp.MustCompile(`^a href="tg://user\?id=\d+"$`).MatchString(tag) {
+				if !regexp.MustCompile(`^a href="(tg://user\?id=\d+|https://t\.me/c/\d+/\d+)"$`).MatchString(tag) {
 					return fmt.Errorf("unexpected link <%s>", tag)
 				}
 			default:
@@ -380,6 +409,7 @@ type harness struct {
 	t     *testing.T
 	b     *Bridge
 	store *pending.Store
+	path  string
 	oc    *fakeOpencode
 	tg    *fakeTelegram
 	logs  *syncBuffer
@@ -410,12 +440,13 @@ func newHarness(t *testing.T, cfg Config) *harness {
 	if cfg.ChatID == 0 {
 		cfg.ChatID = testChat
 	}
-	store, err := pending.Open(filepath.Join(t.TempDir(), "pending.db"))
+	path := filepath.Join(t.TempDir(), "pending.db")
+	store, err := pending.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = store.Close() })
-	h := &harness{t: t, store: store, oc: &fakeOpencode{}, tg: &fakeTelegram{t: t}, logs: &syncBuffer{}}
+	h := &harness{t: t, store: store, path: path, oc: &fakeOpencode{}, tg: &fakeTelegram{t: t}, logs: &syncBuffer{}}
 	log := zerolog.New(h.logs)
 	h.b = NewBridge(cfg, store, h.oc, h.tg, log)
 	h.b.lockWait = 50 * time.Millisecond

@@ -142,6 +142,9 @@ func (b *Bridge) permissionAsked(ctx context.Context, ev opencode.Event) {
 		log.Warn().Msg("ignoring permission request without an ID")
 		return
 	}
+	if b.closedBefore(log, ev, p.ID) {
+		return
+	}
 	if _, err := b.store.ByRequestID(p.ID); err == nil {
 		log.Debug().Bool("listed", ev.Listed).Msg("permission request already held")
 		return
@@ -358,12 +361,12 @@ func (b *Bridge) permissionReplied(ctx context.Context, r *opencode.PermissionRe
 	rest := slices.Delete(slices.Clone(members), i, i+1)
 	log := b.entryLog(e)
 	log.Info().Str("reply", r.Reply).Int("stillOpen", len(open(rest))).Msg("permission answered in opencode")
-	b.deleteEntry(log, e.UID, toastAnsweredElsewhere)
+	b.deleteEntry(log, e, toastAnsweredElsewhere)
 	if len(rest) > 0 {
 		b.rerenderPermission(ctx, log, key, rest)
 		return
 	}
-	b.closed.add(key, toastAnsweredElsewhere)
+	b.rememberGroup(log, key, []*pending.Entry{e}, toastAnsweredElsewhere)
 	icon, footer := elsewhereFooter(r.Reply)
 	b.edit(ctx, log, e, renderPermissionOutcome([]*pending.Entry{e}, icon, footer), nil)
 }
@@ -387,17 +390,21 @@ func (b *Bridge) pressPermission(ctx context.Context, log zerolog.Logger, cq *mo
 		return
 	}
 	if len(members) == 0 {
-		toast, ok := b.closed.get(data.UID)
-		if !ok {
-			toast = toastGone
-		}
-		log.Info().Str("toast", toast).Msg("refusing press: request no longer pending")
-		a.answer(toast)
+		b.refuseClosed(ctx, log, cq, data.UID, a)
 		return
 	}
 	e := members[0]
 	elog := b.entryLog(e).With().Str("callbackID", cq.ID).Int64("userID", cq.From.ID).Logger()
 	a.log = &elog
+	b.adopt(elog, cq, data.UID, members)
+	if m := messageOf(members); m != nil {
+		if pc := staleCopy(cq, data.UID, m.ChatID, m.MessageID); pc != nil {
+			// Runs before unlock, deferred earlier: the copy is settled
+			// while the requests cannot change.
+			ctx = withPressedCopy(ctx, pc)
+			defer b.settleCopy(ctx, elog, pc, data.UID, m.MessageID)
+		}
+	}
 	switch {
 	case e.Kind != pending.KindPermission:
 		elog.Info().Str("data", cq.Data).Msg("refusing button that does not match its request")
@@ -501,20 +508,20 @@ func (b *Bridge) decide(ctx context.Context, log zerolog.Logger, key string, mem
 		}
 	}
 	for _, m := range done {
-		b.deleteEntry(b.entryLog(m), m.UID, toastAnswered)
+		b.deleteEntry(b.entryLog(m), m, toastAnswered)
 	}
 	for _, m := range gone {
-		b.deleteEntry(b.entryLog(m), m.UID, toastGone)
+		b.deleteEntry(b.entryLog(m), m, toastGone)
 	}
 	kept := append(slices.Clone(refused), failed...)
 	switch {
 	case len(kept) == 0 && len(done) > 0:
-		b.closed.add(key, toastAnswered)
+		b.rememberGroup(log, key, done, toastAnswered)
 		icon, footer := decisionFooter(reply, members[0], user, message)
 		b.edit(ctx, log, members[0], renderPermissionOutcome(members, icon, footer), nil)
 		return
 	case len(kept) == 0:
-		b.closed.add(key, toastGone)
+		b.rememberGroup(log, key, gone, toastGone)
 		b.edit(ctx, log, members[0], renderPermissionOutcome(members, "⚠️",
 			"⚠️ No longer pending in opencode: it was answered elsewhere or has gone."), nil)
 		return

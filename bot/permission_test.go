@@ -645,7 +645,7 @@ func TestDuplicateLaterClosedByOthersKeepsMessageOpen(t *testing.T) {
 	}
 	e := h.entry(s.UID)
 	log := h.b.entryLog(e)
-	h.b.deleteEntry(log, e.UID, toastGone)
+	h.b.deleteEntry(log, e, toastGone)
 	h.b.edit(ctx, log, e, renderOutcome(e, "✅", nil, "No longer pending in opencode: answered or dismissed elsewhere."), nil)
 	unlock()
 	ed := h.lastEdit()

@@ -205,6 +205,6 @@ func (b *Bridge) closeGone(ctx context.Context, uid string, s opencode.Snapshot,
 	log := b.entryLog(e)
 	log.Info().Str("kind", string(e.Kind)).Int("messageID", e.MessageID).
 		Msg("request no longer pending in opencode (answered or dismissed elsewhere); closed")
-	b.deleteEntry(log, e.UID, toastGone)
+	b.deleteEntry(log, e, toastGone)
 	b.edit(ctx, log, e, renderOutcome(e, "✅", nil, goneFooter), nil)
 }

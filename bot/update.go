@@ -100,12 +100,7 @@ func (b *Bridge) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 
 	e, err := b.store.Get(data.UID)
 	if errors.Is(err, pending.ErrNotFound) {
-		toast, ok := b.closed.get(data.UID)
-		if !ok {
-			toast = toastGone
-		}
-		log.Info().Str("toast", toast).Msg("refusing press: request no longer pending")
-		a.answer(toast)
+		b.refuseClosed(ctx, log, cq, data.UID, a)
 		return
 	}
 	if err != nil {
@@ -120,6 +115,13 @@ func (b *Bridge) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 		elog.Info().Int64("chatID", e.ChatID).Msg("refusing press on a request of another chat")
 		a.answer(toastNotAllowed)
 		return
+	}
+	b.adopt(elog, cq, e.UID, []*pending.Entry{e})
+	if pc := staleCopy(cq, e.UID, e.ChatID, e.MessageID); pc != nil {
+		// Runs before unlock, deferred earlier: the copy is settled while
+		// the request cannot change.
+		ctx = withPressedCopy(ctx, pc)
+		defer b.settleCopy(ctx, elog, pc, e.UID, e.MessageID)
 	}
 	if e.Kind != pending.KindQuestion || data.Question >= len(e.Questions) {
 		elog.Info().Str("data", cq.Data).Msg("refusing button that does not match its request")
@@ -429,11 +431,11 @@ func (b *Bridge) submit(ctx context.Context, log zerolog.Logger, e *pending.Entr
 	switch {
 	case err == nil:
 		log.Info().Str("by", displayName(user)).Msg("answer delivered to opencode")
-		b.deleteEntry(log, e.UID, toastAnswered)
+		b.deleteEntry(log, e, toastAnswered)
 		b.edit(ctx, log, e, renderOutcome(e, "✅", answers, "Answered by "+who(user)), nil)
 	case errors.Is(err, opencode.ErrNotFound):
 		log.Warn().Err(err).Msg("request is no longer pending in opencode; closing it")
-		b.deleteEntry(log, e.UID, toastGone)
+		b.deleteEntry(log, e, toastGone)
 		b.edit(ctx, log, e, renderOutcome(e, "⚠️", nil,
 			"No longer pending in opencode: it was answered elsewhere or has gone."), nil)
 	case errors.Is(err, opencode.ErrNotAccepted):

@@ -2,8 +2,10 @@ package pending
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"strconv"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -146,4 +148,58 @@ func (s *Store) moveEntries(b *buckets, old, to int64) error {
 		}
 	}
 	return nil
+}
+
+// updateOffsetPrefix starts the meta key of the last Telegram update a bot
+// handled; the bot's user ID follows, since update IDs count per bot. The
+// value is an updateOffset in JSON.
+const updateOffsetPrefix = "updateOffset:"
+
+func updateOffsetKey(botID int64) []byte {
+	return []byte(updateOffsetPrefix + strconv.FormatInt(botID, 10))
+}
+
+type updateOffset struct {
+	UpdateID int64     `json:"updateID"`
+	At       time.Time `json:"at"`
+}
+
+// SetLastUpdateID records that bot botID has handled every Telegram update
+// up to updateID, at time at, so a restart can ask Telegram for the
+// updates after it only (LastUpdateID). It replaces what was recorded
+// before, even with a smaller ID.
+func (s *Store) SetLastUpdateID(botID, updateID int64, at time.Time) error {
+	raw, err := json.Marshal(updateOffset{UpdateID: updateID, At: at.Round(0)})
+	if err != nil {
+		return fmt.Errorf("remember last update %d: %w", updateID, err)
+	}
+	err = closedErr(s.db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketMeta).Put(updateOffsetKey(botID), raw)
+	}))
+	if err != nil {
+		return fmt.Errorf("remember last update %d: %w", updateID, err)
+	}
+	return nil
+}
+
+// LastUpdateID returns what SetLastUpdateID last recorded for bot botID:
+// the update ID and when it was recorded; 0 and the zero time when
+// nothing was. A record that cannot be decoded gives an error wrapping
+// ErrCorrupt.
+func (s *Store) LastUpdateID(botID int64) (updateID int64, at time.Time, err error) {
+	var rec updateOffset
+	err = closedErr(s.db.View(func(tx *bolt.Tx) error {
+		raw := tx.Bucket(bucketMeta).Get(updateOffsetKey(botID))
+		if raw == nil {
+			return nil
+		}
+		if err := json.Unmarshal(raw, &rec); err != nil {
+			return fmt.Errorf("%w: decode JSON: %w", ErrCorrupt, err)
+		}
+		return nil
+	}))
+	if err != nil {
+		return 0, time.Time{}, fmt.Errorf("read last update of bot %d: %w", botID, err)
+	}
+	return rec.UpdateID, rec.At, nil
 }

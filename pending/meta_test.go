@@ -4,6 +4,7 @@ import (
 	"errors"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/hermes-bot/hermes-bot/pending"
 )
@@ -161,5 +162,39 @@ func TestChatMigrationMovesEntries(t *testing.T) {
 	}
 	if waiting, err := s.AwaitingText(-100999); err != nil || len(waiting) != 0 {
 		t.Fatalf("AwaitingText in the new chat: %d, %v", len(waiting), err)
+	}
+}
+
+func TestLastUpdateIDRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pending.db")
+	s, err := pending.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id, at, err := s.LastUpdateID(123); id != 0 || !at.IsZero() || err != nil {
+		t.Fatalf("LastUpdateID of a new store = %d, %v, %v", id, at, err)
+	}
+	at := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
+	if err := s.SetLastUpdateID(123, 900, at); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetLastUpdateID(123, 901, at.Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetLastUpdateID(456, 5, at); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = openMetaStore(t, path)
+	if id, got, err := s.LastUpdateID(123); id != 901 || !got.Equal(at.Add(time.Second)) || err != nil {
+		t.Errorf("LastUpdateID(123) after reopen = %d, %v, %v; want 901", id, got, err)
+	}
+	if id, _, err := s.LastUpdateID(456); id != 5 || err != nil {
+		t.Errorf("LastUpdateID(456) = %d, %v; want 5: update IDs count per bot", id, err)
+	}
+	if id, _, err := s.LastUpdateID(789); id != 0 || err != nil {
+		t.Errorf("LastUpdateID of another bot = %d, %v", id, err)
 	}
 }

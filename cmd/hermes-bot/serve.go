@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -110,9 +112,20 @@ func serve(ctx context.Context, cfg *config.Config, log zerolog.Logger) (err err
 		return usageError{fmt.Errorf("opencode client: %w", err)}
 	}
 
+	// Polling resumes after the last update handled before a restart, so
+	// Telegram does not send it again. Update IDs count per bot, whose ID
+	// leads the token.
+	botID, _ := strconv.ParseInt(strings.SplitN(cfg.BotToken, ":", 2)[0], 10, 64)
+	offset, err := bot.InitialOffset(store, botID, time.Now())
+	if err != nil {
+		log.Warn().Err(err).Msg("could not read the last Telegram update handled; polling from what Telegram holds")
+		offset = 0
+	}
+
 	tg, err := tgbot.New(cfg.BotToken,
 		tgbot.WithServerURL(cfg.TelegramAPIURL),
 		tgbot.WithSkipGetMe(),
+		tgbot.WithInitialOffset(offset),
 		tgbot.WithHTTPClient(pollTimeout, &http.Client{Timeout: pollTimeout + 20*time.Second}),
 		tgbot.WithAllowedUpdates(tgbot.AllowedUpdates{"message", "callback_query"}),
 		// Every update goes to the bridge's handler, registered below; the
@@ -193,7 +206,7 @@ func serve(ctx context.Context, cfg *config.Config, log zerolog.Logger) (err err
 		log.Warn().Int64("chat", chatID).Msg("TELEGRAM_ALLOWED_USER_IDS is empty: any member of the chat may answer")
 	}
 	log.Info().Str("bot", me.Username).Int64("chat", chatID).Str("opencode", cfg.OpencodeURL).
-		Str("db", cfg.DBPath).Str("version", buildVersion()).Msg("hermes-bot started")
+		Str("db", cfg.DBPath).Int64("resumeAfterUpdate", offset).Str("version", buildVersion()).Msg("hermes-bot started")
 
 	// Requests stored but never posted are posted after the first connect
 	// to opencode (the bridge does it on server.connected), once the

@@ -1,0 +1,261 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	tgbot "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+	"github.com/rs/zerolog"
+
+	"github.com/hermes-bot/hermes-bot/pending"
+)
+
+// A request can be shown by more than one message. If hermes-bot stops
+// between sending a request's message and saving its ID, the restart
+// posts it again, and the first copy keeps working buttons, since they
+// carry only the request's UID; the store knows the second only. A press
+// on such a stale copy is handled like any other, and then the copy is
+// settled: it shows the outcome when the press closed the request, or
+// else becomes a short note, without buttons, pointing at the message
+// the store knows.
+
+// pressedCopy is the message a press came from when it is not the one
+// the store knows for the request. It travels in the press's context, so
+// edit can hand it the outcome whichever path closes the request; it is
+// used by one press's goroutine only.
+type pressedCopy struct {
+	chatID    int64
+	messageID int
+	// outcome is the HTML of the outcome shown in the request's message,
+	// set by edit when the press closed the request.
+	outcome string
+}
+
+type pressedCopyKey struct{}
+
+func withPressedCopy(ctx context.Context, pc *pressedCopy) context.Context {
+	return context.WithValue(ctx, pressedCopyKey{}, pc)
+}
+
+func pressedCopyOf(ctx context.Context) *pressedCopy {
+	pc, _ := ctx.Value(pressedCopyKey{}).(*pressedCopy)
+	return pc
+}
+
+// staleCopy returns the message cq was pressed on when it is a message
+// of request uid in chatID but not messageID, the one the store knows;
+// else nil.
+func staleCopy(cq *models.CallbackQuery, uid string, chatID int64, messageID int) *pressedCopy {
+	m := cq.Message.Message
+	if m == nil || messageID == 0 || m.Chat.ID != chatID || m.ID == messageID || m.ID == 0 || !carries(m, uid) {
+		return nil
+	}
+	return &pressedCopy{chatID: chatID, messageID: m.ID}
+}
+
+// carries reports whether m has a button for request uid. Telegram sends
+// a pressed message's keyboard with the press; checking it keeps a press
+// with tampered data from making another request's message its copy.
+func carries(m *models.Message, uid string) bool {
+	if m.ReplyMarkup == nil {
+		return false
+	}
+	for _, row := range m.ReplyMarkup.InlineKeyboard {
+		for _, btn := range row {
+			if d, err := decodeCallback(btn.CallbackData); err == nil && d.UID == uid {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// adopt makes the message cq was pressed on the message of those of es
+// that have none, in its chat, if it has a button for request uid (es's,
+// or their group's): it carries their buttons, so it was sent
+// for them by a process that could not save its ID (it died, or the save
+// failed), and posting another would make a second copy. The caller holds
+// their locks; es are updated in place.
+func (b *Bridge) adopt(log zerolog.Logger, cq *models.CallbackQuery, uid string, es []*pending.Entry) {
+	m := cq.Message.Message
+	if m == nil || m.ID == 0 || !carries(m, uid) {
+		return
+	}
+	for _, e := range es {
+		if e.MessageID != 0 || e.ChatID != m.Chat.ID || e.ExpiredNotified {
+			continue
+		}
+		next, err := b.store.Update(e.UID, func(x *pending.Entry) error {
+			if x.MessageID == 0 {
+				x.MessageID = m.ID
+			}
+			return nil
+		})
+		if err != nil {
+			log.Warn().Err(err).Int("messageID", m.ID).Msg("could not save the message a press came from as the request's message")
+			continue
+		}
+		*e = *next
+		log.Info().Str("uid", e.UID).Int("messageID", e.MessageID).
+			Msg("a press came from a message of the request whose ID was never saved; it is the request's message now")
+	}
+}
+
+// settleCopy runs after a press on stale copy pc of request key (a
+// question's UID or a permission group's key) was handled, under the
+// request's lock: the copy shows the outcome if the press closed the
+// request, else a note pointing at the request's message as the store
+// now has it (current, if it cannot be read).
+func (b *Bridge) settleCopy(ctx context.Context, log zerolog.Logger, pc *pressedCopy, key string, current int) {
+	if pc.outcome != "" {
+		log.Info().Int("staleMessageID", pc.messageID).Msg("closing a stale copy of the request's message too")
+		b.editCopy(ctx, log, pc.chatID, pc.messageID, pc.outcome)
+		return
+	}
+	if es, err := b.group(key); err == nil {
+		if m := messageOf(es); m != nil && m.ChatID == pc.chatID {
+			current = m.MessageID
+		}
+	}
+	if current == 0 || current == pc.messageID {
+		return
+	}
+	log.Info().Int("staleMessageID", pc.messageID).Int("messageID", current).
+		Msg("press on a stale copy of the request's message; it now points at the current one")
+	b.editCopy(ctx, log, pc.chatID, pc.messageID, renderMoved(pc.chatID, pc.messageID, current, false))
+}
+
+// settleClosedCopy handles a press on a request that has closed: when it
+// came from another message than the one showing the outcome, that
+// message is a stale copy, and becomes a note pointing at the outcome.
+func (b *Bridge) settleClosedCopy(ctx context.Context, log zerolog.Logger, cq *models.CallbackQuery, uid string, c pending.ClosedRequest) {
+	pc := staleCopy(cq, uid, c.ChatID, c.MessageID)
+	if pc == nil {
+		return
+	}
+	log.Info().Int("staleMessageID", pc.messageID).Int("messageID", c.MessageID).
+		Msg("press on a stale copy of a closed request's message; it now points at the outcome")
+	b.editCopy(ctx, log, pc.chatID, pc.messageID, renderMoved(pc.chatID, pc.messageID, c.MessageID, true))
+}
+
+// refuseClosed answers a press on request uid, which is no longer held,
+// with how it ended, and settles the pressed message if it is a stale
+// copy.
+func (b *Bridge) refuseClosed(ctx context.Context, log zerolog.Logger, cq *models.CallbackQuery, uid string, a *ack) {
+	c, ok := b.closedAs(log, uid)
+	toast := toastGone
+	if ok && c.Toast != "" {
+		toast = c.Toast
+	}
+	log.Info().Str("toast", toast).Msg("refusing press: request no longer pending")
+	a.answer(toast)
+	if ok {
+		b.settleClosedCopy(ctx, log, cq, uid, c)
+	}
+}
+
+// editCopy replaces the text of a message that is not (or no longer) the
+// request's own, removing its keyboard.
+func (b *Bridge) editCopy(ctx context.Context, log zerolog.Logger, chatID int64, messageID int, text string) {
+	_, err := b.tg.EditMessageText(ctx, &tgbot.EditMessageTextParams{
+		ChatID:             chatID,
+		MessageID:          messageID,
+		Text:               text,
+		ParseMode:          models.ParseModeHTML,
+		LinkPreviewOptions: noPreview(),
+	})
+	switch {
+	case err == nil || isNotModified(err):
+	case isMessageGone(err):
+		log.Debug().Err(err).Int("staleMessageID", messageID).Msg("stale copy of the request's message is gone already")
+	default:
+		log.Warn().Err(err).Int("staleMessageID", messageID).Msg("could not edit a stale copy of the request's message")
+	}
+}
+
+// repost sends request e's message again, as text and kb, after Telegram
+// said the message e names is gone, and saves the new message's ID on
+// every request the old one showed (a permission's group shares it). The
+// caller holds e's lock, or its group's. When the send fails the requests
+// are left without a message (MessageID 0), so SendUnsent posts them at
+// the next connect.
+func (b *Bridge) repost(ctx context.Context, log zerolog.Logger, e *pending.Entry, text string, kb *models.InlineKeyboardMarkup) {
+	old := e.MessageID
+	members := []*pending.Entry{e}
+	if e.Kind == pending.KindPermission {
+		if g, err := b.group(lockKey(e)); err == nil {
+			members = g
+		}
+	}
+	msgID := 0
+	msg, err := b.tg.SendMessage(ctx, &tgbot.SendMessageParams{
+		ChatID:             e.ChatID,
+		Text:               text,
+		ParseMode:          models.ParseModeHTML,
+		LinkPreviewOptions: noPreview(),
+		ReplyMarkup:        kb,
+	})
+	if err != nil {
+		log.Error().Err(err).Int("oldMessageID", old).
+			Msg("request message was deleted in Telegram and posting it again failed; it is posted again after the next connect")
+	} else {
+		msgID = msg.ID
+	}
+	var errs []error
+	for _, m := range members {
+		if m.MessageID != old || m.ChatID != e.ChatID {
+			continue
+		}
+		_, uerr := b.store.Update(m.UID, func(x *pending.Entry) error {
+			if x.MessageID == old {
+				x.MessageID = msgID
+			}
+			return nil
+		})
+		if uerr != nil && !errors.Is(uerr, pending.ErrNotFound) {
+			errs = append(errs, uerr)
+		}
+	}
+	e.MessageID = msgID
+	if err := errors.Join(errs...); err != nil {
+		log.Error().Err(err).Int("oldMessageID", old).Int("messageID", msgID).
+			Msg("request message was deleted in Telegram; could not save the ID of the new one")
+		return
+	}
+	if msgID != 0 {
+		log.Info().Int("oldMessageID", old).Int("messageID", msgID).
+			Msg("request message was deleted in Telegram; posted it again")
+	}
+}
+
+// renderMoved is the text a stale copy of a request's message becomes: a
+// pointer to message current, which shows the request now (closed: its
+// outcome). In a supergroup the pointer is a link.
+func renderMoved(chatID int64, stale, current int, closed bool) string {
+	where := "below"
+	if current < stale {
+		where = "above"
+	}
+	text := "↪️ This request moved to the message " + where + "."
+	if closed {
+		text = "↪️ This request was closed: see the message " + where + "."
+	}
+	if link := messageLink(chatID, current); link != "" {
+		text += ` <a href="` + link + `">Go to it</a>`
+	}
+	return text
+}
+
+// messageLink is the t.me link of a message in a supergroup, which the
+// Bot API numbers -100 followed by the chat's own ID; "" elsewhere, as
+// basic groups have no such links.
+func messageLink(chatID int64, messageID int) string {
+	const supergroup = -1_000_000_000_000
+	if chatID >= supergroup || messageID <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("https://t.me/c/%s/%d", strconv.FormatInt(supergroup-chatID, 10), messageID)
+}
