@@ -181,6 +181,10 @@ func Load(src Sources) (*Config, error) {
 			shown := v
 			if s.Secret {
 				shown = ""
+			} else if u, err := url.Parse(v); err == nil && u.User != nil {
+				// A password pasted into a URL is still a password.
+				u.User = url.User("REDACTED")
+				shown = u.Redacted()
 			}
 			reason := err.Error()
 			if from != "" {
