@@ -186,6 +186,10 @@ func (b *Bridge) allowed(userID int64) bool {
 // event, in stream order; it blocks until the event is handled and logs
 // what fails, since the stream goes on regardless.
 func (b *Bridge) HandleEvent(ctx context.Context, ev opencode.Event) {
+	// Like an update, an event being handled when the stream stops (at
+	// shutdown) finishes its edits instead of being cut off halfway.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.handlerTimeout)
+	defer cancel()
 	switch ev.Type {
 	case opencode.TypeQuestionAsked:
 		if ev.QuestionAsked != nil {
