@@ -37,24 +37,20 @@ const goneFooter = "No longer pending in opencode: answered or dismissed elsewhe
 // logs what fails.
 func (b *Bridge) HandleSnapshot(ctx context.Context, s opencode.Snapshot) {
 	log := b.log.With().Str("directory", s.Directory).Logger()
-	all, err := b.store.List()
-	if err != nil {
-		log.Error().Err(err).Msg("could not read the stored requests to compare them with what opencode lists; posting what is new, closing nothing")
-	}
-	held := make(map[string]bool, len(all))
-	var here []*pending.Entry
-	for _, e := range all {
-		held[e.RequestID] = true
-		if e.Directory == s.Directory {
-			here = append(here, e)
-		}
-	}
 	listed := make(map[string]bool, len(s.Questions)+len(s.Permissions))
 	for _, q := range s.Questions {
 		listed[q.ID] = true
 	}
 	for _, p := range s.Permissions {
 		listed[p.ID] = true
+	}
+	// Only the held requests opencode does not list can be rekeyed or
+	// closed, so only they are read in full: a reconnect with thousands
+	// held and still pending decodes next to nothing.
+	held, here, err := b.store.CompareListed(s.Directory, listed)
+	if err != nil {
+		log.Error().Err(err).Msg("could not read the stored requests to compare them with what opencode lists; posting what is new, closing nothing")
+		held = make(map[string]bool)
 	}
 
 	// present holds the UIDs of questions listed under another request ID.

@@ -3,8 +3,10 @@ package pending
 import (
 	"bytes"
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -55,18 +57,75 @@ func promptKey(chatID int64, messageID int) []byte {
 	return []byte(strconv.FormatInt(chatID, 10) + ":" + strconv.Itoa(messageID))
 }
 
-// buckets is one transaction's view of the three buckets; every write goes
-// through put and unindex so the indexes never drift from the entries.
+// buckets is one transaction's view of the entries and their indexes;
+// every write goes through put and unindex so the indexes never drift from
+// the entries.
+//
+// byRequest and byPrompt map a request ID and a prompt message to the UID
+// holding it. The others let the frequent listings find their entries
+// without decoding every one: byDirectory has a key dir + "\x00" + uid per
+// entry, whose value is the request ID; byExpiry has a key expiryStamp +
+// uid per entry with an ExpiresAt; unsent has the UID of every entry whose
+// message was never sent (MessageID 0).
 type buckets struct {
-	entries, byRequest, byPrompt *bolt.Bucket
+	entries, byRequest, byPrompt  *bolt.Bucket
+	byDirectory, byExpiry, unsent *bolt.Bucket
 }
 
 func newBuckets(tx *bolt.Tx) *buckets {
 	return &buckets{
-		entries:   tx.Bucket(bucketEntries),
-		byRequest: tx.Bucket(bucketByRequest),
-		byPrompt:  tx.Bucket(bucketByPrompt),
+		entries:     tx.Bucket(bucketEntries),
+		byRequest:   tx.Bucket(bucketByRequest),
+		byPrompt:    tx.Bucket(bucketByPrompt),
+		byDirectory: tx.Bucket(bucketByDirectory),
+		byExpiry:    tx.Bucket(bucketByExpiry),
+		unsent:      tx.Bucket(bucketUnsent),
 	}
+}
+
+func directoryKey(dir, uid string) []byte {
+	return []byte(dir + "\x00" + uid)
+}
+
+// splitDirectoryKey returns the directory and UID of a byDirectory key.
+// It splits at the last NUL, since a UID has none and a directory could.
+func splitDirectoryKey(k []byte) (dir, uid []byte, ok bool) {
+	i := bytes.LastIndexByte(k, 0)
+	if i < 0 {
+		return nil, nil, false
+	}
+	return k[:i], k[i+1:], true
+}
+
+const stampLen = 8
+
+var (
+	minStampTime = time.Unix(0, math.MinInt64)
+	maxStampTime = time.Unix(0, math.MaxInt64)
+)
+
+// expiryStamp orders byExpiry keys by time: t's Unix nanoseconds,
+// big-endian, with the sign bit flipped so times before 1970 sort first.
+// Times UnixNano cannot express are clamped; Expired checks the decoded
+// ExpiresAt again, so clamping never changes what it returns.
+func expiryStamp(t time.Time) [stampLen]byte {
+	var n int64
+	switch {
+	case t.Before(minStampTime):
+		n = math.MinInt64
+	case t.After(maxStampTime):
+		n = math.MaxInt64
+	default:
+		n = t.UnixNano()
+	}
+	var out [stampLen]byte
+	binary.BigEndian.PutUint64(out[:], uint64(n)^(1<<63))
+	return out
+}
+
+func expiryKey(t time.Time, uid string) []byte {
+	stamp := expiryStamp(t)
+	return append(stamp[:], uid...)
 }
 
 func decode(raw []byte) (*Entry, error) {
@@ -107,10 +166,15 @@ func (b *buckets) put(e *Entry) error {
 	if err != nil {
 		return fmt.Errorf("encode entry %s: %w", e.UID, err)
 	}
-	uid := []byte(e.UID)
-	if err := b.entries.Put(uid, raw); err != nil {
+	if err := b.entries.Put([]byte(e.UID), raw); err != nil {
 		return fmt.Errorf("write entry %s: %w", e.UID, err)
 	}
+	return b.index(e)
+}
+
+// index writes e's index keys.
+func (b *buckets) index(e *Entry) error {
+	uid := []byte(e.UID)
 	if e.RequestID != "" {
 		if err := b.byRequest.Put([]byte(e.RequestID), uid); err != nil {
 			return fmt.Errorf("index request %s: %w", e.RequestID, err)
@@ -121,11 +185,32 @@ func (b *buckets) put(e *Entry) error {
 			return fmt.Errorf("index prompt of entry %s: %w", e.UID, err)
 		}
 	}
+	return b.indexListings(e)
+}
+
+// indexListings writes e's keys in the indexes of the listings; Open calls
+// it alone when it builds those indexes for a file that lacks them.
+func (b *buckets) indexListings(e *Entry) error {
+	uid := []byte(e.UID)
+	if err := b.byDirectory.Put(directoryKey(e.Directory, e.UID), []byte(e.RequestID)); err != nil {
+		return fmt.Errorf("index directory of entry %s: %w", e.UID, err)
+	}
+	if !e.ExpiresAt.IsZero() {
+		if err := b.byExpiry.Put(expiryKey(e.ExpiresAt, e.UID), []byte{}); err != nil {
+			return fmt.Errorf("index expiry of entry %s: %w", e.UID, err)
+		}
+	}
+	if e.MessageID == 0 {
+		if err := b.unsent.Put(uid, []byte{}); err != nil {
+			return fmt.Errorf("index entry %s as unsent: %w", e.UID, err)
+		}
+	}
 	return nil
 }
 
 // unindex removes e's index keys, but only those that still point at e, so
-// a stale copy can never remove another entry's keys.
+// a stale copy can never remove another entry's keys. (The keys of
+// byDirectory, byExpiry and unsent hold e's UID, so they are e's alone.)
 func (b *buckets) unindex(e *Entry) error {
 	uid := []byte(e.UID)
 	if e.RequestID != "" {
@@ -137,6 +222,17 @@ func (b *buckets) unindex(e *Entry) error {
 		if err := deleteIfOwned(b.byPrompt, promptKey(e.ChatID, e.PromptMessageID), uid); err != nil {
 			return err
 		}
+	}
+	if err := b.byDirectory.Delete(directoryKey(e.Directory, e.UID)); err != nil {
+		return fmt.Errorf("unindex directory of entry %s: %w", e.UID, err)
+	}
+	if !e.ExpiresAt.IsZero() {
+		if err := b.byExpiry.Delete(expiryKey(e.ExpiresAt, e.UID)); err != nil {
+			return fmt.Errorf("unindex expiry of entry %s: %w", e.UID, err)
+		}
+	}
+	if err := b.unsent.Delete(uid); err != nil {
+		return fmt.Errorf("unindex entry %s as unsent: %w", e.UID, err)
 	}
 	return nil
 }
@@ -152,12 +248,25 @@ func deleteIfOwned(bk *bolt.Bucket, key, uid []byte) error {
 }
 
 // unindexAll removes every index key pointing at uid; Delete uses it when
-// the entry cannot be decoded to say which keys it had.
+// the entry cannot be decoded to say which keys it had. It reads whole
+// indexes, which is slow, but only for a damaged entry.
 func (b *buckets) unindexAll(uid []byte) error {
-	for _, bk := range []*bolt.Bucket{b.byRequest, b.byPrompt} {
+	owned := []struct {
+		bk   *bolt.Bucket
+		owns func(k, v []byte) bool
+	}{
+		{b.byRequest, func(_, v []byte) bool { return bytes.Equal(v, uid) }},
+		{b.byPrompt, func(_, v []byte) bool { return bytes.Equal(v, uid) }},
+		{b.byDirectory, func(k, _ []byte) bool {
+			_, u, ok := splitDirectoryKey(k)
+			return ok && bytes.Equal(u, uid)
+		}},
+		{b.byExpiry, func(k, _ []byte) bool { return len(k) > stampLen && bytes.Equal(k[stampLen:], uid) }},
+	}
+	for _, o := range owned {
 		var stale [][]byte
-		err := bk.ForEach(func(k, v []byte) error {
-			if bytes.Equal(v, uid) {
+		err := o.bk.ForEach(func(k, v []byte) error {
+			if o.owns(k, v) {
 				stale = append(stale, bytes.Clone(k))
 			}
 			return nil
@@ -166,10 +275,13 @@ func (b *buckets) unindexAll(uid []byte) error {
 			return err
 		}
 		for _, k := range stale {
-			if err := bk.Delete(k); err != nil {
-				return fmt.Errorf("unindex %s: %w", k, err)
+			if err := o.bk.Delete(k); err != nil {
+				return fmt.Errorf("unindex %q: %w", k, err)
 			}
 		}
+	}
+	if err := b.unsent.Delete(uid); err != nil {
+		return fmt.Errorf("unindex %s as unsent: %w", uid, err)
 	}
 	return nil
 }
@@ -347,8 +459,7 @@ func (s *Store) scan(what string, keep func(*Entry) bool) ([]*Entry, error) {
 		return b.entries.ForEach(func(k, v []byte) error {
 			e, err := decode(v)
 			if err != nil {
-				s.log.Warn().Err(err).Str("key", string(k)).Str("db", s.path).
-					Msg("skipping an entry of the pending store that cannot be decoded; delete it or move the file aside")
+				s.warnUndecodable(k, err)
 				return nil
 			}
 			if keep(e) {
@@ -360,13 +471,48 @@ func (s *Store) scan(what string, keep func(*Entry) bool) ([]*Entry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	slices.SortStableFunc(out, func(a, b *Entry) int {
+	sortEntries(out)
+	return out, nil
+}
+
+func (s *Store) warnUndecodable(key []byte, err error) {
+	s.log.Warn().Err(err).Str("key", string(key)).Str("db", s.path).
+		Msg("skipping an entry of the pending store that cannot be decoded; delete it or move the file aside")
+}
+
+// sortEntries puts es oldest first, ties by UID.
+func sortEntries(es []*Entry) {
+	slices.SortStableFunc(es, func(a, b *Entry) int {
 		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
 			return c
 		}
 		return strings.Compare(a.UID, b.UID)
 	})
-	return out, nil
+}
+
+// lookup decodes the entries with the UIDs an index gave, keeping those
+// keep accepts, oldest first. One that cannot be decoded is skipped with a
+// warning, as scan does; keep guards against an index key the entry no
+// longer matches, which the write paths never leave but a damaged file
+// could.
+func (s *Store) lookup(b *buckets, uids [][]byte, keep func(*Entry) bool) []*Entry {
+	out := make([]*Entry, 0, len(uids))
+	for _, uid := range uids {
+		raw := b.entries.Get(uid)
+		if raw == nil {
+			continue
+		}
+		e, err := decode(raw)
+		if err != nil {
+			s.warnUndecodable(uid, err)
+			continue
+		}
+		if keep(e) {
+			out = append(out, e)
+		}
+	}
+	sortEntries(out)
+	return out
 }
 
 // List returns every entry, oldest first (ties by UID).
@@ -375,11 +521,27 @@ func (s *Store) List() ([]*Entry, error) {
 }
 
 // Expired returns the entries whose ExpiresAt is set and not after now,
-// oldest first.
+// oldest first. It reads the expiry index up to now and decodes only the
+// entries found there, so the periodic sweep costs next to nothing while
+// nothing is due.
 func (s *Store) Expired(now time.Time) ([]*Entry, error) {
-	return s.scan("list expired entries", func(e *Entry) bool {
-		return !e.ExpiresAt.IsZero() && !e.ExpiresAt.After(now)
+	var out []*Entry
+	err := s.view(func(b *buckets) error {
+		limit := expiryStamp(now)
+		var uids [][]byte
+		c := b.byExpiry.Cursor()
+		for k, _ := c.First(); k != nil && len(k) > stampLen && bytes.Compare(k[:stampLen], limit[:]) <= 0; k, _ = c.Next() {
+			uids = append(uids, k[stampLen:])
+		}
+		out = s.lookup(b, uids, func(e *Entry) bool {
+			return !e.ExpiresAt.IsZero() && !e.ExpiresAt.After(now)
+		})
+		return nil
 	})
+	if err != nil {
+		return nil, fmt.Errorf("list expired entries: %w", err)
+	}
+	return out, nil
 }
 
 // AwaitingText returns the entries in chatID waiting for a typed answer,
@@ -391,25 +553,88 @@ func (s *Store) AwaitingText(chatID int64) ([]*Entry, error) {
 }
 
 // Unsent returns the entries whose Telegram message was never sent
-// (MessageID 0), oldest first, so start-up can send them again.
+// (MessageID 0), oldest first, so start-up can send them again. Only those
+// entries are decoded.
 func (s *Store) Unsent() ([]*Entry, error) {
-	return s.scan("list unsent entries", func(e *Entry) bool { return e.MessageID == 0 })
+	var out []*Entry
+	err := s.view(func(b *buckets) error {
+		var uids [][]byte
+		err := b.unsent.ForEach(func(k, _ []byte) error {
+			uids = append(uids, k)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		out = s.lookup(b, uids, func(e *Entry) bool { return e.MessageID == 0 })
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list unsent entries: %w", err)
+	}
+	return out, nil
 }
 
 // Directories returns the distinct, non-empty directories of the stored
 // entries, sorted: the projects to list pending requests for after a
-// (re)connect.
+// (re)connect. It reads the directory index alone, decoding no entry.
 func (s *Store) Directories() ([]string, error) {
 	var dirs []string
-	_, err := s.scan("list directories", func(e *Entry) bool {
-		if e.Directory != "" {
-			dirs = append(dirs, e.Directory)
-		}
-		return false
+	err := s.view(func(b *buckets) error {
+		var last []byte
+		return b.byDirectory.ForEach(func(k, _ []byte) error {
+			dir, uid, ok := splitDirectoryKey(k)
+			if !ok || len(dir) == 0 || (last != nil && bytes.Equal(dir, last)) {
+				return nil
+			}
+			if b.entries.Get(uid) == nil {
+				return nil
+			}
+			last = dir
+			dirs = append(dirs, string(dir))
+			return nil
+		})
 	})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("list directories: %w", err)
 	}
 	slices.Sort(dirs)
 	return slices.Compact(dirs), nil
+}
+
+// CompareListed reads, in one transaction, what a reconnect compares with
+// the requests opencode lists in dir: held reports which of the request
+// IDs in listed some entry holds, in any directory; unlisted is the
+// entries in dir whose request ID is not in listed, oldest first. Only
+// the unlisted entries are decoded, so a reconnect costs little when
+// nearly everything held is still pending. An entry that cannot be
+// decoded is left out of unlisted with a warning; its request ID still
+// counts as held, since it cannot be stored again under a new entry.
+func (s *Store) CompareListed(dir string, listed map[string]bool) (held map[string]bool, unlisted []*Entry, err error) {
+	held = make(map[string]bool)
+	err = s.view(func(b *buckets) error {
+		for id := range listed {
+			if id != "" && b.byRequest.Get([]byte(id)) != nil {
+				held[id] = true
+			}
+		}
+		prefix := directoryKey(dir, "")
+		var uids [][]byte
+		c := b.byDirectory.Cursor()
+		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+			d, uid, ok := splitDirectoryKey(k)
+			if !ok || string(d) != dir || listed[string(v)] {
+				continue
+			}
+			uids = append(uids, uid)
+		}
+		unlisted = s.lookup(b, uids, func(e *Entry) bool {
+			return e.Directory == dir && !listed[e.RequestID]
+		})
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("compare entries in %s with those listed: %w", dir, err)
+	}
+	return held, unlisted, nil
 }

@@ -22,6 +22,12 @@ var (
 	bucketEntries   = []byte("entries")
 	bucketByRequest = []byte("byRequest")
 	bucketByPrompt  = []byte("byPrompt")
+	// The indexes that spare the listings a decode of every entry
+	// (entries.go, buckets). Files written before them lack them; Open
+	// builds them once.
+	bucketByDirectory = []byte("byDirectory")
+	bucketByExpiry    = []byte("byExpiry")
+	bucketUnsent      = []byte("unsent")
 	// bucketMeta holds facts about the deployment, such as a chat's
 	// migration to a supergroup (meta.go).
 	bucketMeta = []byte("meta")
@@ -95,7 +101,7 @@ func Open(path string, opts ...OpenOption) (*Store, error) {
 	if err != nil {
 		return nil, classifyOpenError(path, err)
 	}
-	if err := createBuckets(db); err != nil {
+	if err := createBuckets(db, cfg.log, path); err != nil {
 		return nil, classifyOpenError(path, err)
 	}
 	return &Store{db: db, path: path, now: cfg.now, log: cfg.log}, nil
@@ -128,9 +134,17 @@ func openDB(path string, timeout time.Duration) (db *bolt.DB, err error) {
 	return bolt.Open(path, 0o600, opts)
 }
 
+// indexVersionKey is the meta key saying which indexes the file has, so
+// Open builds them only once. indexVersion goes up whenever an index is
+// added or its keys change.
+var indexVersionKey = []byte("indexVersion")
+
+const indexVersion = "1"
+
 // createBuckets is the first transaction on the file, so it is where a
-// damaged page tree shows up; a panic here closes the database.
-func createBuckets(db *bolt.DB) (err error) {
+// damaged page tree shows up; a panic here closes the database. It also
+// builds the indexes of a file written before they existed.
+func createBuckets(db *bolt.DB, log zerolog.Logger, path string) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%w: reading it panicked: %v", ErrCorrupt, r)
@@ -146,12 +160,62 @@ func createBuckets(db *bolt.DB) (err error) {
 				return fmt.Errorf("bucket %s: %w", name, err)
 			}
 		}
-		return nil
+		rebuild := string(tx.Bucket(bucketMeta).Get(indexVersionKey)) != indexVersion
+		for _, name := range [][]byte{bucketByDirectory, bucketByExpiry, bucketUnsent} {
+			if tx.Bucket(name) == nil {
+				rebuild = true
+			}
+		}
+		if !rebuild {
+			return nil
+		}
+		return rebuildIndexes(tx, log, path)
 	})
 	if err != nil {
 		_ = db.Close()
 	}
 	return err
+}
+
+// rebuildIndexes builds byDirectory, byExpiry and unsent afresh from the
+// entries. An entry that cannot be decoded gets no keys, with a warning,
+// as the listings skip it anyway.
+func rebuildIndexes(tx *bolt.Tx, log zerolog.Logger, path string) error {
+	for _, name := range [][]byte{bucketByDirectory, bucketByExpiry, bucketUnsent} {
+		if err := tx.DeleteBucket(name); err != nil && !errors.Is(err, berrors.ErrBucketNotFound) {
+			return fmt.Errorf("drop index %s: %w", name, err)
+		}
+		if _, err := tx.CreateBucket(name); err != nil {
+			return fmt.Errorf("bucket %s: %w", name, err)
+		}
+	}
+	b := newBuckets(tx)
+	n := 0
+	err := b.entries.ForEach(func(k, v []byte) error {
+		e, err := decode(v)
+		if err != nil {
+			log.Warn().Err(err).Str("key", string(k)).Str("db", path).
+				Msg("not indexing an entry of the pending store that cannot be decoded; delete it or move the file aside")
+			return nil
+		}
+		if string(k) != e.UID {
+			log.Warn().Str("key", string(k)).Str("uid", e.UID).Str("db", path).
+				Msg("not indexing an entry of the pending store stored under another UID than its own")
+			return nil
+		}
+		n++
+		return b.indexListings(e)
+	})
+	if err != nil {
+		return fmt.Errorf("build indexes: %w", err)
+	}
+	if err := tx.Bucket(bucketMeta).Put(indexVersionKey, []byte(indexVersion)); err != nil {
+		return fmt.Errorf("record index version: %w", err)
+	}
+	if n > 0 {
+		log.Info().Int("entries", n).Str("db", path).Msg("built the indexes of the pending store")
+	}
+	return nil
 }
 
 func classifyOpenError(path string, err error) error {
