@@ -63,6 +63,16 @@ type Config struct {
 	// was upgraded to a supergroup (a service message with
 	// migrate_to_chat_id), after the bridge has switched to the new ID.
 	OnChatMigrated func(oldChatID, newChatID int64)
+	// BotUsername is the bot's username, without "@": a command
+	// addressed as /cmd@name is answered only when name is this.
+	BotUsername string
+	// Version is hermes-bot's version, for /status.
+	Version string
+	// Status, if set, tells /status how the opencode event stream is.
+	Status OpencodeStatus
+	// StartedAt is when hermes-bot started, for the uptime /status
+	// shows; NewBridge's time if zero.
+	StartedAt time.Time
 }
 
 // ChatID is the chat requests are posted to now: Config.ChatID, or the
@@ -134,6 +144,8 @@ type Bridge struct {
 
 	pruneMu   sync.Mutex
 	lastPrune time.Time
+	// started is when the uptime of /status counts from.
+	started time.Time
 
 	// Tests shorten these.
 	now            func() time.Time
@@ -163,6 +175,10 @@ func NewBridge(cfg Config, store *pending.Store, oc Opencode, tg Telegram, log z
 		expireRetryFor: expireRetryFor,
 	}
 	b.chatID.Store(cfg.ChatID)
+	b.started = cfg.StartedAt
+	if b.started.IsZero() {
+		b.started = b.now()
+	}
 	return b
 }
 

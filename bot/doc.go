@@ -34,6 +34,11 @@
 // requests nobody answered in time. At shutdown, stop polling, then call
 // Wait so in-flight answers finish.
 //
+// The bridge also answers the group's commands (/pending, /status,
+// /help; see Commands for what to register with setMyCommands), in its
+// chat and to allowed users only; /status reads the event stream's state
+// through Config.Status.
+//
 // # Exactly once
 //
 // A request gets one answer to opencode however often it is pressed: a

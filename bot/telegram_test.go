@@ -151,7 +151,7 @@ func startRig(t *testing.T, allowed ...int64) (*rig, context.Context) {
 		return logs.Write(p)
 	})))
 	oc := &recordingOpencode{changed: make(chan struct{}, 1)}
-	br := bot.NewBridge(bot.Config{ChatID: chatID, AllowedUserIDs: allowed, BotID: tb.ID()},
+	br := bot.NewBridge(bot.Config{ChatID: chatID, AllowedUserIDs: allowed, BotID: tb.ID(), BotUsername: srv.BotUser().Username},
 		store, oc, bot.RedactTelegram(tb, redactor), log)
 	tb.RegisterHandlerMatchFunc(func(*models.Update) bool { return true }, br.HandleUpdate, br.Middlewares()...)
 

@@ -285,7 +285,11 @@ func (b *Bridge) handleMessage(ctx context.Context, m *models.Message) {
 		return
 	}
 	text := strings.TrimSpace(m.Text)
-	if text == "" || strings.HasPrefix(text, "/") {
+	if text == "" {
+		return
+	}
+	if strings.HasPrefix(text, "/") {
+		b.handleCommand(ctx, log, m, text)
 		return
 	}
 

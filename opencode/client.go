@@ -56,6 +56,8 @@ type Client struct {
 	backoffMax      time.Duration
 	backoffReset    time.Duration
 	maxRecord       int
+	now             func() time.Time // read by the watcher's log limiter
+	state           watchState       // what Watch knows of the stream, for State
 }
 
 // ClientOption changes one setting of a Client.
@@ -173,6 +175,7 @@ func NewClient(baseURL string, opts ...ClientOption) (*Client, error) {
 		backoffMax:      defaultBackoffMax,
 		backoffReset:    defaultBackoffReset,
 		maxRecord:       DefaultMaxRecord,
+		now:             time.Now,
 	}
 	for _, o := range opts {
 		o(c)

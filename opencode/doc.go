@@ -32,6 +32,11 @@
 // timeout (30 s; it sends a heartbeat every 10 s). Only time spent waiting
 // for the server counts, never time spent in the Handler.
 //
+// A failure that keeps coming back at every reconnect (a wrong password, a
+// server that is down) is logged once a minute, not once per attempt: the
+// first at once with its hint, the repeats at debug level, counted in the
+// next line.
+//
 // # Concurrency
 //
 // A Client is safe for concurrent use; its settings are fixed by NewClient.

@@ -54,6 +54,11 @@ var errSilent = errors.New("event stream silent")
 // fails, ends, or stays silent for the silence timeout, waiting between
 // attempts as WithBackoff says.
 //
+// Each failure is logged, but one that keeps recurring (a wrong password,
+// a server that is down) only once a minute: the first of its class at
+// once, at Error for a refused password and at Warn otherwise, then the
+// repeats at Debug, counted in the next line logged.
+//
 // After every connect, before reading the stream, it lists the questions
 // and permission requests pending in every known directory, because the
 // stream does not replay what was sent while nobody listened. The known
@@ -76,9 +81,10 @@ func (c *Client) Watch(ctx context.Context, h Handler, dirs func(context.Context
 		return errors.New("watch opencode events: nil handler")
 	}
 	known := make(map[string]struct{})
+	var failures failureLog
 	backoff := c.backoffMin
 	for attempt := 1; ; attempt++ {
-		up, err := c.watchOnce(ctx, h, dirs, known)
+		up, err := c.watchOnce(ctx, h, dirs, known, &failures)
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -86,7 +92,8 @@ func (c *Client) Watch(ctx context.Context, h Handler, dirs func(context.Context
 			backoff = c.backoffMin
 		}
 		wait := jitter(backoff)
-		c.logFailure(err, attempt, up, wait)
+		c.state.failed(c.now(), err)
+		c.logFailure(&failures, err, attempt, up, wait)
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
@@ -107,23 +114,73 @@ func jitter(d time.Duration) time.Duration {
 	return d + rand.N(d/10)
 }
 
-func (c *Client) logFailure(err error, attempt int, up, wait time.Duration) {
-	var e *zerolog.Event
+// failureLogEvery is how often one kind of failure that keeps coming back
+// is logged. A wrong password, or a server that is down, fails every
+// reconnect, and a line for each would bury everything else.
+const failureLogEvery = time.Minute
+
+// failureLog decides which failures of the event stream get a log line:
+// the first of its class at once, with its hint; further ones of the same
+// class are counted, and the next line logged (a failure after
+// failureLogEvery, one of another class, or the connect that ends the
+// run) says how many there were. A connect starts afresh.
+type failureLog struct {
+	class   string    // of the last failure logged
+	at      time.Time // when it was logged
+	repeats int       // failures not logged since
+	since   time.Time // when the first of them happened
+}
+
+// admit reports whether a failure of class at now is logged; if so it also
+// returns how many failures were left unlogged before it, and since when.
+func (f *failureLog) admit(class string, now time.Time) (logged bool, repeats int, since time.Time) {
+	if f.class == class && now.Sub(f.at) < failureLogEvery {
+		if f.repeats == 0 {
+			f.since = now
+		}
+		f.repeats++
+		return false, 0, time.Time{}
+	}
+	repeats, since = f.repeats, f.since
+	*f = failureLog{class: class, at: now}
+	return true, repeats, since
+}
+
+// connected forgets everything and returns how many failures were left
+// unlogged, and since when, for the connect line to say.
+func (f *failureLog) connected() (repeats int, since time.Time) {
+	repeats, since = f.repeats, f.since
+	*f = failureLog{}
+	return repeats, since
+}
+
+// logFailure logs why a connection ended, as failures allows: a repeat
+// within failureLogEvery only reaches the debug level.
+func (c *Client) logFailure(failures *failureLog, err error, attempt int, up, wait time.Duration) {
 	class := errorClass(err)
-	if errors.Is(err, ErrUnauthorized) {
+	logged, repeats, since := failures.admit(class, c.now())
+	var e *zerolog.Event
+	switch {
+	case !logged:
+		e = c.log.Debug().Bool("repeat", true)
+	case errors.Is(err, ErrUnauthorized):
 		e = c.log.Error()
-	} else {
+	default:
 		e = c.log.Warn()
 	}
 	e = e.Err(err).Str("class", class).Int("attempt", attempt).Dur("retry_in", wait)
 	if up > 0 {
 		e = e.Dur("connected_for", up)
 	}
+	msg := "opencode event stream failed; reconnecting"
 	if errors.Is(err, ErrUnauthorized) {
-		e.Msg("opencode refused the event stream: wrong username or password (check OPENCODE_SERVER_PASSWORD)")
-		return
+		msg = "opencode refused the event stream: wrong username or password (check OPENCODE_SERVER_PASSWORD)"
 	}
-	e.Msg("opencode event stream failed; reconnecting")
+	if repeats > 0 {
+		e = e.Int("unlogged_failures", repeats).Time("unlogged_since", since)
+		msg += fmt.Sprintf(" (%d more failures since %s, not logged)", repeats, since.Format(time.TimeOnly))
+	}
+	e.Msg(msg)
 }
 
 // errorClass names the sentinel an error wraps, for logs.
@@ -147,7 +204,7 @@ func errorClass(err error) string {
 // watchOnce is one connection: connect, list what is pending, then read
 // until the stream fails. up is how long the connection stayed up (zero
 // when it never came up); err says why it ended.
-func (c *Client) watchOnce(ctx context.Context, h Handler, dirs func(context.Context) []string, known map[string]struct{}) (up time.Duration, err error) {
+func (c *Client) watchOnce(ctx context.Context, h Handler, dirs func(context.Context) []string, known map[string]struct{}, failures *failureLog) (up time.Duration, err error) {
 	const op = "event stream"
 	connCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -175,12 +232,20 @@ func (c *Client) watchOnce(ctx context.Context, h Handler, dirs func(context.Con
 	connected := time.Now()
 
 	ev := c.log.Info().Str("url", c.base)
+	var version string
 	if hl, err := c.Health(ctx); err != nil {
 		c.log.Warn().Err(err).Msg("opencode health check failed")
 	} else {
+		version = hl.Version
 		ev = ev.Str("version", hl.Version)
 	}
-	ev.Msg("connected to opencode event stream")
+	c.state.connected(c.now(), version)
+	msg := "connected to opencode event stream"
+	if n, since := failures.connected(); n > 0 {
+		ev = ev.Int("unlogged_failures", n).Time("unlogged_since", since)
+		msg += fmt.Sprintf(" (after %d more failures since %s, not logged)", n, since.Format(time.TimeOnly))
+	}
+	ev.Msg(msg)
 
 	c.listPending(ctx, h, dirs, known)
 

@@ -3,9 +3,11 @@ package opencode_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -562,3 +564,166 @@ func TestWatchListedPermissionsWithoutSnapshotHandler(t *testing.T) {
 }
 
 var _ opencode.SnapshotHandler = snapshots(nil)
+
+// hintUnauthorized is in every log line about a refused password.
+const hintUnauthorized = "wrong username or password"
+
+// atLevel returns the log lines of level that contain s.
+func atLevel(logs *logBuffer, level, s string) []string {
+	var out []string
+	for _, line := range logs.lines(s) {
+		if strings.Contains(line, `"level":"`+level+`"`) {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// waitLines blocks until the log holds at least n lines containing s.
+func waitLines(tb testing.TB, logs *logBuffer, s string, n int) {
+	tb.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		logs.mu.Lock()
+		ch := logs.changed
+		logs.mu.Unlock()
+		if len(logs.lines(s)) >= n {
+			return
+		}
+		select {
+		case <-ch:
+		case <-deadline:
+			tb.Fatalf("log never had %d lines %q; log:\n%s", n, s, logs.String())
+		}
+	}
+}
+
+func TestWatchWrongPasswordLogsOncePerMinute(t *testing.T) {
+	srv := newServer(t)
+	logs := newLogBuffer()
+	c, err := opencode.NewClient(srv.URL, append(fastOptions(logs), opencode.WithBasicAuth("opencode", "not-"+password))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	startWatch(t, c, make(events, 100), nil)
+	// With millisecond backoff these attempts take far less than the minute.
+	const attempts = 30
+	const hint = hintUnauthorized
+	waitLines(t, logs, hint, attempts)
+	if n := len(atLevel(logs, "error", hint)); n != 1 {
+		t.Errorf("%d error lines about the password over %d attempts, want 1:\n%s", n, attempts, logs.String())
+	}
+	if !strings.Contains(atLevel(logs, "error", hint)[0], "OPENCODE_SERVER_PASSWORD") {
+		t.Errorf("the error line does not name OPENCODE_SERVER_PASSWORD")
+	}
+	for _, line := range logs.lines(hint) {
+		if !strings.Contains(line, `"level":"error"`) && !strings.Contains(line, `"level":"debug"`) {
+			t.Errorf("a repeated failure logged above debug: %s", line)
+		}
+	}
+	if strings.Contains(logs.String(), password) {
+		t.Errorf("the log shows the password")
+	}
+}
+
+// manualClock is a clock that moves only when the test says.
+type manualClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *manualClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *manualClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+func TestWatchRepeatedFailureSaysHowManyWereNotLogged(t *testing.T) {
+	srv := newServer(t)
+	logs := newLogBuffer()
+	clock := &manualClock{t: time.Date(2025, 1, 2, 10, 0, 0, 0, time.UTC)}
+	opts := append(fastOptions(logs), opencode.WithBasicAuth("opencode", "not-"+password), opencode.WithClock(clock.now))
+	c, err := opencode.NewClient(srv.URL, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	startWatch(t, c, make(events, 100), nil)
+	const hint = hintUnauthorized
+	// Failures keep coming every millisecond; while the clock stands
+	// still they are all within the minute of the first.
+	waitLines(t, logs, hint, 5)
+	if got := atLevel(logs, "error", hint); len(got) != 1 || strings.Contains(got[0], "more failures") {
+		t.Fatalf("error lines %q, want only the first failure's, claiming no earlier ones", got)
+	}
+
+	clock.advance(time.Minute)
+	logs.waitFor(t, "more failures since 10:00:00")
+	// The repeats counted are exactly those logged at debug before it.
+	var repeats int
+	for _, line := range logs.lines(hint) {
+		if strings.Contains(line, `"level":"error"`) && strings.Contains(line, "more failures") {
+			break
+		}
+		if strings.Contains(line, `"level":"debug"`) {
+			repeats++
+		}
+	}
+	got := atLevel(logs, "error", hint)
+	if len(got) < 2 || !strings.Contains(got[1], fmt.Sprintf("(%d more failures since 10:00:00, not logged)", repeats)) ||
+		!strings.Contains(got[1], fmt.Sprintf(`"unlogged_failures":%d`, repeats)) {
+		t.Errorf("second error line %q, want it to count the %d repeats logged at debug", got, repeats)
+	}
+}
+
+func TestWatchFailureOfAnotherClassIsLoggedAtOnce(t *testing.T) {
+	srv := newServer(t)
+	logs := newLogBuffer()
+	// The faults come before the auth check: two 500s, then 401s.
+	srv.FailNext("/global/event", 500)
+	srv.FailNext("/global/event", 503)
+	c, err := opencode.NewClient(srv.URL, append(fastOptions(logs), opencode.WithBasicAuth("opencode", "not-"+password))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	startWatch(t, c, make(events, 100), nil)
+	logs.waitFor(t, hintUnauthorized)
+	if n := len(atLevel(logs, "warn", `"class":"transient"`)); n != 1 {
+		t.Errorf("%d warn lines for two transient failures in a row, want 1:\n%s", n, logs.String())
+	}
+	line := atLevel(logs, "error", hintUnauthorized)
+	if len(line) != 1 || !strings.Contains(line[0], "1 more failures since") {
+		t.Errorf("the password line %q, want one saying the unlogged transient failure", line)
+	}
+}
+
+func TestWatchConnectSaysHowManyFailuresWereNotLogged(t *testing.T) {
+	srv := newServer(t)
+	logs := newLogBuffer()
+	for range 4 {
+		srv.FailNext("/global/event", 502)
+	}
+	evs := make(events, 100)
+	startWatch(t, srv.Client(fastOptions(logs)...), evs, nil)
+	evs.next(t, "server.connected", isType(opencode.TypeServerConnected))
+	logs.waitFor(t, "connected to opencode event stream")
+	if n := len(atLevel(logs, "warn", "event stream failed")); n != 1 {
+		t.Errorf("%d warn lines for 4 failures in a row, want 1:\n%s", n, logs.String())
+	}
+	connect := logs.lines("connected to opencode event stream")[0]
+	if !strings.Contains(connect, "after 3 more failures since") || !strings.Contains(connect, `"unlogged_failures":3`) {
+		t.Errorf("connect line %s, want it to count the 3 unlogged failures", connect)
+	}
+
+	// A connect starts afresh: the next failure is logged at once.
+	srv.DropStreams()
+	waitLines(t, logs, "closed by the server", 1)
+	if n := len(atLevel(logs, "warn", "closed by the server")); n != 1 {
+		t.Errorf("the drop after a connect was not logged at warn:\n%s", logs.String())
+	}
+}

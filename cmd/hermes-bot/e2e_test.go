@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -55,6 +56,34 @@ func TestEndToEnd(t *testing.T) {
 	}
 	if got := buttonTexts(msg); len(got) != 3 || !strings.Contains(got[0], "Postgres") || !strings.Contains(got[1], "SQLite") {
 		t.Fatalf("buttons = %q, want Postgres, SQLite and a custom-answer button", got)
+	}
+
+	// 1b. The group's commands: registered at start-up; /pending lists the
+	// question with a link to its message; /status shows the connection.
+	if reqs := tg.RequestsFor("setMyCommands"); len(reqs) == 0 {
+		t.Errorf("setMyCommands was not called")
+	}
+	id, err := tg.SendText(e2eChatID, alice, "/pending@"+tg.BotUser().Username)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply, err := tg.WaitMessage(ctx, e2eChatID, func(m telegramtest.Message) bool { return m.ReplyTo == id })
+	if err != nil {
+		t.Fatalf("no reply to /pending: %v", err)
+	}
+	if link := fmt.Sprintf("https://t.me/c/9876543210/%d", msg.ID); !strings.Contains(reply.Text, link) ||
+		!strings.Contains(reply.PlainText, "Waiting for you: 1") || !strings.Contains(reply.PlainText, "Which database should I use?") {
+		t.Errorf("/pending reply does not list the question with a link to %s:\n%s", link, reply.Text)
+	}
+	if id, err = tg.SendText(e2eChatID, alice, "/status"); err != nil {
+		t.Fatal(err)
+	}
+	reply, err = tg.WaitMessage(ctx, e2eChatID, func(m telegramtest.Message) bool { return m.ReplyTo == id })
+	if err != nil {
+		t.Fatalf("no reply to /status: %v", err)
+	}
+	if !strings.Contains(reply.PlainText, "connected for") || !strings.Contains(reply.PlainText, "version 1.18.33") {
+		t.Errorf("/status does not show the connection and opencode's version:\n%s", reply.PlainText)
 	}
 
 	// 2. Someone outside the allow-list presses: a toast, nothing changes.

@@ -93,6 +93,7 @@ func newLogger(cfg *config.Config, w io.Writer) zerolog.Logger {
 // polling and the event stream, let in-flight answers finish, close the
 // store.
 func serve(ctx context.Context, cfg *config.Config, log zerolog.Logger) (err error) {
+	started := time.Now()
 	redact := bot.NewRedactor(cfg.BotToken, cfg.OpencodePassword)
 
 	store, err := pending.Open(cfg.DBPath, pending.WithLogger(log))
@@ -195,12 +196,18 @@ func serve(ctx context.Context, cfg *config.Config, log zerolog.Logger) (err err
 		AllowedUserIDs: cfg.AllowedUserIDs,
 		TTL:            cfg.QuestionTTL,
 		BotID:          me.ID,
+		BotUsername:    me.Username,
+		Version:        buildVersion(),
+		Status:         oc,
+		StartedAt:      started,
 		OnChatMigrated: func(oldID, newID int64) {
 			out.FollowMigration(oldID, newID)
 			migrated(oldID, newID)
 		},
 	}, store, oc, out, log)
 	tg.RegisterHandlerMatchFunc(func(*models.Update) bool { return true }, bridge.HandleUpdate, bridge.Middlewares()...)
+
+	registerCommands(ctx, tg, chatID, redact, log)
 
 	if len(cfg.AllowedUserIDs) == 0 {
 		log.Warn().Int64("chat", chatID).Msg("TELEGRAM_ALLOWED_USER_IDS is empty: any member of the chat may answer")
@@ -268,6 +275,18 @@ func expireLoop(ctx context.Context, bridge *bot.Bridge, interval time.Duration,
 			return
 		case <-t.C:
 		}
+	}
+}
+
+// registerCommands tells Telegram the bridge's commands, so clients
+// offer them in the chat. The bridge answers them regardless, so a
+// failure only warns.
+func registerCommands(ctx context.Context, tg *tgbot.Bot, chatID int64, redact *bot.Redactor, log zerolog.Logger) {
+	if _, err := tg.SetMyCommands(ctx, &tgbot.SetMyCommandsParams{
+		Commands: bot.Commands(),
+		Scope:    &models.BotCommandScopeChat{ChatID: chatID},
+	}); err != nil {
+		log.Warn().Err(redact.Error(err)).Msg("telegram setMyCommands failed; the commands still work but are not offered in the chat's menu")
 	}
 }
 

@@ -1,0 +1,328 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	tgbot "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+	"github.com/rs/zerolog"
+
+	"github.com/hermes-bot/hermes-bot/opencode"
+	"github.com/hermes-bot/hermes-bot/pending"
+)
+
+// OpencodeStatus tells /status how the opencode event stream is doing.
+// *opencode.Client satisfies it.
+type OpencodeStatus interface {
+	State() opencode.WatchState
+}
+
+var _ OpencodeStatus = (*opencode.Client)(nil)
+
+// The commands the bridge answers in its chat, as registered with
+// setMyCommands.
+const (
+	cmdPending = "pending"
+	cmdStatus  = "status"
+	cmdHelp    = "help"
+)
+
+// Commands returns the commands to register with setMyCommands, so
+// Telegram clients offer them in the chat.
+func Commands() []models.BotCommand {
+	return []models.BotCommand{
+		{Command: cmdPending, Description: "List the requests waiting for an answer"},
+		{Command: cmdStatus, Description: "Show the connection to opencode and what is waiting"},
+		{Command: cmdHelp, Description: "What this bot does and how to answer it"},
+	}
+}
+
+// Texts of the command replies. HTML.
+const (
+	textNothingPending = "✨ Nothing is waiting for you."
+	textHelp           = "🤖 <b>hermes-bot</b> brings opencode's questions and permission requests to this chat, " +
+		"and carries your answers back to the agent.\n\n" +
+		"<b>Questions</b> ❓: press an option. With several choices allowed, tick them and press " +
+		"<b>✅ Submit</b>. <b>✏️ Type an answer</b> asks you to reply with text.\n" +
+		"<b>Permission requests</b> 🔐: <b>" + btnAllowOnce + "</b> allows this call, <b>" + btnAllowAlways +
+		"</b> allows calls like it for the rest of the session, <b>" + btnReject + "</b> refuses, and <b>" +
+		btnRejectReason + "</b> refuses and tells the agent why.\n" +
+		"A request nobody answers is dismissed when it expires.\n\n" +
+		"<b>Commands</b>\n" +
+		"/pending: the requests waiting for an answer, with links to their messages\n" +
+		"/status: the connection to opencode, its version, what is waiting, uptime\n" +
+		"/help: this message"
+)
+
+// parseCommand returns the name of the bot command text starts with, in
+// lower case, and whether it is one for this bot. "/cmd@name" is for this
+// bot only when name is its username (telegram.md §4: the library's
+// MatchTypeCommand gets this wrong); without a mention, a command is for
+// every bot in the chat. Arguments are ignored.
+func parseCommand(text, botUsername string) (string, bool) {
+	text = strings.TrimSpace(text)
+	if !strings.HasPrefix(text, "/") {
+		return "", false
+	}
+	word := text[1:]
+	if i := strings.IndexAny(word, " \t\n"); i >= 0 {
+		word = word[:i]
+	}
+	name, to, addressed := strings.Cut(word, "@")
+	if addressed && (botUsername == "" || !strings.EqualFold(to, strings.TrimPrefix(botUsername, "@"))) {
+		return "", false
+	}
+	if name == "" {
+		return "", false
+	}
+	return strings.ToLower(name), true
+}
+
+// handleCommand answers a command typed in the bridge's chat. A command
+// of another bot, an unknown one, or one from a user not allowed to
+// answer gets no reply: anyone in a group can type a command, and a reply
+// to each would spam the chat and tell an outsider what is waiting.
+func (b *Bridge) handleCommand(ctx context.Context, log zerolog.Logger, m *models.Message, text string) {
+	name, ok := parseCommand(text, b.cfg.BotUsername)
+	if !ok {
+		log.Debug().Msg("ignoring a command addressed to another bot")
+		return
+	}
+	log = log.With().Str("command", name).Logger()
+	var reply string
+	switch name {
+	case cmdPending:
+		reply = b.renderPendingList(ctx)
+	case cmdStatus:
+		reply = b.renderStatus()
+	case cmdHelp:
+		reply = textHelp
+	default:
+		log.Debug().Msg("ignoring unknown command")
+		return
+	}
+	if !b.allowed(m.From.ID) {
+		log.Debug().Msg("ignoring a command from a user not allowed to answer")
+		return
+	}
+	log.Info().Msg("command received")
+	if _, err := b.tg.SendMessage(ctx, &tgbot.SendMessageParams{
+		ChatID:             m.Chat.ID,
+		Text:               reply,
+		ParseMode:          models.ParseModeHTML,
+		LinkPreviewOptions: noPreview(),
+		ReplyParameters:    &models.ReplyParameters{MessageID: m.ID, AllowSendingWithoutReply: true},
+	}); err != nil {
+		log.Warn().Err(err).Msg("could not answer the command")
+	}
+}
+
+// openRequests returns the requests still waiting for an answer, oldest
+// first. One whose expiry was announced (its reject is being retried)
+// cannot be answered any more and is left out.
+func (b *Bridge) openRequests() ([]*pending.Entry, error) {
+	all, err := b.store.List()
+	if err != nil {
+		return nil, fmt.Errorf("list open requests: %w", err)
+	}
+	open := slices.DeleteFunc(all, func(e *pending.Entry) bool {
+		return e.ExpiredNotified || (e.Kind != pending.KindQuestion && e.Kind != pending.KindPermission)
+	})
+	slices.SortStableFunc(open, func(x, y *pending.Entry) int { return x.CreatedAt.Compare(y.CreatedAt) })
+	return open, nil
+}
+
+// awaitPosting lets requests whose message is being sent right now (a
+// post holds the request's lock from sending until its message ID is
+// saved) finish, up to lockWait in all, and reads them again, so a
+// request that just appeared in the chat is listed with its link rather
+// than as not posted.
+func (b *Bridge) awaitPosting(ctx context.Context, open []*pending.Entry) {
+	ctx, cancel := context.WithTimeout(ctx, b.lockWait)
+	defer cancel()
+	for i, e := range open {
+		if e.MessageID != 0 {
+			continue
+		}
+		key := e.UID
+		if e.Kind == pending.KindPermission {
+			key = lockKey(e)
+		}
+		unlock, err := b.locks.lock(ctx, key)
+		if err != nil {
+			return // still sending (Telegram slow or down): listed as not posted
+		}
+		unlock()
+		if fresh, err := b.store.Get(e.UID); err == nil {
+			open[i] = fresh
+		}
+	}
+}
+
+// renderPendingList is the reply to /pending: one block per open request,
+// cut to one message with a count of those left out.
+func (b *Bridge) renderPendingList(ctx context.Context) string {
+	open, err := b.openRequests()
+	if err != nil {
+		b.log.Error().Err(err).Msg("could not list open requests for /pending")
+		return "⚠️ Could not read the stored requests; see the log."
+	}
+	b.awaitPosting(ctx, open)
+	if len(open) == 0 {
+		return textNothingPending
+	}
+	now := b.now()
+	top := fmt.Sprintf("📋 <b>Waiting for you: %d</b>\n", len(open))
+	blocks := make([]string, len(open))
+	for i, e := range open {
+		blocks[i] = "\n" + pendingLine(e, now)
+	}
+	more := func(n int) string { return fmt.Sprintf("\n… and %d more", n) }
+	return top + joinFit(blocks, maxMessageLen-u16len(top), more)
+}
+
+// pendingLine describes one open request in at most about 400 units: what
+// it is (linked to its message), where it comes from, how old it is.
+func pendingLine(e *pending.Entry, now time.Time) string {
+	icon, kind, what := "❓", "Question", ""
+	if e.Kind == pending.KindPermission {
+		icon, kind = "🔐", "Permission"
+		if p := e.Permission; p != nil {
+			what = oneLine(p.Kind)
+			if d := permissionDetail(p); d.command != "" {
+				what += ": " + oneLine(d.command)
+			} else if len(p.Patterns) > 0 {
+				what += ": " + oneLine(strings.Join(p.Patterns, ", "))
+			}
+		}
+	} else if e.Current < len(e.Questions) {
+		what = title(e, e.Current) + ": " + oneLine(e.Questions[e.Current].Text)
+	}
+	label := "<b>" + kind + "</b>"
+	switch link := messageLink(e.ChatID, e.MessageID); {
+	case link != "":
+		label = `<a href="` + link + `">` + label + "</a>"
+	case e.MessageID != 0:
+		label += " (message #" + strconv.Itoa(e.MessageID) + ")"
+	default:
+		label += " (not posted yet)"
+	}
+	s := icon + " " + label + " · <b>" + esc(projectName(e.Directory), 64) + "</b>"
+	if t := oneLine(e.SessionTitle); t != "" {
+		s += " · <i>" + esc(t, 80) + "</i>"
+	} else {
+		s += " · session <code>" + esc(shortSession(e.SessionID), 24) + "</code>"
+	}
+	if what != "" {
+		s += "\n" + esc(what, 160)
+	}
+	s += "\n<i>asked " + ago(now.Sub(e.CreatedAt))
+	if left := e.ExpiresAt.Sub(now); left > 0 {
+		s += ", expires in " + span(left)
+	} else {
+		s += ", expiring now"
+	}
+	return s + "</i>\n"
+}
+
+// renderStatus is the reply to /status.
+func (b *Bridge) renderStatus() string {
+	now := b.now()
+	var s strings.Builder
+	s.WriteString("🤖 <b>hermes-bot</b>")
+	if v := b.cfg.Version; v != "" {
+		s.WriteString(" " + esc(v, 64))
+	}
+	s.WriteString(" · up " + span(now.Sub(b.started)) + "\n")
+
+	s.WriteString("opencode: ")
+	if b.cfg.Status == nil {
+		s.WriteString("state unknown\n")
+	} else {
+		st := b.cfg.Status.State()
+		switch {
+		case st.Connected:
+			s.WriteString("✅ connected")
+			if !st.Since.IsZero() {
+				s.WriteString(" for " + span(now.Sub(st.Since)))
+			}
+		case st.Since.IsZero():
+			s.WriteString("⏳ not connected yet")
+		default:
+			s.WriteString("❌ not connected for " + span(now.Sub(st.Since)))
+		}
+		if st.Version != "" {
+			s.WriteString(" · version " + esc(st.Version, 64))
+		}
+		s.WriteString("\n")
+		if st.LastError != "" && !st.Connected {
+			s.WriteString("Last error: " + esc(errorWords(st.LastError), 200) + ", " + ago(now.Sub(st.LastErrorAt)) + "\n")
+		}
+	}
+
+	open, err := b.openRequests()
+	if err != nil {
+		b.log.Error().Err(err).Msg("could not count open requests for /status")
+		s.WriteString("Waiting for you: unknown (could not read the store)")
+	} else {
+		fmt.Fprintf(&s, "Waiting for you: %d", len(open))
+		if len(open) > 0 {
+			s.WriteString(" (/pending lists them)")
+		}
+	}
+	return s.String()
+}
+
+// errorWords says what a failure class of opencode.WatchState means.
+func errorWords(class string) string {
+	switch class {
+	case "unauthorized":
+		return "opencode refused the username or password"
+	case "transient":
+		return "opencode could not be reached, or the connection dropped"
+	case "silent":
+		return "the event stream went silent"
+	case "not_found":
+		return "opencode does not know the event stream (wrong URL?)"
+	case "not_accepted":
+		return "opencode refused the request"
+	default:
+		return "an unexpected error (see the log)"
+	}
+}
+
+// ago says how long ago something happened, d being the time since.
+func ago(d time.Duration) string {
+	if d < time.Minute {
+		return "just now"
+	}
+	return span(d) + " ago"
+}
+
+// span says d in the two largest units that matter: "3 min", "2 h 5 min",
+// "4 d 1 h".
+func span(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return "under a minute"
+	case d < time.Hour:
+		return fmt.Sprintf("%d min", int(d/time.Minute))
+	case d < 24*time.Hour:
+		h, m := int(d/time.Hour), int(d%time.Hour/time.Minute)
+		if m == 0 {
+			return fmt.Sprintf("%d h", h)
+		}
+		return fmt.Sprintf("%d h %d min", h, m)
+	default:
+		days, h := int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour)
+		if h == 0 {
+			return fmt.Sprintf("%d d", days)
+		}
+		return fmt.Sprintf("%d d %d h", days, h)
+	}
+}
