@@ -221,7 +221,7 @@ func serve(ctx context.Context, cfg *config.Config, log zerolog.Logger) (err err
 	wg.Add(3)
 	go func() {
 		defer wg.Done()
-		expireLoop(ctx, bridge, sweepInterval(cfg.QuestionTTL), log)
+		expireLoop(ctx, bridge, sweepInterval(cfg.QuestionTTL), resendInterval, log)
 	}()
 	go func() {
 		defer wg.Done()
@@ -261,14 +261,35 @@ func sweepInterval(ttl time.Duration) time.Duration {
 	return max(time.Second, min(30*time.Second, ttl/2))
 }
 
+// resendInterval is how often requests never posted are tried again.
+const resendInterval = 3 * time.Minute
+
+// sweeper is the part of the bridge the expiry loop drives.
+type sweeper interface {
+	ExpireDue(ctx context.Context) error
+	SendUnsent(ctx context.Context) error
+}
+
 // expireLoop closes expired requests at start-up and then every interval
 // until ctx ends.
-func expireLoop(ctx context.Context, bridge *bot.Bridge, interval time.Duration, log zerolog.Logger) {
+//
+// Every resendInterval it also posts requests whose message could not be
+// sent (the bot was removed from the group, Telegram was down): a stream
+// that stays connected for days would otherwise leave them unposted until
+// the next reconnect.
+func expireLoop(ctx context.Context, bridge sweeper, interval, resendInterval time.Duration, log zerolog.Logger) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
+	lastResend := time.Now()
 	for {
 		if err := bridge.ExpireDue(ctx); err != nil && ctx.Err() == nil {
 			log.Warn().Err(err).Msg("closing expired requests failed; retrying at the next sweep")
+		}
+		if time.Since(lastResend) >= resendInterval {
+			lastResend = time.Now()
+			if err := bridge.SendUnsent(ctx); err != nil && ctx.Err() == nil {
+				log.Warn().Err(err).Msg("posting requests whose message could not be sent failed; retrying later")
+			}
 		}
 		select {
 		case <-ctx.Done():
