@@ -73,6 +73,13 @@ type Config struct {
 	// StartedAt is when hermes-bot started, for the uptime /status
 	// shows; NewBridge's time if zero.
 	StartedAt time.Time
+	// Metrics, if set, counts requests posted and closed and times them.
+	Metrics *Metrics
+	// Notify says which session notifications (finished, failed) to post.
+	Notify NotifyOptions
+	// AutoApprove is which permission requests are allowed without
+	// asking; the zero value asks for every one.
+	AutoApprove AutoApprovePolicy
 }
 
 // ChatID is the chat requests are posted to now: Config.ChatID, or the
@@ -141,6 +148,7 @@ type Bridge struct {
 	prompting sync.RWMutex
 	sessions  sessionCache
 	offsets   offsetTracker
+	notices   notifyLimiter
 
 	pruneMu   sync.Mutex
 	lastPrune time.Time
@@ -153,6 +161,7 @@ type Bridge struct {
 	lockWait       time.Duration
 	sessionTimeout time.Duration
 	expireRetryFor time.Duration
+	excerptTimeout time.Duration
 }
 
 // NewBridge returns a Bridge posting to cfg.ChatID, keeping requests in
@@ -173,6 +182,7 @@ func NewBridge(cfg Config, store *pending.Store, oc Opencode, tg Telegram, log z
 		lockWait:       lockWait,
 		sessionTimeout: sessionTimeout,
 		expireRetryFor: expireRetryFor,
+		excerptTimeout: excerptTimeout,
 	}
 	b.chatID.Store(cfg.ChatID)
 	b.started = cfg.StartedAt
@@ -232,6 +242,14 @@ func (b *Bridge) HandleEvent(ctx context.Context, ev opencode.Event) {
 	case opencode.TypePermissionReplied:
 		if r := ev.PermissionReplied; r != nil {
 			b.permissionReplied(ctx, r)
+		}
+	case opencode.TypeSessionIdle:
+		if ev.SessionIdle != nil {
+			b.sessionIdle(ctx, ev)
+		}
+	case opencode.TypeSessionError:
+		if ev.SessionError != nil {
+			b.sessionError(ctx, ev)
 		}
 	}
 }
@@ -372,6 +390,7 @@ func (b *Bridge) post(ctx context.Context, uid string) error {
 		return fmt.Errorf("post %s: %w", uid, err)
 	}
 	log.Info().Int("messageID", msg.ID).Msg("question posted")
+	b.cfg.Metrics.requestPosted(b.now().Sub(e.CreatedAt))
 	return nil
 }
 
@@ -449,6 +468,7 @@ const pruneEvery = time.Hour
 // durably, that it closed; toast is what a late press on it is told.
 func (b *Bridge) deleteEntry(log zerolog.Logger, e *pending.Entry, toast string) {
 	c := b.closedRecord(e, toast)
+	b.cfg.Metrics.requestClosed(toast, c.At.Sub(e.CreatedAt))
 	b.closed.add(e.UID, c)
 	if err := b.store.DeleteClosed(e.UID, c); err != nil {
 		log.Error().Err(err).Msg("could not delete closed request from the store")
@@ -634,7 +654,7 @@ func (b *Bridge) trackMiddleware(next tgbot.HandlerFunc) tgbot.HandlerFunc {
 	return func(ctx context.Context, bot *tgbot.Bot, upd *models.Update) {
 		b.running.add()
 		defer b.running.done()
-		next(ctx, bot, upd)
+		next(withUpdateStart(ctx, b.now()), bot, upd)
 	}
 }
 

@@ -347,7 +347,7 @@ func checkMessageText(text string) error {
 			}
 			name, _, _ := strings.Cut(tag, " ")
 			switch name {
-			case "b", "i", "code", "pre":
+			case "b", "i", "code", "pre", "blockquote":
 				if tag != name {
 					return fmt.Errorf("attributes on <%s>", tag)
 				}

@@ -60,6 +60,8 @@ type OutboxOptions struct {
 	// chat's queue, so it must not call the Outbox itself (that would wait
 	// for itself): start a goroutine for that.
 	OnMigrate func(oldChatID, newChatID int64)
+	// Metrics, if set, counts 429s and retries.
+	Metrics *Metrics
 }
 
 // telegramPassthrough lets Outbox embed the Telegram it wraps without
@@ -525,6 +527,7 @@ func (o *Outbox) run(j *job, q *chatQueue, chat chatKey, call func(context.Conte
 		switch {
 		case errors.As(err, &tooMany):
 			wait := max(time.Duration(tooMany.RetryAfter)*time.Second, time.Second)
+			o.opts.Metrics.rateLimited()
 			o.log.Warn().Str("chat", chat.String()).Str("method", j.method).Dur("retryAfter", wait).
 				Msg("telegram rate limit hit (429): holding this chat's queue, then retrying")
 			if serr := o.sleep(ctx, wait); serr != nil {
@@ -556,6 +559,7 @@ func (o *Outbox) run(j *job, q *chatQueue, chat chatKey, call func(context.Conte
 		}
 		wait := o.backoff(failures)
 		failures++
+		o.opts.Metrics.retried()
 		o.log.Warn().Err(err).Str("chat", chat.String()).Str("method", j.method).
 			Int("attempt", failures).Dur("retryIn", wait).Msg("telegram call failed; retrying")
 		if serr := o.sleep(ctx, wait); serr != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
@@ -168,7 +169,96 @@ func (b *Bridge) permissionAsked(ctx context.Context, ev opencode.Event) {
 	}
 	log = b.entryLog(e)
 	log.Info().Bool("listed", ev.Listed).Str("permission", p.Permission).Strs("patterns", p.Patterns).Msg("permission asked")
+	if b.autoApprove(ctx, log, e) {
+		return
+	}
 	_ = b.post(ctx, e.UID)
+}
+
+// AutoApprovePolicy says which permission requests hermes-bot allows by
+// itself, without asking the group (HERMES_AUTO_APPROVE).
+type AutoApprovePolicy string
+
+// The auto-approval policies. Any value but AutoApproveLow asks for
+// every request.
+const (
+	// AutoApproveOff asks for every request.
+	AutoApproveOff AutoApprovePolicy = "off"
+	// AutoApproveLow allows once, and tells the group, each request the
+	// risk model rates low (AssessRiskIn, judged in the request's
+	// directory).
+	AutoApproveLow AutoApprovePolicy = "low"
+)
+
+// autoApprove allows the just-stored request e once without asking, when
+// the policy is low and the risk model rates it low inside e's
+// directory, and posts a notice without buttons. It reports whether e is
+// settled: false means it must be asked, as when the reply did not go
+// through — a request is never lost to auto-approval.
+func (b *Bridge) autoApprove(ctx context.Context, log zerolog.Logger, e *pending.Entry) bool {
+	if b.cfg.AutoApprove != AutoApproveLow || e.Permission == nil {
+		return false
+	}
+	p := e.Permission
+	risk := AssessRiskIn(e.Directory, p.Kind, p.Patterns, p.Metadata)
+	if risk.Level != RiskLow {
+		return false
+	}
+	members, unlock, err := b.lockGroup(ctx, e.UID)
+	defer unlock()
+	if err != nil {
+		log.Warn().Err(err).Msg("could not lock permission request to auto-approve it; asking instead")
+		return false
+	}
+	i := slices.IndexFunc(members, func(m *pending.Entry) bool { return m.UID == e.UID })
+	switch {
+	case i < 0:
+		return true // answered in opencode meanwhile
+	case members[i].MessageID != 0 || members[i].ExpiredNotified:
+		return false // posted meanwhile (a reconnect's resend): the group decides
+	}
+	e = members[i]
+	err = b.oc.ReplyPermission(ctx, e.Directory, e.SessionID, e.RequestID, replyOnce, "")
+	switch {
+	case errors.Is(err, opencode.ErrNotFound):
+		log.Info().Err(err).Msg("permission request to auto-approve is no longer pending in opencode; closing it")
+		b.deleteEntry(log, e, toastGone)
+		return true
+	case err != nil:
+		log.Warn().Err(err).Msg("could not auto-approve permission request; asking instead")
+		return false
+	}
+	log.Info().Str("permission", p.Kind).Strs("patterns", p.Patterns).Strs("reasons", risk.Reasons).
+		Str("reply", replyOnce).Msg("permission auto-approved (low risk)")
+	b.deleteEntry(log, e, toastAnswered)
+	b.addContext(ctx, e)
+	if _, err := b.tg.SendMessage(ctx, &tgbot.SendMessageParams{
+		ChatID:             e.ChatID,
+		Text:               renderAutoApproved(e),
+		ParseMode:          models.ParseModeHTML,
+		LinkPreviewOptions: noPreview(),
+	}); err != nil {
+		log.Warn().Err(err).Msg("could not post the auto-approval notice; the request was allowed all the same")
+	}
+	return true
+}
+
+// renderAutoApproved is the notice of request e allowed by policy: whose
+// it is and what it let the agent do.
+func renderAutoApproved(e *pending.Entry) string {
+	p := e.Permission
+	what := strings.TrimSpace(permissionDetail(p).command)
+	if what == "" {
+		what = strings.Join(nonEmpty(p.Patterns...), ", ")
+	}
+	if what == "" {
+		what = permissionDetail(p).file
+	}
+	label := "🤖 Auto-approved (low risk)"
+	if k := strings.ToLower(oneLine(p.Kind)); k != "bash" {
+		label += " " + esc(k, 40)
+	}
+	return head("✅", e) + "\n" + label + ": <code>" + esc(oneLine(what), 300) + "</code>"
 }
 
 // findTwin returns the group key of an open request asking what e asks,
@@ -293,6 +383,7 @@ func (b *Bridge) postPermission(ctx context.Context, uid, key string) error {
 	}
 	if sent {
 		log.Info().Int("messageID", msgID).Int("requests", len(members)).Msg("permission request posted")
+		b.cfg.Metrics.requestPosted(b.now().Sub(e.CreatedAt))
 	} else {
 		log.Info().Int("messageID", msgID).Msg("permission request shares a message already posted")
 		b.rerenderPermission(ctx, log, key, members)
@@ -506,6 +597,9 @@ func (b *Bridge) decide(ctx context.Context, log zerolog.Logger, key string, mem
 			mlog.Error().Err(err).Msg("could not deliver permission decision to opencode")
 			failed = append(failed, m)
 		}
+	}
+	if len(done) > 0 {
+		b.cfg.Metrics.answerDelivered(ctx, b.now())
 	}
 	for _, m := range done {
 		b.deleteEntry(b.entryLog(m), m, toastAnswered)

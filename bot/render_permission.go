@@ -104,7 +104,9 @@ func permissionBody(es []*pending.Entry, open bool, bud permissionBudget) string
 		fmt.Fprintf(&b, " ×%d <i>(%d identical requests; one decision answers all)</i>", n, n)
 	}
 
-	risk := AssessRisk(p.Kind, p.Patterns, p.Metadata)
+	// The same judgement auto-approval makes, so the shown level never
+	// disagrees with what was or would be approved.
+	risk := AssessRiskIn(e.Directory, p.Kind, p.Patterns, p.Metadata)
 	reasons := risk.Reasons
 	if len(reasons) > 3 {
 		reasons = append(reasons[:3:3], fmt.Sprintf("%d more", len(risk.Reasons)-3))

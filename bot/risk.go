@@ -60,10 +60,25 @@ type Risk struct {
 // command it chains, pipes into or substitutes assessed and the most
 // serious one deciding, so chaining, pipes, redirects, substitution and
 // eval can only raise the level. Where in doubt it answers higher. The
-// level informs a person; it is not a sandbox and must never be the only
-// thing deciding.
+// level informs a person; it is not a sandbox.
+//
+// Low is kept for what is read-only and self-contained, since a low
+// request may be allowed without asking (AutoApproveLow): an unknown
+// command, chaining, a pipe, a redirect, a substitution, a variable, an
+// environment assignment, a path outside the project (absolute, under a
+// home directory, or climbing with "..") or a wildcard that could reach
+// hidden files is at least medium; an edit is never low. AssessRisk knows
+// no project directory, so every absolute path is outside; AssessRiskIn
+// takes one.
 func AssessRisk(kind string, patterns []string, metadata json.RawMessage) Risk {
-	a := &assessor{}
+	return AssessRiskIn("", kind, patterns, metadata)
+}
+
+// AssessRiskIn is AssessRisk for a request of the project in directory
+// dir (opencode's instance directory, where commands run): absolute
+// paths under dir are inside the project.
+func AssessRiskIn(dir, kind string, patterns []string, metadata json.RawMessage) Risk {
+	a := &assessor{dir: dir}
 	meta := metaStrings(metadata)
 	switch k := strings.ToLower(strings.TrimSpace(kind)); k {
 	case "bash", "shell":
@@ -88,12 +103,26 @@ func AssessRisk(kind string, patterns []string, metadata json.RawMessage) Risk {
 		for _, p := range paths {
 			a.editPath(p)
 		}
-	case "read":
-		for _, p := range patterns {
+	case "read", "list":
+		paths := patterns
+		if len(paths) == 0 {
+			paths = metaPaths(metadata)
+		}
+		if len(paths) == 0 {
+			a.add(RiskMedium, "reads files (which ones was not said)")
+		}
+		for _, p := range paths {
 			a.readPath(p)
 		}
-		a.add(RiskLow, "reads files")
-	case "list", "glob", "grep", "lsp", "todoread", "todowrite":
+		a.add(RiskLow, "reads files in the project")
+	case "glob", "grep":
+		// The patterns are what is searched for; a path in the metadata
+		// says where.
+		for _, p := range append(slices.Clone(patterns), nonEmpty(meta["path"])...) {
+			a.readPath(p)
+		}
+		a.add(RiskLow, "looks at the project ("+k+")")
+	case "lsp", "todoread", "todowrite":
 		a.add(RiskLow, "looks at the project ("+k+")")
 	case "external_directory":
 		a.add(RiskHigh, "works outside the project directory"+listSuffix(patterns))
@@ -126,6 +155,8 @@ type finding struct {
 // assessor collects findings; the most serious one sets the level.
 type assessor struct {
 	findings []finding
+	// dir is the project directory, or "" when unknown.
+	dir string
 }
 
 func (a *assessor) add(l RiskLevel, reason string) {
@@ -233,10 +264,38 @@ var readOnly = setOf(
 	"realpath", "readlink", "true", "false", "test", "[", "[[", "sleep", "jq", "yq", "column",
 	"nl", "od", "xxd", "hexdump", "md5sum", "sha1sum", "sha256sum", "sha512sum", "shasum",
 	"cksum", "seq", "ps", "pgrep", "nproc", "locale", "tty", "man", "help", "cd", "pushd",
-	"popd", "export", "unset", "alias", "exit", "return", "read", "wait", ":", "local",
-	"declare", "typeset", "type", "fold", "fmt", "paste", "join", "rev", "tac", "strings",
+	"popd", "exit", "return", "wait", ":", "type", "fold", "fmt", "paste", "join", "rev", "tac", "strings",
 	"look", "expr", "bc", "getconf", "lsb_release", "arch", "sw_vers", "zcat", "zgrep",
 )
+
+// Builtins that change the shell's variables, options or aliases, which
+// later commands then see.
+var shellState = setOf("export", "unset", "alias", "unalias", "read", "local", "declare", "typeset", "set", "shopt", "readonly")
+
+// Options that make an otherwise read-only command write files, run
+// other programs or change the system. A short option matches with its
+// value attached (-ofile), a long one with =value.
+var readOnlyLifts = map[string][]string{
+	"sort": {"-o", "--output"},
+	"tree": {"-o"},
+	"fd":   {"-x", "-X", "--exec", "--exec-batch"},
+	"rg":   {"--pre"},
+	"man":  {"-P", "--pager", "-H", "--html"},
+	"less": {"-o", "-O", "--log-file", "--LOG-FILE"},
+	"file": {"-C", "--compile"},
+	"date": {"-s", "--set"},
+	"xxd":  {"-r", "--revert"},
+	"yq":   {"-i", "--inplace"},
+	"git": {"-c", "--config-env", "--exec-path", "--output", "-O", "--open-files-in-pager",
+		"--ext-diff", "--upload-pack", "--git-dir", "--work-tree"},
+}
+
+// Read-only commands that write their output to a second operand.
+var writesSecondOperand = setOf("uniq", "xxd")
+
+// Commands whose programs use $name themselves (awk fields, jq
+// variables): a dollar sign in their arguments is not the shell's.
+var dollarLanguages = setOf("awk", "gawk", "mawk", "nawk", "jq", "yq")
 
 // Commands that write, move or delete every path they are given.
 var writesPaths = setOf(
@@ -315,6 +374,8 @@ func (a *assessor) simple(c shellCommand, depth int) {
 		name, _, _ := strings.Cut(words[0], "=")
 		if name == "LD_PRELOAD" || name == "LD_LIBRARY_PATH" || name == "DYLD_INSERT_LIBRARIES" {
 			a.add(RiskHigh, "injects libraries into a program ("+name+")")
+		} else {
+			a.add(RiskMedium, "sets environment variables ("+name+")")
 		}
 		words = words[1:]
 	}
@@ -377,6 +438,10 @@ func (a *assessor) simple(c shellCommand, depth int) {
 		a.simple(shellCommand{words: rest, pipedFrom: c.pipedFrom, heredocs: c.heredocs}, depth)
 		return
 	}
+
+	// What the command itself calls for; the checks of a read-only
+	// command's reach below apply only when it found nothing but low.
+	start := len(a.findings)
 
 	// Secrets read or written by any command other than echo and printf,
 	// whose arguments are text, not files.
@@ -449,12 +514,15 @@ func (a *assessor) simple(c shellCommand, depth int) {
 			if ops := operandsOf(args); len(ops) > 1 {
 				a.writtenPaths(name, ops[1:]) // the first is the script
 			}
-		} else {
+		} else if sedScriptsSafe(args) {
 			a.add(RiskLow, "read-only command (sed)")
+		} else {
+			a.add(RiskMedium, "sed script may write files or run commands")
 		}
 	case name == "awk" || name == "gawk" || name == "mawk" || name == "nawk":
 		if slices.ContainsFunc(args, func(w string) bool {
-			return strings.Contains(w, "system") || strings.Contains(w, ">") || strings.Contains(w, "|")
+			return strings.Contains(w, "system") || strings.Contains(w, ">") || strings.Contains(w, "|") ||
+				strings.Contains(w, "ENVIRON") || w == "-f" || strings.HasPrefix(w, "--file") || strings.HasPrefix(w, "-f")
 		}) {
 			a.add(RiskMedium, "awk program runs commands or writes files")
 		} else {
@@ -462,6 +530,8 @@ func (a *assessor) simple(c shellCommand, depth int) {
 		}
 	case name == "printenv":
 		a.add(RiskMedium, "prints environment variables, which may hold secrets")
+	case shellState[name]:
+		a.add(RiskMedium, "changes shell variables, options or aliases ("+name+")")
 	case name == "tee" || name == "truncate" || name == "touch" || name == "mkdir" ||
 		name == "cp" || name == "mv" || name == "ln" || name == "install" || name == "patch":
 		a.add(RiskMedium, "writes files ("+name+")")
@@ -470,6 +540,8 @@ func (a *assessor) simple(c shellCommand, depth int) {
 	case name == "history":
 		if slices.Contains(args, "-c") {
 			a.add(RiskMedium, "clears the shell history")
+		} else if slices.ContainsFunc(args, func(w string) bool { return !isNumber(w) }) {
+			a.add(RiskMedium, "changes or writes the shell history")
 		} else {
 			a.add(RiskLow, "read-only command (history)")
 		}
@@ -491,7 +563,79 @@ func (a *assessor) simple(c shellCommand, depth int) {
 		}
 	}
 	if len(c.heredocs) > 0 && !shells[name] && !interpreters[name] {
-		a.add(RiskLow, "reads a here-document")
+		a.add(RiskMedium, "reads a here-document")
+	}
+	if !slices.ContainsFunc(a.findings[start:], func(f finding) bool { return f.level > RiskLow }) {
+		a.contained(name, args)
+	}
+}
+
+// varRE finds a shell variable: $name or ${…}.
+var varRE = regexp.MustCompile(`\$[A-Za-z_{]`)
+
+// contained raises a command judged read-only to medium when it is not
+// self-contained: it expands variables, names a path outside the
+// project, a hidden file or a wildcard that could match one, or takes an
+// option that makes it write or run something.
+func (a *assessor) contained(name string, args []string) {
+	words := args
+	if dollarLanguages[name] || name == "sed" {
+		// The first operand is the program, not a path.
+		if i := slices.IndexFunc(words, func(w string) bool { return !strings.HasPrefix(w, "-") }); i >= 0 {
+			words = slices.Delete(slices.Clone(words), i, i+1)
+		}
+	}
+	for _, w := range words {
+		v := w
+		if strings.HasPrefix(w, "-") {
+			if _, after, ok := strings.Cut(w, "="); ok {
+				v = after
+			} else if i := strings.IndexAny(w, "/~"); i > 0 {
+				v = w[i:]
+			} else {
+				continue
+			}
+		}
+		if !dollarLanguages[name] && varRE.MatchString(v) {
+			a.add(RiskMedium, "expands a variable ("+w+")")
+			continue
+		}
+		if name == "echo" || name == "printf" {
+			continue
+		}
+		switch {
+		case isOutside(v, a.dir):
+			a.add(RiskMedium, "reads outside the project ("+v+")")
+		case strings.Contains(v, "{") && strings.Contains(v, ","):
+			a.add(RiskMedium, "uses brace expansion ("+v+")")
+		case isDotGlob(v):
+			a.add(RiskMedium, "matches hidden files with a wildcard ("+v+")")
+		case isDotPath(v):
+			a.add(RiskMedium, "reads a dotfile or hidden directory ("+v+")")
+		}
+	}
+	for _, f := range readOnlyLifts[name] {
+		if slices.ContainsFunc(args, func(w string) bool {
+			if strings.HasPrefix(f, "--") {
+				return w == f || strings.HasPrefix(w, f+"=")
+			}
+			return strings.HasPrefix(w, f) && !strings.HasPrefix(w, "--")
+		}) {
+			a.add(RiskMedium, "writes files or runs programs ("+name+" "+f+")")
+		}
+	}
+	ops := operandsOf(args)
+	switch {
+	case writesSecondOperand[name] && len(ops) > 1:
+		a.add(RiskMedium, "writes its output to a file ("+name+" "+ops[len(ops)-1]+")")
+	case name == "hostname" && len(ops) > 0:
+		a.add(RiskMedium, "sets the host name")
+	case name == "less" && slices.ContainsFunc(args, func(w string) bool { return strings.HasPrefix(w, "+") }):
+		a.add(RiskMedium, "runs less commands (less +…)")
+	case name == "git" && slices.Contains(args, "ls-remote"):
+		a.add(RiskMedium, "contacts a remote (git ls-remote)")
+	case name == "jq" && slices.ContainsFunc(args, func(w string) bool { return strings.Contains(w, "env") || strings.Contains(w, "ENV") }):
+		a.add(RiskMedium, "reads environment variables, which may hold secrets (jq)")
 	}
 }
 
@@ -502,14 +646,19 @@ func (a *assessor) redirect(r shellRedirect) {
 		if r.op == "<" && isSecretPath(t) {
 			a.add(RiskHigh, "reads secrets or credentials ("+t+")")
 		}
+		// Never low: what is read is not among the command's words.
+		a.add(RiskMedium, "redirects input ("+r.op+" "+t+")")
 		return
 	}
-	// Duplicating a file descriptor (2>&1, >&2) writes no file.
+	// Duplicating a file descriptor (2>&1, >&2) writes no file, nor do
+	// the harmless devices; still a redirect, so never low.
 	if (r.op == ">&" || r.op == "&>") && isFD(t) {
+		a.add(RiskMedium, "redirects output ("+r.op+t+")")
 		return
 	}
 	switch t {
 	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty":
+		a.add(RiskMedium, "redirects output ("+t+")")
 		return
 	}
 	if isDiskDevice(t) {
@@ -563,7 +712,7 @@ func (a *assessor) writePath(p, verb string) {
 		a.add(RiskHigh, verb+" secrets, credentials or start-up files ("+p+")")
 	case isScratchPath(p):
 		// /tmp and friends are outside the project but harmless.
-	case isOutsideProject(p):
+	case isOutside(p, a.dir):
 		a.add(RiskHigh, verb+" outside the project ("+p+")")
 	}
 }
@@ -804,6 +953,12 @@ func (a *assessor) kill(name string, args []string) {
 }
 
 func (a *assessor) services(name string, args []string) {
+	if name == "sysctl" && slices.ContainsFunc(args, func(w string) bool {
+		return w == "-w" || w == "--write" || strings.HasPrefix(w, "-p") || strings.HasPrefix(w, "--load") || w == "--system"
+	}) {
+		a.add(RiskHigh, "changes kernel settings (sysctl)")
+		return
+	}
 	ops := skipFlags(args, setOf("-H", "-M", "--host", "--machine", "-w"))
 	if len(ops) == 0 {
 		a.add(RiskLow, "read-only command ("+name+")")
@@ -814,7 +969,7 @@ func (a *assessor) services(name string, args []string) {
 		op = ops[1]
 	}
 	switch {
-	case name == "sysctl" && !slices.Contains(args, "-w") && !strings.Contains(strings.Join(ops, " "), "="):
+	case name == "sysctl" && !strings.Contains(strings.Join(ops, " "), "="):
 		a.add(RiskLow, "read-only command (sysctl)")
 	case op == "status" || op == "show" || op == "cat" || strings.HasPrefix(op, "list") || strings.HasPrefix(op, "is-") || op == "print":
 		a.add(RiskLow, "read-only command ("+name+" "+op+")")
@@ -861,7 +1016,9 @@ func (a *assessor) packages(name string, args []string) {
 		a.add(RiskHigh, "publishes or changes something public ("+name+" "+op+")")
 	case op == "remove" || op == "purge" || op == "uninstall" || op == "autoremove" || op == "erase" || (name == "pacman" && strings.HasPrefix(op, "-R")):
 		a.add(RiskHigh, "removes installed packages ("+name+" "+op+")")
-	case name == "go" && (op == "version" || op == "env" || op == "list" || op == "doc"):
+	case name == "go" && op == "env" && slices.ContainsFunc(args, func(w string) bool { return w == "-w" || w == "-u" }):
+		a.add(RiskMedium, "changes Go settings (go env -w)")
+	case name == "go" && (op == "version" || op == "env" || op == "doc"):
 		a.add(RiskLow, "read-only command (go "+op+")")
 	case op == "--version" || op == "-v" || op == "-V" || op == "version":
 		a.add(RiskLow, "read-only command ("+name+" "+op+")")
@@ -955,7 +1112,7 @@ func (a *assessor) editPath(p string) {
 		a.add(RiskHigh, "edits a system file ("+p+")")
 	case isSecretPath(q) || isShellStartup(q):
 		a.add(RiskHigh, "edits secrets, credentials or start-up files ("+p+")")
-	case isOutsideProject(q):
+	case isOutside(p, a.dir):
 		a.add(RiskHigh, "edits a file outside the project ("+p+")")
 	case isDotPath(q):
 		a.add(RiskHigh, "edits a dotfile or hidden directory ("+p+")")
@@ -970,11 +1127,86 @@ func (a *assessor) readPath(p string) {
 	switch {
 	case isSecretPath(q):
 		a.add(RiskHigh, "reads secrets or credentials ("+p+")")
-	case isOutsideProject(q) || isSystemPath(q):
+	case isOutside(p, a.dir):
 		a.add(RiskMedium, "reads a file outside the project ("+p+")")
-	case isDotPath(q):
+	case strings.Contains(q, "$"):
+		a.add(RiskMedium, "reads a path made of a variable ("+p+")")
+	case isDotPath(q) || isDotGlob(q) || strings.Contains(q, "{") && strings.Contains(q, ","):
 		a.add(RiskMedium, "reads a dotfile ("+p+")")
 	}
+}
+
+// isOutside reports whether path p, relative to directory dir (the
+// project, "" when unknown), may lie outside it: it climbs with "..", or
+// it is absolute or under a home directory and not under dir.
+func isOutside(p, dir string) bool {
+	p = strings.TrimSpace(strings.ReplaceAll(p, `\`, "/"))
+	if slices.Contains(strings.Split(p, "/"), "..") {
+		return true
+	}
+	q := normPath(p)
+	if q == "" || !isAbs(q) {
+		return false
+	}
+	d := normPath(dir)
+	if d == "" || !strings.HasPrefix(d, "/") && !isAbs(d) {
+		return true
+	}
+	return q != d && !strings.HasPrefix(q, strings.TrimSuffix(d, "/")+"/")
+}
+
+// isDotGlob reports a wildcard that can match hidden files: one in a
+// path segment that starts with a dot.
+func isDotGlob(p string) bool {
+	for _, seg := range strings.Split(normPath(p), "/") {
+		if strings.HasPrefix(seg, ".") && strings.ContainsAny(seg, "*?[") {
+			return true
+		}
+	}
+	return false
+}
+
+// sedSafeRE is a sed script that only prints or deletes lines, or
+// substitutes with no w (write) or e (execute) flag.
+var sedSafeRE = regexp.MustCompile(`^\s*((\d+|\$|/[^/]*/)(\s*,\s*(\d+|\$|/[^/]*/))?\s*!?\s*[pdq=]?|s/([^/\\]|\\.)*/([^/\\]|\\.)*/[gpiI0-9]*)\s*$`)
+
+// sedScriptsSafe reports whether every script of a sed command (its -e
+// values, or else its first operand) is sedSafeRE, and none is read from
+// a file.
+func sedScriptsSafe(args []string) bool {
+	var scripts []string
+	fromE := false
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		switch {
+		case w == "-f" || strings.HasPrefix(w, "--file") || strings.HasPrefix(w, "-f"):
+			return false
+		case w == "-e" || w == "--expression":
+			if i+1 < len(args) {
+				scripts = append(scripts, args[i+1])
+				i++
+			}
+			fromE = true
+		case strings.HasPrefix(w, "--expression="):
+			scripts = append(scripts, strings.TrimPrefix(w, "--expression="))
+			fromE = true
+		}
+	}
+	if !fromE {
+		ops := operandsOf(args)
+		if len(ops) == 0 {
+			return false
+		}
+		scripts = ops[:1]
+	}
+	for _, sc := range scripts {
+		for _, part := range strings.Split(sc, ";") {
+			if !sedSafeRE.MatchString(part) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // normPath cleans a path for matching, with forward slashes.
@@ -994,11 +1226,6 @@ func isAbs(p string) bool {
 	}
 	return len(p) >= 3 && p[1] == ':' && (p[2] == '/' || p[2] == '\\') &&
 		('a' <= p[0] && p[0] <= 'z' || 'A' <= p[0] && p[0] <= 'Z')
-}
-
-func isOutsideProject(p string) bool {
-	q := normPath(p)
-	return isAbs(q) || q == ".." || strings.HasPrefix(q, "../")
 }
 
 // isScratchPath reports paths meant for throwaway files.

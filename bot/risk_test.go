@@ -38,7 +38,6 @@ func TestAssessRiskBash(t *testing.T) {
 		{"echo 'rm -rf /'", RiskLow, ""},
 		{"echo hi # ; rm -rf /", RiskLow, ""},
 		{"command -v go", RiskLow, ""},
-		{"ls 2>/dev/null", RiskLow, ""},
 		{"systemctl status nginx", RiskLow, ""},
 		{"go version", RiskLow, ""},
 
@@ -77,6 +76,68 @@ func TestAssessRiskBash(t *testing.T) {
 		{"(cd sub && ls)", RiskMedium, ""},
 		{"git log | head", RiskMedium, "pipes"},
 		{"echo \"unterminated", RiskMedium, "could not read"},
+
+		// Low is only read-only and self-contained: redirects of any kind,
+		// assignments, variables, paths outside the project, hidden files
+		// and options that write or run are not.
+		{"ls 2>/dev/null", RiskMedium, "redirects output (/dev/null)"},
+		{"ls 2>&1", RiskMedium, "redirects output"},
+		{"cat < main.go", RiskMedium, "redirects input"},
+		{"cat <<EOF\nhi\nEOF", RiskMedium, "here-document"},
+		{"wc -l <<< hello", RiskMedium, "redirects input"},
+		{"FOO=1 ls", RiskMedium, "sets environment variables (FOO)"},
+		{"X=1", RiskMedium, "sets environment variables"},
+		{"export PATH=/tmp", RiskMedium, "shell variables"},
+		{"alias ls=rm", RiskMedium, "shell variables"},
+		{"cat /etc/hosts", RiskMedium, "outside the project (/etc/hosts)"},
+		{"ls ~", RiskMedium, "outside the project"},
+		{"ls /", RiskMedium, "outside the project"},
+		{"cat ../notes.txt", RiskMedium, "outside the project"},
+		{"cat src/../../x.txt", RiskMedium, "outside the project"},
+		{"grep -r TODO --include=../x .", RiskMedium, "outside the project"},
+		{"find / -name core", RiskMedium, "outside the project"},
+		{"git -C /srv/repo log", RiskMedium, "outside the project"},
+		{"ls $HOME", RiskMedium, ""},
+		{"cat $FILE", RiskMedium, "variable"},
+		{"echo $AWS_SECRET_ACCESS_KEY", RiskMedium, "variable"},
+		{"echo ${TOKEN}", RiskMedium, "variable"},
+		{"ls .*", RiskMedium, "hidden files"},
+		{"cat config/.e*", RiskMedium, "hidden files"},
+		{"cat .git/config", RiskMedium, "dotfile"},
+		{"cat {a,.env}", RiskMedium, "brace"},
+		{"git -c core.pager=sh log", RiskMedium, "git -c"},
+		{"git diff --output=out.txt", RiskMedium, "--output"},
+		{"git ls-remote origin", RiskMedium, "remote"},
+		{"sort -o sorted.txt in.txt", RiskMedium, "sort -o"},
+		{"uniq in.txt out.txt", RiskMedium, "writes its output"},
+		{"xxd -r dump.hex bin", RiskMedium, ""},
+		{"fd -e go -x wc -l", RiskMedium, "fd -x"},
+		{"rg --pre ./unpack foo", RiskMedium, "rg --pre"},
+		{"man -P sh ls", RiskMedium, "man -P"},
+		{"less +F app.log", RiskMedium, "less"},
+		{"date -s 2020-01-01", RiskMedium, "date -s"},
+		{"hostname evil", RiskMedium, "host name"},
+		{"history -w h.txt", RiskMedium, "history"},
+		{"sed -n '1w out.txt' main.go", RiskMedium, "sed script"},
+		{"sed 's/a/b/w out.txt' main.go", RiskMedium, "sed script"},
+		{"sed 's/a/b/e' main.go", RiskMedium, "sed script"},
+		{"sed -f script.sed main.go", RiskMedium, "sed script"},
+		{"awk -f prog.awk data.txt", RiskMedium, "awk"},
+		{`awk '{print ENVIRON["TOKEN"]}'`, RiskMedium, "awk"},
+		{"jq -n env", RiskMedium, "environment"},
+		{"go list -m all", RiskMedium, "go list"},
+		{"go env -w GOFLAGS=-mod=mod", RiskMedium, "go env -w"},
+		{"sysctl -p", RiskHigh, "kernel settings"},
+		{"sysctl --system", RiskHigh, "kernel settings"},
+		// … while plain reads in the project stay low.
+		{"sed -n '/func/p' main.go", RiskLow, ""},
+		{"sed 's/a/b/g' main.go", RiskLow, ""},
+		{"awk '{print $1}' data.txt", RiskLow, ""},
+		{"cat *.go", RiskLow, ""},
+		{"ls src/*.go", RiskLow, ""},
+		{"grep -rn TODO --include=*.go .", RiskLow, ""},
+		{"git diff HEAD~1..HEAD", RiskLow, ""},
+		{"cat ./src/main.go", RiskLow, ""},
 
 		// Destructive or escalating: high, wherever they hide.
 		{"rm -rf /", RiskHigh, "rm -rf"},
@@ -283,4 +344,59 @@ func FuzzAssessRisk(f *testing.F) {
 			t.Fatalf("%q: %+v", cmd, r)
 		}
 	})
+}
+
+// With the project directory known, absolute paths under it are inside;
+// everything else keeps its level.
+func TestAssessRiskIn(t *testing.T) {
+	const dir = "/home/user/projects/demo"
+	pathMeta := func(k, v string) json.RawMessage {
+		raw, _ := json.Marshal(map[string]string{k: v})
+		return raw
+	}
+	for _, tc := range []struct {
+		name     string
+		kind     string
+		patterns []string
+		meta     json.RawMessage
+		want     RiskLevel
+	}{
+		{"bash reads in the project", "bash", nil, bashMeta("cat " + dir + "/main.go"), RiskLow},
+		{"bash lists the project", "bash", nil, bashMeta("ls -la " + dir), RiskLow},
+		{"bash reads a sibling with the same prefix", "bash", nil, bashMeta("cat " + dir + "-old/main.go"), RiskMedium},
+		{"bash climbs out", "bash", nil, bashMeta("cat " + dir + "/../other/x"), RiskMedium},
+		{"bash reads the system", "bash", nil, bashMeta("ls /etc"), RiskMedium},
+		{"bash reads home", "bash", nil, bashMeta("cat ~/notes.txt"), RiskMedium},
+		{"bash chained in the project", "bash", nil, bashMeta("cat " + dir + "/a && ls"), RiskMedium},
+		{"bash piped", "bash", nil, bashMeta("cat main.go | wc -l"), RiskMedium},
+		{"bash redirected", "bash", nil, bashMeta("ls > " + dir + "/out.txt"), RiskMedium},
+		{"bash substitution", "bash", nil, bashMeta("ls $(pwd)"), RiskMedium},
+		{"bash unknown", "bash", nil, bashMeta("frobnicate"), RiskMedium},
+		{"read in the project", "read", []string{dir + "/src/a.go"}, nil, RiskLow},
+		{"read relative", "read", []string{"src/a.go"}, nil, RiskLow},
+		{"read from metadata", "read", nil, pathMeta("filePath", dir+"/a.go"), RiskLow},
+		{"read env in the project", "read", []string{dir + "/.env"}, nil, RiskHigh},
+		{"read dotfile in the project", "read", []string{dir + "/.github/ci.yml"}, nil, RiskMedium},
+		{"read outside", "read", []string{"/etc/passwd"}, nil, RiskMedium},
+		{"read sibling", "read", []string{dir + "2/a.go"}, nil, RiskMedium},
+		{"read climbing", "read", []string{dir + "/../x/a.go"}, nil, RiskMedium},
+		{"read variable", "read", []string{"$HOME/a.go"}, nil, RiskMedium},
+		{"read hidden glob", "read", []string{"src/.*"}, nil, RiskMedium},
+		{"read nothing said", "read", nil, nil, RiskMedium},
+		{"list in the project", "list", []string{dir + "/src"}, nil, RiskLow},
+		{"list outside", "list", []string{"/"}, nil, RiskMedium},
+		{"glob in the project", "glob", []string{"**/*.go"}, pathMeta("path", dir+"/src"), RiskLow},
+		{"glob outside", "glob", []string{"**/*.go"}, pathMeta("path", "/etc"), RiskMedium},
+		{"edit in the project is never low", "edit", []string{dir + "/a.go"}, nil, RiskMedium},
+		{"write in the project is never low", "write", []string{"a.go"}, nil, RiskMedium},
+		{"edit outside", "edit", []string{"/etc/hosts"}, nil, RiskHigh},
+		{"webfetch is never low", "webfetch", []string{"https://example.com"}, nil, RiskMedium},
+		{"external directory is never low", "external_directory", []string{dir + "/*"}, nil, RiskHigh},
+		{"unknown kind", "teleport", nil, nil, RiskMedium},
+	} {
+		got := AssessRiskIn(dir, tc.kind, tc.patterns, tc.meta)
+		if got.Level != tc.want || len(got.Reasons) == 0 {
+			t.Errorf("%s: %v %q, want %v with reasons", tc.name, got.Level, got.Reasons, tc.want)
+		}
+	}
 }

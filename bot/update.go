@@ -435,6 +435,7 @@ func (b *Bridge) submit(ctx context.Context, log zerolog.Logger, e *pending.Entr
 	switch {
 	case err == nil:
 		log.Info().Str("by", displayName(user)).Msg("answer delivered to opencode")
+		b.cfg.Metrics.answerDelivered(ctx, b.now())
 		b.deleteEntry(log, e, toastAnswered)
 		b.edit(ctx, log, e, renderOutcome(e, "✅", answers, "Answered by "+who(user)), nil)
 	case errors.Is(err, opencode.ErrNotFound):

@@ -3,8 +3,10 @@ package config
 import (
 	"flag"
 	"fmt"
+	"net"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,7 +30,20 @@ type Config struct {
 
 	LogLevel  string // zerolog level name
 	LogFormat string // "console", "json", or "" to choose by terminal
+
+	Notify      []string // notifications to post: NotifyIdle, NotifyError
+	AutoApprove string   // "off" or "low"
+	HTTPAddr    string   // health and metrics listener; "" = off
 }
+
+// Notification kinds HERMES_NOTIFY accepts.
+const (
+	NotifyIdle  = "idle"
+	NotifyError = "error"
+)
+
+// Notifies reports whether kind is among the notifications asked for.
+func (c *Config) Notifies(kind string) bool { return slices.Contains(c.Notify, kind) }
 
 // Setting describes one configuration variable.
 type Setting struct {
@@ -132,6 +147,52 @@ func Settings() []Setting {
 					return nil
 				}
 				return fmt.Errorf("want console or json")
+			}},
+		{Env: "HERMES_NOTIFY", Flag: "notify",
+			Usage: "comma-separated notifications to post: idle (a session finished), error (a session failed)",
+			set: func(c *Config, v string) error {
+				c.Notify = nil
+				for _, f := range strings.Split(v, ",") {
+					f = strings.ToLower(strings.TrimSpace(f))
+					switch f {
+					case "":
+					case NotifyIdle, NotifyError:
+						if !slices.Contains(c.Notify, f) {
+							c.Notify = append(c.Notify, f)
+						}
+					default:
+						return fmt.Errorf("%q is not a notification: want idle and/or error", f)
+					}
+				}
+				return nil
+			}},
+		{Env: "HERMES_AUTO_APPROVE", Flag: "auto-approve", Default: "off",
+			Usage: "off, or low: allow permission requests rated low risk without asking",
+			set: func(c *Config, v string) error {
+				v = strings.ToLower(strings.TrimSpace(v))
+				switch v {
+				case "off", "low":
+					c.AutoApprove = v
+					return nil
+				}
+				return fmt.Errorf("want off or low")
+			}},
+		{Env: "HERMES_HTTP_ADDR", Flag: "http-addr",
+			Usage: "serve /healthz and /metrics on this address (a bare :port means 127.0.0.1:port); empty: off",
+			set: func(c *Config, v string) error {
+				v = strings.TrimSpace(v)
+				host, port, err := net.SplitHostPort(v)
+				if err != nil {
+					return fmt.Errorf("want host:port or :port")
+				}
+				if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+					return fmt.Errorf("want a port number from 0 to 65535")
+				}
+				if host == "" {
+					host = "127.0.0.1" // loopback unless asked otherwise
+				}
+				c.HTTPAddr = net.JoinHostPort(host, port)
+				return nil
 			}},
 	}
 }
@@ -261,6 +322,9 @@ func (c *Config) String() string {
 		"HERMES_TELEGRAM_RATE=" + strconv.Itoa(c.TelegramRate),
 		"HERMES_LOG_LEVEL=" + c.LogLevel,
 		"HERMES_LOG_FORMAT=" + c.LogFormat,
+		"HERMES_NOTIFY=" + strings.Join(c.Notify, ","),
+		"HERMES_AUTO_APPROVE=" + c.AutoApprove,
+		"HERMES_HTTP_ADDR=" + c.HTTPAddr,
 	}
 	sort.Strings(lines)
 	return strings.Join(lines, "\n")

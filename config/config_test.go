@@ -36,6 +36,7 @@ func TestLoadDefaults(t *testing.T) {
 		TelegramAPIURL: "https://api.telegram.org", OpencodeURL: "http://127.0.0.1:4096",
 		OpencodeUsername: "opencode", DBPath: "/home/u/.local/state/hermes-bot/pending.db",
 		QuestionTTL: 30 * time.Minute, TelegramRate: 20, LogLevel: "info",
+		AutoApprove: "off",
 	}
 	if c.String() != want.String() || c.BotToken != token {
 		t.Fatalf("got\n%s\nwant\n%s", c, &want)
@@ -107,6 +108,9 @@ func TestValidationErrors(t *testing.T) {
 		{"bad level", "HERMES_LOG_LEVEL", "loud", "HERMES_LOG_LEVEL", config.ErrInvalid},
 		{"bad format", "HERMES_LOG_FORMAT", "xml", "HERMES_LOG_FORMAT", config.ErrInvalid},
 		{"relative db", "HERMES_DB", "pending.db", "HERMES_DB", config.ErrInvalid},
+		{"bad notify", "HERMES_NOTIFY", "idle,done", "HERMES_NOTIFY", config.ErrInvalid},
+		{"bad auto-approve", "HERMES_AUTO_APPROVE", "all", "HERMES_AUTO_APPROVE", config.ErrInvalid},
+		{"bad http addr", "HERMES_HTTP_ADDR", "9090", "HERMES_HTTP_ADDR", config.ErrInvalid},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -224,5 +228,29 @@ func TestEnvFileErrors(t *testing.T) {
 	}
 	if _, err := config.ReadEnvFile(filepath.Join(t.TempDir(), "missing")); err == nil {
 		t.Fatal("missing file: want an error")
+	}
+}
+
+func TestOperationsSettings(t *testing.T) {
+	e := minimal()
+	e["HERMES_NOTIFY"] = " idle , error,idle"
+	e["HERMES_AUTO_APPROVE"] = "LOW"
+	e["HERMES_HTTP_ADDR"] = ":9090"
+	c, err := config.Load(config.Sources{Getenv: env(e)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.AutoApprove != "low" {
+		t.Fatalf("config = %s", c)
+	}
+	if len(c.Notify) != 2 || !c.Notifies(config.NotifyIdle) || !c.Notifies(config.NotifyError) {
+		t.Fatalf("Notify = %v", c.Notify)
+	}
+	if c.HTTPAddr != "127.0.0.1:9090" {
+		t.Fatalf("a bare port must bind loopback: HTTPAddr = %q", c.HTTPAddr)
+	}
+	e["HERMES_HTTP_ADDR"] = "0.0.0.0:9090"
+	if c, err = config.Load(config.Sources{Getenv: env(e)}); err != nil || c.HTTPAddr != "0.0.0.0:9090" {
+		t.Fatalf("explicit host: %v, %q", err, c.HTTPAddr)
 	}
 }

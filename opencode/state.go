@@ -23,6 +23,10 @@ type WatchState struct {
 	// if none; LastErrorAt is when it happened. Kept after a reconnect.
 	LastError   string
 	LastErrorAt time.Time
+	// Connects counts the connections made since the Client was created;
+	// every one after the first is a reconnect. Events counts the records
+	// read from the stream (heartbeats included), for metrics.
+	Connects, Events uint64
 }
 
 // watchState records WatchState; Watch writes it, State reads it from any
@@ -36,9 +40,16 @@ func (w *watchState) connected(at time.Time, version string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.s.Connected, w.s.Since = true, at
+	w.s.Connects++
 	if version != "" {
 		w.s.Version = version
 	}
+}
+
+func (w *watchState) event() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.s.Events++
 }
 
 func (w *watchState) failed(at time.Time, err error) {

@@ -25,6 +25,10 @@ func TestStateAfterConnect(t *testing.T) {
 	if !st.Connected || st.Since.IsZero() || st.Version != "1.18.33" || st.LastError != "" {
 		t.Fatalf("state after connect = %+v, want connected since now, version 1.18.33", st)
 	}
+	// The event is counted before the handler sees it.
+	if st.Connects != 1 || st.Events < 1 {
+		t.Fatalf("state after connect = %+v, want 1 connect and at least 1 event counted", st)
+	}
 }
 
 func TestStateWrongPassword(t *testing.T) {

@@ -260,6 +260,7 @@ func (c *Client) watchOnce(ctx context.Context, h Handler, dirs func(context.Con
 			}
 			return time.Since(connected), err
 		}
+		c.state.event()
 		if e.Directory != "" {
 			known[e.Directory] = struct{}{}
 		}

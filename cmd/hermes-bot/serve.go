@@ -116,6 +116,11 @@ func serve(ctx context.Context, cfg *config.Config, log zerolog.Logger) (err err
 	// Polling resumes after the last update handled before a restart, so
 	// Telegram does not send it again. Update IDs count per bot, whose ID
 	// leads the token.
+	metrics := bot.NewMetrics()
+	metrics.Stream = oc
+	poll := newPollTracker()
+	metrics.LastPoll = poll.LastOK
+
 	botID, _ := strconv.ParseInt(strings.SplitN(cfg.BotToken, ":", 2)[0], 10, 64)
 	offset, err := bot.InitialOffset(store, botID, time.Now())
 	if err != nil {
@@ -127,7 +132,8 @@ func serve(ctx context.Context, cfg *config.Config, log zerolog.Logger) (err err
 		tgbot.WithServerURL(cfg.TelegramAPIURL),
 		tgbot.WithSkipGetMe(),
 		tgbot.WithInitialOffset(offset),
-		tgbot.WithHTTPClient(pollTimeout, &http.Client{Timeout: pollTimeout + 20*time.Second}),
+		// poll records getUpdates answers, for /healthz.
+		tgbot.WithHTTPClient(pollTimeout, &http.Client{Timeout: pollTimeout + 20*time.Second, Transport: poll}),
 		tgbot.WithAllowedUpdates(tgbot.AllowedUpdates{"message", "callback_query"}),
 		// Every update goes to the bridge's handler, registered below; the
 		// library's default handler would log each one with log.Printf.
@@ -138,6 +144,20 @@ func serve(ctx context.Context, cfg *config.Config, log zerolog.Logger) (err err
 	)
 	if err != nil {
 		return fmt.Errorf("telegram client: %w", redact.Error(err))
+	}
+
+	if cfg.HTTPAddr != "" {
+		hs, err := startHTTP(cfg.HTTPAddr, newHTTPHandler(metrics, oc, poll, log), log)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if cerr := hs.Close(sctx); cerr != nil {
+				err = errors.Join(err, cerr)
+			}
+		}()
 	}
 
 	me, err := getMe(ctx, tg, redact, log)
@@ -190,6 +210,7 @@ func serve(ctx context.Context, cfg *config.Config, log zerolog.Logger) (err err
 	out = bot.NewOutbox(bot.RedactTelegram(tg, redact), bot.OutboxOptions{
 		PerMinute: cfg.TelegramRate,
 		OnMigrate: migrated,
+		Metrics:   metrics,
 	}, log)
 	bridge = bot.NewBridge(bot.Config{
 		ChatID:         chatID,
@@ -200,6 +221,9 @@ func serve(ctx context.Context, cfg *config.Config, log zerolog.Logger) (err err
 		Version:        buildVersion(),
 		Status:         oc,
 		StartedAt:      started,
+		Metrics:        metrics,
+		AutoApprove:    bot.AutoApprovePolicy(cfg.AutoApprove),
+		Notify:         bot.NotifyOptions{Idle: cfg.Notifies(config.NotifyIdle), Error: cfg.Notifies(config.NotifyError), Messages: oc},
 		OnChatMigrated: func(oldID, newID int64) {
 			out.FollowMigration(oldID, newID)
 			migrated(oldID, newID)

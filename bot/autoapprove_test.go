@@ -1,0 +1,175 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/hermes-bot/hermes-bot/opencode"
+	"github.com/hermes-bot/hermes-bot/pending"
+)
+
+// asksNormally checks that request id was posted as usual, with buttons,
+// and is still held.
+func (h *harness) asksNormally(id string) {
+	h.t.Helper()
+	sent := h.tg.Sent()
+	if len(sent) != 1 || sent[0].P.ReplyMarkup == nil || strings.Contains(sent[0].P.Text, "Auto-approved") {
+		h.t.Fatalf("sent %d messages (%+v), want the permission message with buttons", len(sent), sent)
+	}
+	if _, err := h.store.ByRequestID(id); err != nil {
+		h.t.Fatalf("request %s not held: %v", id, err)
+	}
+}
+
+func TestAutoApproveLow(t *testing.T) {
+	h := newHarness(t, Config{AutoApprove: AutoApproveLow})
+	h.oc.sessions = map[string]opencode.Session{testSession: {ID: testSession, Title: "Fix <the> build"}}
+	h.b.HandleEvent(context.Background(), permEvent("per_1", "ls -la"))
+
+	replies := h.oc.PermReplies()
+	if len(replies) != 1 || replies[0].RequestID != "per_1" || replies[0].Reply != "once" || replies[0].Message != "" ||
+		replies[0].Dir != "/home/user/projects/demo" || replies[0].SessionID != testSession {
+		t.Fatalf("replies = %+v, want one \"once\" for per_1", replies)
+	}
+	sent := h.tg.Sent()
+	if len(sent) != 1 {
+		t.Fatalf("sent %d messages, want one notice", len(sent))
+	}
+	p := sent[0].P
+	if p.ReplyMarkup != nil {
+		t.Errorf("notice has buttons: %+v", p.ReplyMarkup)
+	}
+	for _, want := range []string{"demo", "Fix &lt;the&gt; build", "🤖 Auto-approved (low risk): <code>ls -la</code>"} {
+		if !strings.Contains(p.Text, want) {
+			t.Errorf("notice %q lacks %q", p.Text, want)
+		}
+	}
+	if p.ChatID != testChat {
+		t.Errorf("notice went to chat %v, want %d", p.ChatID, testChat)
+	}
+	if _, err := h.store.ByRequestID("per_1"); !errors.Is(err, pending.ErrNotFound) {
+		t.Errorf("entry still held after auto-approval: %v", err)
+	}
+	if _, c, ok, err := h.store.ClosedByRequestID("per_1"); err != nil || !ok || c.Toast != toastAnswered {
+		t.Errorf("closed record = %+v, %v, %v; want one saying answered", c, ok, err)
+	}
+	if !strings.Contains(h.logs.String(), "permission auto-approved") {
+		t.Errorf("no log line for the auto-approval:\n%s", h.logs.String())
+	}
+}
+
+func TestAutoApproveEscapesNotice(t *testing.T) {
+	h := newHarness(t, Config{AutoApprove: AutoApproveLow})
+	h.b.HandleEvent(context.Background(), permEvent("per_1", "grep '<b>' index.html"))
+	if n := len(h.oc.PermReplies()); n != 1 {
+		t.Fatalf("%d replies, want 1", n)
+	}
+	sent := h.tg.Sent()
+	if len(sent) != 1 || !strings.Contains(sent[0].P.Text, "<code>grep &#39;&lt;b&gt;&#39; index.html</code>") {
+		t.Fatalf("sent %+v, want the escaped command", sent)
+	}
+}
+
+func TestAutoApproveReadInProject(t *testing.T) {
+	h := newHarness(t, Config{AutoApprove: AutoApproveLow})
+	ev := permEvent("per_1", "x")
+	ev.PermissionAsked.Permission = "read"
+	ev.PermissionAsked.Patterns = []string{"/home/user/projects/demo/src/main.go"}
+	ev.PermissionAsked.Metadata = json.RawMessage(`{}`)
+	h.b.HandleEvent(context.Background(), ev)
+	if r := h.oc.PermReplies(); len(r) != 1 || r[0].Reply != "once" {
+		t.Fatalf("replies = %+v, want one once", r)
+	}
+	sent := h.tg.Sent()
+	if len(sent) != 1 || !strings.Contains(sent[0].P.Text, "Auto-approved (low risk) read: <code>/home/user/projects/demo/src/main.go</code>") {
+		t.Fatalf("sent %+v, want the read notice", sent)
+	}
+}
+
+func TestAutoApproveAsksWhenNotLow(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		policy AutoApprovePolicy
+		edit   func(*opencode.Event)
+		cmd    string
+	}{
+		{"medium", AutoApproveLow, nil, "make test"},
+		{"high", AutoApproveLow, nil, "rm -rf build"},
+		{"piped", AutoApproveLow, nil, "cat go.mod | grep module"},
+		{"redirected", AutoApproveLow, nil, "ls > out.txt"},
+		{"outside the project", AutoApproveLow, nil, "cat /etc/hosts"},
+		{"edit", AutoApproveLow, func(ev *opencode.Event) {
+			ev.PermissionAsked.Permission = "edit"
+			ev.PermissionAsked.Patterns = []string{"README.md"}
+		}, "x"},
+		{"webfetch", AutoApproveLow, func(ev *opencode.Event) {
+			ev.PermissionAsked.Permission = "webfetch"
+			ev.PermissionAsked.Patterns = []string{"https://example.com"}
+		}, "x"},
+		{"policy off", AutoApproveOff, nil, "ls"},
+		{"policy unset", "", nil, "ls"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, Config{AutoApprove: tc.policy})
+			ev := permEvent("per_1", tc.cmd)
+			if tc.edit != nil {
+				tc.edit(&ev)
+			}
+			h.b.HandleEvent(context.Background(), ev)
+			if r := h.oc.PermReplies(); len(r) != 0 {
+				t.Fatalf("replied %+v without asking", r)
+			}
+			h.asksNormally("per_1")
+		})
+	}
+}
+
+// A reply that does not go through falls back to asking: the request is
+// never lost.
+func TestAutoApproveFailingReplyAsks(t *testing.T) {
+	for _, err := range []error{opencode.ErrTransient, opencode.ErrUnauthorized, opencode.ErrNotAccepted} {
+		t.Run(err.Error(), func(t *testing.T) {
+			h := newHarness(t, Config{AutoApprove: AutoApproveLow})
+			h.oc.permErrs = map[string][]error{"per_1": {err}}
+			h.b.HandleEvent(context.Background(), permEvent("per_1", "ls"))
+			if r := h.oc.PermReplies(); len(r) != 1 {
+				t.Fatalf("replies = %+v, want the one failed attempt", r)
+			}
+			h.asksNormally("per_1")
+			if !strings.Contains(h.logs.String(), "asking instead") {
+				t.Errorf("fallback not logged:\n%s", h.logs.String())
+			}
+		})
+	}
+}
+
+// A request opencode no longer knows is closed quietly.
+func TestAutoApproveGone(t *testing.T) {
+	h := newHarness(t, Config{AutoApprove: AutoApproveLow})
+	h.oc.permErrs = map[string][]error{"per_1": {opencode.ErrNotFound}}
+	h.b.HandleEvent(context.Background(), permEvent("per_1", "ls"))
+	if n := len(h.tg.Sent()); n != 0 {
+		t.Errorf("sent %d messages for a request that is gone", n)
+	}
+	if _, err := h.store.ByRequestID("per_1"); !errors.Is(err, pending.ErrNotFound) {
+		t.Errorf("gone request still held: %v", err)
+	}
+}
+
+// A replayed event (a reconnect, or the snapshot listing it) does not
+// approve twice.
+func TestAutoApproveOnce(t *testing.T) {
+	h := newHarness(t, Config{AutoApprove: AutoApproveLow})
+	ev := permEvent("per_1", "git status")
+	h.b.HandleEvent(context.Background(), ev)
+	h.b.HandleEvent(context.Background(), ev)
+	if r := h.oc.PermReplies(); len(r) != 1 {
+		t.Fatalf("replies = %+v, want one", r)
+	}
+	if n := len(h.tg.Sent()); n != 1 {
+		t.Errorf("sent %d messages, want one notice", n)
+	}
+}

@@ -1,0 +1,293 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Metrics counts what the bridge and the outbox do, for a Prometheus
+// scrape (WriteTo). It has no dependency on a Prometheus client: the text
+// exposition format is small enough to write by hand.
+//
+// A nil *Metrics is valid and records nothing, so the bridge and the
+// outbox call it unconditionally. Make one with NewMetrics; every method
+// is safe for concurrent use.
+type Metrics struct {
+	// Stream, if set, reports the opencode event stream's state; it
+	// supplies the events, connect and connected series. Set it before
+	// the first WriteTo.
+	Stream OpencodeStatus
+	// LastPoll, if set, returns when Telegram last answered getUpdates
+	// (zero if never), for a gauge. Set it before the first WriteTo.
+	LastPoll func() time.Time
+
+	started time.Time
+
+	posted    atomic.Uint64
+	closed    [numOutcomes]atomic.Uint64
+	limited   atomic.Uint64 // 429s
+	retries   atomic.Uint64 // 5xx or network failures retried
+	postDelay histogram     // asked → posted
+	answerLat histogram     // press → delivered to opencode
+	waitLat   histogram     // asked → answered in Telegram
+}
+
+// outcome is how a request closed, a label of hermes_requests_closed_total.
+type outcome int
+
+const (
+	outcomeAnswered outcome = iota
+	outcomeAnsweredElsewhere
+	outcomeDismissed
+	outcomeExpired
+	outcomeGone
+	numOutcomes
+)
+
+var outcomeNames = [numOutcomes]string{"answered", "answered_elsewhere", "dismissed", "expired", "gone"}
+
+// outcomeOf maps the toast a closed request is remembered with to its
+// outcome.
+func outcomeOf(toast string) (outcome, bool) {
+	switch toast {
+	case toastAnswered:
+		return outcomeAnswered, true
+	case toastAnsweredElsewhere:
+		return outcomeAnsweredElsewhere, true
+	case toastDismissed:
+		return outcomeDismissed, true
+	case toastExpired:
+		return outcomeExpired, true
+	case toastGone:
+		return outcomeGone, true
+	}
+	return 0, false
+}
+
+// Bucket upper bounds, in seconds. Posting and answering take a second or
+// two when Telegram and opencode are well, and much longer behind a 429;
+// people take minutes to answer.
+var (
+	fastBuckets = []float64{0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300}
+	waitBuckets = []float64{5, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600}
+)
+
+// NewMetrics returns Metrics with every counter at zero.
+func NewMetrics() *Metrics {
+	m := &Metrics{started: time.Now()}
+	m.postDelay.init(fastBuckets)
+	m.answerLat.init(fastBuckets)
+	m.waitLat.init(waitBuckets)
+	return m
+}
+
+// requestPosted records a request's message posted, delay after it was
+// asked (a request posted after a restart or an outage counts its wait).
+func (m *Metrics) requestPosted(delay time.Duration) {
+	if m == nil {
+		return
+	}
+	m.posted.Add(1)
+	m.postDelay.observe(delay)
+}
+
+// requestClosed records a request closed with toast, waited after it was
+// asked. Only answers from Telegram feed the wait histogram.
+func (m *Metrics) requestClosed(toast string, waited time.Duration) {
+	if m == nil {
+		return
+	}
+	o, ok := outcomeOf(toast)
+	if !ok {
+		return
+	}
+	m.closed[o].Add(1)
+	if o == outcomeAnswered {
+		m.waitLat.observe(waited)
+	}
+}
+
+// answerDelivered records an answer delivered to opencode, timed from the
+// press (or typed reply) that the update in ctx carried. Outside an
+// update's handler it does nothing.
+func (m *Metrics) answerDelivered(ctx context.Context, now time.Time) {
+	if m == nil {
+		return
+	}
+	if at, ok := ctx.Value(updateStartKey{}).(time.Time); ok {
+		m.answerLat.observe(now.Sub(at))
+	}
+}
+
+// rateLimited records a 429 from Telegram.
+func (m *Metrics) rateLimited() {
+	if m != nil {
+		m.limited.Add(1)
+	}
+}
+
+// retried records a Telegram call retried after a 5xx or network error.
+func (m *Metrics) retried() {
+	if m != nil {
+		m.retries.Add(1)
+	}
+}
+
+// updateStartKey marks in an update handler's context when the update
+// reached the bridge, for answerDelivered.
+type updateStartKey struct{}
+
+func withUpdateStart(ctx context.Context, at time.Time) context.Context {
+	return context.WithValue(ctx, updateStartKey{}, at)
+}
+
+// WriteTo writes every metric in the Prometheus text exposition format
+// (version 0.0.4). A nil *Metrics writes nothing.
+func (m *Metrics) WriteTo(w io.Writer) (int64, error) {
+	if m == nil {
+		return 0, nil
+	}
+	pw := &promWriter{w: w}
+	if m.Stream != nil {
+		st := m.Stream.State()
+		pw.family("hermes_opencode_events_total", "counter", "Records read from the opencode event stream, heartbeats included.")
+		pw.sample("hermes_opencode_events_total", "", float64(st.Events))
+		pw.family("hermes_opencode_connects_total", "counter", "Connections made to the opencode event stream; every one after the first is a reconnect.")
+		pw.sample("hermes_opencode_connects_total", "", float64(st.Connects))
+		pw.family("hermes_opencode_reconnects_total", "counter", "Reconnections to the opencode event stream.")
+		pw.sample("hermes_opencode_reconnects_total", "", float64(max(st.Connects, 1)-1))
+		pw.family("hermes_opencode_connected", "gauge", "1 while the opencode event stream is up.")
+		pw.sample("hermes_opencode_connected", "", bool01(st.Connected))
+	}
+	if m.LastPoll != nil {
+		pw.family("hermes_telegram_last_poll_timestamp_seconds", "gauge", "When Telegram last answered getUpdates, as a Unix time; 0 if never.")
+		pw.sample("hermes_telegram_last_poll_timestamp_seconds", "", unixSeconds(m.LastPoll()))
+	}
+	pw.family("hermes_requests_posted_total", "counter", "Request messages posted to Telegram.")
+	pw.sample("hermes_requests_posted_total", "", float64(m.posted.Load()))
+	pw.family("hermes_requests_closed_total", "counter", "Requests closed, by outcome.")
+	for o := range numOutcomes {
+		pw.sample("hermes_requests_closed_total", `outcome="`+outcomeNames[o]+`"`, float64(m.closed[o].Load()))
+	}
+	pw.family("hermes_telegram_rate_limited_total", "counter", "Telegram calls answered with 429 Too Many Requests.")
+	pw.sample("hermes_telegram_rate_limited_total", "", float64(m.limited.Load()))
+	pw.family("hermes_telegram_retries_total", "counter", "Telegram calls retried after a 5xx or a network error.")
+	pw.sample("hermes_telegram_retries_total", "", float64(m.retries.Load()))
+	pw.histogram("hermes_request_post_delay_seconds", "Time from a request being asked to its message being posted.", &m.postDelay)
+	pw.histogram("hermes_answer_delivery_seconds", "Time from a press or typed answer to the answer being delivered to opencode.", &m.answerLat)
+	pw.histogram("hermes_request_answer_wait_seconds", "Time from a request being asked to its answer in Telegram.", &m.waitLat)
+	pw.family("hermes_start_time_seconds", "gauge", "When hermes-bot started, as a Unix time.")
+	pw.sample("hermes_start_time_seconds", "", unixSeconds(m.started))
+	return pw.n, pw.err
+}
+
+func bool01(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func unixSeconds(t time.Time) float64 {
+	if t.IsZero() {
+		return 0
+	}
+	return float64(t.UnixNano()) / 1e9
+}
+
+// histogram counts observations in fixed buckets, Prometheus style.
+type histogram struct {
+	mu     sync.Mutex
+	bounds []float64 // upper bounds in seconds, ascending
+	counts []uint64  // per bucket, not cumulative; the last is +Inf
+	sum    float64
+	count  uint64
+}
+
+func (h *histogram) init(bounds []float64) {
+	h.bounds, h.counts = bounds, make([]uint64, len(bounds)+1)
+}
+
+func (h *histogram) observe(d time.Duration) {
+	v := max(d.Seconds(), 0)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	i := 0
+	for i < len(h.bounds) && v > h.bounds[i] {
+		i++
+	}
+	h.counts[i]++
+	h.sum += v
+	h.count++
+}
+
+// snapshot returns the cumulative bucket counts, the sum and the count,
+// consistent with each other.
+func (h *histogram) snapshot() (cumulative []uint64, sum float64, count uint64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	cumulative = make([]uint64, len(h.counts))
+	var c uint64
+	for i, n := range h.counts {
+		c += n
+		cumulative[i] = c
+	}
+	return cumulative, h.sum, h.count
+}
+
+// promWriter writes the text exposition format, keeping the first error
+// and the byte count.
+type promWriter struct {
+	w   io.Writer
+	n   int64
+	err error
+}
+
+func (p *promWriter) printf(format string, args ...any) {
+	if p.err != nil {
+		return
+	}
+	n, err := fmt.Fprintf(p.w, format, args...)
+	p.n += int64(n)
+	p.err = err
+}
+
+func (p *promWriter) family(name, typ, help string) {
+	p.printf("# HELP %s %s\n# TYPE %s %s\n", name, help, name, typ)
+}
+
+func (p *promWriter) sample(name, labels string, v float64) {
+	if labels != "" {
+		name += "{" + labels + "}"
+	}
+	p.printf("%s %s\n", name, formatFloat(v))
+}
+
+func (p *promWriter) histogram(name, help string, h *histogram) {
+	cum, sum, count := h.snapshot()
+	p.family(name, "histogram", help)
+	for i, b := range h.bounds {
+		p.sample(name+"_bucket", `le="`+formatFloat(b)+`"`, float64(cum[i]))
+	}
+	p.sample(name+"_bucket", `le="+Inf"`, float64(cum[len(cum)-1]))
+	p.sample(name+"_sum", "", sum)
+	p.sample(name+"_count", "", float64(count))
+}
+
+func formatFloat(v float64) string {
+	switch {
+	case math.IsInf(v, 1):
+		return "+Inf"
+	case math.IsInf(v, -1):
+		return "-Inf"
+	case math.IsNaN(v):
+		return "NaN"
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}

@@ -1,0 +1,259 @@
+package bot
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	tgbot "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+
+	"github.com/hermes-bot/hermes-bot/opencode"
+)
+
+// parseMetrics reads the text exposition format back into a map from
+// `name{labels}` to value, checking what a Prometheus scraper would: every
+// sample belongs to a family declared by a TYPE line before it, and
+// histogram buckets are cumulative and end with +Inf equal to _count.
+func parseMetrics(t *testing.T, text string) map[string]float64 {
+	t.Helper()
+	samples := make(map[string]float64)
+	types := make(map[string]string)
+	sc := bufio.NewScanner(strings.NewReader(text))
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "# TYPE ") {
+			f := strings.Fields(line)
+			if len(f) != 4 {
+				t.Fatalf("bad TYPE line %q", line)
+			}
+			types[f[2]] = f[3]
+			continue
+		}
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		key, val, ok := strings.Cut(line, " ")
+		if !ok {
+			t.Fatalf("bad sample line %q", line)
+		}
+		v, err := strconv.ParseFloat(val, 64)
+		if err != nil {
+			t.Fatalf("bad value in %q: %v", line, err)
+		}
+		name, _, _ := strings.Cut(key, "{")
+		family := name
+		for _, suf := range []string{"_bucket", "_sum", "_count"} {
+			if base, ok := strings.CutSuffix(name, suf); ok && types[base] == "histogram" {
+				family = base
+			}
+		}
+		if types[family] == "" {
+			t.Fatalf("sample %q before its TYPE line", line)
+		}
+		if _, dup := samples[key]; dup {
+			t.Fatalf("sample %q written twice", key)
+		}
+		samples[key] = v
+	}
+	for name, typ := range types {
+		if typ != "histogram" {
+			continue
+		}
+		prev := -1.0
+		// Buckets in the order written must not decrease.
+		for _, line := range strings.Split(text, "\n") {
+			if !strings.HasPrefix(line, name+"_bucket{") {
+				continue
+			}
+			v := samples[strings.Fields(line)[0]]
+			if v < prev {
+				t.Fatalf("%s buckets decrease at %q", name, line)
+			}
+			prev = v
+		}
+		if inf, count := samples[name+`_bucket{le="+Inf"}`], samples[name+"_count"]; inf != count {
+			t.Fatalf("%s: +Inf bucket %v != count %v", name, inf, count)
+		}
+	}
+	return samples
+}
+
+func scrape(t *testing.T, m *Metrics) map[string]float64 {
+	t.Helper()
+	var buf bytes.Buffer
+	n, err := m.WriteTo(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != int64(buf.Len()) {
+		t.Fatalf("WriteTo reported %d bytes, wrote %d", n, buf.Len())
+	}
+	return parseMetrics(t, buf.String())
+}
+
+func TestMetricsZero(t *testing.T) {
+	m := NewMetrics()
+	got := scrape(t, m)
+	for _, k := range []string{
+		"hermes_requests_posted_total",
+		`hermes_requests_closed_total{outcome="answered"}`,
+		`hermes_requests_closed_total{outcome="expired"}`,
+		"hermes_telegram_rate_limited_total",
+		"hermes_answer_delivery_seconds_count",
+	} {
+		if v, ok := got[k]; !ok || v != 0 {
+			t.Errorf("%s = %v (present %v), want 0", k, v, ok)
+		}
+	}
+	if _, ok := got["hermes_opencode_events_total"]; ok {
+		t.Error("opencode series written without a Stream")
+	}
+}
+
+func TestMetricsNilIsSafe(t *testing.T) {
+	var m *Metrics
+	m.requestPosted(time.Second)
+	m.requestClosed(toastAnswered, time.Second)
+	m.answerDelivered(context.Background(), time.Now())
+	m.rateLimited()
+	m.retried()
+	var buf bytes.Buffer
+	if n, err := m.WriteTo(&buf); n != 0 || err != nil || buf.Len() != 0 {
+		t.Fatalf("nil WriteTo = %d, %v, %q", n, err, buf.String())
+	}
+}
+
+type errWriter struct{}
+
+func (errWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+func TestMetricsWriteError(t *testing.T) {
+	if _, err := NewMetrics().WriteTo(errWriter{}); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("err = %v, want the writer's", err)
+	}
+}
+
+type stateFunc func() opencode.WatchState
+
+func (f stateFunc) State() opencode.WatchState { return f() }
+
+func TestMetricsStreamAndPoll(t *testing.T) {
+	m := NewMetrics()
+	m.Stream = stateFunc(func() opencode.WatchState {
+		return opencode.WatchState{Connected: true, Connects: 3, Events: 42}
+	})
+	polled := time.Unix(1700000000, 500_000_000)
+	m.LastPoll = func() time.Time { return polled }
+	got := scrape(t, m)
+	want := map[string]float64{
+		"hermes_opencode_events_total":                42,
+		"hermes_opencode_connects_total":              3,
+		"hermes_opencode_reconnects_total":            2,
+		"hermes_opencode_connected":                   1,
+		"hermes_telegram_last_poll_timestamp_seconds": 1700000000.5,
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %v, want %v", k, got[k], v)
+		}
+	}
+}
+
+func TestHistogramBuckets(t *testing.T) {
+	var h histogram
+	h.init([]float64{1, 5})
+	for _, d := range []time.Duration{500 * time.Millisecond, time.Second, 3 * time.Second, time.Minute} {
+		h.observe(d)
+	}
+	cum, sum, count := h.snapshot()
+	// 1 s falls in le="1": Prometheus buckets are inclusive.
+	if fmt.Sprint(cum) != "[2 3 4]" || count != 4 || sum != 64.5 {
+		t.Fatalf("cumulative %v, sum %v, count %v", cum, sum, count)
+	}
+}
+
+// TestMetricsCountBridgeEvents drives the bridge through posting, an
+// answer by a press (through the middlewares, as polling runs it), an
+// answer in opencode and an expiry, and reads each back from a scrape.
+func TestMetricsCountBridgeEvents(t *testing.T) {
+	m := NewMetrics()
+	h := newHarness(t, Config{TTL: time.Minute, Metrics: m})
+	start := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
+	clock := start
+	h.b.now = func() time.Time { return clock }
+
+	e1 := h.ask("que_1", dbQuestion())
+	h.ask("que_2", dbQuestion())
+	h.ask("que_3", dbQuestion())
+	if got := scrape(t, m)["hermes_requests_posted_total"]; got != 3 {
+		t.Fatalf("posted = %v, want 3", got)
+	}
+
+	// A press 30 s after the question, through the middlewares.
+	clock = start.Add(30 * time.Second)
+	handler := tgbot.HandlerFunc(h.b.HandleUpdate)
+	mws := h.b.Middlewares()
+	for i := len(mws) - 1; i >= 0; i-- {
+		handler = mws[i](handler)
+	}
+	handler(context.Background(), nil, &models.Update{ID: 1, CallbackQuery: &models.CallbackQuery{
+		ID: "cb1", From: alice, Data: data(t, actOption, e1.UID, 0, 1),
+		Message: models.MaybeInaccessibleMessage{
+			Type:    models.MaybeInaccessibleMessageTypeMessage,
+			Message: &models.Message{ID: e1.MessageID, Date: 1700000000, Chat: models.Chat{ID: testChat, Type: "supergroup"}},
+		},
+	}})
+	h.gone(e1.UID)
+
+	h.b.HandleEvent(context.Background(), opencode.Event{Type: opencode.TypeQuestionReplied,
+		QuestionReplied: &opencode.QuestionReplied{RequestID: "que_2", Answers: [][]string{{"SQLite"}}}})
+
+	clock = start.Add(2 * time.Minute)
+	if err := h.b.ExpireDue(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+
+	got := scrape(t, m)
+	want := map[string]float64{
+		"hermes_requests_posted_total":                               3,
+		`hermes_requests_closed_total{outcome="answered"}`:           1,
+		`hermes_requests_closed_total{outcome="answered_elsewhere"}`: 1,
+		`hermes_requests_closed_total{outcome="expired"}`:            1,
+		`hermes_requests_closed_total{outcome="gone"}`:               0,
+		"hermes_request_post_delay_seconds_count":                    3,
+		"hermes_answer_delivery_seconds_count":                       1,
+		// Only the press counts towards the wait: 30 s.
+		"hermes_request_answer_wait_seconds_count":             1,
+		"hermes_request_answer_wait_seconds_sum":               30,
+		`hermes_request_answer_wait_seconds_bucket{le="15"}`:   0,
+		`hermes_request_answer_wait_seconds_bucket{le="30"}`:   1,
+		`hermes_request_answer_wait_seconds_bucket{le="+Inf"}`: 1,
+	}
+	for k, v := range want {
+		if g, ok := got[k]; !ok || g != v {
+			t.Errorf("%s = %v (present %v), want %v", k, g, ok, v)
+		}
+	}
+}
+
+func TestMetricsCountOutboxRetries(t *testing.T) {
+	m := NewMetrics()
+	tg := newOutboxFake()
+	tg.failNext("sendMessage", &tgbot.TooManyRequestsError{Message: "too many requests", RetryAfter: 2})
+	tg.failNext("sendMessage", errors.New("connection reset by peer"))
+	r := newOutboxRig(t, tg, OutboxOptions{Metrics: m})
+	if _, err := r.o.SendMessage(outboxCtx(t), &tgbot.SendMessageParams{ChatID: int64(-1), Text: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	got := scrape(t, m)
+	if got["hermes_telegram_rate_limited_total"] != 1 || got["hermes_telegram_retries_total"] != 1 {
+		t.Fatalf("429s %v, retries %v, want 1 and 1", got["hermes_telegram_rate_limited_total"], got["hermes_telegram_retries_total"])
+	}
+}

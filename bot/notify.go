@@ -1,0 +1,359 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	tgbot "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+	"github.com/rs/zerolog"
+
+	"github.com/hermes-bot/hermes-bot/opencode"
+	"github.com/hermes-bot/hermes-bot/pending"
+)
+
+// SessionReader is what session notifications need of opencode beyond
+// Opencode: the agent's last words, for the excerpt of a "finished"
+// notice. It is apart from Opencode so fakes of that need not grow.
+type SessionReader interface {
+	// LastAssistantText returns the text of the session's latest
+	// assistant message; "" when it has none.
+	LastAssistantText(ctx context.Context, dir, sessionID string) (string, error)
+}
+
+var _ SessionReader = (*opencode.Client)(nil)
+
+// NotifyOptions says which session notifications the bridge posts. The
+// zero value posts none.
+type NotifyOptions struct {
+	// Idle posts a notice when a session finished (session.idle).
+	Idle bool
+	// Error posts a notice when a session failed (session.error).
+	Error bool
+	// Messages reads the excerpt of a "finished" notice. When nil, the
+	// bridge's Opencode is used if it is a SessionReader; else notices go
+	// without an excerpt.
+	Messages SessionReader
+	// SessionGap is the least time between two notices of one session;
+	// DefaultNotifySessionGap if zero or less. opencode says a session
+	// failed and then that it is idle: the gap keeps that to one notice.
+	SessionGap time.Duration
+	// PerMinute caps the notices of all sessions in any minute;
+	// DefaultNotifyPerMinute if zero or less. Notices over it are dropped
+	// and counted, and the next notice posted says how many.
+	PerMinute int
+}
+
+// Defaults for the zero fields of NotifyOptions.
+const (
+	DefaultNotifySessionGap = time.Minute
+	DefaultNotifyPerMinute  = 10
+)
+
+const (
+	// excerptTimeout bounds the read of the agent's last message: a slow
+	// opencode delays the notice by this at most, then it goes without.
+	excerptTimeout = 5 * time.Second
+	// maxExcerpt is the longest excerpt or error description, in UTF-16
+	// units once escaped.
+	maxExcerpt = 300
+	// maxNotifySessions bounds the sessions whose last notice is
+	// remembered; older ones are forgotten first.
+	maxNotifySessions = 1000
+)
+
+// notifyLimiter coalesces notices: one per session per gap, and at most
+// perMinute of all sessions in any minute.
+type notifyLimiter struct {
+	mu sync.Mutex
+	// last is when each session's last notice was posted (or held back
+	// for a reason that also holds back the next, an abort).
+	last  map[string]time.Time
+	order []string
+	// sent are the times of the notices posted in the last minute.
+	sent []time.Time
+	// dropped counts the notices refused for the global cap since the
+	// last one posted.
+	dropped int
+}
+
+// verdict is what the limiter says of a notice.
+type verdict int
+
+const (
+	notifyPost verdict = iota
+	notifyCoalesced
+	notifyCapped
+)
+
+// take decides whether session's notice goes out at now. When it does, it
+// counts, and dropped is how many were refused for the cap before it.
+func (l *notifyLimiter) take(session string, now time.Time, gap time.Duration, perMinute int) (v verdict, dropped int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if t, ok := l.last[session]; ok && now.Sub(t) < gap && now.Sub(t) >= 0 {
+		return notifyCoalesced, 0
+	}
+	keep := l.sent[:0]
+	for _, t := range l.sent {
+		if d := now.Sub(t); d < time.Minute && d >= 0 {
+			keep = append(keep, t)
+		}
+	}
+	l.sent = keep
+	if len(l.sent) >= perMinute {
+		l.dropped++
+		return notifyCapped, 0
+	}
+	l.sent = append(l.sent, now)
+	l.markLocked(session, now)
+	dropped, l.dropped = l.dropped, 0
+	return notifyPost, dropped
+}
+
+// mark records a notice of session at now without posting one, so the
+// next within the gap is coalesced.
+func (l *notifyLimiter) mark(session string, now time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.markLocked(session, now)
+}
+
+func (l *notifyLimiter) markLocked(session string, now time.Time) {
+	if l.last == nil {
+		l.last = make(map[string]time.Time)
+	}
+	if _, ok := l.last[session]; !ok {
+		l.order = append(l.order, session)
+	}
+	l.last[session] = now
+	for len(l.order) > maxNotifySessions {
+		delete(l.last, l.order[0])
+		l.order = l.order[1:]
+	}
+}
+
+func (b *Bridge) notifyGap() time.Duration {
+	if g := b.cfg.Notify.SessionGap; g > 0 {
+		return g
+	}
+	return DefaultNotifySessionGap
+}
+
+func (b *Bridge) notifyPerMinute() int {
+	if n := b.cfg.Notify.PerMinute; n > 0 {
+		return n
+	}
+	return DefaultNotifyPerMinute
+}
+
+// sessionLog is the logger for a session's notices.
+func (b *Bridge) sessionLog(dir, session string) zerolog.Logger {
+	return b.log.With().Str("sessionID", session).Str("directory", dir).Logger()
+}
+
+// sessionIdle posts that a session finished, with the start of the
+// agent's last message. It stays silent while a request of the session
+// (or of a subagent's session under it) still waits for an answer, and
+// for a subagent's own session, whose end is only a step of its parent.
+func (b *Bridge) sessionIdle(ctx context.Context, ev opencode.Event) {
+	id := ev.SessionIdle.SessionID
+	if !b.cfg.Notify.Idle || id == "" {
+		return
+	}
+	log := b.sessionLog(ev.Directory, id)
+	waiting, err := b.waitingIn(id)
+	if err != nil {
+		log.Warn().Err(err).Msg("could not tell whether the session still waits for an answer; no finished notice")
+		return
+	}
+	if waiting {
+		log.Debug().Msg("session idle while a request of it is pending; no finished notice")
+		return
+	}
+	s := b.notifySession(ctx, ev.Directory, id)
+	if s.ParentID != "" && s.ParentID != s.ID {
+		log.Debug().Str("parentSessionID", s.ParentID).Msg("subagent session finished; no notice")
+		return
+	}
+	dropped, ok := b.takeNotice(log, id, "finished")
+	if !ok {
+		return
+	}
+	excerpt := b.lastWords(ctx, log, ev.Directory, id)
+	text := renderNotice("✅", ev.Directory, id, s.Title, "finished", excerpt, dropped)
+	b.sendNotice(ctx, log, text, "finished")
+}
+
+// sessionError posts that a session failed, saying why in words. An
+// abort is someone stopping the agent on purpose: it is not reported, and
+// the idle that follows it is not a "finished".
+func (b *Bridge) sessionError(ctx context.Context, ev opencode.Event) {
+	id := ev.SessionError.SessionID
+	if id == "" || !(b.cfg.Notify.Error || b.cfg.Notify.Idle) {
+		return
+	}
+	log := b.sessionLog(ev.Directory, id)
+	name, why := describeError(ev.SessionError.Error)
+	if name == "MessageAbortedError" {
+		log.Debug().Msg("session aborted; no notice")
+		b.notices.mark(id, b.now())
+		return
+	}
+	if !b.cfg.Notify.Error {
+		// The idle that follows is no success either.
+		b.notices.mark(id, b.now())
+		return
+	}
+	dropped, ok := b.takeNotice(log, id, "failed")
+	if !ok {
+		return
+	}
+	s := b.notifySession(ctx, ev.Directory, id)
+	text := renderNotice("❌", ev.Directory, id, s.Title, "failed", why, dropped)
+	b.sendNotice(ctx, log, text, "failed")
+}
+
+// takeNotice asks the limiter whether a notice of session goes out now.
+func (b *Bridge) takeNotice(log zerolog.Logger, session, what string) (dropped int, ok bool) {
+	v, dropped := b.notices.take(session, b.now(), b.notifyGap(), b.notifyPerMinute())
+	switch v {
+	case notifyCoalesced:
+		log.Debug().Str("notice", what).Msg("notice coalesced: the session had one lately")
+		return 0, false
+	case notifyCapped:
+		log.Debug().Str("notice", what).Msg("notice dropped: too many notices this minute")
+		return 0, false
+	}
+	return dropped, true
+}
+
+// waitingIn reports whether a request of session, or of a subagent's
+// session under it, is held and not yet expired.
+func (b *Bridge) waitingIn(session string) (bool, error) {
+	entries, err := b.store.List()
+	if err != nil {
+		return false, err
+	}
+	for _, e := range entries {
+		if e.Kind != pending.KindQuestion && e.Kind != pending.KindPermission {
+			continue
+		}
+		if e.ExpiredNotified {
+			continue
+		}
+		if e.SessionID == session || e.ParentSessionID == session {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// notifySession looks the session up for its title and parent, within
+// sessionTimeout; what cannot be learnt stays empty.
+func (b *Bridge) notifySession(ctx context.Context, dir, id string) opencode.Session {
+	ctx, cancel := context.WithTimeout(ctx, b.sessionTimeout)
+	defer cancel()
+	s, _ := b.session(ctx, dir, id)
+	return s
+}
+
+// lastWords returns the agent's last message, or "" when it cannot be
+// read within excerptTimeout.
+func (b *Bridge) lastWords(ctx context.Context, log zerolog.Logger, dir, id string) string {
+	r := b.cfg.Notify.Messages
+	if r == nil {
+		r, _ = b.oc.(SessionReader)
+	}
+	if r == nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, b.excerptTimeout)
+	defer cancel()
+	text, err := r.LastAssistantText(ctx, dir, id)
+	if err != nil {
+		log.Info().Err(err).Msg("could not read the agent's last message; the notice goes without it")
+		return ""
+	}
+	return text
+}
+
+func (b *Bridge) sendNotice(ctx context.Context, log zerolog.Logger, text, what string) {
+	_, err := b.tg.SendMessage(ctx, &tgbot.SendMessageParams{
+		ChatID:             b.ChatID(),
+		Text:               text,
+		ParseMode:          models.ParseModeHTML,
+		LinkPreviewOptions: noPreview(),
+	})
+	if err != nil {
+		log.Warn().Err(err).Str("notice", what).Msg("could not post session notice")
+		return
+	}
+	log.Info().Str("notice", what).Msg("session notice posted")
+}
+
+// renderNotice is a session notice: the head requests have, what
+// happened, and body (agent text or an error description) quoted. dropped
+// notices held back for the cap are owned up to at the end.
+func renderNotice(icon, dir, session, title, what, body string, dropped int) string {
+	s := head(icon, &pending.Entry{Directory: dir, SessionID: session, SessionTitle: title}) + " — " + what
+	if body = strings.TrimSpace(body); body != "" {
+		s += "\n<blockquote>" + esc(body, maxExcerpt) + "</blockquote>"
+	}
+	if dropped > 0 {
+		n := strconv.Itoa(dropped) + " other notices were"
+		if dropped == 1 {
+			n = "1 other notice was"
+		}
+		s += "\n<i>" + n + " skipped so as not to flood the group.</i>"
+	}
+	return s
+}
+
+// sessionErrorWords are descriptions of the opencode errors that carry no
+// message of their own.
+var sessionErrorWords = map[string]string{
+	"MessageOutputLengthError": "the reply hit the model's output limit",
+	"MessageAbortedError":      "aborted",
+}
+
+// describeError turns the error of session.error into its name and
+// readable words: "Name: message", the name alone, or "unknown error";
+// never the raw JSON.
+func describeError(raw json.RawMessage) (name, words string) {
+	var e struct {
+		Name    string `json:"name"`
+		Message string `json:"message"`
+		Data    struct {
+			Message string `json:"message"`
+		} `json:"data"`
+	}
+	if len(raw) == 0 || json.Unmarshal(raw, &e) != nil {
+		var s string
+		if json.Unmarshal(raw, &s) == nil && strings.TrimSpace(s) != "" {
+			return "", strings.TrimSpace(s)
+		}
+		return "", "unknown error"
+	}
+	name = oneLine(e.Name)
+	msg := strings.TrimSpace(e.Data.Message)
+	if msg == "" {
+		msg = strings.TrimSpace(e.Message)
+	}
+	if msg == "" {
+		msg = sessionErrorWords[name]
+	}
+	switch {
+	case name != "" && msg != "":
+		return name, name + ": " + msg
+	case name != "":
+		return name, name
+	case msg != "":
+		return "", msg
+	}
+	return "", "unknown error"
+}

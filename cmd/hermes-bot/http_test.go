@@ -1,0 +1,226 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hermes-bot/hermes-bot/bot/telegramtest"
+	"github.com/hermes-bot/hermes-bot/opencode"
+)
+
+type fixedStream opencode.WatchState
+
+func (s fixedStream) State() opencode.WatchState { return opencode.WatchState(s) }
+
+// scriptedTransport answers every request with the next status, or an
+// error when the status is 0.
+type scriptedTransport struct{ statuses []int }
+
+func (s *scriptedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	code := s.statuses[0]
+	s.statuses = s.statuses[1:]
+	if code == 0 {
+		return nil, errors.New("connection refused")
+	}
+	return &http.Response{StatusCode: code, Body: io.NopCloser(strings.NewReader("{}")), Request: req}, nil
+}
+
+func TestHealthz(t *testing.T) {
+	t0 := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
+	up := fixedStream{Connected: true, Since: t0}
+	down := fixedStream{Since: t0, LastError: "unauthorized"}
+	const window = 80 * time.Second
+	poll := func(statuses ...int) *pollTracker {
+		p := newPollTracker()
+		p.next = &scriptedTransport{statuses: statuses}
+		p.now = func() time.Time { return t0 }
+		for range statuses {
+			req := httptest.NewRequest(http.MethodPost, "https://api.telegram.org/bot1:SECRET/getUpdates", nil)
+			if resp, err := p.RoundTrip(req); err == nil {
+				resp.Body.Close()
+			}
+		}
+		return p
+	}
+	cases := []struct {
+		name   string
+		stream fixedStream
+		poll   *pollTracker
+		at     time.Time
+		code   int
+		want   string
+	}{
+		{"all up", up, poll(200), t0.Add(time.Minute), 200, "ok"},
+		{"stream down", down, poll(200), t0, 503, "opencode event stream down since 2030-01-01T12:00:00Z (unauthorized)"},
+		{"never polled", up, poll(), t0, 503, "telegram polling has not started"},
+		{"poll failing", up, poll(200, 0), t0, 503, "telegram polling failing since"},
+		{"poll refused", up, poll(200, 409), t0, 503, "telegram polling failing since"},
+		{"recovered", up, poll(0, 200), t0, 200, "ok"},
+		{"poll silent", up, poll(200), t0.Add(window + time.Second), 503, "telegram polling silent since"},
+		{"both down", down, poll(), t0, 503, "opencode event stream down since 2030-01-01T12:00:00Z (unauthorized)\ntelegram polling has not started"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := healthHandler(tc.stream, tc.poll, window, func() time.Time { return tc.at })
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/healthz", nil))
+			if rec.Code != tc.code || !strings.Contains(rec.Body.String(), tc.want) {
+				t.Fatalf("/healthz = %d %q, want %d with %q", rec.Code, rec.Body.String(), tc.code, tc.want)
+			}
+			if strings.Contains(rec.Body.String(), "SECRET") {
+				t.Fatalf("/healthz shows the token: %q", rec.Body.String())
+			}
+		})
+	}
+}
+
+func TestPollTrackerIgnoresOtherMethods(t *testing.T) {
+	p := newPollTracker()
+	p.next = &scriptedTransport{statuses: []int{200}}
+	resp, err := p.RoundTrip(httptest.NewRequest(http.MethodPost, "https://api.telegram.org/bot1:x/sendMessage", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got := p.down(time.Now(), time.Minute); got != "telegram polling has not started" {
+		t.Fatalf("after a sendMessage: %q, want polling not started", got)
+	}
+	if !p.LastOK().IsZero() {
+		t.Fatalf("LastOK = %v after a sendMessage", p.LastOK())
+	}
+}
+
+// httpAddrOf returns the address hermes-bot logged it serves /healthz on.
+func httpAddrOf(t *testing.T, in *instance) string {
+	t.Helper()
+	line := in.out.waitLines(t, 1, "serving /healthz and /metrics")[0]
+	var v struct{ Addr string }
+	if err := json.Unmarshal([]byte(line), &v); err != nil || v.Addr == "" {
+		t.Fatalf("no addr in %q: %v", line, err)
+	}
+	return v.Addr
+}
+
+func get(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(b)
+}
+
+// samples reads a /metrics body into name{labels} → value.
+func samples(t *testing.T, body string) map[string]float64 {
+	t.Helper()
+	out := make(map[string]float64)
+	sc := bufio.NewScanner(strings.NewReader(body))
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		k, v, ok := strings.Cut(line, " ")
+		f, err := strconv.ParseFloat(v, 64)
+		if !ok || err != nil {
+			t.Fatalf("bad sample line %q", line)
+		}
+		out[k] = f
+	}
+	return out
+}
+
+// TestHealthAndMetricsServed runs hermes-bot with HERMES_HTTP_ADDR=:0,
+// answers one question, and reads /healthz and /metrics; the listener
+// must be on loopback and gone after shutdown.
+func TestHealthAndMetricsServed(t *testing.T) {
+	r := newRig(t)
+	in := start(t, r.with("HERMES_HTTP_ADDR", ":0"))
+	addr := httpAddrOf(t, in)
+	if host, _, _ := net.SplitHostPort(addr); host != "127.0.0.1" {
+		t.Fatalf("a bare :0 listens on %s, want loopback", addr)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	in.out.waitLines(t, 1, "connected to opencode event stream")
+	if _, err := r.tg.WaitRequests(ctx, "getUpdates", 1); err != nil {
+		t.Fatal(err)
+	}
+	if code, body := get(t, "http://"+addr+"/healthz"); code != 200 || body != "ok\n" {
+		t.Fatalf("/healthz = %d %q, want 200 ok", code, body)
+	}
+
+	r.oc.AddQuestion(faultDir, testQuestion("que_m1", "ses_m", "Counted by the metrics"))
+	m := r.waitMessage(t, "Counted by the metrics")
+	if _, err := r.tg.PressButtonText(faultChatID, m.ID, dana, "alpha"); err != nil {
+		t.Fatal(err)
+	}
+	// The outcome is shown after the request is counted as answered.
+	if _, err := r.tg.WaitMessage(ctx, faultChatID, func(x telegramtest.Message) bool {
+		return x.ID == m.ID && len(x.Keyboard) == 0 && strings.Contains(x.PlainText, "alpha")
+	}); err != nil {
+		t.Fatal(err)
+	}
+
+	code, body := get(t, "http://"+addr+"/metrics")
+	if code != 200 {
+		t.Fatalf("/metrics = %d", code)
+	}
+	got := samples(t, body)
+	for k, want := range map[string]float64{
+		"hermes_requests_posted_total":                     1,
+		`hermes_requests_closed_total{outcome="answered"}`: 1,
+		"hermes_answer_delivery_seconds_count":             1,
+		"hermes_opencode_connected":                        1,
+		"hermes_opencode_reconnects_total":                 0,
+	} {
+		if got[k] != want {
+			t.Errorf("%s = %v, want %v", k, got[k], want)
+		}
+	}
+	if got["hermes_opencode_events_total"] < 2 {
+		t.Errorf("events = %v, want at least server.connected and question.asked", got["hermes_opencode_events_total"])
+	}
+	if strings.Contains(body, faultToken) || strings.Contains(body, faultPassword) {
+		t.Error("/metrics shows a secret")
+	}
+
+	if err := in.stop(t); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := net.Dial("tcp", addr); err == nil {
+		c.Close()
+		t.Fatalf("%s still accepts connections after shutdown", addr)
+	}
+}
+
+func TestHTTPListenFailureStopsStartup(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	r := newRig(t)
+	code, out := runOnce(t, r.with("HERMES_HTTP_ADDR", ln.Addr().String()))
+	if code != 1 || !strings.Contains(out, "HERMES_HTTP_ADDR="+ln.Addr().String()) {
+		t.Fatalf("exit %d, output:\n%s\nwant 1 naming HERMES_HTTP_ADDR", code, out)
+	}
+	if n := len(r.tg.RequestsFor("getUpdates")); n > 0 {
+		t.Errorf("polled Telegram %d times though the listener failed", n)
+	}
+}
