@@ -91,6 +91,21 @@
 // cached; 3 s at most, falling back to the session ID), and a subagent's
 // parent session.
 //
+// With Config.AutoApprove set to AutoApproveLow, a request AssessRiskIn
+// rates low (read-only and self-contained: no chaining, redirects,
+// variables or paths outside the project) is allowed once without asking
+// and the group gets a notice instead of buttons; if that reply fails, the
+// request is asked as usual.
+//
+// # Notifications and metrics
+//
+// With Config.Notify, session.idle and session.error events post a short
+// notice (the agent's last words, or the error in words), never while a
+// request of that session waits, at most one per session a minute and ten
+// a minute in all. A non-nil Config.Metrics counts what happens (posted,
+// closed by outcome, latencies, 429s) for the /metrics endpoint; a nil one
+// costs nothing.
+//
 // ExpireDue rejects what nobody answered in time; a reject that fails is
 // retried at the next call, for 10 minutes at most, while the message
 // already says "expired".

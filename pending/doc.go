@@ -1,8 +1,12 @@
 // Package pending owns the bbolt file of requests in flight: each Entry,
-// keyed by a short random UID, and two indexes kept consistent with it (by
-// opencode request ID and by the Telegram force-reply prompt that awaits a
-// typed answer), the time-based queries the bridge runs (Expired, Unsent,
-// AwaitingText) and the single-instance lock on the file. It knows nothing
+// keyed by a short random UID, and the indexes kept consistent with it in
+// the same transaction (by opencode request ID, by the Telegram
+// force-reply prompt that awaits a typed answer, by directory, by expiry
+// time, and of entries not yet posted), the queries the bridge runs
+// (Expired, Unsent, Directories, CompareListed, AwaitingText), a small
+// meta bucket (a chat's supergroup migration, the last handled Telegram
+// update, requests closed in the last day so a late press is told how
+// they closed) and the single-instance lock on the file. It knows nothing
 // of HTTP, Telegram or opencode: deciding what an entry means, and talking
 // to either side, is left to package bot.
 //
@@ -14,7 +18,8 @@
 // held. Entries are stored as JSON, so Entry may gain fields without a
 // migration. An entry that cannot be decoded is skipped by the listing
 // methods, with a warning naming its key, so one bad record never stops
-// the bridge; Delete still removes it.
+// the bridge; Delete still removes it. The indexes are built on Open for
+// a file written before they existed.
 //
 // # Concurrency
 //
