@@ -20,7 +20,7 @@ import (
 // The ingest benchmark runs on a synthetic stream shaped like what a busy
 // opencode 1.18 server sends on GET /global/event, so it runs from a fresh
 // clone without the recorded sample: every record below is a record of
-// /work/shared/reference/opencode-global-events.sample.txt with its IDs,
+// testdata/global-events.sample.txt (a real recording) with its IDs,
 // text and numbers varied. Most of the traffic is streaming text deltas,
 // then part and message updates each followed by its "sync" mirror,
 // session status and updates; one record in relevantEvery is one
