@@ -80,6 +80,16 @@ type Config struct {
 	// AutoApprove is which permission requests are allowed without
 	// asking; the zero value asks for every one.
 	AutoApprove AutoApprovePolicy
+	// ThreadID is the forum topic requests are posted in
+	// (TELEGRAM_THREAD_ID); 0: the chat itself, or a forum's General topic.
+	ThreadID int
+	// TopicPerProject posts each project directory's requests in a forum
+	// topic of its own, created on first use and remembered in the store;
+	// ThreadID is where they go when it cannot be created.
+	TopicPerProject bool
+	// Lang is the language of every text the bot writes for people: "en"
+	// (the default) or "zh" (HERMES_LANG).
+	Lang string
 }
 
 // ChatID is the chat requests are posted to now: Config.ChatID, or the
@@ -110,29 +120,12 @@ const (
 	expireRetryFor = 10 * time.Minute
 )
 
-// Toasts: the texts of callback answers.
-const (
-	toastUnknown      = "Unknown button"
-	toastNotAllowed   = "You are not allowed to answer here"
-	toastGone         = "This request is no longer pending"
-	toastStale        = "This button is out of date: that question was already answered"
-	toastBusy         = "This request is already being answered"
-	toastSending      = "Sending…"
-	toastFailed       = "Something went wrong; try again"
-	toastTypeAnswer   = "Reply to my message below with your answer"
-	toastSelectFirst  = "Select at least one option first"
-	toastPromptFailed = "Could not ask for a typed answer; try again"
-
-	toastAnswered          = "This request was already answered"
-	toastAnsweredElsewhere = "This request was already answered in opencode"
-	toastDismissed         = "This request was dismissed in opencode"
-	toastExpired           = "This request expired"
-)
-
 // Bridge carries question requests from opencode to a Telegram chat and
 // their answers back. Make one with NewBridge.
 type Bridge struct {
 	cfg Config
+	// text is the catalog of cfg.Lang.
+	text *Text
 	// chatID starts as cfg.ChatID and follows a supergroup migration.
 	chatID  atomic.Int64
 	store   *pending.Store
@@ -149,6 +142,11 @@ type Bridge struct {
 	sessions  sessionCache
 	offsets   offsetTracker
 	notices   notifyLimiter
+
+	// topicMu serialises finding or creating a project's forum topic;
+	// topicFailed, under it, holds when creating one last failed.
+	topicMu     sync.Mutex
+	topicFailed map[topicFailKey]time.Time
 
 	pruneMu   sync.Mutex
 	lastPrune time.Time
@@ -173,6 +171,7 @@ func NewBridge(cfg Config, store *pending.Store, oc Opencode, tg Telegram, log z
 	cfg.AllowedUserIDs = slices.Clone(cfg.AllowedUserIDs)
 	b := &Bridge{
 		cfg:            cfg,
+		text:           TextFor(cfg.Lang),
 		store:          store,
 		oc:             oc,
 		tg:             tg,
@@ -223,11 +222,11 @@ func (b *Bridge) HandleEvent(ctx context.Context, ev opencode.Event) {
 		}
 	case opencode.TypeQuestionReplied:
 		if r := ev.QuestionReplied; r != nil {
-			b.closedElsewhere(ctx, r.RequestID, "✅", r.Answers, "Answered in opencode", toastAnsweredElsewhere)
+			b.closedElsewhere(ctx, r.RequestID, "✅", r.Answers, b.text.AnsweredOC, toastAnsweredElsewhere)
 		}
 	case opencode.TypeQuestionRejected:
 		if r := ev.QuestionRejected; r != nil {
-			b.closedElsewhere(ctx, r.RequestID, "🚫", nil, "Dismissed in opencode", toastDismissed)
+			b.closedElsewhere(ctx, r.RequestID, "🚫", nil, b.text.DismissedOC, toastDismissed)
 		}
 	case opencode.TypeServerConnected:
 		// A message that failed to post (Telegram down, say) gets another
@@ -293,6 +292,7 @@ func (b *Bridge) questionAsked(ctx context.Context, ev opencode.Event) {
 	if b.closedBefore(log, ev, q.ID) {
 		return
 	}
+	e.ThreadID = b.threadFor(ctx, log, e.ChatID, e.Directory)
 	if err := b.store.Create(e); err != nil {
 		if errors.Is(err, pending.ErrExists) {
 			log.Debug().Bool("listed", ev.Listed).Msg("question request already held")
@@ -364,13 +364,14 @@ func (b *Bridge) post(ctx context.Context, uid string) error {
 		return nil
 	}
 	b.addContext(ctx, e)
-	text, kb, err := renderQuestion(e)
+	text, kb, err := renderQuestion(b.text, e)
 	if err != nil {
 		log.Error().Err(err).Msg("could not render question")
 		return fmt.Errorf("post %s: %w", uid, err)
 	}
 	msg, err := b.tg.SendMessage(ctx, &tgbot.SendMessageParams{
 		ChatID:             e.ChatID,
+		MessageThreadID:    e.ThreadID,
 		Text:               text,
 		ParseMode:          models.ParseModeHTML,
 		LinkPreviewOptions: noPreview(),
@@ -451,7 +452,7 @@ func (b *Bridge) closedElsewhere(ctx context.Context, requestID, icon string, an
 	log := b.entryLog(e)
 	log.Info().Str("outcome", footer).Msg("request closed in opencode")
 	b.deleteEntry(log, e, toast)
-	b.edit(ctx, log, e, renderOutcome(e, icon, answers, footer), nil)
+	b.edit(ctx, log, e, renderOutcome(b.text, e, icon, answers, footer), nil)
 }
 
 // closedRetention is how long a closed request is remembered, so a late
@@ -595,7 +596,7 @@ func (b *Bridge) edit(ctx context.Context, log zerolog.Logger, e *pending.Entry,
 	}
 	if kb == nil && e.Kind == pending.KindPermission {
 		if live := b.stillOpen(e); len(live) > 0 {
-			t, k, err := renderPermission(lockKey(e), live)
+			t, k, err := renderPermission(b.text, lockKey(e), live)
 			if err == nil {
 				log.Info().Int("stillOpen", len(live)).Msg("request closed; its message stays open for the identical requests sharing it")
 				text, kb = t, k

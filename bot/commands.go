@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -33,31 +32,16 @@ const (
 )
 
 // Commands returns the commands to register with setMyCommands, so
-// Telegram clients offer them in the chat.
-func Commands() []models.BotCommand {
+// Telegram clients offer them in the chat, described in language lang
+// (Config.Lang).
+func Commands(lang string) []models.BotCommand {
+	tx := TextFor(lang)
 	return []models.BotCommand{
-		{Command: cmdPending, Description: "List the requests waiting for an answer"},
-		{Command: cmdStatus, Description: "Show the connection to opencode and what is waiting"},
-		{Command: cmdHelp, Description: "What this bot does and how to answer it"},
+		{Command: cmdPending, Description: tx.CmdPending},
+		{Command: cmdStatus, Description: tx.CmdStatus},
+		{Command: cmdHelp, Description: tx.CmdHelp},
 	}
 }
-
-// Texts of the command replies. HTML.
-const (
-	textNothingPending = "✨ Nothing is waiting for you."
-	textHelp           = "🤖 <b>hermes-bot</b> brings opencode's questions and permission requests to this chat, " +
-		"and carries your answers back to the agent.\n\n" +
-		"<b>Questions</b> ❓: press an option. With several choices allowed, tick them and press " +
-		"<b>✅ Submit</b>. <b>✏️ Type an answer</b> asks you to reply with text.\n" +
-		"<b>Permission requests</b> 🔐: <b>" + btnAllowOnce + "</b> allows this call, <b>" + btnAllowAlways +
-		"</b> allows calls like it for the rest of the session, <b>" + btnReject + "</b> refuses, and <b>" +
-		btnRejectReason + "</b> refuses and tells the agent why.\n" +
-		"A request nobody answers is dismissed when it expires.\n\n" +
-		"<b>Commands</b>\n" +
-		"/pending: the requests waiting for an answer, with links to their messages\n" +
-		"/status: the connection to opencode, its version, what is waiting, uptime\n" +
-		"/help: this message"
-)
 
 // parseCommand returns the name of the bot command text starts with, in
 // lower case, and whether it is one for this bot. "/cmd@name" is for this
@@ -101,7 +85,7 @@ func (b *Bridge) handleCommand(ctx context.Context, log zerolog.Logger, m *model
 	case cmdStatus:
 		reply = b.renderStatus()
 	case cmdHelp:
-		reply = textHelp
+		reply = b.text.Help
 	default:
 		log.Debug().Msg("ignoring unknown command")
 		return
@@ -113,6 +97,7 @@ func (b *Bridge) handleCommand(ctx context.Context, log zerolog.Logger, m *model
 	log.Info().Msg("command received")
 	if _, err := b.tg.SendMessage(ctx, &tgbot.SendMessageParams{
 		ChatID:             m.Chat.ID,
+		MessageThreadID:    threadOf(m),
 		Text:               reply,
 		ParseMode:          models.ParseModeHTML,
 		LinkPreviewOptions: noPreview(),
@@ -170,28 +155,28 @@ func (b *Bridge) renderPendingList(ctx context.Context) string {
 	open, err := b.openRequests()
 	if err != nil {
 		b.log.Error().Err(err).Msg("could not list open requests for /pending")
-		return "⚠️ Could not read the stored requests; see the log."
+		return b.text.StoreUnreadable
 	}
 	b.awaitPosting(ctx, open)
 	if len(open) == 0 {
-		return textNothingPending
+		return b.text.NothingPending
 	}
 	now := b.now()
-	top := fmt.Sprintf("📋 <b>Waiting for you: %d</b>\n", len(open))
+	top := b.text.WaitingN(len(open)) + "\n"
 	blocks := make([]string, len(open))
 	for i, e := range open {
-		blocks[i] = "\n" + pendingLine(e, now)
+		blocks[i] = "\n" + pendingLine(b.text, e, now)
 	}
-	more := func(n int) string { return fmt.Sprintf("\n… and %d more", n) }
+	more := func(n int) string { return "\n" + b.text.MoreN(n) }
 	return top + joinFit(blocks, maxMessageLen-u16len(top), more)
 }
 
 // pendingLine describes one open request in at most about 400 units: what
 // it is (linked to its message), where it comes from, how old it is.
-func pendingLine(e *pending.Entry, now time.Time) string {
-	icon, kind, what := "❓", "Question", ""
+func pendingLine(tx *Text, e *pending.Entry, now time.Time) string {
+	icon, kind, what := "❓", tx.KindQuestion, ""
 	if e.Kind == pending.KindPermission {
-		icon, kind = "🔐", "Permission"
+		icon, kind = "🔐", tx.KindPermission
 		if p := e.Permission; p != nil {
 			what = oneLine(p.Kind)
 			if d := permissionDetail(p); d.command != "" {
@@ -201,31 +186,31 @@ func pendingLine(e *pending.Entry, now time.Time) string {
 			}
 		}
 	} else if e.Current < len(e.Questions) {
-		what = title(e, e.Current) + ": " + oneLine(e.Questions[e.Current].Text)
+		what = title(tx, e, e.Current) + ": " + oneLine(e.Questions[e.Current].Text)
 	}
 	label := "<b>" + kind + "</b>"
 	switch link := messageLink(e.ChatID, e.MessageID); {
 	case link != "":
 		label = `<a href="` + link + `">` + label + "</a>"
 	case e.MessageID != 0:
-		label += " (message #" + strconv.Itoa(e.MessageID) + ")"
+		label += tx.MessageN(e.MessageID)
 	default:
-		label += " (not posted yet)"
+		label += tx.NotPostedYet
 	}
-	s := icon + " " + label + " · <b>" + esc(projectName(e.Directory), 64) + "</b>"
+	s := icon + " " + label + " · <b>" + esc(projectName(tx, e.Directory), 64) + "</b>"
 	if t := oneLine(e.SessionTitle); t != "" {
 		s += " · <i>" + esc(t, 80) + "</i>"
 	} else {
-		s += " · session <code>" + esc(shortSession(e.SessionID), 24) + "</code>"
+		s += " · " + tx.Session + "<code>" + esc(shortSession(e.SessionID), 24) + "</code>"
 	}
 	if what != "" {
 		s += "\n" + esc(what, 160)
 	}
-	s += "\n<i>asked " + ago(now.Sub(e.CreatedAt))
+	s += "\n<i>" + tx.Asked(ago(tx, now.Sub(e.CreatedAt)))
 	if left := e.ExpiresAt.Sub(now); left > 0 {
-		s += ", expires in " + span(left)
+		s += tx.ExpiresIn(span(tx, left))
 	} else {
-		s += ", expiring now"
+		s += tx.ExpiringNow
 	}
 	return s + "</i>\n"
 }
@@ -238,91 +223,83 @@ func (b *Bridge) renderStatus() string {
 	if v := b.cfg.Version; v != "" {
 		s.WriteString(" " + esc(v, 64))
 	}
-	s.WriteString(" · up " + span(now.Sub(b.started)) + "\n")
+	s.WriteString(b.text.Up(span(b.text, now.Sub(b.started))) + "\n")
 
 	s.WriteString("opencode: ")
 	if b.cfg.Status == nil {
-		s.WriteString("state unknown\n")
+		s.WriteString(b.text.StateUnknown + "\n")
 	} else {
 		st := b.cfg.Status.State()
 		switch {
 		case st.Connected:
-			s.WriteString("✅ connected")
+			s.WriteString(b.text.Connected)
 			if !st.Since.IsZero() {
-				s.WriteString(" for " + span(now.Sub(st.Since)))
+				s.WriteString(b.text.ConnectedFor(span(b.text, now.Sub(st.Since))))
 			}
 		case st.Since.IsZero():
-			s.WriteString("⏳ not connected yet")
+			s.WriteString(b.text.NotConnectedYet)
 		default:
-			s.WriteString("❌ not connected for " + span(now.Sub(st.Since)))
+			s.WriteString(b.text.NotConnectedFor(span(b.text, now.Sub(st.Since))))
 		}
 		if st.Version != "" {
-			s.WriteString(" · version " + esc(st.Version, 64))
+			s.WriteString(b.text.Version(esc(st.Version, 64)))
 		}
 		s.WriteString("\n")
 		if st.LastError != "" && !st.Connected {
-			s.WriteString("Last error: " + esc(errorWords(st.LastError), 200) + ", " + ago(now.Sub(st.LastErrorAt)) + "\n")
+			s.WriteString(b.text.LastError(esc(errorWords(b.text, st.LastError), 200), ago(b.text, now.Sub(st.LastErrorAt))) + "\n")
 		}
 	}
 
 	open, err := b.openRequests()
 	if err != nil {
 		b.log.Error().Err(err).Msg("could not count open requests for /status")
-		s.WriteString("Waiting for you: unknown (could not read the store)")
+		s.WriteString(b.text.WaitingUnknown)
 	} else {
-		fmt.Fprintf(&s, "Waiting for you: %d", len(open))
+		s.WriteString(b.text.WaitingCount(len(open)))
 		if len(open) > 0 {
-			s.WriteString(" (/pending lists them)")
+			s.WriteString(b.text.PendingLists)
 		}
 	}
 	return s.String()
 }
 
 // errorWords says what a failure class of opencode.WatchState means.
-func errorWords(class string) string {
+func errorWords(tx *Text, class string) string {
 	switch class {
 	case "unauthorized":
-		return "opencode refused the username or password"
+		return tx.ErrUnauthorized
 	case "transient":
-		return "opencode could not be reached, or the connection dropped"
+		return tx.ErrTransient
 	case "silent":
-		return "the event stream went silent"
+		return tx.ErrSilent
 	case "not_found":
-		return "opencode does not know the event stream (wrong URL?)"
+		return tx.ErrNotFound
 	case "not_accepted":
-		return "opencode refused the request"
+		return tx.ErrNotAccepted
 	default:
-		return "an unexpected error (see the log)"
+		return tx.ErrUnexpected
 	}
 }
 
 // ago says how long ago something happened, d being the time since.
-func ago(d time.Duration) string {
+func ago(tx *Text, d time.Duration) string {
 	if d < time.Minute {
-		return "just now"
+		return tx.JustNow
 	}
-	return span(d) + " ago"
+	return tx.Ago(span(tx, d))
 }
 
 // span says d in the two largest units that matter: "3 min", "2 h 5 min",
 // "4 d 1 h".
-func span(d time.Duration) string {
+func span(tx *Text, d time.Duration) string {
 	switch {
 	case d < time.Minute:
-		return "under a minute"
+		return tx.UnderMinute
 	case d < time.Hour:
-		return fmt.Sprintf("%d min", int(d/time.Minute))
+		return tx.Minutes(int(d / time.Minute))
 	case d < 24*time.Hour:
-		h, m := int(d/time.Hour), int(d%time.Hour/time.Minute)
-		if m == 0 {
-			return fmt.Sprintf("%d h", h)
-		}
-		return fmt.Sprintf("%d h %d min", h, m)
+		return tx.Hours(int(d/time.Hour), int(d%time.Hour/time.Minute))
 	default:
-		days, h := int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour)
-		if h == 0 {
-			return fmt.Sprintf("%d d", days)
-		}
-		return fmt.Sprintf("%d d %d h", days, h)
+		return tx.Days(int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour))
 	}
 }

@@ -83,8 +83,8 @@ func TestParseCommand(t *testing.T) {
 
 func TestCommandPendingEmpty(t *testing.T) {
 	h := newHarness(t, Config{BotUsername: testBotName})
-	if got := h.oneReply(testChat, alice, "/pending"); got != textNothingPending {
-		t.Fatalf("reply = %q, want %q", got, textNothingPending)
+	if got := h.oneReply(testChat, alice, "/pending"); got != English.NothingPending {
+		t.Fatalf("reply = %q, want %q", got, English.NothingPending)
 	}
 }
 
@@ -245,7 +245,7 @@ func TestCommandIsNotATypedAnswer(t *testing.T) {
 
 func TestCommandsRegistered(t *testing.T) {
 	seen := map[string]bool{}
-	for _, c := range Commands() {
+	for _, c := range Commands("en") {
 		if seen[c.Command] || c.Command != strings.ToLower(c.Command) || c.Description == "" {
 			t.Errorf("bad command %+v", c)
 		}
@@ -267,7 +267,7 @@ func TestSpan(t *testing.T) {
 		49 * time.Hour:              "2 d 1 h",
 		72 * time.Hour:              "3 d",
 	} {
-		if got := span(d); got != want {
+		if got := span(&English, d); got != want {
 			t.Errorf("span(%v) = %q, want %q", d, got, want)
 		}
 	}

@@ -125,7 +125,7 @@ func (b *Bridge) settleCopy(ctx context.Context, log zerolog.Logger, pc *pressed
 	}
 	log.Info().Int("staleMessageID", pc.messageID).Int("messageID", current).
 		Msg("press on a stale copy of the request's message; it now points at the current one")
-	b.editCopy(ctx, log, pc.chatID, pc.messageID, renderMoved(pc.chatID, pc.messageID, current, false))
+	b.editCopy(ctx, log, pc.chatID, pc.messageID, renderMoved(b.text, pc.chatID, pc.messageID, current, false))
 }
 
 // settleClosedCopy handles a press on a request that has closed: when it
@@ -138,7 +138,7 @@ func (b *Bridge) settleClosedCopy(ctx context.Context, log zerolog.Logger, cq *m
 	}
 	log.Info().Int("staleMessageID", pc.messageID).Int("messageID", c.MessageID).
 		Msg("press on a stale copy of a closed request's message; it now points at the outcome")
-	b.editCopy(ctx, log, pc.chatID, pc.messageID, renderMoved(pc.chatID, pc.messageID, c.MessageID, true))
+	b.editCopy(ctx, log, pc.chatID, pc.messageID, renderMoved(b.text, pc.chatID, pc.messageID, c.MessageID, true))
 }
 
 // refuseClosed answers a press on request uid, which is no longer held,
@@ -193,6 +193,7 @@ func (b *Bridge) repost(ctx context.Context, log zerolog.Logger, e *pending.Entr
 	msgID := 0
 	msg, err := b.tg.SendMessage(ctx, &tgbot.SendMessageParams{
 		ChatID:             e.ChatID,
+		MessageThreadID:    e.ThreadID,
 		Text:               text,
 		ParseMode:          models.ParseModeHTML,
 		LinkPreviewOptions: noPreview(),
@@ -234,17 +235,21 @@ func (b *Bridge) repost(ctx context.Context, log zerolog.Logger, e *pending.Entr
 // renderMoved is the text a stale copy of a request's message becomes: a
 // pointer to message current, which shows the request now (closed: its
 // outcome). In a supergroup the pointer is a link.
-func renderMoved(chatID int64, stale, current int, closed bool) string {
-	where := "below"
-	if current < stale {
-		where = "above"
-	}
-	text := "↪️ This request moved to the message " + where + "."
-	if closed {
-		text = "↪️ This request was closed: see the message " + where + "."
+func renderMoved(tx *Text, chatID int64, stale, current int, closed bool) string {
+	above := current < stale
+	var text string
+	switch {
+	case closed && above:
+		text = tx.ClosedAbove
+	case closed:
+		text = tx.ClosedBelow
+	case above:
+		text = tx.MovedAbove
+	default:
+		text = tx.MovedBelow
 	}
 	if link := messageLink(chatID, current); link != "" {
-		text += ` <a href="` + link + `">Go to it</a>`
+		text += ` <a href="` + link + `">` + tx.GoToIt + `</a>`
 	}
 	return text
 }

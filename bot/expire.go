@@ -12,11 +12,6 @@ import (
 	"github.com/hermes-bot/hermes-bot/pending"
 )
 
-// expiredReason is what the agent is told when a permission request
-// expires: with a message, the reject does not end its turn.
-const expiredReason = "No one answered this permission request in time on Telegram (hermes-bot); " +
-	"treat it as rejected and continue without it."
-
 // ExpireDue closes every request whose TTL has run out (DESIGN.md step 6):
 // a question is rejected in opencode, a permission rejected with a
 // message telling the agent nobody answered in time; its message says it
@@ -118,19 +113,19 @@ func (b *Bridge) expire(ctx context.Context, key string) error {
 	if m == nil {
 		return nil
 	}
-	footer := "⌛ <b>Expired</b>: nobody answered within " + human(b.cfg.TTL) + "."
+	footer := b.text.Expired(human(b.cfg.TTL))
 	switch {
 	case len(kept) > 0:
-		footer += " opencode could not be told yet; hermes-bot keeps trying."
+		footer += b.text.ExpiredNotTold
 	case m.Kind == pending.KindPermission:
-		footer += " Rejected; the agent was told nobody answered in time."
+		footer += b.text.ExpiredRejected
 	default:
-		footer += " Dismissed in opencode."
+		footer += b.text.ExpiredDismissed
 	}
 	log := b.entryLog(m)
-	text := renderOutcome(m, "⌛", nil, footer)
+	text := renderOutcome(b.text, m, "⌛", nil, footer)
 	if m.Kind == pending.KindPermission {
-		text = renderPermissionOutcome(members, "⌛", footer)
+		text = renderPermissionOutcome(b.text, members, "⌛", footer)
 	}
 	b.edit(ctx, log, m, text, nil)
 	return nil

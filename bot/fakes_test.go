@@ -196,6 +196,35 @@ type fakeTelegram struct {
 	sent    []sentMessage
 	edits   []*tgbot.EditMessageTextParams
 	answers []*tgbot.AnswerCallbackQueryParams
+	// topics are the names of the forum topics created, in order; topicErr,
+	// when set, fails every createForumTopic.
+	topics   []string
+	topicErr error
+}
+
+var _ ForumTopics = (*fakeTelegram)(nil)
+
+// CreateForumTopic gives topics thread IDs 100, 101, … so they cannot be
+// mistaken for message IDs.
+func (f *fakeTelegram) CreateForumTopic(ctx context.Context, p *tgbot.CreateForumTopicParams) (*models.ForumTopic, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.topicErr != nil {
+		return nil, f.topicErr
+	}
+	if n := len([]rune(p.Name)); n == 0 || n > maxTopicName {
+		f.t.Errorf("Telegram would refuse topic name %q", p.Name)
+		return nil, fmt.Errorf("bad request: topic name")
+	}
+	f.topics = append(f.topics, p.Name)
+	return &models.ForumTopic{MessageThreadID: 99 + len(f.topics), Name: p.Name}, nil
+}
+
+// Topics returns the names of the forum topics created.
+func (f *fakeTelegram) Topics() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.topics)
 }
 
 type sentMessage struct {

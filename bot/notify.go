@@ -3,7 +3,6 @@ package bot
 import (
 	"context"
 	"encoding/json"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -185,8 +184,8 @@ func (b *Bridge) sessionIdle(ctx context.Context, ev opencode.Event) {
 		return
 	}
 	excerpt := b.lastWords(ctx, log, ev.Directory, id)
-	text := renderNotice("✅", ev.Directory, id, s.Title, "finished", excerpt, dropped)
-	b.sendNotice(ctx, log, text, "finished")
+	text := renderNotice(b.text, "✅", ev.Directory, id, s.Title, b.text.Finished, excerpt, dropped)
+	b.sendNotice(ctx, log, ev.Directory, text, "finished")
 }
 
 // sessionError posts that a session failed, saying why in words. An
@@ -198,7 +197,7 @@ func (b *Bridge) sessionError(ctx context.Context, ev opencode.Event) {
 		return
 	}
 	log := b.sessionLog(ev.Directory, id)
-	name, why := describeError(ev.SessionError.Error)
+	name, why := describeError(b.text, ev.SessionError.Error)
 	if name == "MessageAbortedError" {
 		log.Debug().Msg("session aborted; no notice")
 		b.notices.mark(id, b.now())
@@ -214,8 +213,8 @@ func (b *Bridge) sessionError(ctx context.Context, ev opencode.Event) {
 		return
 	}
 	s := b.notifySession(ctx, ev.Directory, id)
-	text := renderNotice("❌", ev.Directory, id, s.Title, "failed", why, dropped)
-	b.sendNotice(ctx, log, text, "failed")
+	text := renderNotice(b.text, "❌", ev.Directory, id, s.Title, b.text.Failed, why, dropped)
+	b.sendNotice(ctx, log, ev.Directory, text, "failed")
 }
 
 // takeNotice asks the limiter whether a notice of session goes out now.
@@ -282,9 +281,13 @@ func (b *Bridge) lastWords(ctx context.Context, log zerolog.Logger, dir, id stri
 	return text
 }
 
-func (b *Bridge) sendNotice(ctx context.Context, log zerolog.Logger, text, what string) {
+// sendNotice posts a notice of a session in project directory dir, in
+// the thread the project's requests go to.
+func (b *Bridge) sendNotice(ctx context.Context, log zerolog.Logger, dir, text, what string) {
+	chat := b.ChatID()
 	_, err := b.tg.SendMessage(ctx, &tgbot.SendMessageParams{
-		ChatID:             b.ChatID(),
+		ChatID:             chat,
+		MessageThreadID:    b.threadFor(ctx, log, chat, dir),
 		Text:               text,
 		ParseMode:          models.ParseModeHTML,
 		LinkPreviewOptions: noPreview(),
@@ -299,32 +302,21 @@ func (b *Bridge) sendNotice(ctx context.Context, log zerolog.Logger, text, what 
 // renderNotice is a session notice: the head requests have, what
 // happened, and body (agent text or an error description) quoted. dropped
 // notices held back for the cap are owned up to at the end.
-func renderNotice(icon, dir, session, title, what, body string, dropped int) string {
-	s := head(icon, &pending.Entry{Directory: dir, SessionID: session, SessionTitle: title}) + " — " + what
+func renderNotice(tx *Text, icon, dir, session, title, what, body string, dropped int) string {
+	s := head(tx, icon, &pending.Entry{Directory: dir, SessionID: session, SessionTitle: title}) + " — " + what
 	if body = strings.TrimSpace(body); body != "" {
 		s += "\n<blockquote>" + esc(body, maxExcerpt) + "</blockquote>"
 	}
 	if dropped > 0 {
-		n := strconv.Itoa(dropped) + " other notices were"
-		if dropped == 1 {
-			n = "1 other notice was"
-		}
-		s += "\n<i>" + n + " skipped so as not to flood the group.</i>"
+		s += "\n<i>" + tx.Skipped(dropped) + "</i>"
 	}
 	return s
-}
-
-// sessionErrorWords are descriptions of the opencode errors that carry no
-// message of their own.
-var sessionErrorWords = map[string]string{
-	"MessageOutputLengthError": "the reply hit the model's output limit",
-	"MessageAbortedError":      "aborted",
 }
 
 // describeError turns the error of session.error into its name and
 // readable words: "Name: message", the name alone, or "unknown error";
 // never the raw JSON.
-func describeError(raw json.RawMessage) (name, words string) {
+func describeError(tx *Text, raw json.RawMessage) (name, words string) {
 	var e struct {
 		Name    string `json:"name"`
 		Message string `json:"message"`
@@ -337,7 +329,7 @@ func describeError(raw json.RawMessage) (name, words string) {
 		if json.Unmarshal(raw, &s) == nil && strings.TrimSpace(s) != "" {
 			return "", strings.TrimSpace(s)
 		}
-		return "", "unknown error"
+		return "", tx.UnknownError
 	}
 	name = oneLine(e.Name)
 	msg := strings.TrimSpace(e.Data.Message)
@@ -345,7 +337,13 @@ func describeError(raw json.RawMessage) (name, words string) {
 		msg = strings.TrimSpace(e.Message)
 	}
 	if msg == "" {
-		msg = sessionErrorWords[name]
+		// The opencode errors that carry no message of their own.
+		switch name {
+		case "MessageOutputLengthError":
+			msg = tx.OutputLimit
+		case "MessageAbortedError":
+			msg = tx.Aborted
+		}
 	}
 	switch {
 	case name != "" && msg != "":
@@ -355,5 +353,5 @@ func describeError(raw json.RawMessage) (name, words string) {
 	case msg != "":
 		return "", msg
 	}
-	return "", "unknown error"
+	return "", tx.UnknownError
 }

@@ -266,7 +266,7 @@ func TestDescribeError(t *testing.T) {
 		`{not json`:                             "unknown error",
 		`{"name":{"nested":true}}`:              "unknown error",
 	} {
-		if _, got := describeError(json.RawMessage(raw)); got != want {
+		if _, got := describeError(&English, json.RawMessage(raw)); got != want {
 			t.Errorf("describeError(%s) = %q, want %q", raw, got, want)
 		}
 	}

@@ -244,6 +244,21 @@ func (o *Outbox) DeleteMessage(ctx context.Context, p *tgbot.DeleteMessageParams
 	})
 }
 
+// CreateForumTopic queues the creation behind the chat's earlier calls,
+// under the same pacing as a message. It fails unless the wrapped
+// Telegram has the method (ForumTopics).
+func (o *Outbox) CreateForumTopic(ctx context.Context, p *tgbot.CreateForumTopicParams) (*models.ForumTopic, error) {
+	inner, ok := o.telegramPassthrough.(ForumTopics)
+	if !ok || p == nil {
+		return nil, errors.New("telegram createForumTopic: not supported by the wrapped client, or no parameters")
+	}
+	q := *p
+	return queued(o, ctx, "createForumTopic", q.ChatID, 0, func(ctx context.Context, chat any) (*models.ForumTopic, error) {
+		q.ChatID = chat
+		return inner.CreateForumTopic(ctx, &q)
+	})
+}
+
 // AnswerCallbackQuery passes straight through, never queued: Telegram
 // shows a spinner until it is answered, and gives up on it after seconds.
 func (o *Outbox) AnswerCallbackQuery(ctx context.Context, p *tgbot.AnswerCallbackQueryParams) (bool, error) {

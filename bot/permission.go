@@ -150,6 +150,7 @@ func (b *Bridge) permissionAsked(ctx context.Context, ev opencode.Event) {
 		log.Debug().Bool("listed", ev.Listed).Msg("permission request already held")
 		return
 	}
+	e.ThreadID = b.threadFor(ctx, log, e.ChatID, e.Directory)
 	if key, ok := b.findTwin(e); ok {
 		joined, post := b.join(ctx, e, key)
 		if post {
@@ -234,7 +235,8 @@ func (b *Bridge) autoApprove(ctx context.Context, log zerolog.Logger, e *pending
 	b.addContext(ctx, e)
 	if _, err := b.tg.SendMessage(ctx, &tgbot.SendMessageParams{
 		ChatID:             e.ChatID,
-		Text:               renderAutoApproved(e),
+		MessageThreadID:    e.ThreadID,
+		Text:               renderAutoApproved(b.text, e),
 		ParseMode:          models.ParseModeHTML,
 		LinkPreviewOptions: noPreview(),
 	}); err != nil {
@@ -245,7 +247,7 @@ func (b *Bridge) autoApprove(ctx context.Context, log zerolog.Logger, e *pending
 
 // renderAutoApproved is the notice of request e allowed by policy: whose
 // it is and what it let the agent do.
-func renderAutoApproved(e *pending.Entry) string {
+func renderAutoApproved(tx *Text, e *pending.Entry) string {
 	p := e.Permission
 	what := strings.TrimSpace(permissionDetail(p).command)
 	if what == "" {
@@ -254,11 +256,11 @@ func renderAutoApproved(e *pending.Entry) string {
 	if what == "" {
 		what = permissionDetail(p).file
 	}
-	label := "🤖 Auto-approved (low risk)"
+	label := tx.AutoApproved
 	if k := strings.ToLower(oneLine(p.Kind)); k != "bash" {
 		label += " " + esc(k, 40)
 	}
-	return head("✅", e) + "\n" + label + ": <code>" + esc(oneLine(what), 300) + "</code>"
+	return head(tx, "✅", e) + "\n" + label + ": <code>" + esc(oneLine(what), 300) + "</code>"
 }
 
 // findTwin returns the group key of an open request asking what e asks,
@@ -295,6 +297,8 @@ func (b *Bridge) join(ctx context.Context, e *pending.Entry, key string) (joined
 		return false, false
 	}
 	e.SharedWith = key
+	// The message is shared, so is its thread.
+	e.ThreadID = live[0].ThreadID
 	copyContext(e, live[0])
 	if m := messageOf(live); m != nil {
 		e.MessageID = m.MessageID
@@ -340,13 +344,14 @@ func (b *Bridge) postPermission(ctx context.Context, uid, key string) error {
 				copyContext(m, e)
 			}
 		}
-		text, kb, err := renderPermission(key, open(members))
+		text, kb, err := renderPermission(b.text, key, open(members))
 		if err != nil {
 			log.Error().Err(err).Msg("could not render permission request")
 			return fmt.Errorf("post %s: %w", uid, err)
 		}
 		msg, err := b.tg.SendMessage(ctx, &tgbot.SendMessageParams{
 			ChatID:             e.ChatID,
+			MessageThreadID:    e.ThreadID,
 			Text:               text,
 			ParseMode:          models.ParseModeHTML,
 			LinkPreviewOptions: noPreview(),
@@ -402,7 +407,7 @@ func (b *Bridge) rerenderPermission(ctx context.Context, log zerolog.Logger, key
 	if m == nil {
 		return
 	}
-	text, kb, err := renderPermission(key, live)
+	text, kb, err := renderPermission(b.text, key, live)
 	if err != nil {
 		log.Error().Err(err).Msg("could not render permission request")
 		return
@@ -458,8 +463,8 @@ func (b *Bridge) permissionReplied(ctx context.Context, r *opencode.PermissionRe
 		return
 	}
 	b.rememberGroup(log, key, []*pending.Entry{e}, toastAnsweredElsewhere)
-	icon, footer := elsewhereFooter(r.Reply)
-	b.edit(ctx, log, e, renderPermissionOutcome([]*pending.Entry{e}, icon, footer), nil)
+	icon, footer := elsewhereFooter(b.text, r.Reply)
+	b.edit(ctx, log, e, renderPermissionOutcome(b.text, []*pending.Entry{e}, icon, footer), nil)
 }
 
 // pressPermission acts on a permission button: a decision for every
@@ -535,7 +540,7 @@ func (b *Bridge) askForReason(ctx context.Context, log zerolog.Logger, key strin
 	if i := slices.IndexFunc(members, func(m *pending.Entry) bool { return m.UID == key }); i >= 0 {
 		holder = members[i]
 	}
-	text, placeholder := renderReasonPrompt(holder, user)
+	text, placeholder := renderReasonPrompt(b.text, holder, user)
 	b.prompt(ctx, log, holder, 0, text, placeholder, user, a, "waiting for the reason of a reject")
 }
 
@@ -566,12 +571,6 @@ func (b *Bridge) reasonReceived(ctx context.Context, log zerolog.Logger, e *pend
 	elog.Info().Int("requests", len(members)).Msg("reason for a reject received")
 	b.decide(ctx, elog, key, members, replyReject, text, user)
 }
-
-// Messages to the person when a decision did not go through.
-const (
-	tellNotAccepted = "opencode did not accept that decision. Please decide again."
-	tellUnreachable = "Could not reach opencode, so the decision was not delivered. Try again."
-)
 
 // decide sends reply (and message, the reason of a reject) for every
 // request of the group, then shows the outcome (DESIGN.md step 4). A
@@ -611,23 +610,22 @@ func (b *Bridge) decide(ctx context.Context, log zerolog.Logger, key string, mem
 	switch {
 	case len(kept) == 0 && len(done) > 0:
 		b.rememberGroup(log, key, done, toastAnswered)
-		icon, footer := decisionFooter(reply, members[0], user, message)
-		b.edit(ctx, log, members[0], renderPermissionOutcome(members, icon, footer), nil)
+		icon, footer := decisionFooter(b.text, reply, members[0], user, message)
+		b.edit(ctx, log, members[0], renderPermissionOutcome(b.text, members, icon, footer), nil)
 		return
 	case len(kept) == 0:
 		b.rememberGroup(log, key, gone, toastGone)
-		b.edit(ctx, log, members[0], renderPermissionOutcome(members, "⚠️",
-			"⚠️ No longer pending in opencode: it was answered elsewhere or has gone."), nil)
+		b.edit(ctx, log, members[0], renderPermissionOutcome(b.text, members, "⚠️", "⚠️ "+b.text.NoLongerPending), nil)
 		return
 	case len(done)+len(gone) > 0:
 		b.rerenderPermission(ctx, log, key, kept)
 	}
-	msg := tellUnreachable
+	msg := b.text.TellDecisionLost
 	if len(refused) > 0 {
-		msg = tellNotAccepted
+		msg = b.text.TellDecisionRefused
 	}
 	if len(done)+len(gone) > 0 {
-		msg = fmt.Sprintf("%d of %d identical requests are still open. %s", len(kept), len(members), msg)
+		msg = b.text.StillOpen(len(kept), len(members)) + msg
 	}
 	b.tell(ctx, log, kept[0], user, msg)
 }

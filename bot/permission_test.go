@@ -334,7 +334,7 @@ func TestPermissionRepliedElsewhere(t *testing.T) {
 func TestRenderOutcomeOfPermission(t *testing.T) {
 	h := newHarness(t, Config{})
 	e := h.askPerm(permEvent("per_1", "make <all>"))
-	text := renderOutcome(h.entry(e.UID), "✅", nil, "No longer pending in opencode: answered or dismissed elsewhere.")
+	text := renderOutcome(&English, h.entry(e.UID), "✅", nil, "No longer pending in opencode: answered or dismissed elsewhere.")
 	if err := checkMessageText(text); err != nil {
 		t.Fatal(err)
 	}
@@ -646,7 +646,7 @@ func TestDuplicateLaterClosedByOthersKeepsMessageOpen(t *testing.T) {
 	e := h.entry(s.UID)
 	log := h.b.entryLog(e)
 	h.b.deleteEntry(log, e, toastGone)
-	h.b.edit(ctx, log, e, renderOutcome(e, "✅", nil, "No longer pending in opencode: answered or dismissed elsewhere."), nil)
+	h.b.edit(ctx, log, e, renderOutcome(&English, e, "✅", nil, "No longer pending in opencode: answered or dismissed elsewhere."), nil)
 	unlock()
 	ed := h.lastEdit()
 	if ed.ReplyMarkup == nil || strings.Contains(ed.Text, "No longer pending") {
@@ -714,7 +714,7 @@ func TestPermissionRenderFitsTelegram(t *testing.T) {
 		Permission: &pending.Permission{Kind: big, Patterns: pats, Always: pats, Metadata: meta},
 	}
 	es := []*pending.Entry{e, e, e}
-	text, kb, err := renderPermission(e.UID, es)
+	text, kb, err := renderPermission(&English, e.UID, es)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -724,15 +724,15 @@ func TestPermissionRenderFitsTelegram(t *testing.T) {
 	if err := checkKeyboard(kb); err != nil {
 		t.Error(err)
 	}
-	_, footer := decisionFooter("reject", e, &alice, big)
-	if err := checkMessageText(renderPermissionOutcome(es, "❌", footer)); err != nil {
+	_, footer := decisionFooter(&English, "reject", e, &alice, big)
+	if err := checkMessageText(renderPermissionOutcome(&English, es, "❌", footer)); err != nil {
 		t.Errorf("closed message: %v", err)
 	}
-	_, footer = decisionFooter("always", e, &alice, "")
-	if err := checkMessageText(renderPermissionOutcome(es, "♾️", footer)); err != nil {
+	_, footer = decisionFooter(&English, "always", e, &alice, "")
+	if err := checkMessageText(renderPermissionOutcome(&English, es, "♾️", footer)); err != nil {
 		t.Errorf("closed message: %v", err)
 	}
-	pt, ph := renderReasonPrompt(e, &alice)
+	pt, ph := renderReasonPrompt(&English, e, &alice)
 	if err := checkMessageText(pt); err != nil || u16len(ph) > maxPlaceholder {
 		t.Errorf("prompt: %v (placeholder %q)", err, ph)
 	}

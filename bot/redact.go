@@ -3,6 +3,7 @@ package bot
 import (
 	"cmp"
 	"context"
+	"errors"
 	"net/url"
 	"slices"
 	"strings"
@@ -101,4 +102,14 @@ func (t *redactingTelegram) EditMessageText(ctx context.Context, p *tgbot.EditMe
 func (t *redactingTelegram) AnswerCallbackQuery(ctx context.Context, p *tgbot.AnswerCallbackQueryParams) (bool, error) {
 	ok, err := t.tg.AnswerCallbackQuery(ctx, p)
 	return ok, t.r.Error(err)
+}
+
+// CreateForumTopic is the wrapped client's, when it has one (ForumTopics).
+func (t *redactingTelegram) CreateForumTopic(ctx context.Context, p *tgbot.CreateForumTopicParams) (*models.ForumTopic, error) {
+	inner, ok := t.tg.(ForumTopics)
+	if !ok {
+		return nil, errors.New("telegram createForumTopic: not supported by the wrapped client")
+	}
+	topic, err := inner.CreateForumTopic(ctx, p)
+	return topic, t.r.Error(err)
 }

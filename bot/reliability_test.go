@@ -606,7 +606,7 @@ func TestRenderMoved(t *testing.T) {
 		{-1001234567890, 9, 7, true, `closed: see the message above. <a href="https://t.me/c/1234567890/7">`, ""},
 		{-4567, 5, 7, false, "moved to the message below.", "href"}, // a basic group has no links
 	} {
-		got := renderMoved(tc.chat, tc.stale, tc.cur, tc.closed)
+		got := renderMoved(&English, tc.chat, tc.stale, tc.cur, tc.closed)
 		if !strings.Contains(got, tc.want) || tc.notWant != "" && strings.Contains(got, tc.notWant) {
 			t.Errorf("renderMoved(%d, %d, %d, %v) = %s", tc.chat, tc.stale, tc.cur, tc.closed, got)
 		}

@@ -117,7 +117,7 @@ func oneLine(s string) string {
 
 // projectName is the base name of a project directory, whichever
 // separator the machine running opencode uses.
-func projectName(dir string) string {
+func projectName(tx *Text, dir string) string {
 	d := strings.TrimRight(dir, `/\`)
 	if i := strings.LastIndexAny(d, `/\`); i >= 0 {
 		d = d[i+1:]
@@ -128,7 +128,7 @@ func projectName(dir string) string {
 	case dir != "":
 		return dir
 	}
-	return "unknown project"
+	return tx.UnknownProject
 }
 
 // shortSession keeps the random tail of an opencode session ID
@@ -144,30 +144,30 @@ func shortSession(id string) string {
 // head is the top of every request message: project and session (its
 // title when known), and for a subagent's session, its parent. It is at
 // most about 320 units long.
-func head(icon string, e *pending.Entry) string {
-	s := icon + " <b>" + esc(projectName(e.Directory), 64) + "</b> · "
+func head(tx *Text, icon string, e *pending.Entry) string {
+	s := icon + " <b>" + esc(projectName(tx, e.Directory), 64) + "</b> · "
 	id := "<code>" + esc(shortSession(e.SessionID), 24) + "</code>"
 	if t := oneLine(e.SessionTitle); t != "" {
 		s += "<i>" + esc(t, 80) + "</i> (" + id + ")"
 	} else {
-		s += "session " + id
+		s += tx.Session + id
 	}
 	if e.ParentSessionID != "" {
 		parent := "<code>" + esc(shortSession(e.ParentSessionID), 24) + "</code>"
 		if t := oneLine(e.ParentTitle); t != "" {
 			parent = "<i>" + esc(t, 80) + "</i>"
 		}
-		s += "\n🤖 subagent of " + parent
+		s += "\n" + tx.SubagentOf + parent
 	}
 	return s
 }
 
 // title names question qi: its header, or "Question i" when it has none.
-func title(e *pending.Entry, qi int) string {
+func title(tx *Text, e *pending.Entry, qi int) string {
 	if h := oneLine(e.Questions[qi].Header); h != "" {
 		return h
 	}
-	return "Question " + strconv.Itoa(qi+1)
+	return tx.QuestionN(qi + 1)
 }
 
 // joinFit joins blocks while they fit in budget units, then says how many
@@ -203,20 +203,20 @@ func allowsTyped(q pending.Question) bool { return q.Custom || len(q.Options) ==
 
 // renderQuestion renders the current question of e: the message text and
 // its keyboard.
-func renderQuestion(e *pending.Entry) (string, *models.InlineKeyboardMarkup, error) {
+func renderQuestion(tx *Text, e *pending.Entry) (string, *models.InlineKeyboardMarkup, error) {
 	n := len(e.Questions)
 	qi := e.Current
 	if qi < 0 || qi >= n {
 		return "", nil, fmt.Errorf("render entry %s: current question %d of %d", e.UID, qi, n)
 	}
 	q := e.Questions[qi]
-	kb, shown, err := questionKeyboard(e, qi)
+	kb, shown, err := questionKeyboard(tx, e, qi)
 	if err != nil {
 		return "", nil, fmt.Errorf("render entry %s: %w", e.UID, err)
 	}
 
 	var pre strings.Builder
-	pre.WriteString(head("❓", e))
+	pre.WriteString(head(tx, "❓", e))
 	if qi > 0 {
 		var done []string
 		for j := range qi {
@@ -224,15 +224,15 @@ func renderQuestion(e *pending.Entry) (string, *models.InlineKeyboardMarkup, err
 			if j < len(e.Answers) {
 				ans = e.Answers[j]
 			}
-			done = append(done, "\n✅ "+esc(title(e, j), 60)+": "+esc(strings.Join(ans, ", "), 120))
+			done = append(done, "\n✅ "+esc(title(tx, e, j), 60)+": "+esc(strings.Join(ans, ", "), 120))
 		}
 		pre.WriteString(joinFit(done, 600, func(k int) string {
-			return fmt.Sprintf("\n✅ … and %d more answered", k)
+			return "\n" + tx.MoreAnswered(k)
 		}))
 	}
 	var label []string
 	if n > 1 {
-		label = append(label, fmt.Sprintf("Question %d/%d", qi+1, n))
+		label = append(label, tx.QuestionOf(qi+1, n))
 	}
 	if h := esc(oneLine(q.Header), 120); h != "" {
 		label = append(label, h)
@@ -244,19 +244,19 @@ func renderQuestion(e *pending.Entry) (string, *models.InlineKeyboardMarkup, err
 
 	var post strings.Builder
 	if shown < len(q.Options) {
-		fmt.Fprintf(&post, "\n\n<i>Only the first %d of %d options have buttons.", shown, len(q.Options))
+		post.WriteString("\n\n<i>" + tx.OnlyFirstOptions(shown, len(q.Options)))
 		if allowsTyped(q) {
-			post.WriteString(" Type an answer to choose another.")
+			post.WriteString(tx.TypeToChoose)
 		}
 		post.WriteString("</i>")
 	}
 	if q.Multiple {
-		post.WriteString("\n\n<i>Choose one or more, then press Submit.</i>")
+		post.WriteString("\n\n<i>" + tx.ChooseThenSubmit + "</i>")
 	}
 
 	text := q.Text
 	if strings.TrimSpace(clean(text)) == "" {
-		text = "(no question text)"
+		text = tx.NoQuestionText
 	}
 	var lines []string
 	optsLen := 0
@@ -272,7 +272,7 @@ func renderQuestion(e *pending.Entry) (string, *models.InlineKeyboardMarkup, err
 		lines[0] = "\n" + lines[0]
 		optsLen++
 	}
-	more := func(k int) string { return fmt.Sprintf("\n• … and %d more options", k) }
+	more := func(k int) string { return "\n" + tx.MoreOptions(k) }
 
 	avail := maxMessageLen - u16len(pre.String()) - u16len(post.String())
 	qText := esc(text, avail)
@@ -287,7 +287,7 @@ func renderQuestion(e *pending.Entry) (string, *models.InlineKeyboardMarkup, err
 // questionKeyboard makes the buttons of question qi: one per option (as
 // many as fit), submit for multi-select, and the custom-answer button. It
 // returns how many options got a button.
-func questionKeyboard(e *pending.Entry, qi int) (*models.InlineKeyboardMarkup, int, error) {
+func questionKeyboard(tx *Text, e *pending.Entry, qi int) (*models.InlineKeyboardMarkup, int, error) {
 	q := e.Questions[qi]
 	rows := [][]models.InlineKeyboardButton{}
 	size, shown := 0, 0
@@ -315,7 +315,7 @@ func questionKeyboard(e *pending.Entry, qi int) (*models.InlineKeyboardMarkup, i
 			break
 		}
 		c := callbackData{Action: actOption, UID: e.UID, Question: qi, Option: oi}
-		text := buttonText(o.Label, oi)
+		text := buttonText(tx, o.Label, oi)
 		if q.Multiple {
 			c.Action = actToggle
 			mark := "☐ "
@@ -334,7 +334,7 @@ func questionKeyboard(e *pending.Entry, qi int) (*models.InlineKeyboardMarkup, i
 		shown++
 	}
 	if q.Multiple {
-		label := "✅ Submit"
+		label := tx.BtnSubmit
 		if k := len(selectedLabels(q, e.Selected)); k > 0 {
 			label += " (" + strconv.Itoa(k) + ")"
 		}
@@ -343,7 +343,7 @@ func questionKeyboard(e *pending.Entry, qi int) (*models.InlineKeyboardMarkup, i
 		}
 	}
 	if allowsTyped(q) {
-		if _, err := add("✏️ Type an answer", callbackData{Action: actCustom, UID: e.UID, Question: qi}); err != nil {
+		if _, err := add(tx.BtnTypeAnswer, callbackData{Action: actCustom, UID: e.UID, Question: qi}); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -352,11 +352,11 @@ func questionKeyboard(e *pending.Entry, qi int) (*models.InlineKeyboardMarkup, i
 
 // buttonText is an option's label as a button shows it; Telegram refuses
 // a button without text.
-func buttonText(label string, oi int) string {
+func buttonText(tx *Text, label string, oi int) string {
 	if t := plain(oneLine(label), maxButtonText); t != "" {
 		return t
 	}
-	return "Option " + strconv.Itoa(oi+1)
+	return tx.OptionN(oi + 1)
 }
 
 // selectedLabels lists the selected labels in option order, each once.
@@ -376,13 +376,13 @@ func selectedLabels(q pending.Question, selected []string) []string {
 //
 // A permission request is rendered with its details instead, as
 // renderPermissionOutcome does.
-func renderOutcome(e *pending.Entry, icon string, answers [][]string, footer string) string {
+func renderOutcome(tx *Text, e *pending.Entry, icon string, answers [][]string, footer string) string {
 	if e.Kind == pending.KindPermission {
-		return renderPermissionOutcome([]*pending.Entry{e}, icon, footer)
+		return renderPermissionOutcome(tx, []*pending.Entry{e}, icon, footer)
 	}
-	top := head(icon, e)
+	top := head(tx, icon, e)
 	tail := "\n\n" + footer
-	more := func(k int) string { return fmt.Sprintf("\n\n… and %d more questions", k) }
+	more := func(k int) string { return "\n\n" + tx.MoreQuestions(k) }
 	avail := maxMessageLen - u16len(top) - u16len(tail)
 	n := len(e.Questions)
 	per := avail
@@ -391,7 +391,7 @@ func renderOutcome(e *pending.Entry, icon string, answers [][]string, footer str
 	}
 	var blocks []string
 	for i, q := range e.Questions {
-		t := esc(title(e, i), min(120, per/4))
+		t := esc(title(tx, e, i), min(120, per/4))
 		var ans string
 		if i < len(answers) && answers[i] != nil {
 			ans = strings.Join(answers[i], ", ")
@@ -403,7 +403,7 @@ func renderOutcome(e *pending.Entry, icon string, answers [][]string, footer str
 		rem := per - u16len(markup) - u16len(t)
 		text := q.Text
 		if strings.TrimSpace(clean(text)) == "" {
-			text = "(no question text)"
+			text = tx.NoQuestionText
 		}
 		qText := esc(text, rem)
 		if ans != "" {
@@ -447,10 +447,9 @@ func mention(u *models.User) string {
 
 // renderPrompt is the force_reply prompt asking u for a typed answer to
 // question qi, and the placeholder of the reply field.
-func renderPrompt(e *pending.Entry, qi int, u *models.User) (text, placeholder string) {
+func renderPrompt(tx *Text, e *pending.Entry, qi int, u *models.User) (text, placeholder string) {
 	q := e.Questions[qi]
-	t := title(e, qi)
-	text = mention(u) + ", reply to this message with your answer to <b>" + esc(t, 120) +
-		"</b>:\n<i>" + esc(q.Text, 1000) + "</i>"
-	return text, plain("Answer: "+t, maxPlaceholder)
+	t := title(tx, e, qi)
+	text = tx.PromptAnswer(mention(u), esc(t, 120)) + "\n<i>" + esc(q.Text, 1000) + "</i>"
+	return text, plain(tx.AnswerPlaceholder(t), maxPlaceholder)
 }

@@ -9,15 +9,6 @@ import (
 	"github.com/hermes-bot/hermes-bot/pending"
 )
 
-// The buttons of a permission message. People, and the end-to-end tests,
-// press them by these texts.
-const (
-	btnAllowOnce    = "✅ Allow once"
-	btnAllowAlways  = "♾️ Always allow"
-	btnReject       = "❌ Reject"
-	btnRejectReason = "💬 Reject with reason"
-)
-
 // The replies opencode takes for a permission request.
 const (
 	replyOnce   = "once"
@@ -43,7 +34,7 @@ func permissionDetail(p *pending.Permission) permDetail {
 
 // diffExcerpt keeps the changed lines of a unified diff, without its
 // file headers, and at most maxLines of them.
-func diffExcerpt(diff string, maxLines int) string {
+func diffExcerpt(tx *Text, diff string, maxLines int) string {
 	var out []string
 	more := 0
 	for _, l := range strings.Split(strings.ReplaceAll(diff, "\r\n", "\n"), "\n") {
@@ -61,14 +52,14 @@ func diffExcerpt(diff string, maxLines int) string {
 		out = append(out, l)
 	}
 	if more > 0 {
-		out = append(out, fmt.Sprintf("… %d more lines", more))
+		out = append(out, tx.MoreLines(more))
 	}
 	return strings.Join(out, "\n")
 }
 
 // codeList renders items as <code> pieces joined by commas, within
 // budget units.
-func codeList(items []string, each, budget int) string {
+func codeList(tx *Text, items []string, each, budget int) string {
 	var blocks []string
 	for i, it := range items {
 		sep := ", "
@@ -77,7 +68,7 @@ func codeList(items []string, each, budget int) string {
 		}
 		blocks = append(blocks, sep+"<code>"+esc(oneLine(it), each)+"</code>")
 	}
-	return joinFit(blocks, budget, func(k int) string { return fmt.Sprintf(" … and %d more", k) })
+	return joinFit(blocks, budget, tx.MoreItems)
 }
 
 // permissionBudget bounds the big parts of a permission message: the
@@ -88,7 +79,7 @@ type permissionBudget struct{ command, diff int }
 // permissionBody renders what the requests es (identical ones of one
 // session, es[0] speaking for all) ask, between the head and the footer.
 // While open it says what "always" would allow.
-func permissionBody(es []*pending.Entry, open bool, bud permissionBudget) string {
+func permissionBody(tx *Text, es []*pending.Entry, open bool, bud permissionBudget) string {
 	e := es[0]
 	p := e.Permission
 	if p == nil {
@@ -96,12 +87,12 @@ func permissionBody(es []*pending.Entry, open bool, bud permissionBudget) string
 	}
 	kind := oneLine(p.Kind)
 	if kind == "" {
-		kind = "unknown"
+		kind = tx.UnknownKind
 	}
 	var b strings.Builder
-	b.WriteString("\n🔐 <b>Permission: " + esc(kind, 40) + "</b>")
+	b.WriteString("\n🔐 <b>" + tx.Permission + esc(kind, 40) + "</b>")
 	if n := len(es); n > 1 {
-		fmt.Fprintf(&b, " ×%d <i>(%d identical requests; one decision answers all)</i>", n, n)
+		fmt.Fprintf(&b, " ×%d <i>%s</i>", n, tx.Identical(n))
 	}
 
 	// The same judgement auto-approval makes, so the shown level never
@@ -109,12 +100,12 @@ func permissionBody(es []*pending.Entry, open bool, bud permissionBudget) string
 	risk := AssessRiskIn(e.Directory, p.Kind, p.Patterns, p.Metadata)
 	reasons := risk.Reasons
 	if len(reasons) > 3 {
-		reasons = append(reasons[:3:3], fmt.Sprintf("%d more", len(risk.Reasons)-3))
+		reasons = append(reasons[:3:3], tx.MoreReasons(len(risk.Reasons)-3))
 	}
 	for i, r := range reasons {
 		reasons[i] = esc(r, 110)
 	}
-	b.WriteString("\n" + risk.Level.Emoji() + " <b>" + risk.Level.String() + " risk</b>: " + strings.Join(reasons, "; "))
+	b.WriteString("\n" + risk.Level.Emoji() + " <b>" + tx.Risk(risk.Level) + "</b>: " + strings.Join(reasons, "; "))
 
 	d := permissionDetail(p)
 	if t := strings.TrimSpace(d.description); t != "" {
@@ -124,33 +115,33 @@ func permissionBody(es []*pending.Entry, open bool, bud permissionBudget) string
 		b.WriteString("\n<pre>" + esc(strings.TrimSpace(d.command), bud.command) + "</pre>")
 	}
 	if d.file != "" {
-		b.WriteString("\nFile: <code>" + esc(oneLine(d.file), 150) + "</code>")
+		b.WriteString("\n" + tx.File + "<code>" + esc(oneLine(d.file), 150) + "</code>")
 	}
-	if x := diffExcerpt(d.diff, 25); x != "" {
+	if x := diffExcerpt(tx, d.diff, 25); x != "" {
 		b.WriteString("\n<pre>" + esc(x, bud.diff) + "</pre>")
 	}
 	if u := strings.TrimSpace(d.url); u != "" {
-		b.WriteString("\nURL: <code>" + esc(oneLine(u), 200) + "</code>")
+		b.WriteString("\n" + tx.URL + "<code>" + esc(oneLine(u), 200) + "</code>")
 	}
 	if len(p.Patterns) > 0 && !(len(p.Patterns) == 1 && strings.TrimSpace(p.Patterns[0]) == strings.TrimSpace(d.command)) {
-		b.WriteString("\nPatterns: " + codeList(p.Patterns, 150, 300))
+		b.WriteString("\n" + tx.Patterns + codeList(tx, p.Patterns, 150, 300))
 	}
 	if open {
-		b.WriteString("\n" + alwaysLine(p, kind))
+		b.WriteString("\n" + alwaysLine(tx, p, kind))
 	}
 	return b.String()
 }
 
 // alwaysLine says what pressing "Always allow" would allow beyond this
 // request.
-func alwaysLine(p *pending.Permission, kind string) string {
+func alwaysLine(tx *Text, p *pending.Permission, kind string) string {
 	if len(p.Always) == 0 {
-		return "♾️ <i>Always allow</i>: opencode named no patterns for it."
+		return tx.AlwaysNone
 	}
-	s := "♾️ <i>Always allow</i> would also allow from now on: " + codeList(p.Always, 100, 250)
+	s := tx.AlwaysAlso + codeList(tx, p.Always, 100, 250)
 	for _, a := range p.Always {
 		if strings.TrimSpace(a) == "*" {
-			s += " — that is, every " + esc(kind, 40) + " request"
+			s += tx.AlwaysEvery(esc(kind, 40))
 			break
 		}
 	}
@@ -159,25 +150,25 @@ func alwaysLine(p *pending.Permission, kind string) string {
 
 // renderPermission renders the open message of the permission requests
 // es, whose buttons carry uid: the text and its keyboard.
-func renderPermission(uid string, es []*pending.Entry) (string, *models.InlineKeyboardMarkup, error) {
+func renderPermission(tx *Text, uid string, es []*pending.Entry) (string, *models.InlineKeyboardMarkup, error) {
 	if len(es) == 0 {
 		return "", nil, fmt.Errorf("render permission %s: no requests", uid)
 	}
-	kb, err := permissionKeyboard(uid)
+	kb, err := permissionKeyboard(tx, uid)
 	if err != nil {
 		return "", nil, fmt.Errorf("render permission %s: %w", uid, err)
 	}
 	return fitPermission(func(bud permissionBudget) string {
-		return head("🔐", es[0]) + permissionBody(es, true, bud)
+		return head(tx, "🔐", es[0]) + permissionBody(tx, es, true, bud)
 	}), kb, nil
 }
 
 // renderPermissionOutcome renders the closed message of the permission
 // requests es: what they asked, then footer, HTML the caller built with
 // every piece of outside text escaped (at most about 700 units).
-func renderPermissionOutcome(es []*pending.Entry, icon, footer string) string {
+func renderPermissionOutcome(tx *Text, es []*pending.Entry, icon, footer string) string {
 	return fitPermission(func(bud permissionBudget) string {
-		return head(icon, es[0]) + permissionBody(es, false, bud) + "\n\n" + footer
+		return head(tx, icon, es[0]) + permissionBody(tx, es, false, bud) + "\n\n" + footer
 	})
 }
 
@@ -195,7 +186,7 @@ func fitPermission(render func(permissionBudget) string) string {
 }
 
 // permissionKeyboard makes the four buttons of a permission message.
-func permissionKeyboard(uid string) (*models.InlineKeyboardMarkup, error) {
+func permissionKeyboard(tx *Text, uid string) (*models.InlineKeyboardMarkup, error) {
 	btn := func(text string, a action) (models.InlineKeyboardButton, error) {
 		data, err := callbackData{Action: a, UID: uid}.encode()
 		return models.InlineKeyboardButton{Text: text, CallbackData: data}, err
@@ -206,10 +197,10 @@ func permissionKeyboard(uid string) (*models.InlineKeyboardMarkup, error) {
 		a    action
 		row  *[]models.InlineKeyboardButton
 	}{
-		{btnAllowOnce, actAllowOnce, &row1},
-		{btnAllowAlways, actAllowAlways, &row1},
-		{btnReject, actReject, &row2},
-		{btnRejectReason, actRejectReason, &row2},
+		{tx.BtnAllowOnce, actAllowOnce, &row1},
+		{tx.BtnAllowAlways, actAllowAlways, &row1},
+		{tx.BtnReject, actReject, &row2},
+		{tx.BtnRejectReason, actRejectReason, &row2},
 	} {
 		x, err := btn(b.text, b.a)
 		if err != nil {
@@ -222,52 +213,50 @@ func permissionKeyboard(uid string) (*models.InlineKeyboardMarkup, error) {
 
 // renderReasonPrompt is the force_reply prompt asking u why the
 // permission request e is rejected, and the reply field's placeholder.
-func renderReasonPrompt(e *pending.Entry, u *models.User) (text, placeholder string) {
-	what := "this request"
+func renderReasonPrompt(tx *Text, e *pending.Entry, u *models.User) (text, placeholder string) {
+	what := tx.ThisRequest
 	if p := e.Permission; p != nil {
 		what = "<b>" + esc(oneLine(p.Kind), 40) + "</b>"
 		if c := permissionDetail(p).command; strings.TrimSpace(c) != "" {
 			what += " <code>" + esc(oneLine(c), 300) + "</code>"
 		} else if len(p.Patterns) > 0 {
-			what += " " + codeList(p.Patterns, 100, 300)
+			what += " " + codeList(tx, p.Patterns, 100, 300)
 		}
 	}
-	text = mention(u) + ", reply to this message with why you reject " + what +
-		". The agent reads your reason and goes on without it."
-	return text, "Reason for rejecting"
+	return tx.PromptReason(mention(u), what), tx.ReasonPlaceholder
 }
 
 // decisionFooter says what was decided and by whom; reason is the text
 // given with a reject, if any.
-func decisionFooter(reply string, e *pending.Entry, u *models.User, reason string) (icon, footer string) {
-	by := " by " + who(u)
+func decisionFooter(tx *Text, reply string, e *pending.Entry, u *models.User, reason string) (icon, footer string) {
+	by := tx.By(who(u))
 	switch reply {
 	case replyOnce:
-		return "✅", "✅ <b>Allowed once</b>" + by
+		return "✅", "✅ <b>" + tx.AllowedOnce + "</b>" + by
 	case replyAlways:
-		footer = "♾️ <b>Always allowed</b>" + by
+		footer = "♾️ <b>" + tx.AlwaysAllowed + "</b>" + by
 		if p := e.Permission; p != nil && len(p.Always) > 0 {
-			footer += "; from now on also allowed: " + codeList(p.Always, 100, 250)
+			footer += tx.AlsoAllowed + codeList(tx, p.Always, 100, 250)
 		}
 		return "♾️", footer
 	}
-	footer = "❌ <b>Rejected</b>" + by
+	footer = "❌ <b>" + tx.Rejected + "</b>" + by
 	if r := strings.TrimSpace(reason); r != "" {
-		footer += "\nReason: <i>" + esc(r, 400) + "</i>"
+		footer += "\n" + tx.Reason + "<i>" + esc(r, 400) + "</i>"
 	}
 	return "❌", footer
 }
 
 // elsewhereFooter says how a permission request was answered outside
 // Telegram, from the reply of permission.replied.
-func elsewhereFooter(reply string) (icon, footer string) {
+func elsewhereFooter(tx *Text, reply string) (icon, footer string) {
 	switch reply {
 	case replyOnce:
-		return "✅", "✅ Approved in opencode (once)"
+		return "✅", tx.ApprovedOnceOC
 	case replyAlways:
-		return "♾️", "♾️ Approved in opencode (always)"
+		return "♾️", tx.ApprovedAlwaysOC
 	case replyReject:
-		return "❌", "❌ Rejected in opencode"
+		return "❌", tx.RejectedOC
 	}
-	return "✅", "Answered in opencode (" + esc(oneLine(reply), 40) + ")"
+	return "✅", tx.AnsweredOCAs(esc(oneLine(reply), 40))
 }

@@ -27,7 +27,7 @@ func entryWith(qs ...pending.Question) *pending.Entry {
 // would; it returns the question view.
 func mustRender(t *testing.T, e *pending.Entry) (string, *models.InlineKeyboardMarkup) {
 	t.Helper()
-	text, kb, err := renderQuestion(e)
+	text, kb, err := renderQuestion(&English, e)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,15 +45,15 @@ func mustRender(t *testing.T, e *pending.Entry) (string, *models.InlineKeyboardM
 		}
 	}
 	for _, out := range []string{
-		renderOutcome(e, "✅", answers, "Answered by "+who(&alice)),
-		renderOutcome(e, "🚫", nil, "Dismissed in opencode"),
+		renderOutcome(&English, e, "✅", answers, "Answered by "+who(&alice)),
+		renderOutcome(&English, e, "🚫", nil, "Dismissed in opencode"),
 	} {
 		if err := checkMessageText(out); err != nil {
 			t.Fatalf("outcome view: %v\n%s", err, out)
 		}
 	}
 	if len(e.Questions) > 0 {
-		p, ph := renderPrompt(e, 0, &alice)
+		p, ph := renderPrompt(&English, e, 0, &alice)
 		if err := checkMessageText(p); err != nil {
 			t.Fatalf("prompt: %v\n%s", err, p)
 		}
@@ -235,7 +235,7 @@ func TestRenderNoOptions(t *testing.T) {
 	if len(kb.InlineKeyboard) != 1 || !strings.HasPrefix(kb.InlineKeyboard[0][0].CallbackData, "qcustom:") {
 		t.Errorf("a question without options must still be answerable: %+v", kb)
 	}
-	if b := buttonText("  \n ", 2); b != "Option 3" {
+	if b := buttonText(&English, "  \n ", 2); b != "Option 3" {
 		t.Errorf("blank label button = %q", b)
 	}
 }
@@ -248,7 +248,7 @@ func TestProjectName(t *testing.T) {
 		"/":                         "/",
 		"":                          "unknown project",
 	} {
-		if got := projectName(dir); got != want {
+		if got := projectName(&English, dir); got != want {
 			t.Errorf("projectName(%q) = %q, want %q", dir, got, want)
 		}
 	}

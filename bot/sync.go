@@ -13,9 +13,6 @@ import (
 
 var _ opencode.SnapshotHandler = (*Bridge)(nil)
 
-// goneFooter ends the message of a request opencode no longer lists.
-const goneFooter = "No longer pending in opencode: answered or dismissed elsewhere."
-
 // HandleSnapshot brings the requests held for one directory in line with
 // what opencode listed there when its event stream (re)connected
 // (DESIGN.md, "Reconnect and restart"): a listed request not held is
@@ -202,5 +199,5 @@ func (b *Bridge) closeGone(ctx context.Context, uid string, s opencode.Snapshot,
 	log.Info().Str("kind", string(e.Kind)).Int("messageID", e.MessageID).
 		Msg("request no longer pending in opencode (answered or dismissed elsewhere); closed")
 	b.deleteEntry(log, e, toastGone)
-	b.edit(ctx, log, e, renderOutcome(e, "✅", nil, goneFooter), nil)
+	b.edit(ctx, log, e, renderOutcome(b.text, e, "✅", nil, b.text.GoneFooter), nil)
 }

@@ -49,7 +49,7 @@ func (a *ack) answer(text string) {
 	a.done = true
 	_, err := a.b.tg.AnswerCallbackQuery(a.ctx, &tgbot.AnswerCallbackQueryParams{
 		CallbackQueryID: a.id,
-		Text:            plain(text, maxToast),
+		Text:            plain(a.b.text.toast(text), maxToast),
 	})
 	if err != nil {
 		// Usually "query is too old": nothing to do but note it.
@@ -206,7 +206,7 @@ func (b *Bridge) toggle(ctx context.Context, log zerolog.Logger, e *pending.Entr
 
 // rerender shows e's current question and keyboard in its message.
 func (b *Bridge) rerender(ctx context.Context, log zerolog.Logger, e *pending.Entry) {
-	text, kb, err := renderQuestion(e)
+	text, kb, err := renderQuestion(b.text, e)
 	if err != nil {
 		log.Error().Err(err).Msg("could not render question")
 		return
@@ -217,7 +217,7 @@ func (b *Bridge) rerender(ctx context.Context, log zerolog.Logger, e *pending.En
 // askForText sends the force_reply prompt for a typed answer to the
 // current question and records it, so a reply to it is the answer.
 func (b *Bridge) askForText(ctx context.Context, log zerolog.Logger, e *pending.Entry, user *models.User, a *ack) {
-	text, placeholder := renderPrompt(e, e.Current, user)
+	text, placeholder := renderPrompt(b.text, e, e.Current, user)
 	b.prompt(ctx, log, e, e.Current, text, placeholder, user, a, "waiting for a typed answer")
 }
 
@@ -229,6 +229,7 @@ func (b *Bridge) prompt(ctx context.Context, log zerolog.Logger, e *pending.Entr
 	defer b.prompting.RUnlock()
 	p := &tgbot.SendMessageParams{
 		ChatID:             e.ChatID,
+		MessageThreadID:    e.ThreadID,
 		Text:               text,
 		ParseMode:          models.ParseModeHTML,
 		LinkPreviewOptions: noPreview(),
@@ -323,6 +324,12 @@ func (b *Bridge) handleMessage(ctx context.Context, m *models.Message) {
 			log.Error().Err(err).Msg("could not list requests awaiting text")
 			return
 		}
+		if b.cfg.ThreadID != 0 || b.cfg.TopicPerProject {
+			// Requests are posted in topics: text answers a prompt of its
+			// own topic only.
+			thread := threadOf(m)
+			waiting = slices.DeleteFunc(waiting, func(e *pending.Entry) bool { return e.ThreadID != thread })
+		}
 		if len(waiting) != 1 {
 			log.Debug().Int("awaiting", len(waiting)).Msg("ignoring text that replies to nothing: not exactly one request awaits text")
 			return
@@ -393,7 +400,7 @@ func (b *Bridge) applyAnswer(ctx context.Context, log zerolog.Logger, e *pending
 			return
 		}
 		if a != nil {
-			a.answer("Saved. Next: " + title(next, qi+1))
+			a.answer(b.text.SavedNext(title(b.text, next, qi+1)))
 		}
 		b.rerender(ctx, log, next)
 		return
@@ -437,12 +444,11 @@ func (b *Bridge) submit(ctx context.Context, log zerolog.Logger, e *pending.Entr
 		log.Info().Str("by", displayName(user)).Msg("answer delivered to opencode")
 		b.cfg.Metrics.answerDelivered(ctx, b.now())
 		b.deleteEntry(log, e, toastAnswered)
-		b.edit(ctx, log, e, renderOutcome(e, "✅", answers, "Answered by "+who(user)), nil)
+		b.edit(ctx, log, e, renderOutcome(b.text, e, "✅", answers, b.text.AnsweredBy(who(user))), nil)
 	case errors.Is(err, opencode.ErrNotFound):
 		log.Warn().Err(err).Msg("request is no longer pending in opencode; closing it")
 		b.deleteEntry(log, e, toastGone)
-		b.edit(ctx, log, e, renderOutcome(e, "⚠️", nil,
-			"No longer pending in opencode: it was answered elsewhere or has gone."), nil)
+		b.edit(ctx, log, e, renderOutcome(b.text, e, "⚠️", nil, b.text.NoLongerPending), nil)
 	case errors.Is(err, opencode.ErrNotAccepted):
 		log.Warn().Err(err).Msg("opencode did not accept the answer")
 		qi := e.Current
@@ -458,10 +464,10 @@ func (b *Bridge) submit(ctx context.Context, log zerolog.Logger, e *pending.Entr
 		} else if len(e.Selected) > 0 {
 			b.rerender(ctx, log, next)
 		}
-		b.tell(ctx, log, e, user, "opencode did not accept that answer. Please answer again.")
+		b.tell(ctx, log, e, user, b.text.TellAnswerRefused)
 	default:
 		log.Error().Err(err).Msg("could not deliver answer to opencode")
-		b.tell(ctx, log, e, user, "Could not reach opencode, so the answer was not delivered. Try again.")
+		b.tell(ctx, log, e, user, b.text.TellAnswerLost)
 	}
 }
 
@@ -469,9 +475,10 @@ func (b *Bridge) submit(ctx context.Context, log zerolog.Logger, e *pending.Entr
 // msg is HTML.
 func (b *Bridge) tell(ctx context.Context, log zerolog.Logger, e *pending.Entry, user *models.User, msg string) {
 	p := &tgbot.SendMessageParams{
-		ChatID:    e.ChatID,
-		Text:      mention(user) + ": " + msg,
-		ParseMode: models.ParseModeHTML,
+		ChatID:          e.ChatID,
+		MessageThreadID: e.ThreadID,
+		Text:            mention(user) + ": " + msg,
+		ParseMode:       models.ParseModeHTML,
 	}
 	if e.MessageID != 0 {
 		p.ReplyParameters = &models.ReplyParameters{MessageID: e.MessageID, AllowSendingWithoutReply: true}

@@ -17,6 +17,7 @@ import (
 type Config struct {
 	BotToken       string
 	ChatID         int64
+	ThreadID       int     // forum topic to post in; 0: the chat or the General topic
 	AllowedUserIDs []int64 // empty: any member of the chat may answer
 	TelegramAPIURL string
 
@@ -34,6 +35,10 @@ type Config struct {
 	Notify      []string // notifications to post: NotifyIdle, NotifyError
 	AutoApprove string   // "off" or "low"
 	HTTPAddr    string   // health and metrics listener; "" = off
+
+	TopicPerProject bool // one forum topic per project directory
+
+	Lang string // language of every text the bot writes: "en" or "zh"
 }
 
 // Notification kinds HERMES_NOTIFY accepts.
@@ -67,6 +72,15 @@ func Settings() []Setting {
 				c.ChatID, err = strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 				if err != nil || c.ChatID == 0 {
 					return fmt.Errorf("want a non-zero integer such as -1001234567890")
+				}
+				return nil
+			}},
+		{Env: "TELEGRAM_THREAD_ID", Flag: "telegram-thread-id",
+			Usage: "forum topic (message_thread_id) to post requests in; empty: the chat, or a forum's General topic",
+			set: func(c *Config, v string) (err error) {
+				c.ThreadID, err = strconv.Atoi(strings.TrimSpace(v))
+				if err != nil || c.ThreadID < 0 {
+					return fmt.Errorf("want a topic's message_thread_id, a whole number ≥ 0")
 				}
 				return nil
 			}},
@@ -194,6 +208,26 @@ func Settings() []Setting {
 				c.HTTPAddr = net.JoinHostPort(host, port)
 				return nil
 			}},
+		{Env: "HERMES_TOPIC_PER_PROJECT", Flag: "topic-per-project", Default: "0",
+			Usage: "1: post each project's requests in a forum topic of its own, created on first use (the group must be a forum)",
+			set: func(c *Config, v string) (err error) {
+				c.TopicPerProject, err = strconv.ParseBool(strings.TrimSpace(v))
+				if err != nil {
+					return fmt.Errorf("want 1 or 0")
+				}
+				return nil
+			}},
+		{Env: "HERMES_LANG", Flag: "lang", Default: "en",
+			Usage: "language of the messages the bot writes: en (English) or zh (简体中文)",
+			set: func(c *Config, v string) error {
+				v = strings.ToLower(strings.TrimSpace(v))
+				switch v {
+				case "en", "zh":
+					c.Lang = v
+					return nil
+				}
+				return fmt.Errorf("want en or zh")
+			}},
 	}
 }
 
@@ -312,6 +346,7 @@ func (c *Config) String() string {
 	lines := []string{
 		"TELEGRAM_BOT_TOKEN=" + redacted(c.BotToken),
 		"TELEGRAM_CHAT_ID=" + strconv.FormatInt(c.ChatID, 10),
+		"TELEGRAM_THREAD_ID=" + strconv.Itoa(c.ThreadID),
 		"TELEGRAM_ALLOWED_USER_IDS=" + strings.Join(users, ","),
 		"TELEGRAM_API_URL=" + c.TelegramAPIURL,
 		"OPENCODE_URL=" + c.OpencodeURL,
@@ -325,6 +360,8 @@ func (c *Config) String() string {
 		"HERMES_NOTIFY=" + strings.Join(c.Notify, ","),
 		"HERMES_AUTO_APPROVE=" + c.AutoApprove,
 		"HERMES_HTTP_ADDR=" + c.HTTPAddr,
+		"HERMES_TOPIC_PER_PROJECT=" + strconv.FormatBool(c.TopicPerProject),
+		"HERMES_LANG=" + c.Lang,
 	}
 	sort.Strings(lines)
 	return strings.Join(lines, "\n")

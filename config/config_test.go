@@ -36,7 +36,7 @@ func TestLoadDefaults(t *testing.T) {
 		TelegramAPIURL: "https://api.telegram.org", OpencodeURL: "http://127.0.0.1:4096",
 		OpencodeUsername: "opencode", DBPath: "/home/u/.local/state/hermes-bot/pending.db",
 		QuestionTTL: 30 * time.Minute, TelegramRate: 20, LogLevel: "info",
-		AutoApprove: "off",
+		AutoApprove: "off", Lang: "en",
 	}
 	if c.String() != want.String() || c.BotToken != token {
 		t.Fatalf("got\n%s\nwant\n%s", c, &want)
@@ -111,6 +111,10 @@ func TestValidationErrors(t *testing.T) {
 		{"bad notify", "HERMES_NOTIFY", "idle,done", "HERMES_NOTIFY", config.ErrInvalid},
 		{"bad auto-approve", "HERMES_AUTO_APPROVE", "all", "HERMES_AUTO_APPROVE", config.ErrInvalid},
 		{"bad http addr", "HERMES_HTTP_ADDR", "9090", "HERMES_HTTP_ADDR", config.ErrInvalid},
+		{"bad thread id", "TELEGRAM_THREAD_ID", "general", "TELEGRAM_THREAD_ID", config.ErrInvalid},
+		{"negative thread id", "TELEGRAM_THREAD_ID", "-4", "TELEGRAM_THREAD_ID", config.ErrInvalid},
+		{"bad topic per project", "HERMES_TOPIC_PER_PROJECT", "yes please", "HERMES_TOPIC_PER_PROJECT", config.ErrInvalid},
+		{"bad lang", "HERMES_LANG", "fr", "HERMES_LANG", config.ErrInvalid},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -252,5 +256,43 @@ func TestOperationsSettings(t *testing.T) {
 	e["HERMES_HTTP_ADDR"] = "0.0.0.0:9090"
 	if c, err = config.Load(config.Sources{Getenv: env(e)}); err != nil || c.HTTPAddr != "0.0.0.0:9090" {
 		t.Fatalf("explicit host: %v, %q", err, c.HTTPAddr)
+	}
+}
+
+func TestLang(t *testing.T) {
+	e := minimal()
+	e["HERMES_LANG"] = " ZH "
+	c, err := config.Load(config.Sources{Getenv: env(e)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Lang != "zh" || !strings.Contains(c.String(), "HERMES_LANG=zh") {
+		t.Fatalf("config = %s", c)
+	}
+}
+
+func TestTopicSettings(t *testing.T) {
+	e := minimal()
+	c, err := config.Load(config.Sources{Getenv: env(e)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ThreadID != 0 || c.TopicPerProject {
+		t.Fatalf("defaults: ThreadID %d, TopicPerProject %v; want 0, false", c.ThreadID, c.TopicPerProject)
+	}
+	e["TELEGRAM_THREAD_ID"] = " 42 "
+	e["HERMES_TOPIC_PER_PROJECT"] = "1"
+	if c, err = config.Load(config.Sources{Getenv: env(e)}); err != nil {
+		t.Fatal(err)
+	}
+	if c.ThreadID != 42 || !c.TopicPerProject {
+		t.Fatalf("ThreadID %d, TopicPerProject %v; want 42, true", c.ThreadID, c.TopicPerProject)
+	}
+	if s := c.String(); !strings.Contains(s, "TELEGRAM_THREAD_ID=42") || !strings.Contains(s, "HERMES_TOPIC_PER_PROJECT=true") {
+		t.Fatalf("String() misses the topic settings:\n%s", s)
+	}
+	c, err = config.Load(config.Sources{Getenv: env(e), Flags: map[string]string{"topic-per-project": "false"}})
+	if err != nil || c.TopicPerProject {
+		t.Fatalf("flag --topic-per-project=false: %v, TopicPerProject %v", err, c != nil && c.TopicPerProject)
 	}
 }

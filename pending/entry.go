@@ -64,6 +64,10 @@ type Entry struct {
 	// until the message was sent.
 	ChatID    int64 `json:"chatID"`
 	MessageID int   `json:"messageID,omitempty"`
+	// ThreadID is the forum topic the request is posted in, and every
+	// message about it after; 0 for the chat itself or a forum's General
+	// topic, which Telegram wants addressed without a thread ID.
+	ThreadID int `json:"threadID,omitempty"`
 
 	// Current is the index of the question being answered.
 	Current int `json:"current,omitempty"`

@@ -75,6 +75,7 @@ func fullEntry() *pending.Entry {
 		},
 		ChatID:           -100123,
 		MessageID:        42,
+		ThreadID:         7,
 		Current:          1,
 		Answers:          [][]string{{"red", "blue"}},
 		Selected:         []string{"red"},

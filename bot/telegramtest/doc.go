@@ -21,8 +21,8 @@
 // It owns only the fake: no bot logic, and only the API methods hermes-bot
 // calls (getMe, getUpdates, sendMessage, editMessageText,
 // editMessageReplyMarkup, answerCallbackQuery, deleteWebhook, setMyCommands,
-// deleteMessage, getChat, getChatMember; set what getChatMember reports
-// with SetMember). Other methods answer 404 Not Found. Inline messages,
+// deleteMessage, getChat, getChatMember, createForumTopic; set what
+// getChatMember reports with SetMember; Topics lists the topics created). Other methods answer 404 Not Found. Inline messages,
 // media, reply keyboards (accepted, not kept), chat usernames,
 // rate limits (inject them with FailNext) and entity checks for MarkdownV2
 // beyond escaping and closing are left out.

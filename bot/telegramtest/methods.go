@@ -504,3 +504,40 @@ func (s *Server) getChat(_ context.Context, p params) (any, *apiError) {
 		MaxReactionCount int `json:"max_reaction_count"`
 	}{wireChat: c.wire(), MaxReactionCount: 11}, nil
 }
+
+// maxTopicName is the longest name createForumTopic accepts, in characters.
+const maxTopicName = 128
+
+func (s *Server) createForumTopic(_ context.Context, p params) (any, *apiError) {
+	if strings.TrimSpace(p["chat_id"]) == "" {
+		return nil, badRequest("chat_id is empty")
+	}
+	name := p["name"]
+	switch n := utf8.RuneCountInString(name); {
+	case n == 0:
+		return nil, badRequest("TOPIC_TITLE_EMPTY")
+	case n > maxTopicName:
+		return nil, badRequest("TOPIC_TITLE_TOO_LONG (telegramtest: want at most 128 characters)")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.chatLocked(p["chat_id"])
+	if c == nil {
+		return nil, badRequest("chat not found")
+	}
+	if !c.forum {
+		return nil, badRequest("the chat is not a forum")
+	}
+	// A topic's ID is that of its forum_topic_created service message,
+	// which takes the chat's next message ID; the service message itself
+	// is not kept, so Messages lists what the bot wrote only.
+	c.nextID++
+	t := Topic{ThreadID: c.nextID, Name: name}
+	c.topics = append(c.topics, t)
+	s.notifyLocked()
+	return struct {
+		MessageThreadID int    `json:"message_thread_id"`
+		Name            string `json:"name"`
+		IconColor       int    `json:"icon_color"`
+	}{t.ThreadID, t.Name, 0x6FB9F0}, nil
+}

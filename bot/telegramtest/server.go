@@ -253,6 +253,7 @@ func (s *Server) methodTable() map[string]method {
 		"deleteMessage":          s.deleteMessage,
 		"getChat":                s.getChat,
 		"getChatMember":          s.getChatMember,
+		"createForumTopic":       s.createForumTopic,
 	}
 	m := make(map[string]method, len(table))
 	for name, fn := range table {

@@ -796,3 +796,55 @@ func TestClose(t *testing.T) {
 		t.Error("server still answers after Close")
 	}
 }
+
+func TestCreateForumTopic(t *testing.T) {
+	s := newServer(t)
+	const forumID int64 = -1009
+	if err := s.AddForum(forumID); err != nil {
+		t.Fatal(err)
+	}
+	var topic struct {
+		ThreadID int    `json:"message_thread_id"`
+		Name     string `json:"name"`
+	}
+	res := mustCall(t, s, "createForumTopic", map[string]string{"chat_id": fmt.Sprint(forumID), "name": "demo"})
+	if err := json.Unmarshal(res, &topic); err != nil || topic.ThreadID <= 0 || topic.Name != "demo" {
+		t.Fatalf("createForumTopic = %s (%v)", res, err)
+	}
+	// The topic's thread takes a message ID, so the next message's ID is past it.
+	var m struct {
+		ID       int  `json:"message_id"`
+		ThreadID int  `json:"message_thread_id"`
+		IsTopic  bool `json:"is_topic_message"`
+	}
+	res = mustCall(t, s, "sendMessage", map[string]string{"chat_id": fmt.Sprint(forumID), "text": "hi",
+		"message_thread_id": fmt.Sprint(topic.ThreadID)})
+	if err := json.Unmarshal(res, &m); err != nil || m.ThreadID != topic.ThreadID || !m.IsTopic || m.ID <= topic.ThreadID {
+		t.Errorf("message in the topic = %s (%v)", res, err)
+	}
+	if got := s.Topics(forumID); len(got) != 1 || got[0] != (telegramtest.Topic{ThreadID: topic.ThreadID, Name: "demo"}) {
+		t.Errorf("Topics = %+v", got)
+	}
+	for _, c := range []struct {
+		name string
+		p    map[string]string
+		want string
+	}{
+		{"not a forum", map[string]string{"chat_id": fmt.Sprint(groupID), "name": "x"}, "Bad Request: the chat is not a forum"},
+		{"unknown chat", map[string]string{"chat_id": "-42", "name": "x"}, "Bad Request: chat not found"},
+		{"no chat", map[string]string{"name": "x"}, "Bad Request: chat_id is empty"},
+		{"empty name", map[string]string{"chat_id": fmt.Sprint(forumID), "name": ""}, "Bad Request: TOPIC_TITLE_EMPTY"},
+		{"long name", map[string]string{"chat_id": fmt.Sprint(forumID), "name": strings.Repeat("é", 129)}, "Bad Request: TOPIC_TITLE_TOO_LONG"},
+	} {
+		_, r := call(t, s, "createForumTopic", c.p)
+		if r.OK || r.ErrorCode != 400 || !strings.HasPrefix(r.Description, c.want) {
+			t.Errorf("%s: %d %q, want 400 %q", c.name, r.ErrorCode, r.Description, c.want)
+		}
+	}
+	if _, r := call(t, s, "createForumTopic", map[string]string{"chat_id": fmt.Sprint(forumID), "name": strings.Repeat("é", 128)}); !r.OK {
+		t.Errorf("a 128-character name: %s", r.Description)
+	}
+	if n := len(s.Topics(forumID)); n != 2 {
+		t.Errorf("%d topics after the failures, want 2", n)
+	}
+}

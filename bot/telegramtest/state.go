@@ -39,6 +39,7 @@ type chat struct {
 	typ    string
 	forum  bool
 	nextID int
+	topics []Topic
 	msgs   map[int]*message
 }
 
@@ -92,6 +93,22 @@ func (s *Server) AddForum(id int64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.chats[id].forum = true
+	return nil
+}
+
+// Topic is a forum topic the bot created with createForumTopic.
+type Topic struct {
+	ThreadID int // message_thread_id
+	Name     string
+}
+
+// Topics returns the topics the bot created in a chat, oldest first.
+func (s *Server) Topics(chatID int64) []Topic {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c, ok := s.chats[chatID]; ok {
+		return slices.Clone(c.topics)
+	}
 	return nil
 }
 

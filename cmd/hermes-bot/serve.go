@@ -223,7 +223,9 @@ func serve(ctx context.Context, cfg *config.Config, log zerolog.Logger) (err err
 		StartedAt:      started,
 		Metrics:        metrics,
 		AutoApprove:    bot.AutoApprovePolicy(cfg.AutoApprove),
-		Notify:         bot.NotifyOptions{Idle: cfg.Notifies(config.NotifyIdle), Error: cfg.Notifies(config.NotifyError), Messages: oc},
+		ThreadID:       cfg.ThreadID, TopicPerProject: cfg.TopicPerProject,
+		Lang:   cfg.Lang,
+		Notify: bot.NotifyOptions{Idle: cfg.Notifies(config.NotifyIdle), Error: cfg.Notifies(config.NotifyError), Messages: oc},
 		OnChatMigrated: func(oldID, newID int64) {
 			out.FollowMigration(oldID, newID)
 			migrated(oldID, newID)
@@ -231,7 +233,7 @@ func serve(ctx context.Context, cfg *config.Config, log zerolog.Logger) (err err
 	}, store, oc, out, log)
 	tg.RegisterHandlerMatchFunc(func(*models.Update) bool { return true }, bridge.HandleUpdate, bridge.Middlewares()...)
 
-	registerCommands(ctx, tg, chatID, redact, log)
+	registerCommands(ctx, tg, chatID, bot.Commands(cfg.Lang), redact, log)
 
 	if len(cfg.AllowedUserIDs) == 0 {
 		log.Warn().Int64("chat", chatID).Msg("TELEGRAM_ALLOWED_USER_IDS is empty: any member of the chat may answer")
@@ -326,9 +328,9 @@ func expireLoop(ctx context.Context, bridge sweeper, interval, resendInterval ti
 // registerCommands tells Telegram the bridge's commands, so clients
 // offer them in the chat. The bridge answers them regardless, so a
 // failure only warns.
-func registerCommands(ctx context.Context, tg *tgbot.Bot, chatID int64, redact *bot.Redactor, log zerolog.Logger) {
+func registerCommands(ctx context.Context, tg *tgbot.Bot, chatID int64, cmds []models.BotCommand, redact *bot.Redactor, log zerolog.Logger) {
 	if _, err := tg.SetMyCommands(ctx, &tgbot.SetMyCommandsParams{
-		Commands: bot.Commands(),
+		Commands: cmds,
 		Scope:    &models.BotCommandScopeChat{ChatID: chatID},
 	}); err != nil {
 		log.Warn().Err(redact.Error(err)).Msg("telegram setMyCommands failed; the commands still work but are not offered in the chat's menu")

@@ -1,0 +1,115 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"time"
+	"unicode/utf8"
+
+	tgbot "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+	"github.com/rs/zerolog"
+)
+
+// ForumTopics is what the bridge needs of the Bot API to give each
+// project a forum topic (Config.TopicPerProject). It is asked of the
+// Telegram at run time, so a Telegram without it still works: requests
+// then go to Config.ThreadID. *bot.Bot, Outbox and RedactTelegram's
+// wrapper of either have it.
+type ForumTopics interface {
+	CreateForumTopic(ctx context.Context, p *tgbot.CreateForumTopicParams) (*models.ForumTopic, error)
+}
+
+var _ ForumTopics = (*tgbot.Bot)(nil)
+
+// maxTopicName is Telegram's limit on a topic's name, in characters.
+const maxTopicName = 128
+
+// topicRetry is how long after a failed createForumTopic a project's
+// requests go to the fallback thread before creating is tried again, so
+// a group that is no forum does not cost a call and a warning per request.
+const topicRetry = 10 * time.Minute
+
+// topicName is the name of the topic of project directory dir: its base
+// name, cut to Telegram's limit.
+func topicName(dir string) string {
+	name := filepath.Base(filepath.Clean(dir))
+	if name == "." || name == string(filepath.Separator) || name == "" {
+		name = dir
+	}
+	if utf8.RuneCountInString(name) > maxTopicName {
+		r := []rune(name)
+		name = string(r[:maxTopicName])
+	}
+	return name
+}
+
+// threadFor returns the forum topic a new request from project directory
+// dir is posted in, in chat chatID: with TopicPerProject the project's
+// topic, created and remembered on first use; otherwise, or when the
+// topic cannot be had, Config.ThreadID (0: the chat itself). Topics are
+// created one at a time, so two requests of a new project make one topic.
+func (b *Bridge) threadFor(ctx context.Context, log zerolog.Logger, chatID int64, dir string) int {
+	fallback := b.cfg.ThreadID
+	if !b.cfg.TopicPerProject || dir == "" {
+		return fallback
+	}
+	b.topicMu.Lock()
+	defer b.topicMu.Unlock()
+	id, ok, err := b.store.TopicFor(chatID, dir)
+	if err != nil {
+		log.Warn().Err(err).Int("threadID", fallback).Msg("could not look up the project's forum topic; posting in the configured thread")
+		return fallback
+	}
+	if ok {
+		return id
+	}
+	key := topicFailKey{chatID, dir}
+	if at, failed := b.topicFailed[key]; failed && b.now().Sub(at) < topicRetry {
+		return fallback
+	}
+	ft, _ := b.tg.(ForumTopics)
+	if ft == nil {
+		err = errors.New("the Telegram client cannot create forum topics")
+	} else {
+		var topic *models.ForumTopic
+		topic, err = ft.CreateForumTopic(ctx, &tgbot.CreateForumTopicParams{ChatID: chatID, Name: topicName(dir)})
+		if err == nil && (topic == nil || topic.MessageThreadID <= 0) {
+			err = errors.New("telegram createForumTopic returned no thread ID")
+		}
+		if err == nil {
+			id = topic.MessageThreadID
+		}
+	}
+	if err != nil {
+		if b.topicFailed == nil {
+			b.topicFailed = make(map[topicFailKey]time.Time)
+		}
+		b.topicFailed[key] = b.now()
+		log.Warn().Err(err).Int("threadID", fallback).Dur("retry_in", topicRetry).
+			Msg("could not create the project's forum topic (is the group a forum, and the bot an admin allowed to manage topics?); posting in the configured thread")
+		return fallback
+	}
+	delete(b.topicFailed, key)
+	if err := b.store.RememberTopic(chatID, dir, id); err != nil {
+		log.Warn().Err(err).Int("threadID", id).Msg("created the project's forum topic but could not remember it; a restart creates another")
+	}
+	log.Info().Int("threadID", id).Str("topic", topicName(dir)).Msg("forum topic created for the project")
+	return id
+}
+
+type topicFailKey struct {
+	chat int64
+	dir  string
+}
+
+// threadOf is the thread to answer message m in: its topic, when it is
+// in one. Outside forums message_thread_id marks reply threads, which
+// must not be echoed.
+func threadOf(m *models.Message) int {
+	if m == nil || !m.IsTopicMessage {
+		return 0
+	}
+	return m.MessageThreadID
+}
