@@ -98,12 +98,13 @@ func permissionBody(tx *Text, es []*pending.Entry, open bool, bud permissionBudg
 	// The same judgement auto-approval makes, so the shown level never
 	// disagrees with what was or would be approved.
 	risk := AssessRiskIn(e.Directory, p.Kind, p.Patterns, p.Metadata)
-	reasons := risk.Reasons
-	if len(reasons) > 3 {
-		reasons = append(reasons[:3:3], tx.MoreReasons(len(risk.Reasons)-3))
-	}
-	for i, r := range reasons {
-		reasons[i] = esc(r, 110)
+	var reasons []string
+	for i, r := range risk.Details {
+		if i == 3 {
+			reasons = append(reasons, esc(tx.MoreReasons(len(risk.Details)-3), 110))
+			break
+		}
+		reasons = append(reasons, esc(tx.RiskReason(r.Code, r.Arg), 110))
 	}
 	b.WriteString("\n" + risk.Level.Emoji() + " <b>" + tx.Risk(risk.Level) + "</b>: " + strings.Join(reasons, "; "))
 

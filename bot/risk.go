@@ -49,9 +49,13 @@ func (l RiskLevel) Emoji() string {
 
 // Risk is the assessment of one permission request: its level, and why,
 // most serious reason first.
+//
+// Reasons is in English, for logs; Details holds the same reasons, one
+// for one, as codes a catalog can translate (Text.RiskReason).
 type Risk struct {
 	Level   RiskLevel
 	Reasons []string
+	Details []Reason
 }
 
 // AssessRisk grades a permission request from its kind ("bash", "edit",
@@ -87,7 +91,7 @@ func AssessRiskIn(dir, kind string, patterns []string, metadata json.RawMessage)
 			cmds = []string{c}
 		}
 		if len(cmds) == 0 {
-			a.add(RiskMedium, "no command given")
+			a.add(RiskMedium, reasonNoCommandGiven, "")
 		}
 		for _, c := range cmds {
 			a.command(c, 0)
@@ -98,7 +102,7 @@ func AssessRiskIn(dir, kind string, patterns []string, metadata json.RawMessage)
 			paths = metaPaths(metadata)
 		}
 		if len(paths) == 0 {
-			a.add(RiskMedium, "edits files (which ones was not said)")
+			a.add(RiskMedium, reasonEditsFilesWhichOnesWas, "")
 		}
 		for _, p := range paths {
 			a.editPath(p)
@@ -109,39 +113,39 @@ func AssessRiskIn(dir, kind string, patterns []string, metadata json.RawMessage)
 			paths = metaPaths(metadata)
 		}
 		if len(paths) == 0 {
-			a.add(RiskMedium, "reads files (which ones was not said)")
+			a.add(RiskMedium, reasonReadsFilesWhichOnesWas, "")
 		}
 		for _, p := range paths {
 			a.readPath(p)
 		}
-		a.add(RiskLow, "reads files in the project")
+		a.add(RiskLow, reasonReadsFilesInTheProject, "")
 	case "glob", "grep":
 		// The patterns are what is searched for; a path in the metadata
 		// says where.
 		for _, p := range append(slices.Clone(patterns), nonEmpty(meta["path"])...) {
 			a.readPath(p)
 		}
-		a.add(RiskLow, "looks at the project ("+k+")")
+		a.add(RiskLow, reasonLooksAtTheProject, k)
 	case "lsp", "todoread", "todowrite":
-		a.add(RiskLow, "looks at the project ("+k+")")
+		a.add(RiskLow, reasonLooksAtTheProject, k)
 	case "external_directory":
-		a.add(RiskHigh, "works outside the project directory"+listSuffix(patterns))
+		a.add(RiskHigh, reasonWorksOutsideTheProjectDirectory, listSuffix(patterns))
 	case "webfetch":
 		url := meta["url"]
 		if url == "" && len(patterns) > 0 {
 			url = patterns[0]
 		}
-		a.add(RiskMedium, "fetches a web page"+listSuffix(nonEmpty(url)))
+		a.add(RiskMedium, reasonFetchesAWebPage, listSuffix(nonEmpty(url)))
 	case "websearch", "codesearch":
-		a.add(RiskMedium, "searches the web")
+		a.add(RiskMedium, reasonSearchesTheWeb, "")
 	case "task":
-		a.add(RiskMedium, "starts a subagent"+listSuffix(patterns))
+		a.add(RiskMedium, reasonStartsASubagent, listSuffix(patterns))
 	case "doom_loop":
-		a.add(RiskMedium, "the agent keeps repeating the same tool call")
+		a.add(RiskMedium, reasonTheAgentKeepsRepeatingThe, "")
 	case "":
-		a.add(RiskMedium, "permission kind not given")
+		a.add(RiskMedium, reasonPermissionKindNotGiven, "")
 	default:
-		a.add(RiskMedium, "unknown permission kind "+quote(kind))
+		a.add(RiskMedium, reasonUnknownPermissionKind, quote(kind))
 	}
 	return a.risk()
 }
@@ -149,7 +153,7 @@ func AssessRiskIn(dir, kind string, patterns []string, metadata json.RawMessage)
 // finding is one reason and the level it calls for.
 type finding struct {
 	level  RiskLevel
-	reason string
+	reason Reason
 }
 
 // assessor collects findings; the most serious one sets the level.
@@ -159,8 +163,8 @@ type assessor struct {
 	dir string
 }
 
-func (a *assessor) add(l RiskLevel, reason string) {
-	a.findings = append(a.findings, finding{l, reason})
+func (a *assessor) add(l RiskLevel, code ReasonCode, arg string) {
+	a.findings = append(a.findings, finding{l, Reason{code, arg}})
 }
 
 func (a *assessor) level() RiskLevel {
@@ -180,13 +184,18 @@ func (a *assessor) risk() Risk {
 	slices.SortStableFunc(fs, func(x, y finding) int { return cmp.Compare(y.level, x.level) })
 	r := Risk{Level: l}
 	for _, f := range fs {
-		if (f.level == RiskLow && l > RiskLow) || slices.Contains(r.Reasons, f.reason) {
+		// Distinct codes can read the same ("read-only command (git)"
+		// from two places); the English text decides what is a repeat.
+		e := f.reason.English()
+		if (f.level == RiskLow && l > RiskLow) || slices.Contains(r.Reasons, e) {
 			continue
 		}
-		r.Reasons = append(r.Reasons, f.reason)
+		r.Details = append(r.Details, f.reason)
+		r.Reasons = append(r.Reasons, e)
 	}
 	if len(r.Reasons) == 0 {
-		r.Reasons = []string{"nothing risky found"}
+		r.Details = []Reason{{Code: reasonNothingRiskyFound}}
+		r.Reasons = []string{r.Details[0].English()}
 	}
 	return r
 }
@@ -205,44 +214,44 @@ var (
 // command assesses a whole command line.
 func (a *assessor) command(cmd string, depth int) {
 	if depth > maxDepth {
-		a.add(RiskHigh, "nests commands too deeply to follow")
+		a.add(RiskHigh, reasonNestsCommandsTooDeeplyTo, "")
 		return
 	}
 	if strings.TrimSpace(cmd) == "" {
 		if depth == 0 {
-			a.add(RiskMedium, "empty command")
+			a.add(RiskMedium, reasonEmptyCommand, "")
 		}
 		return
 	}
 	for _, m := range funcDefRE.FindAllStringSubmatch(cmd, -1) {
 		name, body := regexp.QuoteMeta(m[1]), m[2]
 		if regexp.MustCompile(name + `\s*\|\s*` + name).MatchString(body) {
-			a.add(RiskHigh, "fork bomb")
+			a.add(RiskHigh, reasonForkBomb, "")
 		} else {
-			a.add(RiskMedium, "defines a shell function")
+			a.add(RiskMedium, reasonDefinesAShellFunction, "")
 		}
 	}
 	if devTCPRE.MatchString(cmd) {
-		a.add(RiskHigh, "opens a raw network connection (/dev/tcp)")
+		a.add(RiskHigh, reasonOpensARawNetworkConnection, "")
 	}
 	sc := parseShell(cmd)
 	if sc.broken {
-		a.add(RiskMedium, "could not read the whole command (unbalanced quotes or brackets)")
+		a.add(RiskMedium, reasonCouldNotReadTheWhole, "")
 	}
 	if sc.chained() {
-		a.add(RiskMedium, "chains several commands")
+		a.add(RiskMedium, reasonChainsSeveralCommands, "")
 	}
 	if sc.piped() {
-		a.add(RiskMedium, "pipes output into another command")
+		a.add(RiskMedium, reasonPipesOutputIntoAnotherCommand, "")
 	}
 	if sc.background {
-		a.add(RiskMedium, "runs a command in the background")
+		a.add(RiskMedium, reasonRunsACommandInThe, "")
 	}
 	if sc.subshell {
-		a.add(RiskMedium, "runs commands in a subshell")
+		a.add(RiskMedium, reasonRunsCommandsInASubshell, "")
 	}
 	if len(sc.subst) > 0 {
-		a.add(RiskMedium, "uses command substitution")
+		a.add(RiskMedium, reasonUsesCommandSubstitution, "")
 	}
 	for _, s := range sc.subst {
 		a.command(s, depth+1)
@@ -251,7 +260,7 @@ func (a *assessor) command(cmd string, depth int) {
 		a.simple(c, depth)
 	}
 	if len(sc.commands) == 0 && len(sc.subst) == 0 && depth == 0 {
-		a.add(RiskMedium, "no command found")
+		a.add(RiskMedium, reasonNoCommandFound, "")
 	}
 }
 
@@ -350,17 +359,36 @@ var diskTools = setOf(
 )
 
 // System administration that is high whatever its arguments.
-var systemTools = map[string]string{
-	"shutdown": "shuts the machine down", "reboot": "reboots the machine", "halt": "halts the machine",
-	"poweroff": "powers the machine off", "mount": "mounts file systems", "umount": "unmounts file systems",
-	"swapoff": "turns swap off", "swapon": "turns swap on", "modprobe": "loads kernel modules",
-	"insmod": "loads kernel modules", "rmmod": "removes kernel modules", "useradd": "changes user accounts",
-	"userdel": "changes user accounts", "usermod": "changes user accounts", "adduser": "changes user accounts",
-	"deluser": "changes user accounts", "groupadd": "changes user accounts", "groupdel": "changes user accounts",
-	"passwd": "changes passwords", "chpasswd": "changes passwords", "visudo": "changes sudo rights",
-	"iptables": "changes the firewall", "ip6tables": "changes the firewall", "nft": "changes the firewall",
-	"ufw": "changes the firewall", "firewall-cmd": "changes the firewall", "chattr": "changes file attributes",
-	"setenforce": "changes SELinux enforcement", "kexec": "boots another kernel",
+var systemTools = map[string]ReasonCode{
+	"shutdown":     reasonShutsTheMachineDown,
+	"reboot":       reasonRebootsTheMachine,
+	"halt":         reasonHaltsTheMachine,
+	"poweroff":     reasonPowersTheMachineOff,
+	"mount":        reasonMountsFileSystems,
+	"umount":       reasonUnmountsFileSystems,
+	"swapoff":      reasonTurnsSwapOff,
+	"swapon":       reasonTurnsSwapOn,
+	"modprobe":     reasonLoadsKernelModules,
+	"insmod":       reasonLoadsKernelModules,
+	"rmmod":        reasonRemovesKernelModules,
+	"useradd":      reasonChangesUserAccounts,
+	"userdel":      reasonChangesUserAccounts,
+	"usermod":      reasonChangesUserAccounts,
+	"adduser":      reasonChangesUserAccounts,
+	"deluser":      reasonChangesUserAccounts,
+	"groupadd":     reasonChangesUserAccounts,
+	"groupdel":     reasonChangesUserAccounts,
+	"passwd":       reasonChangesPasswords,
+	"chpasswd":     reasonChangesPasswords,
+	"visudo":       reasonChangesSudoRights,
+	"iptables":     reasonChangesTheFirewall,
+	"ip6tables":    reasonChangesTheFirewall,
+	"nft":          reasonChangesTheFirewall,
+	"ufw":          reasonChangesTheFirewall,
+	"firewall-cmd": reasonChangesTheFirewall,
+	"chattr":       reasonChangesFileAttributes,
+	"setenforce":   reasonChangesSelinuxEnforcement,
+	"kexec":        reasonBootsAnotherKernel,
 }
 
 // simple assesses one simple command: its words and redirects.
@@ -373,9 +401,9 @@ func (a *assessor) simple(c shellCommand, depth int) {
 	for len(words) > 0 && isAssignment(words[0]) {
 		name, _, _ := strings.Cut(words[0], "=")
 		if name == "LD_PRELOAD" || name == "LD_LIBRARY_PATH" || name == "DYLD_INSERT_LIBRARIES" {
-			a.add(RiskHigh, "injects libraries into a program ("+name+")")
+			a.add(RiskHigh, reasonInjectsLibrariesIntoAProgram, name)
 		} else {
-			a.add(RiskMedium, "sets environment variables ("+name+")")
+			a.add(RiskMedium, reasonSetsEnvironmentVariables, name)
 		}
 		words = words[1:]
 	}
@@ -390,7 +418,7 @@ func (a *assessor) simple(c shellCommand, depth int) {
 	args := words[1:]
 
 	if escalators[name] {
-		a.add(RiskHigh, "runs as another user ("+name+")")
+		a.add(RiskHigh, reasonRunsAsAnotherUser, name)
 		if name == "su" {
 			for i, w := range args {
 				if (w == "-c" || w == "--command") && i+1 < len(args) {
@@ -410,7 +438,7 @@ func (a *assessor) simple(c shellCommand, depth int) {
 	if n, ok := wrappers[name]; ok {
 		if name == "command" || name == "type" {
 			if slices.Contains(args, "-v") || slices.Contains(args, "-V") {
-				a.add(RiskLow, "looks up a command")
+				a.add(RiskLow, reasonLooksUpACommand, "")
 				return
 			}
 		}
@@ -424,16 +452,16 @@ func (a *assessor) simple(c shellCommand, depth int) {
 		if len(rest) == 0 {
 			switch name {
 			case "env":
-				a.add(RiskMedium, "prints environment variables, which may hold secrets")
+				a.add(RiskMedium, reasonPrintsEnvironmentVariablesWhichMay, "")
 			case "xargs":
-				a.add(RiskLow, "echoes its input")
+				a.add(RiskLow, reasonEchoesItsInput, "")
 			default:
-				a.add(RiskMedium, "unknown command "+quote(name))
+				a.add(RiskMedium, reasonUnknownCommand, quote(name))
 			}
 			return
 		}
 		if name == "xargs" || name == "parallel" {
-			a.add(RiskMedium, "runs a command for each input line ("+name+")")
+			a.add(RiskMedium, reasonRunsACommandForEach, name)
 		}
 		a.simple(shellCommand{words: rest, pipedFrom: c.pipedFrom, heredocs: c.heredocs}, depth)
 		return
@@ -448,18 +476,18 @@ func (a *assessor) simple(c shellCommand, depth int) {
 	if name != "echo" && name != "printf" {
 		for _, w := range args {
 			if !strings.HasPrefix(w, "-") && isSecretPath(w) {
-				a.add(RiskHigh, "touches secrets or credentials ("+w+")")
+				a.add(RiskHigh, reasonTouchesSecretsOrCredentials, w)
 			}
 		}
 	}
 
 	switch {
 	case name == "eval":
-		a.add(RiskMedium, "uses eval")
+		a.add(RiskMedium, reasonUsesEval, "")
 		a.generated(args)
 		a.command(strings.Join(args, " "), depth+1)
 	case name == "source" || name == ".":
-		a.add(RiskMedium, "runs a script in the current shell")
+		a.add(RiskMedium, reasonRunsAScriptInThe, "")
 	case shells[name]:
 		a.shell(name, args, c, depth)
 	case interpreters[name]:
@@ -467,7 +495,7 @@ func (a *assessor) simple(c shellCommand, depth int) {
 	case name == "rm":
 		a.rm(args)
 	case name == "rmdir" || name == "unlink":
-		a.add(RiskMedium, "deletes files ("+name+")")
+		a.add(RiskMedium, reasonDeletesFiles, name)
 	case name == "find":
 		a.find(args, depth)
 	case name == "git":
@@ -475,33 +503,33 @@ func (a *assessor) simple(c shellCommand, depth int) {
 	case name == "chmod" || name == "chown" || name == "chgrp":
 		a.chmod(name, args)
 	case strings.HasPrefix(name, "mkfs") || strings.HasPrefix(name, "newfs"):
-		a.add(RiskHigh, "formats a file system ("+name+")")
+		a.add(RiskHigh, reasonFormatsAFileSystem, name)
 	case diskTools[name]:
-		a.add(RiskHigh, "writes raw data to disks or files ("+name+")")
-	case systemTools[name] != "":
-		a.add(RiskHigh, systemTools[name]+" ("+name+")")
+		a.add(RiskHigh, reasonWritesRawDataToDisks, name)
+	case systemTools[name] != 0:
+		a.add(RiskHigh, systemTools[name], name)
 	case name == "init" || name == "telinit":
-		a.add(RiskHigh, "changes the run level ("+name+")")
+		a.add(RiskHigh, reasonChangesTheRunLevel, name)
 	case name == "kill" || name == "pkill" || name == "killall":
 		a.kill(name, args)
 	case name == "systemctl" || name == "service" || name == "launchctl" || name == "sysctl":
 		a.services(name, args)
 	case name == "crontab":
 		if slices.Contains(args, "-r") {
-			a.add(RiskHigh, "deletes the crontab (crontab -r)")
+			a.add(RiskHigh, reasonDeletesTheCrontabCrontabR, "")
 		} else {
-			a.add(RiskMedium, "changes scheduled jobs (crontab)")
+			a.add(RiskMedium, reasonChangesScheduledJobsCrontab, "")
 		}
 	case name == "curl" || name == "wget" || name == "http" || name == "https" || name == "aria2c":
-		a.add(RiskMedium, "downloads or sends data over the network ("+name+")")
+		a.add(RiskMedium, reasonDownloadsOrSendsDataOver, name)
 	case name == "ssh" || name == "scp" || name == "sftp" || name == "nc" || name == "ncat" ||
 		name == "netcat" || name == "socat" || name == "telnet" || name == "ftp":
-		a.add(RiskMedium, "connects to another machine ("+name+")")
+		a.add(RiskMedium, reasonConnectsToAnotherMachine, name)
 	case name == "rsync":
 		if slices.ContainsFunc(args, func(w string) bool { return strings.HasPrefix(w, "--delete") || w == "--remove-source-files" }) {
-			a.add(RiskHigh, "deletes files while syncing (rsync --delete)")
+			a.add(RiskHigh, reasonDeletesFilesWhileSyncingRsync, "")
 		} else {
-			a.add(RiskMedium, "copies files (rsync)")
+			a.add(RiskMedium, reasonCopiesFilesRsync, "")
 		}
 	case name == "docker" || name == "podman" || name == "kubectl" || name == "helm":
 		a.containers(name, args)
@@ -510,49 +538,49 @@ func (a *assessor) simple(c shellCommand, depth int) {
 			return w == "--in-place" || strings.HasPrefix(w, "--in-place=") ||
 				(strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "--") && strings.Contains(w, "i"))
 		}) {
-			a.add(RiskMedium, "edits files in place (sed -i)")
+			a.add(RiskMedium, reasonEditsFilesInPlaceSed, "")
 			if ops := operandsOf(args); len(ops) > 1 {
 				a.writtenPaths(name, ops[1:]) // the first is the script
 			}
 		} else if sedScriptsSafe(args) {
-			a.add(RiskLow, "read-only command (sed)")
+			a.add(RiskLow, reasonReadOnlyCommandSed, "")
 		} else {
-			a.add(RiskMedium, "sed script may write files or run commands")
+			a.add(RiskMedium, reasonSedScriptMayWriteFiles, "")
 		}
 	case name == "awk" || name == "gawk" || name == "mawk" || name == "nawk":
 		if slices.ContainsFunc(args, func(w string) bool {
 			return strings.Contains(w, "system") || strings.Contains(w, ">") || strings.Contains(w, "|") ||
 				strings.Contains(w, "ENVIRON") || w == "-f" || strings.HasPrefix(w, "--file") || strings.HasPrefix(w, "-f")
 		}) {
-			a.add(RiskMedium, "awk program runs commands or writes files")
+			a.add(RiskMedium, reasonAwkProgramRunsCommandsOr, "")
 		} else {
-			a.add(RiskLow, "read-only command (awk)")
+			a.add(RiskLow, reasonReadOnlyCommandAwk, "")
 		}
 	case name == "printenv":
-		a.add(RiskMedium, "prints environment variables, which may hold secrets")
+		a.add(RiskMedium, reasonPrintsEnvironmentVariablesWhichMay, "")
 	case shellState[name]:
-		a.add(RiskMedium, "changes shell variables, options or aliases ("+name+")")
+		a.add(RiskMedium, reasonChangesShellVariablesOptionsOr, name)
 	case name == "tee" || name == "truncate" || name == "touch" || name == "mkdir" ||
 		name == "cp" || name == "mv" || name == "ln" || name == "install" || name == "patch":
-		a.add(RiskMedium, "writes files ("+name+")")
+		a.add(RiskMedium, reasonWritesFiles, name)
 	case isPackageTool(name):
 		a.packages(name, args)
 	case name == "history":
 		if slices.Contains(args, "-c") {
-			a.add(RiskMedium, "clears the shell history")
+			a.add(RiskMedium, reasonClearsTheShellHistory, "")
 		} else if slices.ContainsFunc(args, func(w string) bool { return !isNumber(w) }) {
-			a.add(RiskMedium, "changes or writes the shell history")
+			a.add(RiskMedium, reasonChangesOrWritesTheShell, "")
 		} else {
-			a.add(RiskLow, "read-only command (history)")
+			a.add(RiskLow, reasonReadOnlyCommandHistory, "")
 		}
 	case readOnly[name]:
-		a.add(RiskLow, "read-only command ("+name+")")
+		a.add(RiskLow, reasonReadOnlyCommand, name)
 	case strings.Contains(words[0], substMark):
-		a.add(RiskHigh, "runs the output of another command as a command")
+		a.add(RiskHigh, reasonRunsTheOutputOfAnother, "")
 	case strings.HasPrefix(name, "$"):
-		a.add(RiskMedium, "runs a command named by a variable ("+name+")")
+		a.add(RiskMedium, reasonRunsACommandNamedBy, name)
 	default:
-		a.add(RiskMedium, "unknown command "+quote(name))
+		a.add(RiskMedium, reasonUnknownCommand, quote(name))
 	}
 	if writesPaths[name] {
 		a.writtenPaths(name, args)
@@ -563,7 +591,7 @@ func (a *assessor) simple(c shellCommand, depth int) {
 		}
 	}
 	if len(c.heredocs) > 0 && !shells[name] && !interpreters[name] {
-		a.add(RiskMedium, "reads a here-document")
+		a.add(RiskMedium, reasonReadsAHereDocument, "")
 	}
 	if !slices.ContainsFunc(a.findings[start:], func(f finding) bool { return f.level > RiskLow }) {
 		a.contained(name, args)
@@ -597,7 +625,7 @@ func (a *assessor) contained(name string, args []string) {
 			}
 		}
 		if !dollarLanguages[name] && varRE.MatchString(v) {
-			a.add(RiskMedium, "expands a variable ("+w+")")
+			a.add(RiskMedium, reasonExpandsAVariable, w)
 			continue
 		}
 		if name == "echo" || name == "printf" {
@@ -605,13 +633,13 @@ func (a *assessor) contained(name string, args []string) {
 		}
 		switch {
 		case isOutside(v, a.dir):
-			a.add(RiskMedium, "reads outside the project ("+v+")")
+			a.add(RiskMedium, reasonReadsOutsideTheProject, v)
 		case strings.Contains(v, "{") && strings.Contains(v, ","):
-			a.add(RiskMedium, "uses brace expansion ("+v+")")
+			a.add(RiskMedium, reasonUsesBraceExpansion, v)
 		case isDotGlob(v):
-			a.add(RiskMedium, "matches hidden files with a wildcard ("+v+")")
+			a.add(RiskMedium, reasonMatchesHiddenFilesWithA, v)
 		case isDotPath(v):
-			a.add(RiskMedium, "reads a dotfile or hidden directory ("+v+")")
+			a.add(RiskMedium, reasonReadsADotfileOrHidden, v)
 		}
 	}
 	for _, f := range readOnlyLifts[name] {
@@ -621,21 +649,21 @@ func (a *assessor) contained(name string, args []string) {
 			}
 			return strings.HasPrefix(w, f) && !strings.HasPrefix(w, "--")
 		}) {
-			a.add(RiskMedium, "writes files or runs programs ("+name+" "+f+")")
+			a.add(RiskMedium, reasonWritesFilesOrRunsPrograms, name+" "+f)
 		}
 	}
 	ops := operandsOf(args)
 	switch {
 	case writesSecondOperand[name] && len(ops) > 1:
-		a.add(RiskMedium, "writes its output to a file ("+name+" "+ops[len(ops)-1]+")")
+		a.add(RiskMedium, reasonWritesItsOutputToA, name+" "+ops[len(ops)-1])
 	case name == "hostname" && len(ops) > 0:
-		a.add(RiskMedium, "sets the host name")
+		a.add(RiskMedium, reasonSetsTheHostName, "")
 	case name == "less" && slices.ContainsFunc(args, func(w string) bool { return strings.HasPrefix(w, "+") }):
-		a.add(RiskMedium, "runs less commands (less +…)")
+		a.add(RiskMedium, reasonRunsLessCommandsLess, "")
 	case name == "git" && slices.Contains(args, "ls-remote"):
-		a.add(RiskMedium, "contacts a remote (git ls-remote)")
+		a.add(RiskMedium, reasonContactsARemoteGitLs, "")
 	case name == "jq" && slices.ContainsFunc(args, func(w string) bool { return strings.Contains(w, "env") || strings.Contains(w, "ENV") }):
-		a.add(RiskMedium, "reads environment variables, which may hold secrets (jq)")
+		a.add(RiskMedium, reasonReadsEnvironmentVariablesWhichMay, "")
 	}
 }
 
@@ -644,29 +672,29 @@ func (a *assessor) redirect(r shellRedirect) {
 	t := r.target
 	if r.op == "<" || r.op == "<<<" || r.op == "<&" || r.op == "<<" || r.op == "<<-" {
 		if r.op == "<" && isSecretPath(t) {
-			a.add(RiskHigh, "reads secrets or credentials ("+t+")")
+			a.add(RiskHigh, reasonReadsSecretsOrCredentials, t)
 		}
 		// Never low: what is read is not among the command's words.
-		a.add(RiskMedium, "redirects input ("+r.op+" "+t+")")
+		a.add(RiskMedium, reasonRedirectsInput, r.op+" "+t)
 		return
 	}
 	// Duplicating a file descriptor (2>&1, >&2) writes no file, nor do
 	// the harmless devices; still a redirect, so never low.
 	if (r.op == ">&" || r.op == "&>") && isFD(t) {
-		a.add(RiskMedium, "redirects output ("+r.op+t+")")
+		a.add(RiskMedium, reasonRedirectsOutput, r.op+t)
 		return
 	}
 	switch t {
 	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty":
-		a.add(RiskMedium, "redirects output ("+t+")")
+		a.add(RiskMedium, reasonRedirectsOutput, t)
 		return
 	}
 	if isDiskDevice(t) {
-		a.add(RiskHigh, "writes to a disk device ("+t+")")
+		a.add(RiskHigh, reasonWritesToADiskDevice, t)
 		return
 	}
-	a.add(RiskMedium, "redirects output into a file ("+t+")")
-	a.writePath(t, "writes to")
+	a.add(RiskMedium, reasonRedirectsOutputIntoAFile, t)
+	a.writePath(t, verbWritesTo)
 }
 
 // writtenPaths checks the non-option arguments of a command that writes
@@ -691,29 +719,29 @@ func (a *assessor) writtenPaths(name string, args []string) {
 }
 
 // pathVerb says what a command does to the paths it is given.
-func pathVerb(name string) string {
+func pathVerb(name string) pathVerbKind {
 	switch name {
 	case "rm", "rmdir", "unlink", "shred":
-		return "deletes"
+		return verbDeletes
 	case "chmod", "chown", "chgrp":
-		return "changes"
+		return verbChanges
 	}
-	return "writes"
+	return verbWrites
 }
 
 // writePath grades a path a command writes to.
-func (a *assessor) writePath(p, verb string) {
+func (a *assessor) writePath(p string, verb pathVerbKind) {
 	switch {
 	case isDiskDevice(p):
-		a.add(RiskHigh, verb+" a disk device ("+p+")")
+		a.add(RiskHigh, writePathReasons[verb][0], p)
 	case isSystemPath(p):
-		a.add(RiskHigh, verb+" under a system directory ("+p+")")
+		a.add(RiskHigh, writePathReasons[verb][1], p)
 	case isSecretPath(p) || isShellStartup(p):
-		a.add(RiskHigh, verb+" secrets, credentials or start-up files ("+p+")")
+		a.add(RiskHigh, writePathReasons[verb][2], p)
 	case isScratchPath(p):
 		// /tmp and friends are outside the project but harmless.
 	case isOutside(p, a.dir):
-		a.add(RiskHigh, verb+" outside the project ("+p+")")
+		a.add(RiskHigh, writePathReasons[verb][3], p)
 	}
 }
 
@@ -727,7 +755,7 @@ func (a *assessor) rm(args []string) {
 		case w == "--force":
 			force = true
 		case w == "--no-preserve-root":
-			a.add(RiskHigh, "deletes without protecting / (rm --no-preserve-root)")
+			a.add(RiskHigh, reasonDeletesWithoutProtectingRmNo, "")
 		case strings.HasPrefix(w, "--"):
 		case strings.HasPrefix(w, "-") && len(w) > 1:
 			recursive = recursive || strings.ContainsAny(w, "rR")
@@ -738,15 +766,15 @@ func (a *assessor) rm(args []string) {
 	}
 	switch {
 	case recursive && force:
-		a.add(RiskHigh, "deletes files recursively and without asking (rm -rf)")
+		a.add(RiskHigh, reasonDeletesFilesRecursivelyAndWithout, "")
 	case recursive:
-		a.add(RiskHigh, "deletes files recursively (rm -r)")
+		a.add(RiskHigh, reasonDeletesFilesRecursivelyRmR, "")
 	default:
-		a.add(RiskMedium, "deletes files (rm)")
+		a.add(RiskMedium, reasonDeletesFilesRm, "")
 	}
 	for _, t := range targets {
 		if isBroadPath(t) {
-			a.add(RiskHigh, "deletes a broad path ("+t+")")
+			a.add(RiskHigh, reasonDeletesABroadPath, t)
 		}
 	}
 }
@@ -755,9 +783,9 @@ func (a *assessor) find(args []string, depth int) {
 	for i := 0; i < len(args); i++ {
 		switch args[i] {
 		case "-delete":
-			a.add(RiskHigh, "deletes every file found (find -delete)")
+			a.add(RiskHigh, reasonDeletesEveryFileFoundFind, "")
 		case "-exec", "-execdir", "-ok", "-okdir":
-			a.add(RiskMedium, "runs a command for each file found (find "+args[i]+")")
+			a.add(RiskMedium, reasonRunsACommandForEach2, args[i])
 			j := i + 1
 			for j < len(args) && args[j] != ";" && args[j] != "+" {
 				j++
@@ -765,10 +793,10 @@ func (a *assessor) find(args []string, depth int) {
 			a.simple(shellCommand{words: args[i+1 : j]}, depth+1)
 			i = j
 		case "-fprint", "-fprintf", "-fls":
-			a.add(RiskMedium, "writes a file (find "+args[i]+")")
+			a.add(RiskMedium, reasonWritesAFileFind, args[i])
 		}
 	}
-	a.add(RiskLow, "read-only command (find)")
+	a.add(RiskLow, reasonReadOnlyCommandFind, "")
 }
 
 // Read-only git subcommands.
@@ -785,7 +813,7 @@ var gitValueFlags = setOf("-C", "-c", "--git-dir", "--work-tree", "--namespace",
 func (a *assessor) git(args []string) {
 	rest := skipFlags(args, gitValueFlags)
 	if len(rest) == 0 {
-		a.add(RiskLow, "read-only command (git)")
+		a.add(RiskLow, reasonReadOnlyCommandGit, "")
 		return
 	}
 	sub, sargs := rest[0], rest[1:]
@@ -818,55 +846,55 @@ func (a *assessor) git(args []string) {
 		if has("--force", "--force-with-lease", "--force-if-includes", "--mirror", "--delete", "--prune") ||
 			shortFlag("f") || shortFlag("d") ||
 			slices.ContainsFunc(operands(), func(w string) bool { return strings.HasPrefix(w, "+") || strings.HasPrefix(w, ":") }) {
-			a.add(RiskHigh, "rewrites or deletes remote history (git push --force)")
+			a.add(RiskHigh, reasonRewritesOrDeletesRemoteHistory, "")
 		} else {
-			a.add(RiskMedium, "pushes to a remote (git push)")
+			a.add(RiskMedium, reasonPushesToARemoteGit, "")
 		}
 	case "reset":
 		if has("--hard", "--merge", "--keep") {
-			a.add(RiskHigh, "discards local changes (git reset --hard)")
+			a.add(RiskHigh, reasonDiscardsLocalChangesGitReset, "")
 		} else {
-			a.add(RiskMedium, "moves the branch (git reset)")
+			a.add(RiskMedium, reasonMovesTheBranchGitReset, "")
 		}
 	case "clean":
 		if has("--force") || shortFlag("f") {
-			a.add(RiskHigh, "deletes untracked files (git clean -f)")
+			a.add(RiskHigh, reasonDeletesUntrackedFilesGitClean, "")
 		} else {
-			a.add(RiskMedium, "cleans the work tree (git clean)")
+			a.add(RiskMedium, reasonCleansTheWorkTreeGit, "")
 		}
 	case "checkout", "restore", "switch":
 		if has("--force", "--discard-changes") || shortFlag("f") ||
 			(sub != "switch" && slices.ContainsFunc(operands(), func(w string) bool { return w == "." || w == "*" || w == ":/" })) {
-			a.add(RiskHigh, "discards local changes (git "+sub+")")
+			a.add(RiskHigh, reasonDiscardsLocalChangesGit, sub)
 		} else {
-			a.add(RiskMedium, "changes the work tree (git "+sub+")")
+			a.add(RiskMedium, reasonChangesTheWorkTreeGit, sub)
 		}
 	case "branch":
 		switch {
 		case has("--delete", "--force") || slices.Contains(sargs, "-D") || shortFlag("D"):
-			a.add(RiskHigh, "force-deletes a branch (git branch -D)")
+			a.add(RiskHigh, reasonForceDeletesABranchGit, "")
 		case len(operands()) == 0 || has("--list", "--show-current", "--contains", "--merged", "--no-merged"):
-			a.add(RiskLow, "read-only command (git branch)")
+			a.add(RiskLow, reasonReadOnlyCommandGitBranch, "")
 		default:
-			a.add(RiskMedium, "changes branches (git branch)")
+			a.add(RiskMedium, reasonChangesBranchesGitBranch, "")
 		}
 	case "tag":
 		if len(operands()) == 0 || has("--list") || shortFlag("l") {
-			a.add(RiskLow, "read-only command (git tag)")
+			a.add(RiskLow, reasonReadOnlyCommandGitTag, "")
 		} else {
-			a.add(RiskMedium, "changes tags (git tag)")
+			a.add(RiskMedium, reasonChangesTagsGitTag, "")
 		}
 	case "remote":
 		if len(operands()) == 0 || operands()[0] == "show" || operands()[0] == "get-url" {
-			a.add(RiskLow, "read-only command (git remote)")
+			a.add(RiskLow, reasonReadOnlyCommandGitRemote, "")
 		} else {
-			a.add(RiskMedium, "changes remotes (git remote)")
+			a.add(RiskMedium, reasonChangesRemotesGitRemote, "")
 		}
 	case "config":
 		if has("--get", "--get-all", "--get-regexp", "--list", "-l") || len(operands()) <= 1 && !has("--unset", "--unset-all", "--add", "--replace-all") {
-			a.add(RiskLow, "read-only command (git config)")
+			a.add(RiskLow, reasonReadOnlyCommandGitConfig, "")
 		} else {
-			a.add(RiskMedium, "changes git configuration (git config)")
+			a.add(RiskMedium, reasonChangesGitConfigurationGitConfig, "")
 		}
 	case "stash":
 		op := ""
@@ -875,37 +903,37 @@ func (a *assessor) git(args []string) {
 		}
 		switch op {
 		case "list", "show":
-			a.add(RiskLow, "read-only command (git stash "+op+")")
+			a.add(RiskLow, reasonReadOnlyCommandGitStash, op)
 		case "drop", "clear":
-			a.add(RiskHigh, "throws stashed changes away (git stash "+op+")")
+			a.add(RiskHigh, reasonThrowsStashedChangesAwayGit, op)
 		default:
-			a.add(RiskMedium, "stashes changes (git stash)")
+			a.add(RiskMedium, reasonStashesChangesGitStash, "")
 		}
 	case "reflog":
 		if o := operands(); len(o) > 0 && (o[0] == "expire" || o[0] == "delete") {
-			a.add(RiskHigh, "deletes reflog entries (git reflog "+o[0]+")")
+			a.add(RiskHigh, reasonDeletesReflogEntriesGitReflog, o[0])
 		} else {
-			a.add(RiskLow, "read-only command (git reflog)")
+			a.add(RiskLow, reasonReadOnlyCommandGitReflog, "")
 		}
 	case "filter-branch", "filter-repo", "update-ref", "replace":
-		a.add(RiskHigh, "rewrites repository history (git "+sub+")")
+		a.add(RiskHigh, reasonRewritesRepositoryHistoryGit, sub)
 	case "gc", "prune":
 		if has("--prune", "--aggressive") || sub == "prune" {
-			a.add(RiskHigh, "deletes unreachable objects (git "+sub+")")
+			a.add(RiskHigh, reasonDeletesUnreachableObjectsGit, sub)
 		} else {
-			a.add(RiskMedium, "repacks the repository (git gc)")
+			a.add(RiskMedium, reasonRepacksTheRepositoryGitGc, "")
 		}
 	case "worktree":
 		if o := operands(); len(o) > 0 && o[0] == "list" {
-			a.add(RiskLow, "read-only command (git worktree list)")
+			a.add(RiskLow, reasonReadOnlyCommandGitWorktree, "")
 		} else {
-			a.add(RiskMedium, "changes work trees (git worktree)")
+			a.add(RiskMedium, reasonChangesWorkTreesGitWorktree, "")
 		}
 	default:
 		if gitReadOnly[sub] {
-			a.add(RiskLow, "read-only command (git "+sub+")")
+			a.add(RiskLow, reasonReadOnlyCommandGit2, sub)
 		} else {
-			a.add(RiskMedium, "changes the repository (git "+sub+")")
+			a.add(RiskMedium, reasonChangesTheRepositoryGit, sub)
 		}
 	}
 }
@@ -920,16 +948,16 @@ func (a *assessor) chmod(name string, args []string) {
 			broad = true
 		}
 		if name == "chmod" && (strings.Contains(w, "+s") || strings.HasPrefix(w, "4") && len(w) == 4 || strings.HasPrefix(w, "2") && len(w) == 4) {
-			a.add(RiskHigh, "sets the setuid or setgid bit (chmod)")
+			a.add(RiskHigh, reasonSetsTheSetuidOrSetgid, "")
 		}
 	}
 	switch {
 	case recursive && broad:
-		a.add(RiskHigh, "changes ownership or permissions recursively on a broad path ("+name+" -R)")
+		a.add(RiskHigh, reasonChangesOwnershipOrPermissionsRecursively, name)
 	case recursive:
-		a.add(RiskMedium, "changes ownership or permissions recursively ("+name+" -R)")
+		a.add(RiskMedium, reasonChangesOwnershipOrPermissionsRecursively2, name)
 	default:
-		a.add(RiskMedium, "changes ownership or permissions ("+name+")")
+		a.add(RiskMedium, reasonChangesOwnershipOrPermissions, name)
 	}
 }
 
@@ -946,22 +974,22 @@ func (a *assessor) kill(name string, args []string) {
 		}
 	}
 	if name == "kill" && slices.ContainsFunc(pids, func(p string) bool { return p == "1" || p == "-1" || p == "0" }) {
-		a.add(RiskHigh, "kills init or every process ("+name+" "+strings.Join(pids, " ")+")")
+		a.add(RiskHigh, reasonKillsInitOrEveryProcess, name+" "+strings.Join(pids, " "))
 		return
 	}
-	a.add(RiskMedium, "stops processes ("+name+")")
+	a.add(RiskMedium, reasonStopsProcesses, name)
 }
 
 func (a *assessor) services(name string, args []string) {
 	if name == "sysctl" && slices.ContainsFunc(args, func(w string) bool {
 		return w == "-w" || w == "--write" || strings.HasPrefix(w, "-p") || strings.HasPrefix(w, "--load") || w == "--system"
 	}) {
-		a.add(RiskHigh, "changes kernel settings (sysctl)")
+		a.add(RiskHigh, reasonChangesKernelSettingsSysctl, "")
 		return
 	}
 	ops := skipFlags(args, setOf("-H", "-M", "--host", "--machine", "-w"))
 	if len(ops) == 0 {
-		a.add(RiskLow, "read-only command ("+name+")")
+		a.add(RiskLow, reasonReadOnlyCommand, name)
 		return
 	}
 	op := ops[0]
@@ -970,11 +998,11 @@ func (a *assessor) services(name string, args []string) {
 	}
 	switch {
 	case name == "sysctl" && !strings.Contains(strings.Join(ops, " "), "="):
-		a.add(RiskLow, "read-only command (sysctl)")
+		a.add(RiskLow, reasonReadOnlyCommandSysctl, "")
 	case op == "status" || op == "show" || op == "cat" || strings.HasPrefix(op, "list") || strings.HasPrefix(op, "is-") || op == "print":
-		a.add(RiskLow, "read-only command ("+name+" "+op+")")
+		a.add(RiskLow, reasonReadOnlyCommand, name+" "+op)
 	default:
-		a.add(RiskHigh, "changes system services or settings ("+name+" "+op+")")
+		a.add(RiskHigh, reasonChangesSystemServicesOrSettings, name+" "+op)
 	}
 }
 
@@ -983,14 +1011,14 @@ func (a *assessor) containers(name string, args []string) {
 	switch {
 	case strings.Contains(joined, "--privileged") || strings.Contains(joined, " -v /:") || strings.Contains(joined, "--volume /:") ||
 		strings.Contains(joined, "--pid=host") || strings.Contains(joined, "--net=host") || strings.Contains(joined, "--network=host"):
-		a.add(RiskHigh, "runs a container with host access ("+name+")")
+		a.add(RiskHigh, reasonRunsAContainerWithHost, name)
 	case strings.Contains(joined, " prune ") || strings.Contains(joined, " delete ") ||
 		(strings.Contains(joined, " rm ") || strings.Contains(joined, " rmi ")) && strings.Contains(joined, " -f"):
-		a.add(RiskHigh, "deletes containers, images or cluster objects ("+name+")")
+		a.add(RiskHigh, reasonDeletesContainersImagesOrCluster, name)
 	case strings.Contains(joined, " push "):
-		a.add(RiskHigh, "publishes an image ("+name+" push)")
+		a.add(RiskHigh, reasonPublishesAnImagePush, name)
 	default:
-		a.add(RiskMedium, "runs containers or cluster commands ("+name+")")
+		a.add(RiskMedium, reasonRunsContainersOrClusterCommands, name)
 	}
 }
 
@@ -1013,19 +1041,19 @@ func (a *assessor) packages(name string, args []string) {
 	}
 	switch {
 	case op == "publish" || op == "upload" || name == "twine" || (name == "gh" && (op == "release" || op == "repo")):
-		a.add(RiskHigh, "publishes or changes something public ("+name+" "+op+")")
+		a.add(RiskHigh, reasonPublishesOrChangesSomethingPublic, name+" "+op)
 	case op == "remove" || op == "purge" || op == "uninstall" || op == "autoremove" || op == "erase" || (name == "pacman" && strings.HasPrefix(op, "-R")):
-		a.add(RiskHigh, "removes installed packages ("+name+" "+op+")")
+		a.add(RiskHigh, reasonRemovesInstalledPackages, name+" "+op)
 	case name == "go" && op == "env" && slices.ContainsFunc(args, func(w string) bool { return w == "-w" || w == "-u" }):
-		a.add(RiskMedium, "changes Go settings (go env -w)")
+		a.add(RiskMedium, reasonChangesGoSettingsGoEnv, "")
 	case name == "go" && (op == "version" || op == "env" || op == "doc"):
-		a.add(RiskLow, "read-only command (go "+op+")")
+		a.add(RiskLow, reasonReadOnlyCommandGo, op)
 	case op == "--version" || op == "-v" || op == "-V" || op == "version":
-		a.add(RiskLow, "read-only command ("+name+" "+op+")")
+		a.add(RiskLow, reasonReadOnlyCommand, name+" "+op)
 	case op == "":
-		a.add(RiskMedium, "runs "+name)
+		a.add(RiskMedium, reasonRuns, name)
 	default:
-		a.add(RiskMedium, "runs "+name+" "+op)
+		a.add(RiskMedium, reasonRuns, name+" "+op)
 	}
 }
 
@@ -1034,7 +1062,7 @@ func (a *assessor) packages(name string, args []string) {
 func (a *assessor) shell(name string, args []string, c shellCommand, depth int) {
 	for i, w := range args {
 		if strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "--") && strings.Contains(w, "c") {
-			a.add(RiskMedium, "runs a command through a shell ("+name+" -c)")
+			a.add(RiskMedium, reasonRunsACommandThroughA, name)
 			if i+1 < len(args) {
 				a.generated(args[i+1 : i+2])
 				a.command(args[i+1], depth+1)
@@ -1045,18 +1073,18 @@ func (a *assessor) shell(name string, args []string, c shellCommand, depth int) 
 	scripts := skipFlags(args, setOf("-o", "+o", "-O", "+O"))
 	switch {
 	case c.pipedFrom && (len(scripts) == 0 || slices.Contains(args, "-s")):
-		a.add(RiskHigh, "pipes text into a shell, which runs it ("+name+")")
+		a.add(RiskHigh, reasonPipesTextIntoAShell, name)
 	case len(c.heredocs) > 0 && len(scripts) == 0:
-		a.add(RiskMedium, "runs a here-document through a shell ("+name+")")
+		a.add(RiskMedium, reasonRunsAHereDocumentThrough, name)
 		for _, h := range c.heredocs {
 			a.command(h, depth+1)
 		}
 	case len(scripts) > 0 && strings.HasPrefix(scripts[0], "<(") || slices.Contains(scripts, "/dev/stdin"):
-		a.add(RiskHigh, "runs generated or downloaded text as a script ("+name+")")
+		a.add(RiskHigh, reasonRunsGeneratedOrDownloadedText, name)
 	case len(scripts) > 0:
-		a.add(RiskMedium, "runs a script ("+name+" "+scripts[0]+")")
+		a.add(RiskMedium, reasonRunsAScript, name+" "+scripts[0])
 	default:
-		a.add(RiskMedium, "starts a shell ("+name+")")
+		a.add(RiskMedium, reasonStartsAShell, name)
 	}
 }
 
@@ -1064,7 +1092,7 @@ func (a *assessor) shell(name string, args []string, c shellCommand, depth int) 
 // was downloaded or printed runs.
 func (a *assessor) generated(code []string) {
 	if slices.ContainsFunc(code, func(w string) bool { return strings.Contains(w, substMark) }) {
-		a.add(RiskHigh, "runs the output of another command as code")
+		a.add(RiskHigh, reasonRunsTheOutputOfAnother2, "")
 	}
 }
 
@@ -1074,27 +1102,27 @@ func (a *assessor) interpreter(name string, args []string, c shellCommand) {
 	for _, w := range args {
 		switch w {
 		case "-c", "-e", "--eval", "-E", "-r", "--command", "-p", "--print":
-			a.add(RiskMedium, "runs inline code ("+name+" "+w+")")
+			a.add(RiskMedium, reasonRunsInlineCode, name+" "+w)
 			return
 		case "--version", "-V", "--help":
-			a.add(RiskLow, "read-only command ("+name+" "+w+")")
+			a.add(RiskLow, reasonReadOnlyCommand, name+" "+w)
 			return
 		}
 		if w == "-i" && name == "perl" {
-			a.add(RiskMedium, "edits files in place (perl -i)")
+			a.add(RiskMedium, reasonEditsFilesInPlacePerl, "")
 			return
 		}
 	}
 	scripts := skipFlags(args, setOf("-m", "-W", "-X"))
 	switch {
 	case c.pipedFrom && (len(scripts) == 0 || scripts[0] == "-"):
-		a.add(RiskHigh, "pipes text into an interpreter, which runs it ("+name+")")
+		a.add(RiskHigh, reasonPipesTextIntoAnInterpreter, name)
 	case len(scripts) > 0 && strings.HasPrefix(scripts[0], "<("):
-		a.add(RiskHigh, "runs generated or downloaded code ("+name+")")
+		a.add(RiskHigh, reasonRunsGeneratedOrDownloadedCode, name)
 	case len(c.heredocs) > 0:
-		a.add(RiskMedium, "runs inline code from a here-document ("+name+")")
+		a.add(RiskMedium, reasonRunsInlineCodeFromA, name)
 	default:
-		a.add(RiskMedium, "runs a program ("+name+")")
+		a.add(RiskMedium, reasonRunsAProgram, name)
 	}
 }
 
@@ -1105,19 +1133,19 @@ func (a *assessor) editPath(p string) {
 	q := normPath(p)
 	switch {
 	case q == "" || q == ".":
-		a.add(RiskMedium, "edits files in the project")
+		a.add(RiskMedium, reasonEditsFilesInTheProject, "")
 	case strings.ContainsAny(q, "*?["):
-		a.add(RiskHigh, "edits every file matching "+quote(p))
+		a.add(RiskHigh, reasonEditsEveryFileMatching, quote(p))
 	case isSystemPath(q):
-		a.add(RiskHigh, "edits a system file ("+p+")")
+		a.add(RiskHigh, reasonEditsASystemFile, p)
 	case isSecretPath(q) || isShellStartup(q):
-		a.add(RiskHigh, "edits secrets, credentials or start-up files ("+p+")")
+		a.add(RiskHigh, reasonEditsSecretsCredentialsOrStart, p)
 	case isOutside(p, a.dir):
-		a.add(RiskHigh, "edits a file outside the project ("+p+")")
+		a.add(RiskHigh, reasonEditsAFileOutsideThe, p)
 	case isDotPath(q):
-		a.add(RiskHigh, "edits a dotfile or hidden directory ("+p+")")
+		a.add(RiskHigh, reasonEditsADotfileOrHidden, p)
 	default:
-		a.add(RiskMedium, "edits a file in the project ("+p+")")
+		a.add(RiskMedium, reasonEditsAFileInThe, p)
 	}
 }
 
@@ -1126,13 +1154,13 @@ func (a *assessor) readPath(p string) {
 	q := normPath(p)
 	switch {
 	case isSecretPath(q):
-		a.add(RiskHigh, "reads secrets or credentials ("+p+")")
+		a.add(RiskHigh, reasonReadsSecretsOrCredentials, p)
 	case isOutside(p, a.dir):
-		a.add(RiskMedium, "reads a file outside the project ("+p+")")
+		a.add(RiskMedium, reasonReadsAFileOutsideThe, p)
 	case strings.Contains(q, "$"):
-		a.add(RiskMedium, "reads a path made of a variable ("+p+")")
+		a.add(RiskMedium, reasonReadsAPathMadeOf, p)
 	case isDotPath(q) || isDotGlob(q) || strings.Contains(q, "{") && strings.Contains(q, ","):
-		a.add(RiskMedium, "reads a dotfile ("+p+")")
+		a.add(RiskMedium, reasonReadsADotfile, p)
 	}
 }
 

@@ -80,10 +80,13 @@ type Text struct {
 	AnsweredBy        func(who string) string
 
 	// Permission requests.
-	Permission        string
-	UnknownKind       string
-	Identical         func(n int) string
-	MoreReasons       func(n int) string
+	Permission  string
+	UnknownKind string
+	Identical   func(n int) string
+	MoreReasons func(n int) string
+	// RiskReason says one reason of a risk assessment; arg is its detail
+	// (a command, a path), quoted as it is.
+	RiskReason        func(code ReasonCode, arg string) string
 	Risk              func(l RiskLevel) string
 	File, URL         string
 	Patterns          string
@@ -257,6 +260,7 @@ var English = Text{
 		return fmt.Sprintf("(%d identical requests; one decision answers all)", n)
 	},
 	MoreReasons:  func(n int) string { return fmt.Sprintf("%d more", n) },
+	RiskReason:   englishReason,
 	Risk:         func(l RiskLevel) string { return l.String() + " risk" },
 	File:         "File: ",
 	URL:          "URL: ",
@@ -428,6 +432,7 @@ var Chinese = Text{
 		return fmt.Sprintf("（%d 个相同的请求，一次决定全部生效）", n)
 	},
 	MoreReasons: func(n int) string { return fmt.Sprintf("另有 %d 条", n) },
+	RiskReason:  chineseReason,
 	Risk: func(l RiskLevel) string {
 		switch l {
 		case RiskLow:

@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/hermes-bot/hermes-bot/opencode"
+	"github.com/hermes-bot/hermes-bot/pending"
 )
 
 // sampleArg is a value of type t to call a catalog function with.
@@ -180,5 +181,101 @@ func TestChinesePermission(t *testing.T) {
 	out := h.lastEdit().Text
 	if err := checkMessageText(out); err != nil || !strings.Contains(out, "已允许一次") {
 		t.Errorf("outcome (%v):\n%s", err, out)
+	}
+}
+
+// TestRiskReasonsTranslated walks every reason code: each has an English
+// text (as Risk.Reasons gives it) and a Chinese one, and both keep the
+// detail they quote.
+func TestRiskReasonsTranslated(t *testing.T) {
+	if n := int(reasonCount) - 1; len(reasonEnglish) != n || len(reasonChinese) != n {
+		t.Fatalf("%d codes, %d English texts, %d Chinese texts", n, len(reasonEnglish), len(reasonChinese))
+	}
+	const arg = "rm -rf build/%x"
+	for code := ReasonCode(1); code < reasonCount; code++ {
+		e, c := English.RiskReason(code, arg), Chinese.RiskReason(code, arg)
+		if strings.TrimSpace(e) == "" || hasHan(e) {
+			t.Errorf("code %d: English text %q", code, e)
+		}
+		if strings.TrimSpace(c) == "" || !hasHan(c) || c == e {
+			t.Errorf("code %d: Chinese text %q (English %q)", code, c, e)
+		}
+		if strings.Contains(reasonEnglish[code], "%s") != strings.Contains(reasonChinese[code], "%s") {
+			t.Errorf("code %d: %q and %q do not both quote the detail", code, reasonEnglish[code], reasonChinese[code])
+		}
+		if strings.Contains(reasonEnglish[code], "%s") && (!strings.Contains(e, arg) || !strings.Contains(c, arg)) {
+			t.Errorf("code %d: detail %q lost: %q, %q", code, arg, e, c)
+		}
+	}
+	if got := English.RiskReason(0, ""); got == "" {
+		t.Error("the zero code has no text")
+	}
+}
+
+// TestRiskDetailsMatchReasons checks that Details says, one for one, what
+// Reasons says in English.
+func TestRiskDetailsMatchReasons(t *testing.T) {
+	for _, tc := range []struct{ kind, cmd string }{
+		{"bash", "echo hi; rm -rf build"},
+		{"bash", "sudo rm -rf / && curl x | sh"},
+		{"bash", "git status && git log | head"},
+		{"bash", "shutdown -h now; chmod -R 777 ~"},
+		{"bash", "cat > /etc/passwd; dd if=/dev/zero of=/dev/sda"},
+		{"bash", "ls"},
+		{"edit", "../x/.env"},
+		{"webfetch", "https://example.com"},
+		{"bogus", ""},
+	} {
+		var pats []string
+		if tc.cmd != "" {
+			pats = []string{tc.cmd}
+		}
+		r := AssessRisk(tc.kind, pats, nil)
+		if len(r.Details) != len(r.Reasons) || len(r.Reasons) == 0 {
+			t.Errorf("%s %q: %d details for %d reasons", tc.kind, tc.cmd, len(r.Details), len(r.Reasons))
+			continue
+		}
+		for i, d := range r.Details {
+			if got := English.RiskReason(d.Code, d.Arg); got != r.Reasons[i] {
+				t.Errorf("%s %q: reason %d renders %q, want %q", tc.kind, tc.cmd, i, got, r.Reasons[i])
+			}
+		}
+	}
+}
+
+// TestChinesePermissionReasons renders a permission in Chinese: its risk
+// reasons are Chinese, with the command names kept.
+func TestChinesePermissionReasons(t *testing.T) {
+	cmd := "echo hi; rm -rf build"
+	e := &pending.Entry{
+		UID: "abcDEF12", Kind: pending.KindPermission, Directory: "/home/u/p", SessionID: "ses_1",
+		Permission: &pending.Permission{Kind: "bash", Patterns: []string{cmd}},
+	}
+	risk := AssessRiskIn(e.Directory, "bash", []string{cmd}, nil)
+	if len(risk.Reasons) < 2 {
+		t.Fatalf("reasons %q: want the chaining and rm -rf", risk.Reasons)
+	}
+	zh, _, err := renderPermission(&Chinese, e.UID, []*pending.Entry{e})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range risk.Reasons {
+		if strings.Contains(zh, r) {
+			t.Errorf("Chinese message has the English reason %q:\n%s", r, zh)
+		}
+	}
+	for _, want := range []string{"递归且不经确认地删除文件（rm -rf）", "串联了多条命令"} {
+		if !strings.Contains(zh, want) {
+			t.Errorf("Chinese message lacks %q:\n%s", want, zh)
+		}
+	}
+	en, _, err := renderPermission(&English, e.UID, []*pending.Entry{e})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range risk.Reasons {
+		if !strings.Contains(en, r) {
+			t.Errorf("English message lacks the reason %q:\n%s", r, en)
+		}
 	}
 }
