@@ -369,14 +369,7 @@ func (b *Bridge) post(ctx context.Context, uid string) error {
 		log.Error().Err(err).Msg("could not render question")
 		return fmt.Errorf("post %s: %w", uid, err)
 	}
-	msg, err := b.tg.SendMessage(ctx, &tgbot.SendMessageParams{
-		ChatID:             e.ChatID,
-		MessageThreadID:    e.ThreadID,
-		Text:               text,
-		ParseMode:          models.ParseModeHTML,
-		LinkPreviewOptions: noPreview(),
-		ReplyMarkup:        kb,
-	})
+	msg, err := b.tg.SendMessage(ctx, htmlMessage(e.ChatID, e.ThreadID, text, kb, 0))
 	if err != nil {
 		log.Error().Err(err).Msg("could not post question to Telegram; it is sent again at start-up or after a reconnect")
 		return fmt.Errorf("post %s: %w", uid, err)
@@ -640,6 +633,25 @@ func isMessageGone(err error) bool {
 func noPreview() *models.LinkPreviewOptions {
 	t := true
 	return &models.LinkPreviewOptions{IsDisabled: &t}
+}
+
+// htmlMessage is the shape of every message the bridge sends: HTML with
+// link previews off, into topic threadID of chatID (0: no topic), with
+// markup (nil: none), replying to message replyTo unless it is 0 (and
+// sent all the same if that message is gone).
+func htmlMessage(chatID int64, threadID int, text string, markup models.ReplyMarkup, replyTo int) *tgbot.SendMessageParams {
+	p := &tgbot.SendMessageParams{
+		ChatID:             chatID,
+		MessageThreadID:    threadID,
+		Text:               text,
+		ParseMode:          models.ParseModeHTML,
+		LinkPreviewOptions: noPreview(),
+		ReplyMarkup:        markup,
+	}
+	if replyTo != 0 {
+		p.ReplyParameters = &models.ReplyParameters{MessageID: replyTo, AllowSendingWithoutReply: true}
+	}
+	return p
 }
 
 // Middlewares returns the middlewares to install with the bridge's

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 	"github.com/rs/zerolog"
 
@@ -95,14 +94,7 @@ func (b *Bridge) handleCommand(ctx context.Context, log zerolog.Logger, m *model
 		return
 	}
 	log.Info().Msg("command received")
-	if _, err := b.tg.SendMessage(ctx, &tgbot.SendMessageParams{
-		ChatID:             m.Chat.ID,
-		MessageThreadID:    threadOf(m),
-		Text:               reply,
-		ParseMode:          models.ParseModeHTML,
-		LinkPreviewOptions: noPreview(),
-		ReplyParameters:    &models.ReplyParameters{MessageID: m.ID, AllowSendingWithoutReply: true},
-	}); err != nil {
+	if _, err := b.tg.SendMessage(ctx, htmlMessage(m.Chat.ID, threadOf(m), reply, nil, m.ID)); err != nil {
 		log.Warn().Err(err).Msg("could not answer the command")
 	}
 }

@@ -191,14 +191,7 @@ func (b *Bridge) repost(ctx context.Context, log zerolog.Logger, e *pending.Entr
 		}
 	}
 	msgID := 0
-	msg, err := b.tg.SendMessage(ctx, &tgbot.SendMessageParams{
-		ChatID:             e.ChatID,
-		MessageThreadID:    e.ThreadID,
-		Text:               text,
-		ParseMode:          models.ParseModeHTML,
-		LinkPreviewOptions: noPreview(),
-		ReplyMarkup:        kb,
-	})
+	msg, err := b.tg.SendMessage(ctx, htmlMessage(e.ChatID, e.ThreadID, text, kb, 0))
 	if err != nil {
 		log.Error().Err(err).Int("oldMessageID", old).
 			Msg("request message was deleted in Telegram and posting it again failed; it is posted again after the next connect")

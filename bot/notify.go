@@ -7,8 +7,6 @@ import (
 	"sync"
 	"time"
 
-	tgbot "github.com/go-telegram/bot"
-	"github.com/go-telegram/bot/models"
 	"github.com/rs/zerolog"
 
 	"github.com/hermes-bot/hermes-bot/opencode"
@@ -285,13 +283,7 @@ func (b *Bridge) lastWords(ctx context.Context, log zerolog.Logger, dir, id stri
 // the thread the project's requests go to.
 func (b *Bridge) sendNotice(ctx context.Context, log zerolog.Logger, dir, text, what string) {
 	chat := b.ChatID()
-	_, err := b.tg.SendMessage(ctx, &tgbot.SendMessageParams{
-		ChatID:             chat,
-		MessageThreadID:    b.threadFor(ctx, log, chat, dir),
-		Text:               text,
-		ParseMode:          models.ParseModeHTML,
-		LinkPreviewOptions: noPreview(),
-	})
+	_, err := b.tg.SendMessage(ctx, htmlMessage(chat, b.threadFor(ctx, log, chat, dir), text, nil, 0))
 	if err != nil {
 		log.Warn().Err(err).Str("notice", what).Msg("could not post session notice")
 		return

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 	"github.com/rs/zerolog"
 
@@ -233,13 +232,7 @@ func (b *Bridge) autoApprove(ctx context.Context, log zerolog.Logger, e *pending
 		Str("reply", replyOnce).Msg("permission auto-approved (low risk)")
 	b.deleteEntry(log, e, toastAnswered)
 	b.addContext(ctx, e)
-	if _, err := b.tg.SendMessage(ctx, &tgbot.SendMessageParams{
-		ChatID:             e.ChatID,
-		MessageThreadID:    e.ThreadID,
-		Text:               renderAutoApproved(b.text, e),
-		ParseMode:          models.ParseModeHTML,
-		LinkPreviewOptions: noPreview(),
-	}); err != nil {
+	if _, err := b.tg.SendMessage(ctx, htmlMessage(e.ChatID, e.ThreadID, renderAutoApproved(b.text, e), nil, 0)); err != nil {
 		log.Warn().Err(err).Msg("could not post the auto-approval notice; the request was allowed all the same")
 	}
 	return true
@@ -349,14 +342,7 @@ func (b *Bridge) postPermission(ctx context.Context, uid, key string) error {
 			log.Error().Err(err).Msg("could not render permission request")
 			return fmt.Errorf("post %s: %w", uid, err)
 		}
-		msg, err := b.tg.SendMessage(ctx, &tgbot.SendMessageParams{
-			ChatID:             e.ChatID,
-			MessageThreadID:    e.ThreadID,
-			Text:               text,
-			ParseMode:          models.ParseModeHTML,
-			LinkPreviewOptions: noPreview(),
-			ReplyMarkup:        kb,
-		})
+		msg, err := b.tg.SendMessage(ctx, htmlMessage(e.ChatID, e.ThreadID, text, kb, 0))
 		if err != nil {
 			log.Error().Err(err).Msg("could not post permission request to Telegram; it is sent again at start-up or after a reconnect")
 			return fmt.Errorf("post %s: %w", uid, err)

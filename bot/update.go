@@ -227,22 +227,11 @@ func (b *Bridge) askForText(ctx context.Context, log zerolog.Logger, e *pending.
 func (b *Bridge) prompt(ctx context.Context, log zerolog.Logger, e *pending.Entry, qi int, text, placeholder string, user *models.User, a *ack, what string) {
 	b.prompting.RLock()
 	defer b.prompting.RUnlock()
-	p := &tgbot.SendMessageParams{
-		ChatID:             e.ChatID,
-		MessageThreadID:    e.ThreadID,
-		Text:               text,
-		ParseMode:          models.ParseModeHTML,
-		LinkPreviewOptions: noPreview(),
-		ReplyMarkup: &models.ForceReply{
-			ForceReply:            true,
-			InputFieldPlaceholder: placeholder,
-			Selective:             true,
-		},
-	}
-	if e.MessageID != 0 {
-		p.ReplyParameters = &models.ReplyParameters{MessageID: e.MessageID, AllowSendingWithoutReply: true}
-	}
-	msg, err := b.tg.SendMessage(ctx, p)
+	msg, err := b.tg.SendMessage(ctx, htmlMessage(e.ChatID, e.ThreadID, text, &models.ForceReply{
+		ForceReply:            true,
+		InputFieldPlaceholder: placeholder,
+		Selective:             true,
+	}, e.MessageID))
 	if err != nil {
 		log.Error().Err(err).Msg("could not send the prompt for a typed answer")
 		a.answer(toastPromptFailed)
@@ -474,16 +463,7 @@ func (b *Bridge) submit(ctx context.Context, log zerolog.Logger, e *pending.Entr
 // tell sends a short note to the person, replying to the request message.
 // msg is HTML.
 func (b *Bridge) tell(ctx context.Context, log zerolog.Logger, e *pending.Entry, user *models.User, msg string) {
-	p := &tgbot.SendMessageParams{
-		ChatID:          e.ChatID,
-		MessageThreadID: e.ThreadID,
-		Text:            mention(user) + ": " + msg,
-		ParseMode:       models.ParseModeHTML,
-	}
-	if e.MessageID != 0 {
-		p.ReplyParameters = &models.ReplyParameters{MessageID: e.MessageID, AllowSendingWithoutReply: true}
-	}
-	if _, err := b.tg.SendMessage(ctx, p); err != nil {
+	if _, err := b.tg.SendMessage(ctx, htmlMessage(e.ChatID, e.ThreadID, mention(user)+": "+msg, nil, e.MessageID)); err != nil {
 		log.Warn().Err(err).Msg("could not tell the person what happened to their answer")
 	}
 }
