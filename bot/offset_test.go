@@ -3,7 +3,6 @@ package bot_test
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"path/filepath"
 	"testing"
 	"time"
@@ -53,18 +52,11 @@ func TestInitialOffsetSkipsHandledUpdates(t *testing.T) {
 	}
 
 	got := make(chan int64, 3)
-	tb, err := tgbot.New(token,
-		tgbot.WithServerURL(srv.URL),
-		tgbot.WithSkipGetMe(),
-		tgbot.WithHTTPClient(2*time.Second, &http.Client{Timeout: 10 * time.Second}),
+	tb := newFakeBot(t, srv, token,
 		tgbot.WithNotAsyncHandlers(),
 		tgbot.WithInitialOffset(offset),
 		tgbot.WithDefaultHandler(func(_ context.Context, _ *tgbot.Bot, u *models.Update) { got <- u.ID }),
-		tgbot.WithErrorsHandler(func(err error) { t.Log(err) }),
 	)
-	if err != nil {
-		t.Fatal(err)
-	}
 	polling, stop := context.WithCancel(ctx)
 	stopped := make(chan struct{})
 	go func() {

@@ -1,7 +1,6 @@
 package bot
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -183,28 +182,10 @@ func (c *outboxClock) Sleeps() []time.Duration {
 	return slices.Clone(c.sleeps)
 }
 
-// outboxLogBuffer is a log sink safe for the Outbox's goroutines.
-type outboxLogBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *outboxLogBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *outboxLogBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 type outboxRig struct {
 	o        *Outbox
 	clock    *outboxClock
-	logs     *outboxLogBuffer
+	logs     *syncBuffer
 	enqueued chan string // method of each call as it joins a queue
 }
 
@@ -215,7 +196,7 @@ func newOutboxRig(t *testing.T, tg Telegram, opts OutboxOptions) *outboxRig {
 	ignore := goleak.IgnoreCurrent()
 	r := &outboxRig{
 		clock:    &outboxClock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)},
-		logs:     &outboxLogBuffer{},
+		logs:     &syncBuffer{},
 		enqueued: make(chan string, 256),
 	}
 	r.o = NewOutbox(tg, opts, zerolog.New(r.logs))

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	tgbot "github.com/go-telegram/bot"
-	"github.com/go-telegram/bot/models"
 	"github.com/rs/zerolog"
 
 	"github.com/hermes-bot/hermes-bot/bot"
@@ -64,16 +63,7 @@ func newSyncRig(t *testing.T) *syncRig {
 	if err := r.tg.AddChat(syncChat, telegramtest.ChatSupergroup); err != nil {
 		t.Fatal(err)
 	}
-	tb, err := tgbot.New(syncToken,
-		tgbot.WithServerURL(r.tg.URL),
-		tgbot.WithSkipGetMe(),
-		tgbot.WithHTTPClient(2*time.Second, &http.Client{Timeout: 10 * time.Second}),
-		tgbot.WithDefaultHandler(func(context.Context, *tgbot.Bot, *models.Update) {}),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.tb = tb
+	r.tb = newFakeBot(t, r.tg, syncToken)
 	t.Cleanup(func() {
 		if t.Failed() {
 			r.logMu.Lock()

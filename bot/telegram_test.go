@@ -133,16 +133,7 @@ func startRig(t *testing.T, allowed ...int64) (*rig, context.Context) {
 	t.Cleanup(func() { _ = store.Close() })
 
 	redactor := bot.NewRedactor(token)
-	tb, err := tgbot.New(token,
-		tgbot.WithServerURL(srv.URL),
-		tgbot.WithSkipGetMe(),
-		tgbot.WithHTTPClient(2*time.Second, &http.Client{Timeout: 10 * time.Second}),
-		tgbot.WithDefaultHandler(func(context.Context, *tgbot.Bot, *models.Update) {}),
-		tgbot.WithErrorsHandler(func(err error) { t.Log(redactor.Error(err)) }),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tb := newFakeBot(t, srv, token)
 	logs := &bytes.Buffer{}
 	var logMu sync.Mutex
 	log := zerolog.New(zerolog.SyncWriter(writerFunc(func(p []byte) (int, error) {
@@ -421,4 +412,24 @@ func TestTelegramPermission(t *testing.T) {
 	if list, _ := r.store.List(); len(list) != 0 {
 		t.Errorf("entries left: %+v", list)
 	}
+}
+
+// newFakeBot is a go-telegram client of the fake server srv, polling with
+// a short timeout and logging its errors (token redacted) to the test;
+// opts come last, so they override these defaults.
+func newFakeBot(t *testing.T, srv *telegramtest.Server, token string, opts ...tgbot.Option) *tgbot.Bot {
+	t.Helper()
+	redactor := bot.NewRedactor(token)
+	base := []tgbot.Option{
+		tgbot.WithServerURL(srv.URL),
+		tgbot.WithSkipGetMe(),
+		tgbot.WithHTTPClient(2*time.Second, &http.Client{Timeout: 10 * time.Second}),
+		tgbot.WithDefaultHandler(func(context.Context, *tgbot.Bot, *models.Update) {}),
+		tgbot.WithErrorsHandler(func(err error) { t.Log(redactor.Error(err)) }),
+	}
+	tb, err := tgbot.New(token, append(base, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tb
 }

@@ -3,7 +3,6 @@ package bot_test
 import (
 	"bytes"
 	"context"
-	"net/http"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -68,16 +67,7 @@ func startTopicRig(t *testing.T, forum bool) (*topicRig, context.Context) {
 	}
 	t.Cleanup(func() { _ = store.Close() })
 	redactor := bot.NewRedactor(token)
-	tb, err := tgbot.New(token,
-		tgbot.WithServerURL(srv.URL),
-		tgbot.WithSkipGetMe(),
-		tgbot.WithHTTPClient(2*time.Second, &http.Client{Timeout: 10 * time.Second}),
-		tgbot.WithDefaultHandler(func(context.Context, *tgbot.Bot, *models.Update) {}),
-		tgbot.WithErrorsHandler(func(err error) { t.Log(redactor.Error(err)) }),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tb := newFakeBot(t, srv, token)
 	r := &topicRig{t: t, srv: srv, tb: tb, store: store, oc: &recordingOpencode{changed: make(chan struct{}, 1)}, logs: &syncLog{}}
 	r.out = bot.NewOutbox(bot.RedactTelegram(tb, redactor), bot.OutboxOptions{}, zerolog.New(r.logs))
 	t.Cleanup(r.out.Close)
