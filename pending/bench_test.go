@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -179,4 +180,64 @@ func percentile(sorted []time.Duration, p int) time.Duration {
 	}
 	rank := (p*len(sorted) + 99) / 100
 	return sorted[max(rank, 1)-1]
+}
+
+// BenchmarkStoreConcurrentWrites is what a burst of questions costs the
+// store: each of n goroutines, released together, creates its own entry
+// and then updates it (as the bridge stores a request, then the message it
+// posted), and the median and 99th percentile of one write (Create or
+// Update) are reported in microseconds. Writers arriving while a commit
+// runs share the next one, so the percentiles grow far slower than n.
+//
+//	go test -run='^$' -bench=StoreConcurrentWrites -benchmem ./pending/
+func BenchmarkStoreConcurrentWrites(b *testing.B) {
+	for _, n := range []int{1, 10, 100} {
+		b.Run(fmt.Sprintf("writers=%d", n), func(b *testing.B) {
+			s := mustOpenStore(b)
+			fill(b, s, storeBacklog)
+			next := storeBacklog
+			took := make([]time.Duration, 0, 2*n*b.N)
+			var mu sync.Mutex
+			commits := 0
+			pending.SetCommitHooks(s, nil, func(int) { commits++ })
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				start := make(chan struct{})
+				var wg sync.WaitGroup
+				for w := range n {
+					e := benchEntry(next + w)
+					e.MessageID = 0
+					wg.Go(func() {
+						<-start
+						t0 := time.Now()
+						if err := s.Create(e); err != nil {
+							b.Error(err)
+							return
+						}
+						t1 := time.Now()
+						if _, err := s.Update(e.UID, func(e *pending.Entry) error {
+							e.MessageID = 42
+							return nil
+						}); err != nil {
+							b.Error(err)
+							return
+						}
+						t2 := time.Now()
+						mu.Lock()
+						took = append(took, t1.Sub(t0), t2.Sub(t1))
+						mu.Unlock()
+					})
+				}
+				next += n
+				close(start)
+				wg.Wait()
+			}
+			b.StopTimer()
+			slices.Sort(took)
+			b.ReportMetric(float64(percentile(took, 50))/1e3, "p50-µs")
+			b.ReportMetric(float64(percentile(took, 99))/1e3, "p99-µs")
+			b.ReportMetric(float64(len(took))/float64(commits), "writes/commit")
+		})
+	}
 }

@@ -63,17 +63,18 @@ func (s *Store) RememberClosed(uid string, c ClosedRequest) error {
 	if !validUID(uid) {
 		return fmt.Errorf("remember closed request %q: %w: UID must be 1–64 characters of [a-zA-Z0-9]", uid, ErrInvalid)
 	}
-	err := closedErr(s.db.Update(func(tx *bolt.Tx) error {
+	err := s.write(func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
-		if c.RequestID == "" {
+		rec := c // c stays as given, should this run again
+		if rec.RequestID == "" {
 			// Keep the request ID DeleteClosed found for this UID.
 			var old ClosedRequest
 			if raw := meta.Get(closedKey(uid)); raw != nil && json.Unmarshal(raw, &old) == nil {
-				c.RequestID = old.RequestID
+				rec.RequestID = old.RequestID
 			}
 		}
-		return putClosed(meta, uid, c)
-	}))
+		return putClosed(meta, uid, rec)
+	})
 	if err != nil {
 		return fmt.Errorf("remember closed request %s: %w", uid, err)
 	}
@@ -89,10 +90,11 @@ func (s *Store) DeleteClosed(uid string, c ClosedRequest) error {
 	if !validUID(uid) {
 		return fmt.Errorf("delete closed request %q: %w: UID must be 1–64 characters of [a-zA-Z0-9]", uid, ErrInvalid)
 	}
-	err := closedErr(s.db.Update(func(tx *bolt.Tx) error {
+	err := s.write(func(tx *bolt.Tx) error {
 		b := newBuckets(tx)
 		meta := tx.Bucket(bucketMeta)
 		key := []byte(uid)
+		c := c // the caller's c stays as given, should this run again
 		if raw := b.entries.Get(key); raw != nil {
 			if e, err := decode(raw); err != nil {
 				if err := b.unindexAll(key); err != nil {
@@ -114,7 +116,7 @@ func (s *Store) DeleteClosed(uid string, c ClosedRequest) error {
 			}
 		}
 		return putClosed(meta, uid, c)
-	}))
+	})
 	if err != nil {
 		return fmt.Errorf("delete closed request %s: %w", uid, err)
 	}
@@ -212,7 +214,7 @@ func (s *Store) PruneClosed(before time.Time) (int, error) {
 		return nil
 	}))
 	if err == nil && dead > 0 {
-		err = closedErr(s.db.Update(func(tx *bolt.Tx) error {
+		err = s.write(func(tx *bolt.Tx) error {
 			var keys [][]byte
 			keys, n = stale(tx)
 			meta := tx.Bucket(bucketMeta)
@@ -222,7 +224,7 @@ func (s *Store) PruneClosed(before time.Time) (int, error) {
 				}
 			}
 			return nil
-		}))
+		})
 	}
 	if err != nil {
 		return 0, fmt.Errorf("prune closed requests: %w", err)

@@ -2,13 +2,14 @@
 // keyed by a short random UID, and the indexes kept consistent with it in
 // the same transaction (by opencode request ID, by the Telegram
 // force-reply prompt that awaits a typed answer, by directory, by expiry
-// time, and of entries not yet posted), the queries the bridge runs
-// (Expired, Unsent, Directories, CompareListed, AwaitingText), a small
-// meta bucket (a chat's supergroup migration, the last handled Telegram
-// update, requests closed in the last day so a late press is told how
-// they closed) and the single-instance lock on the file. It knows nothing
-// of HTTP, Telegram or opencode: deciding what an entry means, and talking
-// to either side, is left to package bot.
+// time, by session and parent session, by the message a request shares,
+// and of entries not yet posted), the queries the bridge runs (Expired,
+// Unsent, Directories, CompareListed, AwaitingText, BySession, Group), a
+// small meta bucket (a chat's supergroup migration, the last handled
+// Telegram update, requests closed in the last day so a late press is
+// told how they closed) and the single-instance lock on the file. It
+// knows nothing of HTTP, Telegram or opencode: deciding what an entry
+// means, and talking to either side, is left to package bot.
 //
 // # Basics
 //
@@ -24,13 +25,17 @@
 // # Concurrency
 //
 // Every method of Store is safe for concurrent use by several goroutines.
-// bbolt allows many readers and one writer at a time: Create, Update and
-// Delete wait for each other, and each waits for an fsync before it
-// returns. The function passed to Update runs inside the write transaction,
-// so it must be quick and must not block: nobody calls Telegram, opencode
-// or anything else on the network inside a transaction, and nobody calls
-// another Store method from it (that would deadlock). Read, decide, talk to
-// the network, then write with Update.
+// bbolt allows many readers and one writer at a time, and each commit
+// waits for an fsync: a write that finds none running commits at once,
+// and the writes that come meanwhile are committed together in the next
+// transaction, one fsync for all (commit.go). Each returns once its own
+// write is on disk. The function passed to Update runs inside the write
+// transaction, possibly more than once (see Update), so it must be quick,
+// must not block and must change nothing but the entry it is given:
+// nobody calls Telegram, opencode or anything else on the network inside
+// a transaction, and nobody calls another Store method from it (that
+// would deadlock). Read, decide, talk to the network, then write with
+// Update.
 //
 // Only one Store may hold a file at a time, across processes too: a second
 // Open of the same file fails with ErrLocked once the lock timeout runs out.

@@ -24,6 +24,11 @@ const (
 	uidAttempts = 10
 )
 
+// NewUID returns a fresh UID, for a caller that must name an entry (in
+// the buttons of its message) before it stores it with Create. Create
+// refuses it with ErrExists in the unlikely case that it is taken.
+func NewUID() string { return newUID() }
+
 // newUID draws uidLen characters uniformly from uidAlphabet; bytes at or
 // above the largest multiple of 62 are dropped so no character is favoured.
 func newUID() string {
@@ -66,30 +71,62 @@ func promptKey(chatID int64, messageID int) []byte {
 // without decoding every one: byDirectory has a key dir + "\x00" + uid per
 // entry, whose value is the request ID; byExpiry has a key expiryStamp +
 // uid per entry with an ExpiresAt; unsent has the UID of every entry whose
-// message was never sent (MessageID 0).
+// message was never sent (MessageID 0). bySession has a key session +
+// "\x00" + uid per entry under its SessionID, and another under its
+// ParentSessionID when that is set and differs; bySharedWith has a key
+// sharedWith + "\x00" + uid per entry with a SharedWith. Their values are
+// empty.
 type buckets struct {
 	entries, byRequest, byPrompt  *bolt.Bucket
 	byDirectory, byExpiry, unsent *bolt.Bucket
+	bySession, bySharedWith       *bolt.Bucket
+	meta                          *bolt.Bucket
 }
 
 func newBuckets(tx *bolt.Tx) *buckets {
 	return &buckets{
-		entries:     tx.Bucket(bucketEntries),
-		byRequest:   tx.Bucket(bucketByRequest),
-		byPrompt:    tx.Bucket(bucketByPrompt),
-		byDirectory: tx.Bucket(bucketByDirectory),
-		byExpiry:    tx.Bucket(bucketByExpiry),
-		unsent:      tx.Bucket(bucketUnsent),
+		entries:      tx.Bucket(bucketEntries),
+		byRequest:    tx.Bucket(bucketByRequest),
+		byPrompt:     tx.Bucket(bucketByPrompt),
+		byDirectory:  tx.Bucket(bucketByDirectory),
+		byExpiry:     tx.Bucket(bucketByExpiry),
+		unsent:       tx.Bucket(bucketUnsent),
+		bySession:    tx.Bucket(bucketBySession),
+		bySharedWith: tx.Bucket(bucketBySharedWith),
+		meta:         tx.Bucket(bucketMeta),
 	}
 }
 
-func directoryKey(dir, uid string) []byte {
-	return []byte(dir + "\x00" + uid)
+// nameKey is the key of uid under name in byDirectory, bySession or
+// bySharedWith.
+func nameKey(name, uid string) []byte {
+	return []byte(name + "\x00" + uid)
 }
 
-// splitDirectoryKey returns the directory and UID of a byDirectory key.
-// It splits at the last NUL, since a UID has none and a directory could.
-func splitDirectoryKey(k []byte) (dir, uid []byte, ok bool) {
+func directoryKey(dir, uid string) []byte { return nameKey(dir, uid) }
+
+// sessionKeys are e's keys in bySession. An entry is indexed under its
+// SessionID even when that is empty, so BySession("") finds what a scan
+// for SessionID == "" would; an empty ParentSessionID names no parent.
+func sessionKeys(e *Entry) [][]byte {
+	keys := [][]byte{nameKey(e.SessionID, e.UID)}
+	if e.ParentSessionID != "" && e.ParentSessionID != e.SessionID {
+		keys = append(keys, nameKey(e.ParentSessionID, e.UID))
+	}
+	return keys
+}
+
+// nulDirectoryKey, in meta, is there once an entry's directory held a
+// NUL. Its keys can then sit among another directory's, and Directories
+// reads every key of the index instead of skipping each directory's with
+// one Seek. It is not removed with the entry; a rebuild of the indexes
+// clears it.
+var nulDirectoryKey = []byte("nulDirectory")
+
+// splitNameKey returns the name (directory, session or shared UID) and the
+// UID of a nameKey. It splits at the last NUL, since a UID has none and a
+// name could.
+func splitNameKey(k []byte) (name, uid []byte, ok bool) {
 	i := bytes.LastIndexByte(k, 0)
 	if i < 0 {
 		return nil, nil, false
@@ -195,6 +232,21 @@ func (b *buckets) indexListings(e *Entry) error {
 	if err := b.byDirectory.Put(directoryKey(e.Directory, e.UID), []byte(e.RequestID)); err != nil {
 		return fmt.Errorf("index directory of entry %s: %w", e.UID, err)
 	}
+	if strings.IndexByte(e.Directory, 0) >= 0 {
+		if err := b.meta.Put(nulDirectoryKey, []byte{}); err != nil {
+			return fmt.Errorf("note the NUL in the directory of entry %s: %w", e.UID, err)
+		}
+	}
+	for _, k := range sessionKeys(e) {
+		if err := b.bySession.Put(k, []byte{}); err != nil {
+			return fmt.Errorf("index session of entry %s: %w", e.UID, err)
+		}
+	}
+	if e.SharedWith != "" {
+		if err := b.bySharedWith.Put(nameKey(e.SharedWith, e.UID), []byte{}); err != nil {
+			return fmt.Errorf("index shared message of entry %s: %w", e.UID, err)
+		}
+	}
 	if !e.ExpiresAt.IsZero() {
 		if err := b.byExpiry.Put(expiryKey(e.ExpiresAt, e.UID), []byte{}); err != nil {
 			return fmt.Errorf("index expiry of entry %s: %w", e.UID, err)
@@ -210,7 +262,8 @@ func (b *buckets) indexListings(e *Entry) error {
 
 // unindex removes e's index keys, but only those that still point at e, so
 // a stale copy can never remove another entry's keys. (The keys of
-// byDirectory, byExpiry and unsent hold e's UID, so they are e's alone.)
+// byDirectory, byExpiry, unsent, bySession and bySharedWith hold e's UID,
+// so they are e's alone.)
 func (b *buckets) unindex(e *Entry) error {
 	uid := []byte(e.UID)
 	if e.RequestID != "" {
@@ -225,6 +278,16 @@ func (b *buckets) unindex(e *Entry) error {
 	}
 	if err := b.byDirectory.Delete(directoryKey(e.Directory, e.UID)); err != nil {
 		return fmt.Errorf("unindex directory of entry %s: %w", e.UID, err)
+	}
+	for _, k := range sessionKeys(e) {
+		if err := b.bySession.Delete(k); err != nil {
+			return fmt.Errorf("unindex session of entry %s: %w", e.UID, err)
+		}
+	}
+	if e.SharedWith != "" {
+		if err := b.bySharedWith.Delete(nameKey(e.SharedWith, e.UID)); err != nil {
+			return fmt.Errorf("unindex shared message of entry %s: %w", e.UID, err)
+		}
 	}
 	if !e.ExpiresAt.IsZero() {
 		if err := b.byExpiry.Delete(expiryKey(e.ExpiresAt, e.UID)); err != nil {
@@ -251,16 +314,19 @@ func deleteIfOwned(bk *bolt.Bucket, key, uid []byte) error {
 // the entry cannot be decoded to say which keys it had. It reads whole
 // indexes, which is slow, but only for a damaged entry.
 func (b *buckets) unindexAll(uid []byte) error {
+	byName := func(k, _ []byte) bool {
+		_, u, ok := splitNameKey(k)
+		return ok && bytes.Equal(u, uid)
+	}
 	owned := []struct {
 		bk   *bolt.Bucket
 		owns func(k, v []byte) bool
 	}{
 		{b.byRequest, func(_, v []byte) bool { return bytes.Equal(v, uid) }},
 		{b.byPrompt, func(_, v []byte) bool { return bytes.Equal(v, uid) }},
-		{b.byDirectory, func(k, _ []byte) bool {
-			_, u, ok := splitDirectoryKey(k)
-			return ok && bytes.Equal(u, uid)
-		}},
+		{b.byDirectory, byName},
+		{b.bySession, byName},
+		{b.bySharedWith, byName},
 		{b.byExpiry, func(k, _ []byte) bool { return len(k) > stampLen && bytes.Equal(k[stampLen:], uid) }},
 	}
 	for _, o := range owned {
@@ -299,13 +365,16 @@ func (s *Store) Create(e *Entry) error {
 	if e.UID != "" && !validUID(e.UID) {
 		return fmt.Errorf("create entry %q: %w: UID must be 1–64 characters of [a-zA-Z0-9]", e.UID, ErrInvalid)
 	}
-	c := *e
-	if c.CreatedAt.IsZero() {
-		// Round(0) drops the monotonic reading, which JSON would drop too,
-		// so e stays equal to what Get returns.
-		c.CreatedAt = s.now().Round(0)
-	}
+	// Round(0) drops the monotonic reading, which JSON would drop too, so
+	// e stays equal to what Get returns.
+	now := s.now().Round(0)
+	var c Entry
 	err := s.update(func(b *buckets) error {
+		// Built afresh on each run, so a run again draws a new UID.
+		c = *e
+		if c.CreatedAt.IsZero() {
+			c.CreatedAt = now
+		}
 		if c.UID == "" {
 			for range uidAttempts {
 				if uid := newUID(); b.entries.Get([]byte(uid)) == nil {
@@ -388,7 +457,12 @@ func (s *Store) byIndex(index func(*buckets) *bolt.Bucket, key []byte, what stri
 // UID (ErrInvalid). Update returns the entry as stored.
 //
 // fn runs inside the transaction, with every other writer waiting: it must
-// not call the network or any method of the Store.
+// not call the network or any method of the Store. fn may be called more
+// than once, each time on the entry freshly decoded: writes are committed
+// in groups, and when another write of its group fails the group runs
+// again without it. Only the last call counts, so fn must only change
+// the entry it is given, or set outside variables afresh on each call
+// (never append to them, count, or send).
 func (s *Store) Update(uid string, fn func(*Entry) error) (*Entry, error) {
 	var out *Entry
 	err := s.update(func(b *buckets) error {
@@ -577,29 +651,39 @@ func (s *Store) Unsent() ([]*Entry, error) {
 
 // Directories returns the distinct, non-empty directories of the stored
 // entries, sorted: the projects to list pending requests for after a
-// (re)connect. It reads the directory index alone, decoding no entry.
+// (re)connect. It reads the directory index and decodes no entry; per
+// directory, it looks up entries only until one exists (an index key
+// whose entry is gone is skipped) and then skips the directory's other
+// keys with one Seek, so start-up does not page in the whole store.
 func (s *Store) Directories() ([]string, error) {
 	var dirs []string
 	err := s.view(func(b *buckets) error {
-		var last []byte
-		return b.byDirectory.ForEach(func(k, _ []byte) error {
-			dir, uid, ok := splitDirectoryKey(k)
-			if !ok || len(dir) == 0 || (last != nil && bytes.Equal(dir, last)) {
-				return nil
+		// A directory's keys are dir+"\x00"+uid, all before dir+"\x01";
+		// but those of a directory dir+"\x00x" would sit among them.
+		jump := b.meta.Get(nulDirectoryKey) == nil
+		seen := make(map[string]bool)
+		c := b.byDirectory.Cursor()
+		for k, _ := c.First(); k != nil; {
+			dir, uid, ok := splitNameKey(k)
+			done := ok && (len(dir) == 0 || seen[string(dir)])
+			if ok && !done && b.entries.Get(uid) != nil {
+				seen[string(dir)] = true
+				dirs = append(dirs, string(dir))
+				done = true
 			}
-			if b.entries.Get(uid) == nil {
-				return nil
+			if done && jump {
+				k, _ = c.Seek([]byte(string(dir) + "\x01"))
+			} else {
+				k, _ = c.Next()
 			}
-			last = dir
-			dirs = append(dirs, string(dir))
-			return nil
-		})
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list directories: %w", err)
 	}
 	slices.Sort(dirs)
-	return slices.Compact(dirs), nil
+	return dirs, nil
 }
 
 // CompareListed reads, in one transaction, what a reconnect compares with
@@ -622,7 +706,7 @@ func (s *Store) CompareListed(dir string, listed map[string]bool) (held map[stri
 		var uids [][]byte
 		c := b.byDirectory.Cursor()
 		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-			d, uid, ok := splitDirectoryKey(k)
+			d, uid, ok := splitNameKey(k)
 			if !ok || string(d) != dir || listed[string(v)] {
 				continue
 			}
@@ -637,4 +721,65 @@ func (s *Store) CompareListed(dir string, listed map[string]bool) (held map[stri
 		return nil, nil, fmt.Errorf("compare entries in %s with those listed: %w", dir, err)
 	}
 	return held, unlisted, nil
+}
+
+// BySession returns the entries of session, oldest first: those whose
+// SessionID is session, and those of a subagent's session under it (their
+// ParentSessionID is session). It reads the session index and decodes
+// only those entries, so a busy store costs an event of one session no
+// more than that session's requests. An entry that cannot be decoded is
+// skipped with a warning, as List skips it. An empty session finds the
+// entries without a SessionID.
+func (s *Store) BySession(session string) ([]*Entry, error) {
+	var out []*Entry
+	err := s.view(func(b *buckets) error {
+		uids := namedUIDs(b.bySession, session)
+		out = s.lookup(b, uids, func(e *Entry) bool {
+			return e.SessionID == session || session != "" && e.ParentSessionID == session
+		})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list entries of session %s: %w", session, err)
+	}
+	return out, nil
+}
+
+// Group returns, in one read, the entry with UID key if it is held and
+// the entries whose SharedWith is key, oldest first: the requests sharing
+// the message whose buttons carry key. Those found by SharedWith are found
+// even after the entry key itself is gone. An entry that cannot be decoded
+// is skipped with a warning, as List skips it.
+func (s *Store) Group(key string) ([]*Entry, error) {
+	var out []*Entry
+	err := s.view(func(b *buckets) error {
+		uids := namedUIDs(b.bySharedWith, key)
+		self := []byte(key)
+		if key != "" && b.entries.Get(self) != nil && !slices.ContainsFunc(uids, func(u []byte) bool { return bytes.Equal(u, self) }) {
+			uids = append(uids, self)
+		}
+		out = s.lookup(b, uids, func(e *Entry) bool {
+			return e.UID == key || e.SharedWith == key
+		})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list entries sharing the message of %s: %w", key, err)
+	}
+	return out, nil
+}
+
+// namedUIDs returns the UIDs of the keys of name in index bk (a nameKey
+// index). A name holding a NUL can have another name's keys among its
+// own, so each key's name is compared whole.
+func namedUIDs(bk *bolt.Bucket, name string) [][]byte {
+	prefix := nameKey(name, "")
+	var uids [][]byte
+	c := bk.Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		if n, uid, ok := splitNameKey(k); ok && string(n) == name {
+			uids = append(uids, uid)
+		}
+	}
+	return uids
 }

@@ -11,7 +11,7 @@ import (
 
 // IndexBuckets names the buckets Open builds for a file that lacks them,
 // so a test can remove them and make the file look old.
-var IndexBuckets = [][]byte{bucketByDirectory, bucketByExpiry, bucketUnsent}
+var IndexBuckets = listingIndexes
 
 // IndexVersionKey is the meta key that records which indexes a file has.
 var IndexVersionKey = indexVersionKey
@@ -23,6 +23,7 @@ func CheckIndexes(s *Store) error {
 	return s.view(func(b *buckets) error {
 		want := map[string]map[string]string{
 			"byRequest": {}, "byPrompt": {}, "byDirectory": {}, "byExpiry": {}, "unsent": {},
+			"bySession": {}, "bySharedWith": {},
 		}
 		err := b.entries.ForEach(func(k, v []byte) error {
 			e, err := decode(v)
@@ -42,6 +43,13 @@ func CheckIndexes(s *Store) error {
 			if e.MessageID == 0 {
 				want["unsent"][e.UID] = ""
 			}
+			want["bySession"][e.SessionID+"\x00"+e.UID] = ""
+			if e.ParentSessionID != "" && e.ParentSessionID != e.SessionID {
+				want["bySession"][e.ParentSessionID+"\x00"+e.UID] = ""
+			}
+			if e.SharedWith != "" {
+				want["bySharedWith"][e.SharedWith+"\x00"+e.UID] = ""
+			}
 			return nil
 		})
 		if err != nil {
@@ -49,7 +57,7 @@ func CheckIndexes(s *Store) error {
 		}
 		have := map[string]*bolt.Bucket{
 			"byRequest": b.byRequest, "byPrompt": b.byPrompt, "byDirectory": b.byDirectory,
-			"byExpiry": b.byExpiry, "unsent": b.unsent,
+			"byExpiry": b.byExpiry, "unsent": b.unsent, "bySession": b.bySession, "bySharedWith": b.bySharedWith,
 		}
 		var diffs []string
 		for _, name := range slices.Sorted(maps.Keys(want)) {
@@ -80,3 +88,6 @@ func CheckIndexes(s *Store) error {
 		return nil
 	})
 }
+
+// NulDirectoryKey is the meta key saying some directory held a NUL.
+var NulDirectoryKey = nulDirectoryKey

@@ -29,3 +29,31 @@ func CreateAll(s *Store, es []*Entry) error {
 		return nil
 	})
 }
+
+// SetCommitHooks sets the group committer's test hooks (commit.go):
+// queued runs in a writer that joins the queue behind a running commit,
+// committing inside each group's transaction, with the group's size, just
+// before it commits. Set them before the first write.
+func SetCommitHooks(s *Store, queued func(), committing func(n int)) {
+	s.group.mu.Lock()
+	defer s.group.mu.Unlock()
+	s.group.queued, s.group.committing = queued, committing
+}
+
+// Closing reports whether Close has begun.
+func Closing(s *Store) bool {
+	s.group.mu.Lock()
+	defer s.group.mu.Unlock()
+	return s.group.closed
+}
+
+// PutRawThenFail writes raw under key, as PutRaw does, then fails with
+// fail in the same transaction, so nothing may be written.
+func PutRawThenFail(s *Store, key string, raw []byte, fail error) error {
+	return s.update(func(b *buckets) error {
+		if err := b.entries.Put([]byte(key), raw); err != nil {
+			return err
+		}
+		return fail
+	})
+}

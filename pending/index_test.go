@@ -3,6 +3,7 @@ package pending_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -342,4 +343,111 @@ func TestIndexesBuiltForOldFile(t *testing.T) {
 	})
 	s3, _ := reopen("reopen without the index version")
 	wantListings("version dropped", s3)
+}
+
+// reopenEdited closes s, edits its file with bbolt directly, and opens it
+// again.
+func reopenEdited(t *testing.T, s *pending.Store, edit func(tx *bolt.Tx) error) *pending.Store {
+	t.Helper()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	dropIndexes(t, s.Path(), edit)
+	s, err := pending.Open(s.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+func TestDirectoriesSkipsStaleKeys(t *testing.T) {
+	s, err := pending.Open(filepath.Join(t.TempDir(), "pending.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustCreate(t, s, &pending.Entry{UID: "bbbbbbbb", RequestID: "que_a", Directory: "/a"})
+	mustCreate(t, s, &pending.Entry{UID: "cccccccc", RequestID: "que_b", Directory: "/b"})
+	// Keys whose entry is gone: one before the live key of /a, and all
+	// of /gone's.
+	s = reopenEdited(t, s, func(tx *bolt.Tx) error {
+		bk := tx.Bucket([]byte("byDirectory"))
+		for _, k := range []string{"/a\x00AAAAAAAA", "/gone\x00AAAAAAAA", "/gone\x00zzzzzzzz"} {
+			if err := bk.Put([]byte(k), []byte("que_x")); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if dirs, err := s.Directories(); err != nil || !slices.Equal(dirs, []string{"/a", "/b"}) {
+		t.Errorf("Directories = %q, %v; want /a and /b", dirs, err)
+	}
+}
+
+func TestDirectoriesManyEntriesFewDirectories(t *testing.T) {
+	s, err := pending.Open(filepath.Join(t.TempDir(), "pending.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := []string{"/p/one", "/p/three", "/p/two", ""}
+	var es []*pending.Entry
+	for i := range 2000 {
+		es = append(es, &pending.Entry{RequestID: fmt.Sprintf("que_%d", i), Directory: dirs[i%len(dirs)]})
+	}
+	if err := pending.CreateAll(s, es); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Directories(); err != nil || !slices.Equal(got, dirs[:3]) {
+		t.Errorf("Directories = %q, %v; want %q", got, err, dirs[:3])
+	}
+	// Every entry of /p/two gone but its index keys, and of /p/one all
+	// but the last: only /p/two is no longer listed.
+	var lastOne string
+	for _, e := range es {
+		if e.Directory == "/p/one" && e.UID > lastOne {
+			lastOne = e.UID
+		}
+	}
+	s = reopenEdited(t, s, func(tx *bolt.Tx) error {
+		for _, e := range es {
+			if (e.Directory == "/p/one" && e.UID != lastOne) || e.Directory == "/p/two" {
+				if err := tx.Bucket([]byte("entries")).Delete([]byte(e.UID)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if got, err := s.Directories(); err != nil || !slices.Equal(got, []string{"/p/one", "/p/three"}) {
+		t.Errorf("Directories after entries went = %q, %v; want /p/one and /p/three", got, err)
+	}
+}
+
+// A directory holding a NUL has keys among another's: "/a\x00b\x00…"
+// sits between "/a\x00AAAAAAA1" and "/a\x00zzzzzzz1".
+func TestDirectoriesWithNUL(t *testing.T) {
+	s, err := pending.Open(filepath.Join(t.TempDir(), "pending.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range []struct{ uid, dir string }{
+		{"AAAAAAA1", "/a"}, {"BBBBBBB1", "/a\x00b"}, {"zzzzzzz1", "/a"}, {"CCCCCCC1", "/a\x00"},
+	} {
+		mustCreate(t, s, &pending.Entry{UID: e.uid, RequestID: fmt.Sprint("que_", i), Directory: e.dir})
+	}
+	want := []string{"/a", "/a\x00", "/a\x00b"}
+	if got, err := s.Directories(); err != nil || !slices.Equal(got, want) {
+		t.Errorf("Directories = %q, %v; want %q", got, err, want)
+	}
+	// A file from before the index noted NULs gets it noted on Open.
+	s = reopenEdited(t, s, func(tx *bolt.Tx) error {
+		meta := tx.Bucket([]byte("meta"))
+		if err := meta.Delete(pending.NulDirectoryKey); err != nil {
+			return err
+		}
+		return meta.Delete(pending.IndexVersionKey)
+	})
+	if got, err := s.Directories(); err != nil || !slices.Equal(got, want) {
+		t.Errorf("Directories of a file from before = %q, %v; want %q", got, err, want)
+	}
 }

@@ -75,7 +75,7 @@ func (s *Store) RememberChatMigration(oldID, newID int64) error {
 	if oldID == 0 || newID == 0 || oldID == newID {
 		return fmt.Errorf("remember migration of chat %d to %d: %w: two different non-zero chat IDs are needed", oldID, newID, ErrInvalid)
 	}
-	err := closedErr(s.db.Update(func(tx *bolt.Tx) error {
+	err := s.write(func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
 		// newID may itself have moved on (a migration remembered late):
 		// point oldID straight at the end, so lookups take one step.
@@ -108,7 +108,7 @@ func (s *Store) RememberChatMigration(oldID, newID int64) error {
 			}
 		}
 		return s.moveEntries(newBuckets(tx), oldID, to)
-	}))
+	})
 	if err != nil {
 		return fmt.Errorf("remember migration of chat %d to %d: %w", oldID, newID, err)
 	}
@@ -173,9 +173,9 @@ func (s *Store) SetLastUpdateID(botID, updateID int64, at time.Time) error {
 	if err != nil {
 		return fmt.Errorf("remember last update %d: %w", updateID, err)
 	}
-	err = closedErr(s.db.Update(func(tx *bolt.Tx) error {
+	err = s.write(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketMeta).Put(updateOffsetKey(botID), raw)
-	}))
+	})
 	if err != nil {
 		return fmt.Errorf("remember last update %d: %w", updateID, err)
 	}

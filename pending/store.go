@@ -28,6 +28,10 @@ var (
 	bucketByDirectory = []byte("byDirectory")
 	bucketByExpiry    = []byte("byExpiry")
 	bucketUnsent      = []byte("unsent")
+	// So do bySession and bySharedWith for the bridge's lookups on each
+	// permission asked, each press and each session's end.
+	bucketBySession    = []byte("bySession")
+	bucketBySharedWith = []byte("bySharedWith")
 	// bucketMeta holds facts about the deployment, such as a chat's
 	// migration to a supergroup (meta.go).
 	bucketMeta = []byte("meta")
@@ -75,6 +79,9 @@ type Store struct {
 	now  func() time.Time
 	log  zerolog.Logger
 
+	// group is where every write transaction goes (commit.go).
+	group committer
+
 	mu     sync.Mutex
 	closed bool
 }
@@ -104,7 +111,7 @@ func Open(path string, opts ...OpenOption) (*Store, error) {
 	if err := createBuckets(db, cfg.log, path); err != nil {
 		return nil, classifyOpenError(path, err)
 	}
-	return &Store{db: db, path: path, now: cfg.now, log: cfg.log}, nil
+	return &Store{db: db, path: path, now: cfg.now, log: cfg.log, group: committer{db: db}}, nil
 }
 
 // openDB turns a panic inside bbolt.Open, which some damaged files cause,
@@ -134,12 +141,16 @@ func openDB(path string, timeout time.Duration) (db *bolt.DB, err error) {
 	return bolt.Open(path, 0o600, opts)
 }
 
+// listingIndexes are the buckets rebuildIndexes builds afresh.
+var listingIndexes = [][]byte{bucketByDirectory, bucketByExpiry, bucketUnsent, bucketBySession, bucketBySharedWith}
+
 // indexVersionKey is the meta key saying which indexes the file has, so
 // Open builds them only once. indexVersion goes up whenever an index is
 // added or its keys change.
 var indexVersionKey = []byte("indexVersion")
 
-const indexVersion = "1"
+// Version 2 added nulDirectoryKey, version 3 bySession and bySharedWith.
+const indexVersion = "3"
 
 // createBuckets is the first transaction on the file, so it is where a
 // damaged page tree shows up; a panic here closes the database. It also
@@ -161,7 +172,7 @@ func createBuckets(db *bolt.DB, log zerolog.Logger, path string) (err error) {
 			}
 		}
 		rebuild := string(tx.Bucket(bucketMeta).Get(indexVersionKey)) != indexVersion
-		for _, name := range [][]byte{bucketByDirectory, bucketByExpiry, bucketUnsent} {
+		for _, name := range listingIndexes {
 			if tx.Bucket(name) == nil {
 				rebuild = true
 			}
@@ -177,11 +188,11 @@ func createBuckets(db *bolt.DB, log zerolog.Logger, path string) (err error) {
 	return err
 }
 
-// rebuildIndexes builds byDirectory, byExpiry and unsent afresh from the
-// entries. An entry that cannot be decoded gets no keys, with a warning,
-// as the listings skip it anyway.
+// rebuildIndexes builds the listingIndexes afresh from the entries. An
+// entry that cannot be decoded gets no keys, with a warning, as the
+// listings skip it anyway.
 func rebuildIndexes(tx *bolt.Tx, log zerolog.Logger, path string) error {
-	for _, name := range [][]byte{bucketByDirectory, bucketByExpiry, bucketUnsent} {
+	for _, name := range listingIndexes {
 		if err := tx.DeleteBucket(name); err != nil && !errors.Is(err, berrors.ErrBucketNotFound) {
 			return fmt.Errorf("drop index %s: %w", name, err)
 		}
@@ -190,6 +201,9 @@ func rebuildIndexes(tx *bolt.Tx, log zerolog.Logger, path string) error {
 		}
 	}
 	b := newBuckets(tx)
+	if err := b.meta.Delete(nulDirectoryKey); err != nil {
+		return fmt.Errorf("drop %s: %w", nulDirectoryKey, err)
+	}
 	n := 0
 	err := b.entries.ForEach(func(k, v []byte) error {
 		e, err := decode(v)
@@ -245,7 +259,9 @@ func classifyOpenError(path string, err error) error {
 func (s *Store) Path() string { return s.path }
 
 // Close releases the file and its lock. It blocks until running
-// transactions finish. Calling it again does nothing and returns nil.
+// transactions finish, and writes already waiting for a commit are
+// committed first; writes begun after Close return ErrClosed. Calling it
+// again does nothing and returns nil.
 func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -253,6 +269,7 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closed = true
+	s.group.close()
 	if err := s.db.Close(); err != nil {
 		return fmt.Errorf("close pending store %s: %w", s.path, err)
 	}
@@ -263,8 +280,16 @@ func (s *Store) view(fn func(*buckets) error) error {
 	return closedErr(s.db.View(func(tx *bolt.Tx) error { return fn(newBuckets(tx)) }))
 }
 
+// update runs fn in a write transaction, maybe grouped with others and
+// maybe more than once (commit.go): fn must leave nothing behind outside
+// the transaction but what it sets afresh on each run.
 func (s *Store) update(fn func(*buckets) error) error {
-	return closedErr(s.db.Update(func(tx *bolt.Tx) error { return fn(newBuckets(tx)) }))
+	return s.write(func(tx *bolt.Tx) error { return fn(newBuckets(tx)) })
+}
+
+// write is update for the meta bucket, which buckets does not hold.
+func (s *Store) write(fn func(*bolt.Tx) error) error {
+	return closedErr(s.group.write(fn))
 }
 
 func closedErr(err error) error {

@@ -48,9 +48,9 @@ func (s *Store) RememberTopic(chatID int64, dir string, threadID int) error {
 		return fmt.Errorf("remember topic %d of %q in chat %d: %w: want a chat, a directory and a positive thread ID",
 			threadID, dir, chatID, ErrInvalid)
 	}
-	err := closedErr(s.db.Update(func(tx *bolt.Tx) error {
+	err := s.write(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketMeta).Put(topicKey(chatID, dir), []byte(strconv.Itoa(threadID)))
-	}))
+	})
 	if err != nil {
 		return fmt.Errorf("remember topic %d of %s in chat %d: %w", threadID, dir, chatID, err)
 	}
