@@ -214,6 +214,67 @@ func (c *Client) newRequest(ctx context.Context, method, path string, query url.
 // call does one unary request under its own deadline. in, when not nil, is
 // sent as JSON; out, when not nil, receives the JSON answer.
 func (c *Client) call(ctx context.Context, op, method, path string, query url.Values, in, out any) error {
+	var decode func(io.Reader) error
+	if out != nil {
+		decode = func(r io.Reader) error { return json.NewDecoder(r).Decode(out) }
+	}
+	return c.do(ctx, op, method, path, query, in, decode)
+}
+
+// list does GET path of directory dir and decodes the answer, a JSON
+// array, as decodeArray does.
+func list[T any](ctx context.Context, c *Client, op, path, dir string) ([]T, error) {
+	var out []T
+	err := c.do(ctx, op, http.MethodGet, path, dirQuery(dir), nil, func(r io.Reader) (err error) {
+		out, err = decodeArray[T](r)
+		return err
+	})
+	return out, err
+}
+
+// decodeArray decodes a JSON array one element at a time, straight into
+// the slice it returns. Decoding it in one piece would make the decoder
+// hold the whole body, in buffers it grows as it reads: for the lists of
+// a busy server, that is most of the memory and garbage of a connect. An
+// answer of null is a nil slice, as json.Unmarshal has it.
+func decodeArray[T any](r io.Reader) ([]T, error) {
+	dec := json.NewDecoder(r)
+	tok, err := dec.Token()
+	switch d, _ := tok.(json.Delim); {
+	case err != nil:
+		return nil, noEOF(err)
+	case tok == nil:
+		return nil, nil
+	case d == '{':
+		return nil, errors.New("want a JSON array, got an object")
+	case d != '[':
+		return nil, fmt.Errorf("want a JSON array, got a %T", tok)
+	}
+	var out []T
+	for dec.More() {
+		out = append(out, *new(T))
+		if err := dec.Decode(&out[len(out)-1]); err != nil {
+			return nil, noEOF(err)
+		}
+	}
+	if _, err := dec.Token(); err != nil { // the closing ]
+		return nil, noEOF(err)
+	}
+	return out, nil
+}
+
+// noEOF turns the io.EOF of an answer cut short into io.ErrUnexpectedEOF,
+// which says so.
+func noEOF(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// do does one unary request under its own deadline. in, when not nil, is
+// sent as JSON; decode, when not nil, reads the answer of a 2xx.
+func (c *Client) do(ctx context.Context, op, method, path string, query url.Values, in any, decode func(io.Reader) error) error {
 	ctx, cancel := context.WithTimeout(ctx, c.callTimeout)
 	defer cancel()
 
@@ -238,12 +299,12 @@ func (c *Client) call(ctx context.Context, op, method, path string, query url.Va
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return readAPIError(op, resp)
 	}
-	if out == nil {
+	if decode == nil {
 		// Drain a little so the connection can be reused.
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
 		return nil
 	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, maxResponseBody)).Decode(out); err != nil {
+	if err := decode(io.LimitReader(resp.Body, maxResponseBody)); err != nil {
 		return transientError(ctx, op+": decode answer", err)
 	}
 	return nil

@@ -43,7 +43,10 @@
 // Unary calls may run while Watch runs. Watch calls its Handler from its
 // own goroutine, one event at a time and in stream order, so a slow
 // handler delays the next event but never makes the stream look dead.
-// HandleSnapshot is called from that same goroutine, before the events of
-// the connection it belongs to. Run one Watch per Client at a time. An
-// EventReader is not safe for concurrent use.
+// HandleSnapshot is called from that same goroutine, in sorted directory
+// order, before the events of the connection it belongs to. After a
+// connect, Watch lists up to four directories at once on goroutines of
+// its own; they end before Watch goes on to the stream or returns. Run
+// one Watch per Client at a time. An EventReader is not safe for
+// concurrent use.
 package opencode

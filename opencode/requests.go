@@ -12,9 +12,7 @@ import (
 
 // ListQuestions returns the questions pending in directory dir.
 func (c *Client) ListQuestions(ctx context.Context, dir string) ([]QuestionRequest, error) {
-	var qs []QuestionRequest
-	err := c.call(ctx, "list questions in "+dir, http.MethodGet, "/question", dirQuery(dir), nil, &qs)
-	return qs, err
+	return list[QuestionRequest](ctx, c, "list questions in "+dir, "/question", dir)
 }
 
 // ReplyQuestion answers question request requestID of directory dir:
@@ -52,9 +50,7 @@ func (c *Client) RejectQuestion(ctx context.Context, dir, requestID string) erro
 
 // ListPermissions returns the permission requests pending in directory dir.
 func (c *Client) ListPermissions(ctx context.Context, dir string) ([]PermissionRequest, error) {
-	var ps []PermissionRequest
-	err := c.call(ctx, "list permissions in "+dir, http.MethodGet, "/permission", dirQuery(dir), nil, &ps)
-	return ps, err
+	return list[PermissionRequest](ctx, c, "list permissions in "+dir, "/permission", dir)
 }
 
 // ReplyPermission answers permission request requestID of session

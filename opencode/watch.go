@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -30,8 +31,10 @@ type Snapshot struct {
 	// failed: the matching slice is then empty but proves nothing, so a
 	// stored request of that kind must not be taken as gone.
 	QuestionsListed, PermissionsListed bool
-	// Taken is when listing this directory began. A request stored after
-	// it may be missing from the lists without being gone.
+	// Taken is when listing this directory began, before its list calls.
+	// A request stored after it may be missing from the lists without
+	// being gone. Directories are listed a few at a time, so Taken can be
+	// well before the snapshot is handed over.
 	Taken time.Time
 }
 
@@ -40,9 +43,9 @@ type Snapshot struct {
 // tell which requests are gone.
 type SnapshotHandler interface {
 	// HandleSnapshot is called once per known directory after every
-	// connect, even when a list failed or nothing is pending, from the
-	// goroutine that calls HandleEvent, before any event of that
-	// connection.
+	// connect, even when a list failed or nothing is pending, in sorted
+	// directory order, from the goroutine that calls HandleEvent, before
+	// any event of that connection.
 	HandleSnapshot(ctx context.Context, s Snapshot)
 }
 
@@ -66,7 +69,9 @@ var errSilent = errors.New("event stream silent")
 // an event has named so far, and the worktrees and sandboxes GET /project
 // names (except "/", the worktree of the "global" project of folders
 // outside git, which holds no requests of its own). A failed list only
-// logs a warning.
+// logs a warning. Up to four directories are listed at once, but h gets
+// them one at a time, in sorted order, from Watch's goroutine; when ctx
+// ends, the lists still running are cancelled and waited for.
 //
 // If h is a SnapshotHandler it gets one Snapshot per directory. Otherwise
 // every listed request reaches HandleEvent as a question.asked or
@@ -248,6 +253,9 @@ func (c *Client) watchOnce(ctx context.Context, h Handler, dirs func(context.Con
 	ev.Msg(msg)
 
 	c.listPending(ctx, h, dirs, known)
+	if ctx.Err() != nil {
+		return time.Since(connected), ctx.Err()
+	}
 
 	er := NewEventReader(&silenceReader{r: resp.Body, d: c.silence, t: silence}, c.maxRecord, c.log)
 	for {
@@ -277,7 +285,15 @@ func (c *Client) streamError(connCtx context.Context, op string, err error) erro
 	return transientError(connCtx, op, err)
 }
 
-// listPending hands h what is pending in every known directory.
+// listParallel is how many directories listPending lists at once: enough
+// to keep both the server and the decoding here busy while the handler
+// works through the directory before, few enough that the lists of a busy
+// server held in memory stay small.
+const listParallel = 4
+
+// listPending hands h what is pending in every known directory, in sorted
+// directory order. It returns once all of it is handed over, or ctx is
+// done; either way no list call is left running.
 func (c *Client) listPending(ctx context.Context, h Handler, dirs func(context.Context) []string, known map[string]struct{}) {
 	if dirs != nil {
 		for _, d := range dirs(ctx) {
@@ -309,30 +325,52 @@ func (c *Client) listPending(ctx context.Context, h Handler, dirs func(context.C
 	}
 	slices.Sort(all)
 	sh, snapshots := h.(SnapshotHandler)
-	for _, dir := range all {
-		if ctx.Err() != nil {
+	// Directories are listed listParallel at a time, but handed over one
+	// by one in order: ready[i] gets the snapshot of all[i]. Listing of
+	// all[i+listParallel] starts only once all[i] is handed over, so at
+	// most listParallel snapshots are held at once.
+	ready := make([]chan Snapshot, len(all))
+	var wg sync.WaitGroup
+	defer wg.Wait() // the lists of a cancelled ctx end at once
+	next := 0
+	for i := range all {
+		for ; next < len(all) && next < i+listParallel; next++ {
+			n := next
+			ready[n] = make(chan Snapshot, 1)
+			wg.Go(func() { ready[n] <- c.snapshot(ctx, all[n]) })
+		}
+		var s Snapshot
+		select {
+		case s = <-ready[i]:
+		case <-ctx.Done():
 			return
 		}
-		s := c.snapshot(ctx, dir)
+		if ctx.Err() != nil { // select picks at random when both are ready
+			return
+		}
 		if snapshots {
 			sh.HandleSnapshot(ctx, s)
 			continue
 		}
-		for _, q := range s.Questions {
-			h.HandleEvent(ctx, Event{Type: TypeQuestionAsked, Directory: dir, Listed: true, QuestionAsked: &q})
+		for j := range s.Questions {
+			h.HandleEvent(ctx, Event{Type: TypeQuestionAsked, Directory: s.Directory, Listed: true, QuestionAsked: &s.Questions[j]})
 		}
-		for _, p := range s.Permissions {
-			h.HandleEvent(ctx, Event{Type: TypePermissionAsked, Directory: dir, Listed: true, PermissionAsked: &p})
+		for j := range s.Permissions {
+			h.HandleEvent(ctx, Event{Type: TypePermissionAsked, Directory: s.Directory, Listed: true, PermissionAsked: &s.Permissions[j]})
 		}
 	}
 }
 
 // snapshot lists what is pending in dir. A failed list leaves its flag
 // false; a listed request without an ID is dropped, as nothing could
-// answer it.
+// answer it. Once ctx is done the snapshot is of no use, and failures
+// are not logged. It is safe for concurrent use.
 func (c *Client) snapshot(ctx context.Context, dir string) Snapshot {
 	s := Snapshot{Directory: dir, Taken: time.Now()}
 	qs, err := c.ListQuestions(ctx, dir)
+	if ctx.Err() != nil {
+		return s
+	}
 	if err != nil {
 		c.log.Warn().Err(err).Str("directory", dir).Str("class", errorClass(err)).
 			Msg("listing pending opencode questions failed")
@@ -346,6 +384,9 @@ func (c *Client) snapshot(ctx context.Context, dir string) Snapshot {
 		})
 	}
 	ps, err := c.ListPermissions(ctx, dir)
+	if ctx.Err() != nil {
+		return s
+	}
 	if err != nil {
 		c.log.Warn().Err(err).Str("directory", dir).Str("class", errorClass(err)).
 			Msg("listing pending opencode permissions failed")
