@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -146,8 +147,11 @@ type outboxClock struct {
 	t      time.Time
 	sleeps []time.Duration
 	// blocked, when set, makes sleep announce itself there and wait for
-	// ctx instead of returning.
-	blocked chan time.Duration
+	// release (if set) or ctx instead of returning; only sleeps of
+	// blockOnly, if set.
+	blocked   chan time.Duration
+	release   chan struct{}
+	blockOnly time.Duration
 }
 
 func (c *outboxClock) now() time.Time {
@@ -165,14 +169,26 @@ func (c *outboxClock) advance(d time.Duration) {
 func (c *outboxClock) sleep(ctx context.Context, d time.Duration) error {
 	c.mu.Lock()
 	c.sleeps = append(c.sleeps, d)
-	blocked := c.blocked
+	until := c.t.Add(d)
+	blocked, release := c.blocked, c.release
+	if c.blockOnly != 0 && d != c.blockOnly {
+		blocked = nil
+	}
 	c.mu.Unlock()
 	if blocked != nil {
 		blocked <- d
-		<-ctx.Done()
-		return context.Cause(ctx)
+		select {
+		case <-release: // never, if nil
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
 	}
-	c.advance(d)
+	// Sleepers side by side wake at the same time, not one after another.
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if until.After(c.t) {
+		c.t = until
+	}
 	return nil
 }
 
@@ -295,7 +311,7 @@ func texts(calls []outboxCall) []string {
 
 func TestOutboxKeepsOrderPerChat(t *testing.T) {
 	tg := newOutboxFake()
-	r := newOutboxRig(t, tg, OutboxOptions{})
+	r := newOutboxRig(t, tg, OutboxOptions{MaxInFlight: 1}) // one at a time: the calls queue behind the first
 	ctx := outboxCtx(t)
 	gate := tg.gate(-1)
 
@@ -481,7 +497,7 @@ func TestOutbox4xxNotRetried(t *testing.T) {
 
 func TestOutboxCoalescesQueuedEdits(t *testing.T) {
 	tg := newOutboxFake()
-	r := newOutboxRig(t, tg, OutboxOptions{})
+	r := newOutboxRig(t, tg, OutboxOptions{MaxInFlight: 1}) // one at a time: the calls queue behind the first
 	ctx := outboxCtx(t)
 	gate := tg.gate(-1)
 
@@ -522,7 +538,7 @@ func TestOutboxCoalescesQueuedEdits(t *testing.T) {
 
 func TestOutboxCallerLeavingDropsQueuedCall(t *testing.T) {
 	tg := newOutboxFake()
-	r := newOutboxRig(t, tg, OutboxOptions{})
+	r := newOutboxRig(t, tg, OutboxOptions{MaxInFlight: 1}) // one at a time: the call queues behind the first
 	ctx := outboxCtx(t)
 	gate := tg.gate(-1)
 	first := r.goSend(t, ctx, -1, "busy")
@@ -605,7 +621,7 @@ func TestOutboxFollowsMigration(t *testing.T) {
 func TestOutboxMigrationKeepsQueuedOrder(t *testing.T) {
 	tg := newOutboxFake()
 	tg.failNext("sendMessage", &tgbot.MigrateError{MigrateToChatID: -100999})
-	r := newOutboxRig(t, tg, OutboxOptions{})
+	r := newOutboxRig(t, tg, OutboxOptions{MaxInFlight: 1}) // one at a time: the calls queue behind the first
 	ctx := outboxCtx(t)
 	gate := tg.gate(-5)
 	results := []<-chan outboxResult{r.goSend(t, ctx, -5, "a")}
@@ -914,4 +930,466 @@ func TestOutboxAgainstTelegram(t *testing.T) {
 	}
 	r.o.Close()
 	transport.CloseIdleConnections()
+}
+
+// heldCall is a call heldTG holds at Telegram until the test answers it.
+type heldCall struct {
+	outboxCall
+	answer chan error // nil lets the call succeed; an error fails it
+}
+
+// heldTG is a Telegram whose every call waits at Telegram until the test
+// answers it. It counts the calls it holds at once, overall and about
+// each message.
+type heldTG struct {
+	started chan heldCall
+
+	mu         sync.Mutex
+	calls      []outboxCall // answered with success
+	running    int
+	maxRunning int
+	aboutMsg   map[int]int
+	overlaps   []string // calls that ran while another about their message did
+}
+
+func newHeldTG() *heldTG {
+	return &heldTG{started: make(chan heldCall, 64), aboutMsg: make(map[int]int)}
+}
+
+func (f *heldTG) do(ctx context.Context, c outboxCall) error {
+	f.mu.Lock()
+	f.running++
+	f.maxRunning = max(f.maxRunning, f.running)
+	if c.MessageID != 0 {
+		if f.aboutMsg[c.MessageID]++; f.aboutMsg[c.MessageID] > 1 {
+			f.overlaps = append(f.overlaps, c.Method+":"+c.Text)
+		}
+	}
+	f.mu.Unlock()
+	defer func() {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.running--
+		f.aboutMsg[c.MessageID]--
+	}()
+	h := heldCall{c, make(chan error, 1)}
+	f.started <- h
+	select {
+	case err := <-h.answer:
+		if err == nil {
+			f.mu.Lock()
+			f.calls = append(f.calls, c)
+			f.mu.Unlock()
+		}
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("held %s: %w", c.Method, ctx.Err())
+	}
+}
+
+// next returns the next call to reach Telegram.
+func (f *heldTG) next(t *testing.T) heldCall {
+	t.Helper()
+	select {
+	case c := <-f.started:
+		return c
+	case <-time.After(10 * time.Second):
+		t.Fatal("no call reached Telegram")
+		return heldCall{}
+	}
+}
+
+// none fails if a call has reached Telegram that next has not returned.
+// Call it only when nothing could be about to start.
+func (f *heldTG) none(t *testing.T) {
+	t.Helper()
+	select {
+	case c := <-f.started:
+		t.Fatalf("%s %q reached Telegram", c.Method, c.Text)
+	default:
+	}
+}
+
+func (f *heldTG) stats() (maxRunning int, overlaps []string, calls []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.maxRunning, slices.Clone(f.overlaps), texts(f.calls)
+}
+
+func (f *heldTG) SendMessage(ctx context.Context, p *tgbot.SendMessageParams) (*models.Message, error) {
+	if err := f.do(ctx, outboxCall{Method: "sendMessage", ChatID: p.ChatID, Text: p.Text}); err != nil {
+		return nil, err
+	}
+	return &models.Message{ID: 1, Text: p.Text}, nil
+}
+
+func (f *heldTG) EditMessageText(ctx context.Context, p *tgbot.EditMessageTextParams) (*models.Message, error) {
+	if err := f.do(ctx, outboxCall{Method: "editMessageText", ChatID: p.ChatID, MessageID: p.MessageID, Text: p.Text}); err != nil {
+		return nil, err
+	}
+	return &models.Message{ID: p.MessageID, Text: p.Text}, nil
+}
+
+func (f *heldTG) EditMessageReplyMarkup(ctx context.Context, p *tgbot.EditMessageReplyMarkupParams) (*models.Message, error) {
+	if err := f.do(ctx, outboxCall{Method: "editMessageReplyMarkup", ChatID: p.ChatID, MessageID: p.MessageID}); err != nil {
+		return nil, err
+	}
+	return &models.Message{ID: p.MessageID}, nil
+}
+
+func (f *heldTG) DeleteMessage(ctx context.Context, p *tgbot.DeleteMessageParams) (bool, error) {
+	if err := f.do(ctx, outboxCall{Method: "deleteMessage", ChatID: p.ChatID, MessageID: p.MessageID}); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+func (f *heldTG) AnswerCallbackQuery(context.Context, *tgbot.AnswerCallbackQueryParams) (bool, error) {
+	return true, nil
+}
+
+// goDo starts call and waits until it has joined its queue.
+func (r *outboxRig) goDo(t *testing.T, call func() (*models.Message, error)) <-chan outboxResult {
+	t.Helper()
+	out := make(chan outboxResult, 1)
+	go func() {
+		m, err := call()
+		out <- outboxResult{m, err}
+	}()
+	r.waitEnqueued(t)
+	return out
+}
+
+func mustSucceed(t *testing.T, name string, ch <-chan outboxResult) *models.Message {
+	t.Helper()
+	res := waitResult(t, ch)
+	if res.err != nil {
+		t.Fatalf("%s: %v", name, res.err)
+	}
+	return res.msg
+}
+
+func TestOutboxRunsUpToMaxInFlightAtOnce(t *testing.T) {
+	f := newHeldTG()
+	r := newOutboxRig(t, f, OutboxOptions{})
+	ctx := outboxCtx(t)
+	const n = DefaultOutboxMaxInFlight
+	var results []<-chan outboxResult
+	for i := range n + 1 {
+		results = append(results, r.goSend(t, ctx, -1, fmt.Sprint(i)))
+	}
+	// The first n are at Telegram together, none of them answered.
+	held := make(map[string]heldCall)
+	for range n {
+		c := f.next(t)
+		held[c.Text] = c
+	}
+	for i := range n {
+		if _, ok := held[fmt.Sprint(i)]; !ok {
+			t.Fatalf("calls at Telegram %v: send %d is not, the first %d should be", slices.Collect(maps.Keys(held)), i, n)
+		}
+	}
+	// The last waits for a slot.
+	r.o.mu.Lock()
+	q := r.o.queues[chatKey{id: -1}]
+	inFlight, queued := q.inFlight, len(q.jobs)
+	r.o.mu.Unlock()
+	if inFlight != n || queued != 1 {
+		t.Fatalf("%d calls running and %d queued, want %d and 1", inFlight, queued, n)
+	}
+	held["3"].answer <- nil
+	if m := mustSucceed(t, "send 3", results[3]); m.Text != "3" {
+		t.Fatalf("send 3 got %+v", m)
+	}
+	delete(held, "3")
+	results = slices.Delete(results, 3, 4)
+	last := f.next(t)
+	if last.Text != fmt.Sprint(n) {
+		t.Fatalf("%q started when a slot freed, want the one waiting, %d", last.Text, n)
+	}
+	last.answer <- nil
+	for _, c := range held {
+		c.answer <- nil
+	}
+	for _, ch := range results {
+		if m := mustSucceed(t, "send", ch); m.Text == "3" {
+			t.Fatalf("got the result of send 3 twice")
+		}
+	}
+	if most, _, _ := f.stats(); most != n {
+		t.Fatalf("at most %d calls at Telegram at once, want %d", most, n)
+	}
+}
+
+func TestOutboxMaxInFlightOneKeepsStrictOrder(t *testing.T) {
+	f := newHeldTG()
+	r := newOutboxRig(t, f, OutboxOptions{MaxInFlight: 1})
+	ctx := outboxCtx(t)
+	results := []<-chan outboxResult{
+		r.goSend(t, ctx, -1, "s0"),
+		r.goEdit(t, ctx, -1, 7, "e1"),
+		r.goSend(t, ctx, -1, "s2"),
+		r.goEdit(t, ctx, -1, 8, "e3"),
+		r.goSend(t, ctx, -1, "s4"),
+	}
+	// Each call reaches Telegram only once the one before it is answered.
+	for _, want := range []string{"s0", "e1", "s2", "e3", "s4"} {
+		c := f.next(t)
+		if c.Text != want {
+			t.Fatalf("%q reached Telegram, want %q", c.Text, want)
+		}
+		c.answer <- nil
+	}
+	for i, ch := range results {
+		mustSucceed(t, fmt.Sprint("call ", i), ch)
+	}
+	if most, _, _ := f.stats(); most != 1 {
+		t.Fatalf("%d calls at Telegram at once with MaxInFlight 1", most)
+	}
+}
+
+func TestOutboxCallsAboutOneMessageRunInOrder(t *testing.T) {
+	f := newHeldTG()
+	r := newOutboxRig(t, f, OutboxOptions{})
+	ctx := outboxCtx(t)
+	first := r.goEdit(t, ctx, -1, 5, "a")
+	a := f.next(t)
+	second := r.goEdit(t, ctx, -1, 5, "b")
+	keyboard := r.goDo(t, func() (*models.Message, error) {
+		return r.o.EditMessageReplyMarkup(ctx, &tgbot.EditMessageReplyMarkupParams{ChatID: int64(-1), MessageID: 5})
+	})
+	del := r.goDo(t, func() (*models.Message, error) {
+		_, err := r.o.DeleteMessage(ctx, &tgbot.DeleteMessageParams{ChatID: int64(-1), MessageID: 5})
+		return nil, err
+	})
+	// A send queued after them goes past all three, while "a" is held.
+	past := r.goSend(t, ctx, -1, "past")
+	if c := f.next(t); c.Text != "past" {
+		t.Fatalf("%s %q reached Telegram while an edit of its message was running", c.Method, c.Text)
+	} else {
+		c.answer <- nil
+	}
+	mustSucceed(t, "send past the edits", past)
+	a.answer <- nil
+	mustSucceed(t, "edit a", first)
+	for _, want := range []string{"editMessageText:b", "editMessageReplyMarkup:", "deleteMessage:"} {
+		c := f.next(t)
+		if got := c.Method + ":" + c.Text; got != want {
+			t.Fatalf("%q reached Telegram, want %q", got, want)
+		}
+		c.answer <- nil
+	}
+	for name, ch := range map[string]<-chan outboxResult{"edit b": second, "keyboard": keyboard, "delete": del} {
+		if res := waitResult(t, ch); res.err != nil {
+			t.Fatalf("%s: %v", name, res.err)
+		}
+	}
+	_, overlaps, calls := f.stats()
+	if len(overlaps) != 0 {
+		t.Fatalf("calls ran beside another about their message: %q", overlaps)
+	}
+	want := []string{"sendMessage:past", "editMessageText:a", "editMessageText:b", "editMessageReplyMarkup:", "deleteMessage:"}
+	if !slices.Equal(calls, want) {
+		t.Fatalf("calls %q, want %q", calls, want)
+	}
+}
+
+func TestOutboxCoalescesEditsWaitingForTheirMessage(t *testing.T) {
+	f := newHeldTG()
+	r := newOutboxRig(t, f, OutboxOptions{})
+	ctx := outboxCtx(t)
+	running := r.goEdit(t, ctx, -1, 5, "running")
+	held := f.next(t)
+	edits := []<-chan outboxResult{r.goEdit(t, ctx, -1, 5, "v1"), r.goEdit(t, ctx, -1, 5, "v2")}
+	other := r.goEdit(t, ctx, -1, 6, "other message")
+	if c := f.next(t); c.Text != "other message" {
+		t.Fatalf("%q reached Telegram, want the edit of the other message", c.Text)
+	} else {
+		c.answer <- nil
+	}
+	mustSucceed(t, "edit of another message", other)
+	edits = append(edits, r.goEdit(t, ctx, -1, 5, "v3"))
+	held.answer <- nil
+	mustSucceed(t, "running edit", running)
+	if c := f.next(t); c.Text != "v3" {
+		t.Fatalf("%q reached Telegram, want only the newest edit, v3", c.Text)
+	} else {
+		c.answer <- nil
+	}
+	var got []*models.Message
+	for i, ch := range edits {
+		got = append(got, mustSucceed(t, fmt.Sprint("edit ", i), ch))
+	}
+	for i, m := range got {
+		if m == nil || m.Text != "v3" || m != got[0] {
+			t.Fatalf("caller %d got %+v, want the newest edit's result", i, m)
+		}
+	}
+	r.o.Close()
+	f.none(t)
+	want := []string{"editMessageText:other message", "editMessageText:running", "editMessageText:v3"}
+	if _, _, calls := f.stats(); !slices.Equal(calls, want) {
+		t.Fatalf("calls %q, want %q", calls, want)
+	}
+}
+
+func TestOutbox429HoldsTheWholeChat(t *testing.T) {
+	f := newHeldTG()
+	r := newOutboxRig(t, f, OutboxOptions{})
+	r.clock.blocked, r.clock.release = make(chan time.Duration, 4), make(chan struct{})
+	ctx := outboxCtx(t)
+	results := map[string]<-chan outboxResult{"a": r.goSend(t, ctx, -1, "a"), "b": r.goSend(t, ctx, -1, "b")}
+	held := make(map[string]heldCall)
+	for range 2 {
+		c := f.next(t)
+		held[c.Text] = c
+	}
+	held["b"].answer <- &tgbot.TooManyRequestsError{Message: "too many requests", RetryAfter: 5}
+	waitSleep := func(why string) {
+		t.Helper()
+		select {
+		case d := <-r.clock.blocked:
+			if d != 5*time.Second {
+				t.Fatalf("%s: waiting %v, want retry_after's 5 s", why, d)
+			}
+		case <-ctx.Done():
+			t.Fatalf("%s: never waited", why)
+		}
+	}
+	waitSleep("the call that got the 429")
+	results["c"] = r.goSend(t, ctx, -1, "c")
+	waitSleep("the chat's next call")
+	f.none(t)
+	// The call already at Telegram finishes during the hold.
+	held["a"].answer <- nil
+	mustSucceed(t, "a", results["a"])
+	f.none(t)
+	close(r.clock.release)
+	started := make(map[string]bool)
+	for range 2 {
+		c := f.next(t)
+		started[c.Text] = true
+		c.answer <- nil
+	}
+	if !started["b"] || !started["c"] {
+		t.Fatalf("after the hold %v reached Telegram, want the retry of b and c", started)
+	}
+	mustSucceed(t, "b", results["b"])
+	mustSucceed(t, "c", results["c"])
+	if got := r.clock.Sleeps(); !slices.Equal(got, []time.Duration{5 * time.Second, 5 * time.Second}) {
+		t.Fatalf("waits %v, want the 5 s of retry_after twice (the retry, the chat)", got)
+	}
+	if !strings.Contains(r.logs.String(), "429") {
+		t.Fatalf("429 not logged: %s", r.logs)
+	}
+}
+
+func TestOutboxCloseCancelsCallsInFlight(t *testing.T) {
+	f := newHeldTG()
+	r := newOutboxRig(t, f, OutboxOptions{MaxInFlight: 2})
+	ctx := outboxCtx(t)
+	results := []<-chan outboxResult{r.goSend(t, ctx, -1, "s0"), r.goSend(t, ctx, -1, "s1")}
+	f.next(t)
+	f.next(t)
+	results = append(results, r.goSend(t, ctx, -1, "queued"))
+	r.o.Close() // returns only once the running calls have
+	for i, ch := range results {
+		if res := waitResult(t, ch); !errors.Is(res.err, ErrOutboxClosed) {
+			t.Fatalf("call %d: err = %v, want ErrOutboxClosed", i, res.err)
+		}
+	}
+	f.none(t)
+	if most, _, calls := f.stats(); most != 2 || len(calls) != 0 {
+		t.Fatalf("%d calls at once, %q completed; want 2 and none", most, calls)
+	}
+}
+
+func TestOutboxCallerLeavingDropsCallWaitingForItsMessage(t *testing.T) {
+	f := newHeldTG()
+	r := newOutboxRig(t, f, OutboxOptions{})
+	ctx := outboxCtx(t)
+	running := r.goEdit(t, ctx, -1, 5, "running")
+	held := f.next(t)
+	leaving, leave := context.WithCancel(ctx)
+	left := r.goEdit(t, leaving, -1, 5, "never")
+	leave()
+	if res := waitResult(t, left); !errors.Is(res.err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", res.err)
+	}
+	held.answer <- nil
+	mustSucceed(t, "running edit", running)
+	r.o.Close()
+	f.none(t)
+}
+
+func TestOutboxRetryWaitsFor429Hold(t *testing.T) {
+	f := newHeldTG()
+	r := newOutboxRig(t, f, OutboxOptions{BaseBackoff: time.Second})
+	r.clock.blocked, r.clock.release, r.clock.blockOnly = make(chan time.Duration, 1), make(chan struct{}), 5*time.Second
+	ctx := outboxCtx(t)
+	results := map[string]<-chan outboxResult{"a": r.goSend(t, ctx, -1, "a"), "b": r.goSend(t, ctx, -1, "b")}
+	held := make(map[string]heldCall)
+	for range 2 {
+		c := f.next(t)
+		held[c.Text] = c
+	}
+	held["b"].answer <- &tgbot.TooManyRequestsError{RetryAfter: 5}
+	<-r.clock.blocked // b waits out its retry_after
+	held["a"].answer <- errors.New("error response from telegram for method sendMessage, 502 Bad Gateway")
+	// a's retry, due after a second's backoff, waits for the rest of the hold.
+	retry := f.next(t)
+	if retry.Text != "a" {
+		t.Fatalf("%q reached Telegram, want the retry of a", retry.Text)
+	}
+	if got, want := r.clock.Sleeps(), []time.Duration{5 * time.Second, time.Second, 4 * time.Second}; !slices.Equal(got, want) {
+		t.Fatalf("waits %v, want %v (b's retry_after, a's backoff, the rest of the hold)", got, want)
+	}
+	retry.answer <- nil
+	close(r.clock.release)
+	f.next(t).answer <- nil
+	mustSucceed(t, "a", results["a"])
+	mustSucceed(t, "b", results["b"])
+}
+
+func TestOutboxPacesCallsInFlight(t *testing.T) {
+	f := newHeldTG()
+	r := newOutboxRig(t, f, OutboxOptions{PerMinute: 60, Burst: 2})
+	r.clock.blocked, r.clock.release = make(chan time.Duration, 1), make(chan struct{})
+	ctx := outboxCtx(t)
+	var results []<-chan outboxResult
+	for i := range 5 {
+		results = append(results, r.goSend(t, ctx, -1, fmt.Sprint(i)))
+	}
+	// Two start at once; then, none of them answered, one a second, each
+	// taking its own token though all wait together.
+	held := []heldCall{f.next(t), f.next(t)}
+	for _, want := range []string{"2", "3", "4"} {
+		select {
+		case d := <-r.clock.blocked:
+			if d != time.Second {
+				t.Fatalf("waiting %v for a token, want 1 s", d)
+			}
+		case <-ctx.Done():
+			t.Fatalf("send %s did not wait for a token", want)
+		}
+		f.none(t)
+		r.clock.release <- struct{}{}
+		c := f.next(t)
+		if c.Text != want {
+			t.Fatalf("%q reached Telegram, want %q", c.Text, want)
+		}
+		held = append(held, c)
+	}
+	for _, c := range held {
+		c.answer <- nil
+	}
+	for i, ch := range results {
+		mustSucceed(t, fmt.Sprint("send ", i), ch)
+	}
+	if got, want := r.clock.Sleeps(), []time.Duration{time.Second, time.Second, time.Second}; !slices.Equal(got, want) {
+		t.Fatalf("pacing waits %v, want %v", got, want)
+	}
+	if most, _, _ := f.stats(); most != 5 {
+		t.Fatalf("%d calls at Telegram at once, want all 5", most)
+	}
 }
