@@ -253,9 +253,11 @@ func (b *Bridge) HandleEvent(ctx context.Context, ev opencode.Event) {
 	}
 }
 
-// questionAsked stores a new request, then posts it. A request already
+// questionAsked posts a new request, then stores it. A request already
 // held is skipped: this is the dedupe check of every path that can see a
-// request twice.
+// request twice. The paths that can see one request twice (its event, a
+// listing after a connect) never run at the same time: events of one
+// session are handled in order (see Lanes) and a listing waits for them.
 func (b *Bridge) questionAsked(ctx context.Context, ev opencode.Event) {
 	q := ev.QuestionAsked
 	now := b.now()
@@ -292,18 +294,47 @@ func (b *Bridge) questionAsked(ctx context.Context, ev opencode.Event) {
 	if b.closedBefore(log, ev, q.ID) {
 		return
 	}
-	e.ThreadID = b.threadFor(ctx, log, e.ChatID, e.Directory)
-	if err := b.store.Create(e); err != nil {
-		if errors.Is(err, pending.ErrExists) {
-			log.Debug().Bool("listed", ev.Listed).Msg("question request already held")
-			return
-		}
-		log.Error().Err(err).Msg("could not store question request; it is not posted")
+	switch _, err := b.store.ByRequestID(q.ID); {
+	case err == nil:
+		log.Debug().Bool("listed", ev.Listed).Msg("question request already held")
+		return
+	case !errors.Is(err, pending.ErrNotFound):
+		log.Error().Err(err).Msg("could not read the store to check whether the question request is held; it is not posted")
 		return
 	}
+	e.ThreadID = b.threadFor(ctx, log, e.ChatID, e.Directory)
+	e.UID = pending.NewUID()
 	log = b.entryLog(e)
 	log.Info().Bool("listed", ev.Listed).Int("questions", len(e.Questions)).Msg("question asked")
-	_ = b.post(ctx, e.UID)
+
+	// The entry is stored after its message is sent, with the message ID,
+	// in one write: a write before the send would make every question wait
+	// for the disk (an fsync) before it shows. The request's lock is held
+	// until the entry is stored, so a press on the new message waits for
+	// it. A crash in between loses nothing: opencode lists the question
+	// again at the next start, and it is posted again.
+	unlock, err := b.locks.lock(ctx, e.UID)
+	if err != nil {
+		log.Error().Err(err).Msg("could not lock the new question request; it is not posted")
+		return
+	}
+	defer unlock()
+	msgID, sendErr := b.sendQuestion(ctx, log, e)
+	e.MessageID = msgID
+	if err := b.store.Create(e); err != nil {
+		ev := log.Error().Err(err).Int("messageID", msgID)
+		if msgID != 0 {
+			ev.Msg("posted question but could not store it; its buttons answer that it is closed, and it is posted again at the next start")
+		} else {
+			ev.Msg("could not store question request; it is posted at the next start")
+		}
+		return
+	}
+	if sendErr != nil {
+		return // logged; stored unsent, so SendUnsent tries again
+	}
+	log.Info().Int("messageID", msgID).Msg("question posted")
+	b.cfg.Metrics.requestPosted(b.now().Sub(e.CreatedAt))
 }
 
 // closedBefore reports whether the request an asked event announces was
@@ -363,29 +394,40 @@ func (b *Bridge) post(ctx context.Context, uid string) error {
 	if e.MessageID != 0 || e.Kind != pending.KindQuestion || e.ExpiredNotified {
 		return nil
 	}
-	b.addContext(ctx, e)
-	text, kb, err := renderQuestion(b.text, e)
+	msgID, err := b.sendQuestion(ctx, log, e)
 	if err != nil {
-		log.Error().Err(err).Msg("could not render question")
-		return fmt.Errorf("post %s: %w", uid, err)
-	}
-	msg, err := b.tg.SendMessage(ctx, htmlMessage(e.ChatID, e.ThreadID, text, kb, 0))
-	if err != nil {
-		log.Error().Err(err).Msg("could not post question to Telegram; it is sent again at start-up or after a reconnect")
 		return fmt.Errorf("post %s: %w", uid, err)
 	}
 	ctxFrom := *e
 	if _, err := b.store.Update(uid, func(x *pending.Entry) error {
-		x.MessageID = msg.ID
+		x.MessageID = msgID
 		copyContext(x, &ctxFrom)
 		return nil
 	}); err != nil {
-		log.Error().Err(err).Int("messageID", msg.ID).Msg("posted question but could not save its message ID")
+		log.Error().Err(err).Int("messageID", msgID).Msg("posted question but could not save its message ID")
 		return fmt.Errorf("post %s: %w", uid, err)
 	}
-	log.Info().Int("messageID", msg.ID).Msg("question posted")
+	log.Info().Int("messageID", msgID).Msg("question posted")
 	b.cfg.Metrics.requestPosted(b.now().Sub(e.CreatedAt))
 	return nil
+}
+
+// sendQuestion looks up the session context of question e (setting e's
+// context fields), renders it and sends its message, returning the
+// message's ID. Failures are logged.
+func (b *Bridge) sendQuestion(ctx context.Context, log zerolog.Logger, e *pending.Entry) (int, error) {
+	b.addContext(ctx, e)
+	text, kb, err := renderQuestion(b.text, e)
+	if err != nil {
+		log.Error().Err(err).Msg("could not render question")
+		return 0, err
+	}
+	msg, err := b.tg.SendMessage(ctx, htmlMessage(e.ChatID, e.ThreadID, text, kb, 0))
+	if err != nil {
+		log.Error().Err(err).Msg("could not post question to Telegram; it is sent again at start-up or after a reconnect")
+		return 0, err
+	}
+	return msg.ID, nil
 }
 
 // SendUnsent posts every stored request whose message was never sent.

@@ -746,3 +746,31 @@ func TestSelectionDoesNotCarryToNextQuestion(t *testing.T) {
 		t.Fatalf("replies = %+v, want %v", r, want)
 	}
 }
+
+// A question is stored after its message is sent. A press that comes
+// in between, from someone quick on a fast link, waits for the store
+// rather than being told the request is closed.
+func TestPressBeforeStoredWaits(t *testing.T) {
+	h := newHarness(t, Config{})
+	h.b.lockWait = 10 * time.Second // the press must not give up: this is not about busy presses
+	pressed := make(chan string, 1)
+	h.tg.onSend = func(p *tgbot.SendMessageParams, id int) {
+		kb, ok := p.ReplyMarkup.(*models.InlineKeyboardMarkup)
+		if !ok || len(kb.InlineKeyboard) == 0 {
+			t.Errorf("question sent without buttons: %+v", p.ReplyMarkup)
+			return
+		}
+		data := kb.InlineKeyboard[0][0].CallbackData
+		go func() { pressed <- h.pressIn(testChat, alice, data, id) }()
+	}
+	e := h.ask("que_early", dbQuestion())
+	cb := <-pressed
+	if got := h.toast(cb); got != toastSending {
+		t.Errorf("toast %q, want %q", got, toastSending)
+	}
+	replies := h.oc.Replies()
+	if len(replies) != 1 || replies[0].RequestID != "que_early" || len(replies[0].Answers) != 1 || len(replies[0].Answers[0]) != 1 || replies[0].Answers[0][0] != "Postgres" {
+		t.Fatalf("opencode got %+v, want one reply Postgres to que_early", replies)
+	}
+	h.gone(e.UID)
+}

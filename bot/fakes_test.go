@@ -200,6 +200,9 @@ type fakeTelegram struct {
 	// when set, fails every createForumTopic.
 	topics   []string
 	topicErr error
+	// onSend, if set, is called with each message sent, under the fake's
+	// lock: it must not call the fake, but may start something that does.
+	onSend func(p *tgbot.SendMessageParams, id int)
 }
 
 var _ ForumTopics = (*fakeTelegram)(nil)
@@ -270,6 +273,9 @@ func (f *fakeTelegram) SendMessage(ctx context.Context, p *tgbot.SendMessagePara
 	}
 	f.nextID++
 	f.sent = append(f.sent, sentMessage{ID: f.nextID, P: p})
+	if f.onSend != nil {
+		f.onSend(p, f.nextID)
+	}
 	return &models.Message{ID: f.nextID, Chat: models.Chat{ID: p.ChatID.(int64)}, Text: p.Text}, nil
 }
 

@@ -230,9 +230,11 @@ func (b *Bridge) takeNotice(log zerolog.Logger, session, what string) (dropped i
 }
 
 // waitingIn reports whether a request of session, or of a subagent's
-// session under it, is held and not yet expired.
+// session under it, is held and not yet expired. session is not empty.
+// Only that session's requests are read, so each session's end costs as
+// little on a store holding thousands of other sessions' requests.
 func (b *Bridge) waitingIn(session string) (bool, error) {
-	entries, err := b.store.List()
+	entries, err := b.store.BySession(session)
 	if err != nil {
 		return false, err
 	}

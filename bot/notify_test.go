@@ -209,6 +209,18 @@ func TestNotifyNotWhileRequestWaits(t *testing.T) {
 	}
 }
 
+func TestNotifyNotHeldBackByOtherSessions(t *testing.T) {
+	h, _, _ := newNotifyHarness(t, NotifyOptions{Idle: true})
+	ev := askedEvent("que_1", opencode.Question{Question: "Which database?", Options: []opencode.Option{{Label: "Postgres"}}})
+	ev.QuestionAsked.SessionID = "ses_other"
+	h.b.HandleEvent(context.Background(), ev)
+	before := len(h.tg.Sent())
+	h.b.HandleEvent(context.Background(), idleEvent(testSession))
+	if sent := h.sentTexts(); len(sent) != before+1 || !strings.Contains(sent[before], "finished") {
+		t.Errorf("a question of another session held back the finished notice: %q", sent[before:])
+	}
+}
+
 func TestNotifySubagentSessionSilent(t *testing.T) {
 	h, r, _ := newNotifyHarness(t, NotifyOptions{Idle: true})
 	h.b.HandleEvent(context.Background(), idleEvent("ses_child"))

@@ -28,6 +28,11 @@ func lockKey(e *pending.Entry) string {
 // oldest first: request key itself while it is held, and the permission
 // requests sharing its message, which outlive it. A question is a group
 // of one.
+//
+// The members are all of key's session (findTwin joins only within a
+// session), but reading that session's requests would need key's own
+// entry to say which session, and it may be closed while members live on.
+// So the store finds them by their SharedWith, which names key for good.
 func (b *Bridge) group(key string) ([]*pending.Entry, error) {
 	e, err := b.store.Get(key)
 	switch {
@@ -36,13 +41,11 @@ func (b *Bridge) group(key string) ([]*pending.Entry, error) {
 	case err != nil && !errors.Is(err, pending.ErrNotFound):
 		return nil, err
 	}
-	all, err := b.store.List()
+	members, err := b.store.Group(key)
 	if err != nil {
 		return nil, err
 	}
-	return slices.DeleteFunc(all, func(x *pending.Entry) bool {
-		return x.Kind != pending.KindPermission || x.UID != key && x.SharedWith != key
-	}), nil
+	return slices.DeleteFunc(members, func(x *pending.Entry) bool { return x.Kind != pending.KindPermission }), nil
 }
 
 // lockGroup takes the lock of group key, then that of each of its
@@ -257,9 +260,10 @@ func renderAutoApproved(tx *Text, e *pending.Entry) string {
 }
 
 // findTwin returns the group key of an open request asking what e asks,
-// in e's session.
+// in e's session. It reads that session's requests alone, so a store full
+// of other sessions' requests costs it nothing.
 func (b *Bridge) findTwin(e *pending.Entry) (string, bool) {
-	all, err := b.store.List()
+	all, err := b.store.BySession(e.SessionID)
 	if err != nil {
 		b.log.Warn().Err(err).Msg("could not look for an identical permission request; posting this one on its own")
 		return "", false

@@ -757,3 +757,67 @@ func TestPermissionAndQuestionButtonsDoNotMix(t *testing.T) {
 	h.entry(q.UID)
 	h.entry(p.UID)
 }
+
+// group, findTwin and waitingIn read one session's requests (or one
+// message's): requests of other sessions asking the same thing in the
+// same directory must not leak in.
+func TestLookupsIgnoreOtherSessions(t *testing.T) {
+	h := newHarness(t, Config{})
+	p1 := h.askPerm(permEvent("per_1", "make"))
+	p2 := h.askPerm(permEvent("per_2", "make"))
+	ev := permEvent("per_3", "make")
+	ev.PermissionAsked.SessionID = "ses_other"
+	o1 := h.askPerm(ev)
+	q := askedEvent("que_1", dbQuestion())
+	q.QuestionAsked.SessionID = "ses_other"
+	h.b.HandleEvent(context.Background(), q)
+	if p2.SharedWith != p1.UID || o1.SharedWith != "" {
+		t.Fatalf("shared with %q and %q, want %q and none", p2.SharedWith, o1.SharedWith, p1.UID)
+	}
+
+	probe := func(session string) *pending.Entry {
+		return &pending.Entry{Kind: pending.KindPermission, Directory: p1.Directory, SessionID: session,
+			Permission: &pending.Permission{Kind: "bash", Patterns: []string{"make"}}}
+	}
+	for _, tc := range []struct {
+		session, key string
+		ok           bool
+	}{{testSession, p1.UID, true}, {"ses_other", o1.UID, true}, {"ses_third", "", false}} {
+		if key, ok := h.b.findTwin(probe(tc.session)); key != tc.key || ok != tc.ok {
+			t.Errorf("findTwin in %s = %q, %v; want %q, %v", tc.session, key, ok, tc.key, tc.ok)
+		}
+	}
+
+	wantGroup := func(step, key string, want ...string) {
+		t.Helper()
+		members, err := h.b.group(key)
+		if err != nil {
+			t.Fatalf("%s: group(%s): %v", step, key, err)
+		}
+		var got []string
+		for _, m := range members {
+			got = append(got, m.UID)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: group(%s) = %v, want %v", step, key, got, want)
+		}
+	}
+	wantGroup("open", p1.UID, p1.UID, p2.UID)
+	wantGroup("open", o1.UID, o1.UID)
+	if err := h.store.Delete(p1.UID); err != nil {
+		t.Fatal(err)
+	}
+	wantGroup("first closed", p1.UID, p2.UID)
+
+	for session, want := range map[string]bool{testSession: true, "ses_other": true, "ses_third": false} {
+		if got, err := h.b.waitingIn(session); err != nil || got != want {
+			t.Errorf("waitingIn(%s) = %v, %v; want %v", session, got, err, want)
+		}
+	}
+	if err := h.store.Delete(p2.UID); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := h.b.waitingIn(testSession); err != nil || got {
+		t.Errorf("waitingIn(%s) with only other sessions' requests = %v, %v; want false", testSession, got, err)
+	}
+}

@@ -119,6 +119,7 @@ func serve(ctx context.Context, cfg *config.Config, log zerolog.Logger) (err err
 	metrics := bot.NewMetrics()
 	metrics.Stream = oc
 	poll := newPollTracker()
+	poll.next = telegramTransport()
 	metrics.LastPoll = poll.LastOK
 
 	botID, _ := strconv.ParseInt(strings.SplitN(cfg.BotToken, ":", 2)[0], 10, 64)
@@ -232,6 +233,9 @@ func serve(ctx context.Context, cfg *config.Config, log zerolog.Logger) (err err
 		},
 	}, store, oc, out, log)
 	tg.RegisterHandlerMatchFunc(func(*models.Update) bool { return true }, bridge.HandleUpdate, bridge.Middlewares()...)
+	// Requests of different sessions are handled side by side, so a burst
+	// of questions is not posted one after the other.
+	lanes := bot.NewLanes(bridge, 0)
 
 	registerCommands(ctx, tg, chatID, bot.Commands(cfg.Lang), redact, log)
 
@@ -262,7 +266,7 @@ func serve(ctx context.Context, cfg *config.Config, log zerolog.Logger) (err err
 			}
 			return d
 		}
-		if err := oc.Watch(ctx, bridge, dirs); err != nil && !errors.Is(err, context.Canceled) {
+		if err := oc.Watch(ctx, lanes, dirs); err != nil && !errors.Is(err, context.Canceled) {
 			log.Error().Err(redact.Error(err)).Msg("opencode event stream stopped")
 		}
 	}()
@@ -272,6 +276,9 @@ func serve(ctx context.Context, cfg *config.Config, log zerolog.Logger) (err err
 	wg.Wait()
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
+	if err := lanes.Wait(sctx); err != nil {
+		log.Warn().Err(err).Msg("opencode events in hand did not finish in time")
+	}
 	if err := bridge.Wait(sctx); err != nil {
 		log.Warn().Err(err).Msg("in-flight answers did not finish in time")
 	}
