@@ -134,6 +134,8 @@ type Bridge struct {
 	log     zerolog.Logger
 	locks   keyedMutex
 	running tracker
+	// posting counts the new questions being sent and not yet stored.
+	posting tracker
 	closed  closedSet
 	// prompting is read-held while a force_reply prompt is sent and
 	// recorded. A reply to a bot message not (yet) known as a prompt takes
@@ -319,6 +321,8 @@ func (b *Bridge) questionAsked(ctx context.Context, ev opencode.Event) {
 		return
 	}
 	defer unlock()
+	b.posting.add()
+	defer b.posting.done()
 	msgID, sendErr := b.sendQuestion(ctx, log, e)
 	e.MessageID = msgID
 	if err := b.store.Create(e); err != nil {

@@ -82,7 +82,7 @@ func (b *Bridge) handleCommand(ctx context.Context, log zerolog.Logger, m *model
 	case cmdPending:
 		reply = b.renderPendingList(ctx)
 	case cmdStatus:
-		reply = b.renderStatus()
+		reply = b.renderStatus(ctx)
 	case cmdHelp:
 		reply = b.text.Help
 	default:
@@ -101,8 +101,14 @@ func (b *Bridge) handleCommand(ctx context.Context, log zerolog.Logger, m *model
 
 // openRequests returns the requests still waiting for an answer, oldest
 // first. One whose expiry was announced (its reject is being retried)
-// cannot be answered any more and is left out.
-func (b *Bridge) openRequests() ([]*pending.Entry, error) {
+// cannot be answered any more and is left out. A question is stored only
+// once its message is sent, so it first lets the questions being sent
+// right now be stored (up to lockWait): one that just appeared in the chat
+// is counted.
+func (b *Bridge) openRequests(ctx context.Context) ([]*pending.Entry, error) {
+	wctx, cancel := context.WithTimeout(ctx, b.lockWait)
+	_ = b.posting.wait(wctx) // still sending (Telegram slow): not listed yet
+	cancel()
 	all, err := b.store.List()
 	if err != nil {
 		return nil, fmt.Errorf("list open requests: %w", err)
@@ -144,7 +150,7 @@ func (b *Bridge) awaitPosting(ctx context.Context, open []*pending.Entry) {
 // renderPendingList is the reply to /pending: one block per open request,
 // cut to one message with a count of those left out.
 func (b *Bridge) renderPendingList(ctx context.Context) string {
-	open, err := b.openRequests()
+	open, err := b.openRequests(ctx)
 	if err != nil {
 		b.log.Error().Err(err).Msg("could not list open requests for /pending")
 		return b.text.StoreUnreadable
@@ -208,7 +214,7 @@ func pendingLine(tx *Text, e *pending.Entry, now time.Time) string {
 }
 
 // renderStatus is the reply to /status.
-func (b *Bridge) renderStatus() string {
+func (b *Bridge) renderStatus(ctx context.Context) string {
 	now := b.now()
 	var s strings.Builder
 	s.WriteString("🤖 <b>hermes-bot</b>")
@@ -242,7 +248,7 @@ func (b *Bridge) renderStatus() string {
 		}
 	}
 
-	open, err := b.openRequests()
+	open, err := b.openRequests(ctx)
 	if err != nil {
 		b.log.Error().Err(err).Msg("could not count open requests for /status")
 		s.WriteString(b.text.WaitingUnknown)

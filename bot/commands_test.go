@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
 	"github.com/hermes-bot/hermes-bot/opencode"
@@ -282,5 +283,28 @@ func TestCommandPendingUnsent(t *testing.T) {
 	}
 	if got := h.oneReply(testChat, alice, "/pending"); !strings.Contains(got, "<b>Question</b> (not posted yet)") {
 		t.Fatalf("unsent request not shown as such:\n%s", got)
+	}
+}
+
+// A question is stored once its message is sent: /pending typed the
+// moment the message shows still lists it.
+func TestPendingListsQuestionBeingStored(t *testing.T) {
+	h := newHarness(t, Config{})
+	h.b.lockWait = 10 * time.Second
+	done := make(chan struct{})
+	h.tg.onSend = func(p *tgbot.SendMessageParams, id int) {
+		if id != 1 {
+			return
+		}
+		go func() {
+			defer close(done)
+			h.text(alice, "/pending", 0)
+		}()
+	}
+	h.ask("que_fresh", dbQuestion())
+	<-done
+	reply := h.lastSent()
+	if !strings.Contains(reply.P.Text, h.b.text.WaitingN(1)) || !strings.Contains(reply.P.Text, "Which database should I use?") {
+		t.Errorf("/pending while the question was being stored replied:\n%s", reply.P.Text)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -66,6 +67,11 @@ func buildBinary(ctx context.Context, dir string, pprof bool) (string, error) {
 	}
 	args = append(args, pkg)
 	cmd := exec.CommandContext(ctx, "go", args...)
+	if runtime.GOOS == "linux" {
+		// As the README installs it on Linux: a static binary, which maps
+		// no libc.
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	}
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build hermes-bot: %w\n%s", err, out)
 	}

@@ -112,7 +112,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "profiling: the figures of this run include the profiler's cost; do not publish them")
 	}
 	if o.bin == "" {
-		fmt.Fprintln(stderr, "building hermes-bot (go build)…")
+		fmt.Fprintln(stderr, "building hermes-bot (go build; CGO_ENABLED=0 on Linux)…")
 		if o.bin, err = buildBinary(ctx, scratch, o.pprofDir != ""); err != nil {
 			return err
 		}

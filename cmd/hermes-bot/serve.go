@@ -248,10 +248,11 @@ func serve(ctx context.Context, cfg *config.Config, log zerolog.Logger) (err err
 	// Requests stored but never posted are posted after the first connect
 	// to opencode (the bridge does it on server.connected), once the
 	// listing has closed those that went away meanwhile.
+	release := releaseMapped(store, log)
 	wg.Add(3)
 	go func() {
 		defer wg.Done()
-		expireLoop(ctx, bridge, sweepInterval(cfg.QuestionTTL), resendInterval, log)
+		expireLoop(ctx, bridge, sweepInterval(cfg.QuestionTTL), resendInterval, release, log)
 	}()
 	go func() {
 		defer wg.Done()
@@ -266,7 +267,7 @@ func serve(ctx context.Context, cfg *config.Config, log zerolog.Logger) (err err
 			}
 			return d
 		}
-		if err := oc.Watch(ctx, lanes, dirs); err != nil && !errors.Is(err, context.Canceled) {
+		if err := oc.Watch(ctx, settleAfterListing{Lanes: lanes, release: release}, dirs); err != nil && !errors.Is(err, context.Canceled) {
 			log.Error().Err(redact.Error(err)).Msg("opencode event stream stopped")
 		}
 	}()
@@ -310,7 +311,10 @@ type sweeper interface {
 // sent (the bot was removed from the group, Telegram was down): a stream
 // that stays connected for days would otherwise leave them unposted until
 // the next reconnect.
-func expireLoop(ctx context.Context, bridge sweeper, interval, resendInterval time.Duration, log zerolog.Logger) {
+//
+// After each round it calls settle, if set, to hand back the store pages
+// the round and the writes since the last one left resident.
+func expireLoop(ctx context.Context, bridge sweeper, interval, resendInterval time.Duration, settle func(), log zerolog.Logger) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	lastResend := time.Now()
@@ -323,6 +327,9 @@ func expireLoop(ctx context.Context, bridge sweeper, interval, resendInterval ti
 			if err := bridge.SendUnsent(ctx); err != nil && ctx.Err() == nil {
 				log.Warn().Err(err).Msg("posting requests whose message could not be sent failed; retrying later")
 			}
+		}
+		if settle != nil {
+			settle()
 		}
 		select {
 		case <-ctx.Done():

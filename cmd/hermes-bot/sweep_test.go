@@ -27,9 +27,10 @@ func TestExpireLoopAlsoResendsUnsent(t *testing.T) {
 	s := &countingSweeper{resentTwice: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
+	var settled atomic.Int32
 	go func() {
 		defer close(done)
-		expireLoop(ctx, s, time.Millisecond, 5*time.Millisecond, zerolog.Nop())
+		expireLoop(ctx, s, time.Millisecond, 5*time.Millisecond, func() { settled.Add(1) }, zerolog.Nop())
 	}()
 	select {
 	case <-s.resentTwice:
@@ -40,6 +41,9 @@ func TestExpireLoopAlsoResendsUnsent(t *testing.T) {
 	<-done
 	if e, r := s.expired.Load(), s.resent.Load(); e <= r {
 		t.Fatalf("ExpireDue ran %d times, SendUnsent %d: the resend must be rarer than the sweep", e, r)
+	}
+	if e, n := s.expired.Load(), settled.Load(); n != e {
+		t.Errorf("ExpireDue ran %d times, settle %d: want the store's pages handed back after every sweep", e, n)
 	}
 	if got := sweepInterval(time.Hour); got != 30*time.Second {
 		t.Errorf("sweepInterval(1h) = %s, want 30s", got)
