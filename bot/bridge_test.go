@@ -716,6 +716,29 @@ func TestExpireDue(t *testing.T) {
 	h.gone(young.UID)
 }
 
+// hermes-bot stopping in the middle of an expiry finishes it: a reject
+// cut off would count as failed, and the message would never say that
+// the request expired.
+func TestExpireDueFinishesAtShutdown(t *testing.T) {
+	h := newHarness(t, Config{TTL: time.Minute})
+	start := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
+	clock := start
+	h.b.now = func() time.Time { return clock }
+	e := h.ask("que_old", dbQuestion())
+
+	clock = start.Add(61 * time.Second)
+	ctx, stop := context.WithCancel(context.Background())
+	h.oc.onReject = stop // the stop comes while opencode is being told
+	_ = h.b.ExpireDue(ctx)
+	h.gone(e.UID)
+	if got := h.oc.rejects; len(got) != 1 || got[0] != "que_old" {
+		t.Fatalf("rejects = %q, want que_old rejected", got)
+	}
+	if ed := h.lastEdit(); ed.MessageID != e.MessageID || ed.ReplyMarkup != nil || !strings.Contains(ed.Text, "Expired") {
+		t.Errorf("edit = %+v, want the message to say it expired", ed)
+	}
+}
+
 func TestPromptSendFailure(t *testing.T) {
 	h := newHarness(t, Config{})
 	e := h.ask("que_1", dbQuestion())

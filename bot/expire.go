@@ -47,7 +47,14 @@ func (b *Bridge) ExpireDue(ctx context.Context) error {
 			errs = append(errs, err)
 			break
 		}
-		if err := b.expire(ctx, key); err != nil {
+		// Like an event's, an expiry under way when hermes-bot stops is
+		// finished rather than cut off: a reject cancelled midway would
+		// count as failed, the request would be marked as announced, and
+		// its message would never say it expired.
+		ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.handlerTimeout)
+		err := b.expire(ectx, key)
+		cancel()
+		if err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -41,6 +41,8 @@ type fakeOpencode struct {
 	rejects  []string
 	// rejectErrs fail successive RejectQuestion calls, as replyErrs do.
 	rejectErrs []error
+	// onReject, when set, runs at the start of RejectQuestion.
+	onReject func()
 
 	// permErrs map a permission request ID to the errors its successive
 	// ReplyPermission calls return; once used up, calls succeed.
@@ -108,6 +110,12 @@ func (f *fakeOpencode) ReplyQuestion(ctx context.Context, dir, requestID string,
 }
 
 func (f *fakeOpencode) RejectQuestion(ctx context.Context, dir, requestID string) error {
+	if f.onReject != nil {
+		f.onReject()
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("reject question %s: %w: %w", requestID, opencode.ErrTransient, err)
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.rejects = append(f.rejects, requestID)
