@@ -29,6 +29,12 @@
 //	tb.RegisterHandlerMatchFunc(func(*models.Update) bool { return true },
 //		br.HandleUpdate, br.Middlewares()...)
 //
+// Watch the event stream with NewLanes(bridge, 0) rather than the bridge
+// itself: the lanes hand each opencode session's events to HandleEvent in
+// order, and different sessions' at the same time, so a burst of
+// questions is not posted one after the other; call the lanes' Wait at
+// shutdown, before the bridge's.
+//
 // Call SendUnsent at start-up and after each reconnect so requests whose
 // message was never sent are posted, and ExpireDue now and then to close
 // requests nobody answered in time. At shutdown, stop polling, then call
@@ -129,4 +135,11 @@
 // many updates at once; the update ID they record never passes one still
 // being handled. Settling a stale copy and re-posting a deleted message
 // happen under the request's lock, like the rest of its work.
+//
+// A new question is sent before it is stored, under its entry's lock
+// (taken before any press can name it), and stored with its message ID
+// in one write, so no question waits for the disk before it shows; a
+// press that comes in between waits for the lock. /pending and /status
+// first let the questions being sent be stored. HandleEvent must not be
+// called for two events of one session at once: Lanes see to that.
 package bot
