@@ -104,17 +104,26 @@ func TestConcurrentWritersAllCommitted(t *testing.T) {
 	mustCheckIndexes(t, s, "concurrent writes")
 }
 
-func TestWritersQueuedBehindACommitShareTheNext(t *testing.T) {
-	s := mustOpenStore(t)
-	g := holdFirstCommit(t, s)
-	const k = 10
-	errs := make(chan error, k+1)
+// queueBehindFirstCommit starts a Create of que_first and holds its
+// commit, then k Creates of que_0… that queue behind it; each writer's
+// error arrives on errs. Release the commit with g.release.
+func queueBehindFirstCommit(t *testing.T, s *pending.Store, k int) (g *gate, errs chan error) {
+	t.Helper()
+	g = holdFirstCommit(t, s)
+	errs = make(chan error, k+1)
 	go func() { errs <- s.Create(&pending.Entry{RequestID: "que_first"}) }()
 	recv(t, g.entered, "the first commit")
 	for i := range k {
 		go func() { errs <- s.Create(&pending.Entry{RequestID: fmt.Sprintf("que_%d", i)}) }()
 	}
 	g.waitQueued(t, k)
+	return g, errs
+}
+
+func TestWritersQueuedBehindACommitShareTheNext(t *testing.T) {
+	s := mustOpenStore(t)
+	const k = 10
+	g, errs := queueBehindFirstCommit(t, s, k)
 	g.release()
 	for range k + 1 {
 		if err := recv(t, errs, "a writer"); err != nil {
@@ -250,15 +259,8 @@ func TestCloseCommitsQueuedWriters(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = s.Close() })
-	g := holdFirstCommit(t, s)
 	const k = 5
-	errs := make(chan error, k+1)
-	go func() { errs <- s.Create(&pending.Entry{RequestID: "que_first"}) }()
-	recv(t, g.entered, "the first commit")
-	for i := range k {
-		go func() { errs <- s.Create(&pending.Entry{RequestID: fmt.Sprintf("que_%d", i)}) }()
-	}
-	g.waitQueued(t, k)
+	g, errs := queueBehindFirstCommit(t, s, k)
 	closed := make(chan error, 1)
 	go func() { closed <- s.Close() }()
 	deadline := time.Now().Add(wait)
