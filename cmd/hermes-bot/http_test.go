@@ -165,6 +165,9 @@ func TestHealthAndMetricsServed(t *testing.T) {
 		t.Fatalf("/healthz = %d %q, want 200 ok", code, body)
 	}
 
+	// Asked once the listing after the connect is done, so the question
+	// comes as an event (counted below), not in the listing.
+	in.out.waitLines(t, 1, "listed pending opencode requests", faultDir)
 	r.oc.AddQuestion(faultDir, testQuestion("que_m1", "ses_m", "Counted by the metrics"))
 	m := r.waitMessage(t, "Counted by the metrics")
 	if _, err := r.tg.PressButtonText(faultChatID, m.ID, dana, "alpha"); err != nil {
