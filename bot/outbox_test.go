@@ -32,6 +32,7 @@ type outboxCall struct {
 // a chat with a gate wait on it (a receive: send one value to let one call
 // through, close it to let all through) or for their ctx.
 type outboxFakeTG struct {
+	callsTG
 	mu      sync.Mutex
 	calls   []outboxCall
 	errs    map[string][]error // by method, returned by successive calls
@@ -40,12 +41,61 @@ type outboxFakeTG struct {
 	// cancelled and hold, when set, make a gated call whose ctx ended
 	// announce it, then wait for hold before returning.
 	cancelled, hold chan struct{}
-	nextID          int
 	answers         int
 }
 
 func newOutboxFake() *outboxFakeTG {
-	return &outboxFakeTG{errs: make(map[string][]error), gates: make(map[int64]chan struct{}), nextID: 100}
+	f := &outboxFakeTG{errs: make(map[string][]error), gates: make(map[int64]chan struct{})}
+	f.callsTG = callsTG{do: f.record, nextID: 100}
+	return f
+}
+
+// callsTG is a Telegram that hands every call the Outbox queues, as an
+// outboxCall, to do, and answers as Telegram would when do returns nil;
+// the fakes below differ in what do does. New messages get IDs from
+// nextID up.
+type callsTG struct {
+	do func(ctx context.Context, c outboxCall) error
+
+	mu     sync.Mutex
+	nextID int
+}
+
+func (f *callsTG) SendMessage(ctx context.Context, p *tgbot.SendMessageParams) (*models.Message, error) {
+	if err := f.do(ctx, outboxCall{Method: "sendMessage", ChatID: p.ChatID, Text: p.Text}); err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.nextID++
+	id, _ := chatKeyOf(p.ChatID)
+	return &models.Message{ID: f.nextID, Chat: models.Chat{ID: id.id}, Text: p.Text}, nil
+}
+
+func (f *callsTG) EditMessageText(ctx context.Context, p *tgbot.EditMessageTextParams) (*models.Message, error) {
+	if err := f.do(ctx, outboxCall{Method: "editMessageText", ChatID: p.ChatID, MessageID: p.MessageID, Text: p.Text}); err != nil {
+		return nil, err
+	}
+	id, _ := chatKeyOf(p.ChatID)
+	return &models.Message{ID: p.MessageID, Chat: models.Chat{ID: id.id}, Text: p.Text}, nil
+}
+
+func (f *callsTG) EditMessageReplyMarkup(ctx context.Context, p *tgbot.EditMessageReplyMarkupParams) (*models.Message, error) {
+	if err := f.do(ctx, outboxCall{Method: "editMessageReplyMarkup", ChatID: p.ChatID, MessageID: p.MessageID}); err != nil {
+		return nil, err
+	}
+	return &models.Message{ID: p.MessageID}, nil
+}
+
+func (f *callsTG) DeleteMessage(ctx context.Context, p *tgbot.DeleteMessageParams) (bool, error) {
+	if err := f.do(ctx, outboxCall{Method: "deleteMessage", ChatID: p.ChatID, MessageID: p.MessageID}); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+func (f *callsTG) AnswerCallbackQuery(context.Context, *tgbot.AnswerCallbackQueryParams) (bool, error) {
+	return true, nil
 }
 
 func (f *outboxFakeTG) failNext(method string, errs ...error) {
@@ -98,39 +148,6 @@ func (f *outboxFakeTG) Calls() []outboxCall {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return slices.Clone(f.calls)
-}
-
-func (f *outboxFakeTG) SendMessage(ctx context.Context, p *tgbot.SendMessageParams) (*models.Message, error) {
-	if err := f.record(ctx, outboxCall{Method: "sendMessage", ChatID: p.ChatID, Text: p.Text}); err != nil {
-		return nil, err
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.nextID++
-	id, _ := chatKeyOf(p.ChatID)
-	return &models.Message{ID: f.nextID, Chat: models.Chat{ID: id.id}, Text: p.Text}, nil
-}
-
-func (f *outboxFakeTG) EditMessageText(ctx context.Context, p *tgbot.EditMessageTextParams) (*models.Message, error) {
-	if err := f.record(ctx, outboxCall{Method: "editMessageText", ChatID: p.ChatID, MessageID: p.MessageID, Text: p.Text}); err != nil {
-		return nil, err
-	}
-	id, _ := chatKeyOf(p.ChatID)
-	return &models.Message{ID: p.MessageID, Chat: models.Chat{ID: id.id}, Text: p.Text}, nil
-}
-
-func (f *outboxFakeTG) EditMessageReplyMarkup(ctx context.Context, p *tgbot.EditMessageReplyMarkupParams) (*models.Message, error) {
-	if err := f.record(ctx, outboxCall{Method: "editMessageReplyMarkup", ChatID: p.ChatID, MessageID: p.MessageID}); err != nil {
-		return nil, err
-	}
-	return &models.Message{ID: p.MessageID}, nil
-}
-
-func (f *outboxFakeTG) DeleteMessage(ctx context.Context, p *tgbot.DeleteMessageParams) (bool, error) {
-	if err := f.record(ctx, outboxCall{Method: "deleteMessage", ChatID: p.ChatID, MessageID: p.MessageID}); err != nil {
-		return false, err
-	}
-	return true, nil
 }
 
 func (f *outboxFakeTG) AnswerCallbackQuery(ctx context.Context, p *tgbot.AnswerCallbackQueryParams) (bool, error) {
@@ -942,6 +959,7 @@ type heldCall struct {
 // answers it. It counts the calls it holds at once, overall and about
 // each message.
 type heldTG struct {
+	callsTG
 	started chan heldCall
 
 	mu         sync.Mutex
@@ -953,10 +971,12 @@ type heldTG struct {
 }
 
 func newHeldTG() *heldTG {
-	return &heldTG{started: make(chan heldCall, 64), aboutMsg: make(map[int]int)}
+	f := &heldTG{started: make(chan heldCall, 64), aboutMsg: make(map[int]int)}
+	f.callsTG = callsTG{do: f.hold}
+	return f
 }
 
-func (f *heldTG) do(ctx context.Context, c outboxCall) error {
+func (f *heldTG) hold(ctx context.Context, c outboxCall) error {
 	f.mu.Lock()
 	f.running++
 	f.maxRunning = max(f.maxRunning, f.running)
@@ -1014,38 +1034,6 @@ func (f *heldTG) stats() (maxRunning int, overlaps []string, calls []string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.maxRunning, slices.Clone(f.overlaps), texts(f.calls)
-}
-
-func (f *heldTG) SendMessage(ctx context.Context, p *tgbot.SendMessageParams) (*models.Message, error) {
-	if err := f.do(ctx, outboxCall{Method: "sendMessage", ChatID: p.ChatID, Text: p.Text}); err != nil {
-		return nil, err
-	}
-	return &models.Message{ID: 1, Text: p.Text}, nil
-}
-
-func (f *heldTG) EditMessageText(ctx context.Context, p *tgbot.EditMessageTextParams) (*models.Message, error) {
-	if err := f.do(ctx, outboxCall{Method: "editMessageText", ChatID: p.ChatID, MessageID: p.MessageID, Text: p.Text}); err != nil {
-		return nil, err
-	}
-	return &models.Message{ID: p.MessageID, Text: p.Text}, nil
-}
-
-func (f *heldTG) EditMessageReplyMarkup(ctx context.Context, p *tgbot.EditMessageReplyMarkupParams) (*models.Message, error) {
-	if err := f.do(ctx, outboxCall{Method: "editMessageReplyMarkup", ChatID: p.ChatID, MessageID: p.MessageID}); err != nil {
-		return nil, err
-	}
-	return &models.Message{ID: p.MessageID}, nil
-}
-
-func (f *heldTG) DeleteMessage(ctx context.Context, p *tgbot.DeleteMessageParams) (bool, error) {
-	if err := f.do(ctx, outboxCall{Method: "deleteMessage", ChatID: p.ChatID, MessageID: p.MessageID}); err != nil {
-		return false, err
-	}
-	return true, nil
-}
-
-func (f *heldTG) AnswerCallbackQuery(context.Context, *tgbot.AnswerCallbackQueryParams) (bool, error) {
-	return true, nil
 }
 
 // goDo starts call and waits until it has joined its queue.

@@ -46,11 +46,14 @@ func pipeBody(data []byte, err error) io.ReadCloser {
 	return pr
 }
 
-func TestBufferBodiesSendsOnePiece(t *testing.T) {
+// postThrough posts body to the Bot API method of a recording server
+// through telegramTransport, and returns the request and what the server
+// got of it.
+func postThrough(t *testing.T, method string, body io.Reader) (*http.Request, seenRequest) {
+	t.Helper()
 	srv, seen := recordingServer(t)
 	hc := &http.Client{Transport: telegramTransport()}
-	want := []byte(strings.Repeat("--boundary\r\ncontent\r\n", 200))
-	req, err := http.NewRequest(http.MethodPost, srv.URL+"/bot123:secret/sendMessage", pipeBody(want, nil))
+	req, err := http.NewRequest(http.MethodPost, srv.URL+"/bot123:secret/"+method, body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +62,12 @@ func TestBufferBodiesSendsOnePiece(t *testing.T) {
 		t.Fatalf("round trip: %v", err)
 	}
 	resp.Body.Close()
-	got := <-seen
+	return req, <-seen
+}
+
+func TestBufferBodiesSendsOnePiece(t *testing.T) {
+	want := []byte(strings.Repeat("--boundary\r\ncontent\r\n", 200))
+	req, got := postThrough(t, "sendMessage", pipeBody(want, nil))
 	if got.chunked || got.length != int64(len(want)) {
 		t.Errorf("server saw chunked=%v Content-Length=%d, want one piece of %d bytes", got.chunked, got.length, len(want))
 	}
@@ -72,19 +80,8 @@ func TestBufferBodiesSendsOnePiece(t *testing.T) {
 }
 
 func TestBufferBodiesStreamsWhatIsTooBig(t *testing.T) {
-	srv, seen := recordingServer(t)
-	hc := &http.Client{Transport: telegramTransport()}
 	want := bytes.Repeat([]byte("x"), maxBufferedBody+12345)
-	req, err := http.NewRequest(http.MethodPost, srv.URL+"/bot123:secret/sendDocument", pipeBody(want, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		t.Fatalf("round trip: %v", err)
-	}
-	resp.Body.Close()
-	got := <-seen
+	_, got := postThrough(t, "sendDocument", pipeBody(want, nil))
 	if !got.chunked {
 		t.Errorf("a body over %d bytes was buffered (Content-Length %d), want it streamed", maxBufferedBody, got.length)
 	}
@@ -117,18 +114,7 @@ func TestBufferBodiesBodyErrorKeepsTokenOut(t *testing.T) {
 }
 
 func TestBufferBodiesPassesOthersThrough(t *testing.T) {
-	srv, seen := recordingServer(t)
-	hc := &http.Client{Transport: telegramTransport()}
-	req, err := http.NewRequest(http.MethodPost, srv.URL+"/bot123:secret/getMe", strings.NewReader("known length"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		t.Fatalf("round trip: %v", err)
-	}
-	resp.Body.Close()
-	if got := <-seen; got.length != int64(len("known length")) || string(got.body) != "known length" {
+	if _, got := postThrough(t, "getMe", strings.NewReader("known length")); got.length != int64(len("known length")) || string(got.body) != "known length" {
 		t.Errorf("server saw %d bytes %q", got.length, got.body)
 	}
 }
