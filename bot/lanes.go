@@ -46,8 +46,8 @@ type Lanes struct {
 
 	mu    sync.Mutex
 	lanes map[string][]opencode.Event // a session's lane exists while it has a goroutine
-	// idle is closed when no lane has a goroutine; replaced when one starts.
-	idle chan struct{}
+	// running counts the lanes' goroutines.
+	running tracker
 }
 
 // NewLanes returns Lanes handing events to h, holding at most backlog
@@ -56,9 +56,7 @@ func NewLanes(h EventHandler, backlog int) *Lanes {
 	if backlog <= 0 {
 		backlog = DefaultLaneBacklog
 	}
-	idle := make(chan struct{})
-	close(idle)
-	return &Lanes{h: h, slots: make(chan struct{}, backlog), lanes: make(map[string][]opencode.Event), idle: idle}
+	return &Lanes{h: h, slots: make(chan struct{}, backlog), lanes: make(map[string][]opencode.Event)}
 }
 
 // HandleEvent queues ev on its session's lane and returns, unless the
@@ -83,9 +81,7 @@ func (l *Lanes) HandleEvent(ctx context.Context, ev opencode.Event) {
 	if running {
 		return
 	}
-	if len(l.lanes) == 1 {
-		l.idle = make(chan struct{})
-	}
+	l.running.add()
 	go l.run(ctx, key)
 }
 
@@ -96,10 +92,8 @@ func (l *Lanes) run(ctx context.Context, key string) {
 		q := l.lanes[key]
 		if len(q) == 0 {
 			delete(l.lanes, key)
-			if len(l.lanes) == 0 {
-				close(l.idle)
-			}
 			l.mu.Unlock()
+			l.running.done()
 			return
 		}
 		ev := q[0]
@@ -123,15 +117,7 @@ func (l *Lanes) HandleSnapshot(ctx context.Context, s opencode.Snapshot) {
 // Wait blocks until every event handed over has been handled, or ctx
 // ends.
 func (l *Lanes) Wait(ctx context.Context) error {
-	l.mu.Lock()
-	idle := l.idle
-	l.mu.Unlock()
-	select {
-	case <-idle:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return l.running.wait(ctx)
 }
 
 // laneKey is the session an event belongs to; "" for server-wide events.
