@@ -73,19 +73,12 @@ func TestAutoApproveEscapesNotice(t *testing.T) {
 	}
 }
 
-func TestAutoApproveReadInProject(t *testing.T) {
+// A pipe of programs inside the grammar is approved like one command.
+func TestAutoApprovePipe(t *testing.T) {
 	h := newHarness(t, Config{AutoApprove: AutoApproveLow})
-	ev := permEvent("per_1", "x")
-	ev.PermissionAsked.Permission = "read"
-	ev.PermissionAsked.Patterns = []string{"/home/user/projects/demo/src/main.go"}
-	ev.PermissionAsked.Metadata = json.RawMessage(`{}`)
-	h.b.HandleEvent(context.Background(), ev)
+	h.b.HandleEvent(context.Background(), permEvent("per_1", "cat go.mod | grep module"))
 	if r := h.oc.PermReplies(); len(r) != 1 || r[0].Reply != "once" {
 		t.Fatalf("replies = %+v, want one once", r)
-	}
-	sent := h.tg.Sent()
-	if len(sent) != 1 || !strings.Contains(sent[0].P.Text, "Auto-approved (low risk) read: <code>/home/user/projects/demo/src/main.go</code>") {
-		t.Fatalf("sent %+v, want the read notice", sent)
 	}
 }
 
@@ -98,7 +91,18 @@ func TestAutoApproveAsksWhenNotLow(t *testing.T) {
 	}{
 		{"medium", AutoApproveLow, nil, "make test"},
 		{"high", AutoApproveLow, nil, "rm -rf build"},
-		{"piped", AutoApproveLow, nil, "cat go.mod | grep module"},
+		{"chained with ;", AutoApproveLow, nil, "ls; ls"},
+		{"read in the project", AutoApproveLow, func(ev *opencode.Event) {
+			ev.PermissionAsked.Permission = "read"
+			ev.PermissionAsked.Patterns = []string{"/home/user/projects/demo/src/main.go"}
+			ev.PermissionAsked.Metadata = json.RawMessage(`{}`)
+		}, "x"},
+		{"bash without metadata.command", AutoApproveLow, func(ev *opencode.Event) {
+			ev.PermissionAsked.Metadata = json.RawMessage(`{}`)
+		}, "ls"},
+		{"wrapper", AutoApproveLow, nil, "env ls"},
+		{"program by path", AutoApproveLow, nil, "./ls"},
+		{"secret", AutoApproveLow, nil, "cat id_rs?"},
 		{"redirected", AutoApproveLow, nil, "ls > out.txt"},
 		{"outside the project", AutoApproveLow, nil, "cat /etc/hosts"},
 		{"edit", AutoApproveLow, func(ev *opencode.Event) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hermes-bot/hermes-bot/bot/risk"
 	"slices"
 	"strings"
 
@@ -203,8 +204,8 @@ func (b *Bridge) autoApprove(ctx context.Context, log zerolog.Logger, e *pending
 		return false
 	}
 	p := e.Permission
-	risk := AssessRiskIn(e.Directory, p.Kind, p.Patterns, p.Metadata)
-	if risk.Level != RiskLow {
+	assessed := risk.Assess(e.Directory, p.Kind, p.Patterns, p.Metadata)
+	if assessed.Level != risk.Low {
 		return false
 	}
 	members, unlock, err := b.lockGroup(ctx, e.UID)
@@ -231,7 +232,7 @@ func (b *Bridge) autoApprove(ctx context.Context, log zerolog.Logger, e *pending
 		log.Warn().Err(err).Msg("could not auto-approve permission request; asking instead")
 		return false
 	}
-	log.Info().Str("permission", p.Kind).Strs("patterns", p.Patterns).Strs("reasons", risk.Reasons).
+	log.Info().Str("permission", p.Kind).Strs("patterns", p.Patterns).Strs("reasons", assessed.Reasons).
 		Str("reply", replyOnce).Msg("permission auto-approved (low risk)")
 	b.deleteEntry(log, e, toastAnswered)
 	b.addContext(ctx, e)
@@ -247,7 +248,7 @@ func renderAutoApproved(tx *Text, e *pending.Entry) string {
 	p := e.Permission
 	what := strings.TrimSpace(permissionDetail(p).command)
 	if what == "" {
-		what = strings.Join(nonEmpty(p.Patterns...), ", ")
+		what = strings.Join(slices.DeleteFunc(slices.Clone(p.Patterns), func(s string) bool { return strings.TrimSpace(s) == "" }), ", ")
 	}
 	if what == "" {
 		what = permissionDetail(p).file

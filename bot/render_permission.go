@@ -2,6 +2,7 @@ package bot
 
 import (
 	"fmt"
+	"github.com/hermes-bot/hermes-bot/bot/risk"
 	"strings"
 
 	"github.com/go-telegram/bot/models"
@@ -24,9 +25,9 @@ type permDetail struct {
 }
 
 func permissionDetail(p *pending.Permission) permDetail {
-	m := metaStrings(p.Metadata)
+	m := risk.MetaStrings(p.Metadata)
 	d := permDetail{command: m["command"], description: m["description"], diff: m["diff"], url: m["url"]}
-	if ps := metaPaths(p.Metadata); len(ps) > 0 {
+	if ps := risk.MetaPaths(p.Metadata); len(ps) > 0 {
 		d.file = strings.Join(ps, ", ")
 	}
 	return d
@@ -97,16 +98,16 @@ func permissionBody(tx *Text, es []*pending.Entry, open bool, bud permissionBudg
 
 	// The same judgement auto-approval makes, so the shown level never
 	// disagrees with what was or would be approved.
-	risk := AssessRiskIn(e.Directory, p.Kind, p.Patterns, p.Metadata)
+	assessed := risk.Assess(e.Directory, p.Kind, p.Patterns, p.Metadata)
 	var reasons []string
-	for i, r := range risk.Details {
+	for i, r := range assessed.Details {
 		if i == 3 {
-			reasons = append(reasons, esc(tx.MoreReasons(len(risk.Details)-3), 110))
+			reasons = append(reasons, esc(tx.MoreReasons(len(assessed.Details)-3), 110))
 			break
 		}
-		reasons = append(reasons, esc(tx.RiskReason(r.Code, r.Arg), 110))
+		reasons = append(reasons, esc(tx.RiskReason(r), 110))
 	}
-	b.WriteString("\n" + risk.Level.Emoji() + " <b>" + tx.Risk(risk.Level) + "</b>: " + strings.Join(reasons, "; "))
+	b.WriteString("\n" + assessed.Level.Emoji() + " <b>" + tx.Risk(assessed.Level) + "</b>: " + strings.Join(reasons, "; "))
 
 	d := permissionDetail(p)
 	if t := strings.TrimSpace(d.description); t != "" {

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"fmt"
+	"github.com/hermes-bot/hermes-bot/bot/risk"
 	"strconv"
 )
 
@@ -84,10 +85,10 @@ type Text struct {
 	UnknownKind string
 	Identical   func(n int) string
 	MoreReasons func(n int) string
-	// RiskReason says one reason of a risk assessment; arg is its detail
-	// (a command, a path), quoted as it is.
-	RiskReason        func(code ReasonCode, arg string) string
-	Risk              func(l RiskLevel) string
+	// RiskReason says one reason of a risk assessment, its detail (a
+	// command, a path) quoted as it is.
+	RiskReason        func(r risk.Reason) string
+	Risk              func(l risk.Level) string
 	File, URL         string
 	Patterns          string
 	MoreLines         func(n int) string
@@ -260,8 +261,8 @@ var English = Text{
 		return fmt.Sprintf("(%d identical requests; one decision answers all)", n)
 	},
 	MoreReasons:  func(n int) string { return fmt.Sprintf("%d more", n) },
-	RiskReason:   englishReason,
-	Risk:         func(l RiskLevel) string { return l.String() + " risk" },
+	RiskReason:   risk.Reason.English,
+	Risk:         func(l risk.Level) string { return l.String() + " risk" },
 	File:         "File: ",
 	URL:          "URL: ",
 	Patterns:     "Patterns: ",
@@ -432,14 +433,14 @@ var Chinese = Text{
 		return fmt.Sprintf("（%d 个相同的请求，一次决定全部生效）", n)
 	},
 	MoreReasons: func(n int) string { return fmt.Sprintf("另有 %d 条", n) },
-	RiskReason:  chineseReason,
-	Risk: func(l RiskLevel) string {
+	RiskReason:  risk.Reason.Chinese,
+	Risk: func(l risk.Level) string {
 		switch l {
-		case RiskLow:
+		case risk.Low:
 			return "低风险"
-		case RiskMedium:
+		case risk.Medium:
 			return "中风险"
-		case RiskHigh:
+		case risk.High:
 			return "高风险"
 		}
 		return "风险未知"

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/hermes-bot/hermes-bot/bot/risk"
 	"github.com/hermes-bot/hermes-bot/opencode"
 	"github.com/hermes-bot/hermes-bot/pending"
 )
@@ -13,8 +14,10 @@ import (
 // sampleArg is a value of type t to call a catalog function with.
 func sampleArg(t reflect.Type) reflect.Value {
 	switch t {
-	case reflect.TypeOf(RiskLevel(0)):
-		return reflect.ValueOf(RiskHigh)
+	case reflect.TypeOf(risk.Level(0)):
+		return reflect.ValueOf(risk.High)
+	case reflect.TypeOf(risk.Reason{}):
+		return reflect.ValueOf(risk.Assess("", "bash", nil, []byte(`{"command":"rm -rf x"}`)).Details[0])
 	}
 	switch t.Kind() {
 	case reflect.String:
@@ -184,65 +187,6 @@ func TestChinesePermission(t *testing.T) {
 	}
 }
 
-// TestRiskReasonsTranslated walks every reason code: each has an English
-// text (as Risk.Reasons gives it) and a Chinese one, and both keep the
-// detail they quote.
-func TestRiskReasonsTranslated(t *testing.T) {
-	if n := int(reasonCount) - 1; len(reasonEnglish) != n || len(reasonChinese) != n {
-		t.Fatalf("%d codes, %d English texts, %d Chinese texts", n, len(reasonEnglish), len(reasonChinese))
-	}
-	const arg = "rm -rf build/%x"
-	for code := ReasonCode(1); code < reasonCount; code++ {
-		e, c := English.RiskReason(code, arg), Chinese.RiskReason(code, arg)
-		if strings.TrimSpace(e) == "" || hasHan(e) {
-			t.Errorf("code %d: English text %q", code, e)
-		}
-		if strings.TrimSpace(c) == "" || !hasHan(c) || c == e {
-			t.Errorf("code %d: Chinese text %q (English %q)", code, c, e)
-		}
-		if strings.Contains(reasonEnglish[code], "%s") != strings.Contains(reasonChinese[code], "%s") {
-			t.Errorf("code %d: %q and %q do not both quote the detail", code, reasonEnglish[code], reasonChinese[code])
-		}
-		if strings.Contains(reasonEnglish[code], "%s") && (!strings.Contains(e, arg) || !strings.Contains(c, arg)) {
-			t.Errorf("code %d: detail %q lost: %q, %q", code, arg, e, c)
-		}
-	}
-	if got := English.RiskReason(0, ""); got == "" {
-		t.Error("the zero code has no text")
-	}
-}
-
-// TestRiskDetailsMatchReasons checks that Details says, one for one, what
-// Reasons says in English.
-func TestRiskDetailsMatchReasons(t *testing.T) {
-	for _, tc := range []struct{ kind, cmd string }{
-		{"bash", "echo hi; rm -rf build"},
-		{"bash", "sudo rm -rf / && curl x | sh"},
-		{"bash", "git status && git log | head"},
-		{"bash", "shutdown -h now; chmod -R 777 ~"},
-		{"bash", "cat > /etc/passwd; dd if=/dev/zero of=/dev/sda"},
-		{"bash", "ls"},
-		{"edit", "../x/.env"},
-		{"webfetch", "https://example.com"},
-		{"bogus", ""},
-	} {
-		var pats []string
-		if tc.cmd != "" {
-			pats = []string{tc.cmd}
-		}
-		r := AssessRisk(tc.kind, pats, nil)
-		if len(r.Details) != len(r.Reasons) || len(r.Reasons) == 0 {
-			t.Errorf("%s %q: %d details for %d reasons", tc.kind, tc.cmd, len(r.Details), len(r.Reasons))
-			continue
-		}
-		for i, d := range r.Details {
-			if got := English.RiskReason(d.Code, d.Arg); got != r.Reasons[i] {
-				t.Errorf("%s %q: reason %d renders %q, want %q", tc.kind, tc.cmd, i, got, r.Reasons[i])
-			}
-		}
-	}
-}
-
 // TestChinesePermissionReasons renders a permission in Chinese: its risk
 // reasons are Chinese, with the command names kept.
 func TestChinesePermissionReasons(t *testing.T) {
@@ -251,15 +195,15 @@ func TestChinesePermissionReasons(t *testing.T) {
 		UID: "abcDEF12", Kind: pending.KindPermission, Directory: "/home/u/p", SessionID: "ses_1",
 		Permission: &pending.Permission{Kind: "bash", Patterns: []string{cmd}},
 	}
-	risk := AssessRiskIn(e.Directory, "bash", []string{cmd}, nil)
-	if len(risk.Reasons) < 2 {
-		t.Fatalf("reasons %q: want the chaining and rm -rf", risk.Reasons)
+	assessed := risk.Assess(e.Directory, "bash", []string{cmd}, nil)
+	if len(assessed.Reasons) < 2 {
+		t.Fatalf("reasons %q: want the chaining and rm -rf", assessed.Reasons)
 	}
 	zh, _, err := renderPermission(&Chinese, e.UID, []*pending.Entry{e})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range risk.Reasons {
+	for _, r := range assessed.Reasons {
 		if strings.Contains(zh, r) {
 			t.Errorf("Chinese message has the English reason %q:\n%s", r, zh)
 		}
@@ -273,7 +217,7 @@ func TestChinesePermissionReasons(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range risk.Reasons {
+	for _, r := range assessed.Reasons {
 		if !strings.Contains(en, r) {
 			t.Errorf("English message lacks the reason %q:\n%s", r, en)
 		}

@@ -1,4 +1,4 @@
-package bot
+package risk
 
 import (
 	"cmp"
@@ -9,39 +9,39 @@ import (
 	"strings"
 )
 
-// RiskLevel grades what a permission request would let the agent do.
-// The zero value is no level at all; AssessRisk always returns one of the
+// Level grades what a permission request would let the agent do.
+// The zero value is no level at all; Assess always returns one of the
 // three named levels.
-type RiskLevel int
+type Level int
 
 // The risk levels, in increasing order.
 const (
-	RiskLow RiskLevel = iota + 1
-	RiskMedium
-	RiskHigh
+	Low Level = iota + 1
+	Medium
+	High
 )
 
 // String returns "low", "medium" or "high".
-func (l RiskLevel) String() string {
+func (l Level) String() string {
 	switch l {
-	case RiskLow:
+	case Low:
 		return "low"
-	case RiskMedium:
+	case Medium:
 		return "medium"
-	case RiskHigh:
+	case High:
 		return "high"
 	}
 	return "unknown"
 }
 
 // Emoji returns the traffic light of the level: 🟢, 🟡 or 🔴.
-func (l RiskLevel) Emoji() string {
+func (l Level) Emoji() string {
 	switch l {
-	case RiskLow:
+	case Low:
 		return "🟢"
-	case RiskMedium:
+	case Medium:
 		return "🟡"
-	case RiskHigh:
+	case High:
 		return "🔴"
 	}
 	return "⚪"
@@ -52,38 +52,49 @@ func (l RiskLevel) Emoji() string {
 //
 // Reasons is in English, for logs; Details holds the same reasons, one
 // for one, as codes a catalog can translate (Text.RiskReason).
-type Risk struct {
-	Level   RiskLevel
+type Assessment struct {
+	Level   Level
 	Reasons []string
 	Details []Reason
 }
 
-// AssessRisk grades a permission request from its kind ("bash", "edit",
-// "webfetch", …), its patterns and its metadata, as opencode sent them.
-// It is one model for every kind: a shell command is judged whole, every
-// command it chains, pipes into or substitutes assessed and the most
-// serious one deciding, so chaining, pipes, redirects, substitution and
-// eval can only raise the level. Where in doubt it answers higher. The
-// level informs a person; it is not a sandbox.
+// Assess grades a permission request of the project in directory dir
+// (opencode's instance directory, where commands run; "" when unknown)
+// from its kind ("bash", "edit", "webfetch", …), its patterns and its
+// metadata, as opencode sent them.
 //
-// Low is kept for what is read-only and self-contained, since a low
-// request may be allowed without asking (AutoApproveLow): an unknown
-// command, chaining, a pipe, a redirect, a substitution, a variable, an
-// environment assignment, a path outside the project (absolute, under a
-// home directory, or climbing with "..") or a wildcard that could reach
-// hidden files is at least medium; an edit is never low. AssessRisk knows
-// no project directory, so every absolute path is outside; AssessRiskIn
-// takes one.
-func AssessRisk(kind string, patterns []string, metadata json.RawMessage) Risk {
-	return AssessRiskIn("", kind, patterns, metadata)
+// Low is a proof, not a guess: it is given exactly when the request is a
+// shell command (metadata.command) that Approve accepts, so the level a
+// person sees is the decision auto-approval makes. Every other request is
+// at least medium. Between medium and high the model is a heuristic: a
+// shell command is judged whole, every command it chains, pipes into or
+// substitutes assessed and the most serious one deciding; where in doubt
+// it answers higher. Those levels inform a person; they are not a sandbox.
+func Assess(dir, kind string, patterns []string, metadata json.RawMessage) Assessment {
+	a := heuristic(dir, kind, patterns, metadata)
+	if k := strings.ToLower(strings.TrimSpace(kind)); k == "bash" || k == "shell" {
+		if cmd := MetaStrings(metadata)["command"]; strings.TrimSpace(cmd) != "" {
+			v := Approve(dir, cmd)
+			if v.OK {
+				return Assessment{Level: Low, Details: []Reason{{Code: reasonProvenReadOnly}},
+					Reasons: []string{Reason{Code: reasonProvenReadOnly}.English()}}
+			}
+			a.raise(reasonNotProvenHarmless, strings.TrimPrefix(v.Why, errRefused.Error()+": "))
+		} else {
+			a.raise(reasonNoCommandOnlyPatterns, "")
+		}
+	} else {
+		a.raise(reasonOnlyCommandsAutoApproved, "")
+	}
+	return a.risk()
 }
 
-// AssessRiskIn is AssessRisk for a request of the project in directory
-// dir (opencode's instance directory, where commands run): absolute
-// paths under dir are inside the project.
-func AssessRiskIn(dir, kind string, patterns []string, metadata json.RawMessage) Risk {
+// heuristic is the deny-list model: it sets medium and high, and calls
+// low what it finds nothing against, which Assess then keeps only when
+// Approve proves it.
+func heuristic(dir, kind string, patterns []string, metadata json.RawMessage) *assessor {
 	a := &assessor{dir: dir}
-	meta := metaStrings(metadata)
+	meta := MetaStrings(metadata)
 	switch k := strings.ToLower(strings.TrimSpace(kind)); k {
 	case "bash", "shell":
 		cmds := patterns
@@ -91,7 +102,7 @@ func AssessRiskIn(dir, kind string, patterns []string, metadata json.RawMessage)
 			cmds = []string{c}
 		}
 		if len(cmds) == 0 {
-			a.add(RiskMedium, reasonNoCommandGiven, "")
+			a.add(Medium, reasonNoCommandGiven, "")
 		}
 		for _, c := range cmds {
 			a.command(c, 0)
@@ -99,10 +110,10 @@ func AssessRiskIn(dir, kind string, patterns []string, metadata json.RawMessage)
 	case "edit", "write", "multiedit", "patch", "apply_patch":
 		paths := patterns
 		if len(paths) == 0 {
-			paths = metaPaths(metadata)
+			paths = MetaPaths(metadata)
 		}
 		if len(paths) == 0 {
-			a.add(RiskMedium, reasonEditsFilesWhichOnesWas, "")
+			a.add(Medium, reasonEditsFilesWhichOnesWas, "")
 		}
 		for _, p := range paths {
 			a.editPath(p)
@@ -110,49 +121,61 @@ func AssessRiskIn(dir, kind string, patterns []string, metadata json.RawMessage)
 	case "read", "list":
 		paths := patterns
 		if len(paths) == 0 {
-			paths = metaPaths(metadata)
+			paths = MetaPaths(metadata)
 		}
 		if len(paths) == 0 {
-			a.add(RiskMedium, reasonReadsFilesWhichOnesWas, "")
+			a.add(Medium, reasonReadsFilesWhichOnesWas, "")
 		}
 		for _, p := range paths {
 			a.readPath(p)
 		}
-		a.add(RiskLow, reasonReadsFilesInTheProject, "")
+		a.add(Low, reasonReadsFilesInTheProject, "")
 	case "glob", "grep":
 		// The patterns are what is searched for; a path in the metadata
 		// says where.
 		for _, p := range append(slices.Clone(patterns), nonEmpty(meta["path"])...) {
 			a.readPath(p)
 		}
-		a.add(RiskLow, reasonLooksAtTheProject, k)
+		a.add(Low, reasonLooksAtTheProject, k)
 	case "lsp", "todoread", "todowrite":
-		a.add(RiskLow, reasonLooksAtTheProject, k)
+		a.add(Low, reasonLooksAtTheProject, k)
 	case "external_directory":
-		a.add(RiskHigh, reasonWorksOutsideTheProjectDirectory, listSuffix(patterns))
+		a.add(High, reasonWorksOutsideTheProjectDirectory, listSuffix(patterns))
 	case "webfetch":
 		url := meta["url"]
 		if url == "" && len(patterns) > 0 {
 			url = patterns[0]
 		}
-		a.add(RiskMedium, reasonFetchesAWebPage, listSuffix(nonEmpty(url)))
+		a.add(Medium, reasonFetchesAWebPage, listSuffix(nonEmpty(url)))
 	case "websearch", "codesearch":
-		a.add(RiskMedium, reasonSearchesTheWeb, "")
+		a.add(Medium, reasonSearchesTheWeb, "")
 	case "task":
-		a.add(RiskMedium, reasonStartsASubagent, listSuffix(patterns))
+		a.add(Medium, reasonStartsASubagent, listSuffix(patterns))
 	case "doom_loop":
-		a.add(RiskMedium, reasonTheAgentKeepsRepeatingThe, "")
+		a.add(Medium, reasonTheAgentKeepsRepeatingThe, "")
 	case "":
-		a.add(RiskMedium, reasonPermissionKindNotGiven, "")
+		a.add(Medium, reasonPermissionKindNotGiven, "")
 	default:
-		a.add(RiskMedium, reasonUnknownPermissionKind, quote(kind))
+		a.add(Medium, reasonUnknownPermissionKind, quote(kind))
 	}
-	return a.risk()
+	return a
+}
+
+// raise makes an assessment that found nothing against the request
+// medium, its low reasons kept, with why it is not proven harmless.
+func (a *assessor) raise(code ReasonCode, arg string) {
+	if a.level() > Low {
+		return
+	}
+	for i := range a.findings {
+		a.findings[i].level = Medium
+	}
+	a.add(Medium, code, arg)
 }
 
 // finding is one reason and the level it calls for.
 type finding struct {
-	level  RiskLevel
+	level  Level
 	reason Reason
 }
 
@@ -163,12 +186,12 @@ type assessor struct {
 	dir string
 }
 
-func (a *assessor) add(l RiskLevel, code ReasonCode, arg string) {
+func (a *assessor) add(l Level, code ReasonCode, arg string) {
 	a.findings = append(a.findings, finding{l, Reason{code, arg}})
 }
 
-func (a *assessor) level() RiskLevel {
-	l := RiskLow
+func (a *assessor) level() Level {
+	l := Low
 	for _, f := range a.findings {
 		l = max(l, f.level)
 	}
@@ -178,16 +201,16 @@ func (a *assessor) level() RiskLevel {
 // risk returns the level and the reasons that matter for it: the
 // low-level ones only when nothing else was found, most serious first,
 // each once.
-func (a *assessor) risk() Risk {
+func (a *assessor) risk() Assessment {
 	l := a.level()
 	fs := slices.Clone(a.findings)
 	slices.SortStableFunc(fs, func(x, y finding) int { return cmp.Compare(y.level, x.level) })
-	r := Risk{Level: l}
+	r := Assessment{Level: l}
 	for _, f := range fs {
 		// Distinct codes can read the same ("read-only command (git)"
 		// from two places); the English text decides what is a repeat.
 		e := f.reason.English()
-		if (f.level == RiskLow && l > RiskLow) || slices.Contains(r.Reasons, e) {
+		if (f.level == Low && l > Low) || slices.Contains(r.Reasons, e) {
 			continue
 		}
 		r.Details = append(r.Details, f.reason)
@@ -214,44 +237,44 @@ var (
 // command assesses a whole command line.
 func (a *assessor) command(cmd string, depth int) {
 	if depth > maxDepth {
-		a.add(RiskHigh, reasonNestsCommandsTooDeeplyTo, "")
+		a.add(High, reasonNestsCommandsTooDeeplyTo, "")
 		return
 	}
 	if strings.TrimSpace(cmd) == "" {
 		if depth == 0 {
-			a.add(RiskMedium, reasonEmptyCommand, "")
+			a.add(Medium, reasonEmptyCommand, "")
 		}
 		return
 	}
 	for _, m := range funcDefRE.FindAllStringSubmatch(cmd, -1) {
 		name, body := regexp.QuoteMeta(m[1]), m[2]
 		if regexp.MustCompile(name + `\s*\|\s*` + name).MatchString(body) {
-			a.add(RiskHigh, reasonForkBomb, "")
+			a.add(High, reasonForkBomb, "")
 		} else {
-			a.add(RiskMedium, reasonDefinesAShellFunction, "")
+			a.add(Medium, reasonDefinesAShellFunction, "")
 		}
 	}
 	if devTCPRE.MatchString(cmd) {
-		a.add(RiskHigh, reasonOpensARawNetworkConnection, "")
+		a.add(High, reasonOpensARawNetworkConnection, "")
 	}
 	sc := parseShell(cmd)
 	if sc.broken {
-		a.add(RiskMedium, reasonCouldNotReadTheWhole, "")
+		a.add(Medium, reasonCouldNotReadTheWhole, "")
 	}
 	if sc.chained() {
-		a.add(RiskMedium, reasonChainsSeveralCommands, "")
+		a.add(Medium, reasonChainsSeveralCommands, "")
 	}
 	if sc.piped() {
-		a.add(RiskMedium, reasonPipesOutputIntoAnotherCommand, "")
+		a.add(Medium, reasonPipesOutputIntoAnotherCommand, "")
 	}
 	if sc.background {
-		a.add(RiskMedium, reasonRunsACommandInThe, "")
+		a.add(Medium, reasonRunsACommandInThe, "")
 	}
 	if sc.subshell {
-		a.add(RiskMedium, reasonRunsCommandsInASubshell, "")
+		a.add(Medium, reasonRunsCommandsInASubshell, "")
 	}
 	if len(sc.subst) > 0 {
-		a.add(RiskMedium, reasonUsesCommandSubstitution, "")
+		a.add(Medium, reasonUsesCommandSubstitution, "")
 	}
 	for _, s := range sc.subst {
 		a.command(s, depth+1)
@@ -260,7 +283,7 @@ func (a *assessor) command(cmd string, depth int) {
 		a.simple(c, depth)
 	}
 	if len(sc.commands) == 0 && len(sc.subst) == 0 && depth == 0 {
-		a.add(RiskMedium, reasonNoCommandFound, "")
+		a.add(Medium, reasonNoCommandFound, "")
 	}
 }
 
@@ -401,9 +424,9 @@ func (a *assessor) simple(c shellCommand, depth int) {
 	for len(words) > 0 && isAssignment(words[0]) {
 		name, _, _ := strings.Cut(words[0], "=")
 		if name == "LD_PRELOAD" || name == "LD_LIBRARY_PATH" || name == "DYLD_INSERT_LIBRARIES" {
-			a.add(RiskHigh, reasonInjectsLibrariesIntoAProgram, name)
+			a.add(High, reasonInjectsLibrariesIntoAProgram, name)
 		} else {
-			a.add(RiskMedium, reasonSetsEnvironmentVariables, name)
+			a.add(Medium, reasonSetsEnvironmentVariables, name)
 		}
 		words = words[1:]
 	}
@@ -418,7 +441,7 @@ func (a *assessor) simple(c shellCommand, depth int) {
 	args := words[1:]
 
 	if escalators[name] {
-		a.add(RiskHigh, reasonRunsAsAnotherUser, name)
+		a.add(High, reasonRunsAsAnotherUser, name)
 		if name == "su" {
 			for i, w := range args {
 				if (w == "-c" || w == "--command") && i+1 < len(args) {
@@ -438,7 +461,7 @@ func (a *assessor) simple(c shellCommand, depth int) {
 	if n, ok := wrappers[name]; ok {
 		if name == "command" || name == "type" {
 			if slices.Contains(args, "-v") || slices.Contains(args, "-V") {
-				a.add(RiskLow, reasonLooksUpACommand, "")
+				a.add(Low, reasonLooksUpACommand, "")
 				return
 			}
 		}
@@ -452,16 +475,16 @@ func (a *assessor) simple(c shellCommand, depth int) {
 		if len(rest) == 0 {
 			switch name {
 			case "env":
-				a.add(RiskMedium, reasonPrintsEnvironmentVariablesWhichMay, "")
+				a.add(Medium, reasonPrintsEnvironmentVariablesWhichMay, "")
 			case "xargs":
-				a.add(RiskLow, reasonEchoesItsInput, "")
+				a.add(Low, reasonEchoesItsInput, "")
 			default:
-				a.add(RiskMedium, reasonUnknownCommand, quote(name))
+				a.add(Medium, reasonUnknownCommand, quote(name))
 			}
 			return
 		}
 		if name == "xargs" || name == "parallel" {
-			a.add(RiskMedium, reasonRunsACommandForEach, name)
+			a.add(Medium, reasonRunsACommandForEach, name)
 		}
 		a.simple(shellCommand{words: rest, pipedFrom: c.pipedFrom, heredocs: c.heredocs}, depth)
 		return
@@ -476,18 +499,18 @@ func (a *assessor) simple(c shellCommand, depth int) {
 	if name != "echo" && name != "printf" {
 		for _, w := range args {
 			if !strings.HasPrefix(w, "-") && isSecretPath(w) {
-				a.add(RiskHigh, reasonTouchesSecretsOrCredentials, w)
+				a.add(High, reasonTouchesSecretsOrCredentials, w)
 			}
 		}
 	}
 
 	switch {
 	case name == "eval":
-		a.add(RiskMedium, reasonUsesEval, "")
+		a.add(Medium, reasonUsesEval, "")
 		a.generated(args)
 		a.command(strings.Join(args, " "), depth+1)
 	case name == "source" || name == ".":
-		a.add(RiskMedium, reasonRunsAScriptInThe, "")
+		a.add(Medium, reasonRunsAScriptInThe, "")
 	case shells[name]:
 		a.shell(name, args, c, depth)
 	case interpreters[name]:
@@ -495,7 +518,7 @@ func (a *assessor) simple(c shellCommand, depth int) {
 	case name == "rm":
 		a.rm(args)
 	case name == "rmdir" || name == "unlink":
-		a.add(RiskMedium, reasonDeletesFiles, name)
+		a.add(Medium, reasonDeletesFiles, name)
 	case name == "find":
 		a.find(args, depth)
 	case name == "git":
@@ -503,33 +526,33 @@ func (a *assessor) simple(c shellCommand, depth int) {
 	case name == "chmod" || name == "chown" || name == "chgrp":
 		a.chmod(name, args)
 	case strings.HasPrefix(name, "mkfs") || strings.HasPrefix(name, "newfs"):
-		a.add(RiskHigh, reasonFormatsAFileSystem, name)
+		a.add(High, reasonFormatsAFileSystem, name)
 	case diskTools[name]:
-		a.add(RiskHigh, reasonWritesRawDataToDisks, name)
+		a.add(High, reasonWritesRawDataToDisks, name)
 	case systemTools[name] != 0:
-		a.add(RiskHigh, systemTools[name], name)
+		a.add(High, systemTools[name], name)
 	case name == "init" || name == "telinit":
-		a.add(RiskHigh, reasonChangesTheRunLevel, name)
+		a.add(High, reasonChangesTheRunLevel, name)
 	case name == "kill" || name == "pkill" || name == "killall":
 		a.kill(name, args)
 	case name == "systemctl" || name == "service" || name == "launchctl" || name == "sysctl":
 		a.services(name, args)
 	case name == "crontab":
 		if slices.Contains(args, "-r") {
-			a.add(RiskHigh, reasonDeletesTheCrontabCrontabR, "")
+			a.add(High, reasonDeletesTheCrontabCrontabR, "")
 		} else {
-			a.add(RiskMedium, reasonChangesScheduledJobsCrontab, "")
+			a.add(Medium, reasonChangesScheduledJobsCrontab, "")
 		}
 	case name == "curl" || name == "wget" || name == "http" || name == "https" || name == "aria2c":
-		a.add(RiskMedium, reasonDownloadsOrSendsDataOver, name)
+		a.add(Medium, reasonDownloadsOrSendsDataOver, name)
 	case name == "ssh" || name == "scp" || name == "sftp" || name == "nc" || name == "ncat" ||
 		name == "netcat" || name == "socat" || name == "telnet" || name == "ftp":
-		a.add(RiskMedium, reasonConnectsToAnotherMachine, name)
+		a.add(Medium, reasonConnectsToAnotherMachine, name)
 	case name == "rsync":
 		if slices.ContainsFunc(args, func(w string) bool { return strings.HasPrefix(w, "--delete") || w == "--remove-source-files" }) {
-			a.add(RiskHigh, reasonDeletesFilesWhileSyncingRsync, "")
+			a.add(High, reasonDeletesFilesWhileSyncingRsync, "")
 		} else {
-			a.add(RiskMedium, reasonCopiesFilesRsync, "")
+			a.add(Medium, reasonCopiesFilesRsync, "")
 		}
 	case name == "docker" || name == "podman" || name == "kubectl" || name == "helm":
 		a.containers(name, args)
@@ -538,49 +561,49 @@ func (a *assessor) simple(c shellCommand, depth int) {
 			return w == "--in-place" || strings.HasPrefix(w, "--in-place=") ||
 				(strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "--") && strings.Contains(w, "i"))
 		}) {
-			a.add(RiskMedium, reasonEditsFilesInPlaceSed, "")
+			a.add(Medium, reasonEditsFilesInPlaceSed, "")
 			if ops := operandsOf(args); len(ops) > 1 {
 				a.writtenPaths(name, ops[1:]) // the first is the script
 			}
 		} else if sedScriptsSafe(args) {
-			a.add(RiskLow, reasonReadOnlyCommandSed, "")
+			a.add(Low, reasonReadOnlyCommandSed, "")
 		} else {
-			a.add(RiskMedium, reasonSedScriptMayWriteFiles, "")
+			a.add(Medium, reasonSedScriptMayWriteFiles, "")
 		}
 	case name == "awk" || name == "gawk" || name == "mawk" || name == "nawk":
 		if slices.ContainsFunc(args, func(w string) bool {
 			return strings.Contains(w, "system") || strings.Contains(w, ">") || strings.Contains(w, "|") ||
 				strings.Contains(w, "ENVIRON") || w == "-f" || strings.HasPrefix(w, "--file") || strings.HasPrefix(w, "-f")
 		}) {
-			a.add(RiskMedium, reasonAwkProgramRunsCommandsOr, "")
+			a.add(Medium, reasonAwkProgramRunsCommandsOr, "")
 		} else {
-			a.add(RiskLow, reasonReadOnlyCommandAwk, "")
+			a.add(Low, reasonReadOnlyCommandAwk, "")
 		}
 	case name == "printenv":
-		a.add(RiskMedium, reasonPrintsEnvironmentVariablesWhichMay, "")
+		a.add(Medium, reasonPrintsEnvironmentVariablesWhichMay, "")
 	case shellState[name]:
-		a.add(RiskMedium, reasonChangesShellVariablesOptionsOr, name)
+		a.add(Medium, reasonChangesShellVariablesOptionsOr, name)
 	case name == "tee" || name == "truncate" || name == "touch" || name == "mkdir" ||
 		name == "cp" || name == "mv" || name == "ln" || name == "install" || name == "patch":
-		a.add(RiskMedium, reasonWritesFiles, name)
+		a.add(Medium, reasonWritesFiles, name)
 	case isPackageTool(name):
 		a.packages(name, args)
 	case name == "history":
 		if slices.Contains(args, "-c") {
-			a.add(RiskMedium, reasonClearsTheShellHistory, "")
+			a.add(Medium, reasonClearsTheShellHistory, "")
 		} else if slices.ContainsFunc(args, func(w string) bool { return !isNumber(w) }) {
-			a.add(RiskMedium, reasonChangesOrWritesTheShell, "")
+			a.add(Medium, reasonChangesOrWritesTheShell, "")
 		} else {
-			a.add(RiskLow, reasonReadOnlyCommandHistory, "")
+			a.add(Low, reasonReadOnlyCommandHistory, "")
 		}
 	case readOnly[name]:
-		a.add(RiskLow, reasonReadOnlyCommand, name)
+		a.add(Low, reasonReadOnlyCommand, name)
 	case strings.Contains(words[0], substMark):
-		a.add(RiskHigh, reasonRunsTheOutputOfAnother, "")
+		a.add(High, reasonRunsTheOutputOfAnother, "")
 	case strings.HasPrefix(name, "$"):
-		a.add(RiskMedium, reasonRunsACommandNamedBy, name)
+		a.add(Medium, reasonRunsACommandNamedBy, name)
 	default:
-		a.add(RiskMedium, reasonUnknownCommand, quote(name))
+		a.add(Medium, reasonUnknownCommand, quote(name))
 	}
 	if writesPaths[name] {
 		a.writtenPaths(name, args)
@@ -591,9 +614,9 @@ func (a *assessor) simple(c shellCommand, depth int) {
 		}
 	}
 	if len(c.heredocs) > 0 && !shells[name] && !interpreters[name] {
-		a.add(RiskMedium, reasonReadsAHereDocument, "")
+		a.add(Medium, reasonReadsAHereDocument, "")
 	}
-	if !slices.ContainsFunc(a.findings[start:], func(f finding) bool { return f.level > RiskLow }) {
+	if !slices.ContainsFunc(a.findings[start:], func(f finding) bool { return f.level > Low }) {
 		a.contained(name, args)
 	}
 }
@@ -625,7 +648,7 @@ func (a *assessor) contained(name string, args []string) {
 			}
 		}
 		if !dollarLanguages[name] && varRE.MatchString(v) {
-			a.add(RiskMedium, reasonExpandsAVariable, w)
+			a.add(Medium, reasonExpandsAVariable, w)
 			continue
 		}
 		if name == "echo" || name == "printf" {
@@ -633,13 +656,13 @@ func (a *assessor) contained(name string, args []string) {
 		}
 		switch {
 		case isOutside(v, a.dir):
-			a.add(RiskMedium, reasonReadsOutsideTheProject, v)
+			a.add(Medium, reasonReadsOutsideTheProject, v)
 		case strings.Contains(v, "{") && strings.Contains(v, ","):
-			a.add(RiskMedium, reasonUsesBraceExpansion, v)
+			a.add(Medium, reasonUsesBraceExpansion, v)
 		case isDotGlob(v):
-			a.add(RiskMedium, reasonMatchesHiddenFilesWithA, v)
+			a.add(Medium, reasonMatchesHiddenFilesWithA, v)
 		case isDotPath(v):
-			a.add(RiskMedium, reasonReadsADotfileOrHidden, v)
+			a.add(Medium, reasonReadsADotfileOrHidden, v)
 		}
 	}
 	for _, f := range readOnlyLifts[name] {
@@ -649,21 +672,21 @@ func (a *assessor) contained(name string, args []string) {
 			}
 			return strings.HasPrefix(w, f) && !strings.HasPrefix(w, "--")
 		}) {
-			a.add(RiskMedium, reasonWritesFilesOrRunsPrograms, name+" "+f)
+			a.add(Medium, reasonWritesFilesOrRunsPrograms, name+" "+f)
 		}
 	}
 	ops := operandsOf(args)
 	switch {
 	case writesSecondOperand[name] && len(ops) > 1:
-		a.add(RiskMedium, reasonWritesItsOutputToA, name+" "+ops[len(ops)-1])
+		a.add(Medium, reasonWritesItsOutputToA, name+" "+ops[len(ops)-1])
 	case name == "hostname" && len(ops) > 0:
-		a.add(RiskMedium, reasonSetsTheHostName, "")
+		a.add(Medium, reasonSetsTheHostName, "")
 	case name == "less" && slices.ContainsFunc(args, func(w string) bool { return strings.HasPrefix(w, "+") }):
-		a.add(RiskMedium, reasonRunsLessCommandsLess, "")
+		a.add(Medium, reasonRunsLessCommandsLess, "")
 	case name == "git" && slices.Contains(args, "ls-remote"):
-		a.add(RiskMedium, reasonContactsARemoteGitLs, "")
+		a.add(Medium, reasonContactsARemoteGitLs, "")
 	case name == "jq" && slices.ContainsFunc(args, func(w string) bool { return strings.Contains(w, "env") || strings.Contains(w, "ENV") }):
-		a.add(RiskMedium, reasonReadsEnvironmentVariablesWhichMay, "")
+		a.add(Medium, reasonReadsEnvironmentVariablesWhichMay, "")
 	}
 }
 
@@ -672,28 +695,28 @@ func (a *assessor) redirect(r shellRedirect) {
 	t := r.target
 	if r.op == "<" || r.op == "<<<" || r.op == "<&" || r.op == "<<" || r.op == "<<-" {
 		if r.op == "<" && isSecretPath(t) {
-			a.add(RiskHigh, reasonReadsSecretsOrCredentials, t)
+			a.add(High, reasonReadsSecretsOrCredentials, t)
 		}
 		// Never low: what is read is not among the command's words.
-		a.add(RiskMedium, reasonRedirectsInput, r.op+" "+t)
+		a.add(Medium, reasonRedirectsInput, r.op+" "+t)
 		return
 	}
 	// Duplicating a file descriptor (2>&1, >&2) writes no file, nor do
 	// the harmless devices; still a redirect, so never low.
 	if (r.op == ">&" || r.op == "&>") && isFD(t) {
-		a.add(RiskMedium, reasonRedirectsOutput, r.op+t)
+		a.add(Medium, reasonRedirectsOutput, r.op+t)
 		return
 	}
 	switch t {
 	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty":
-		a.add(RiskMedium, reasonRedirectsOutput, t)
+		a.add(Medium, reasonRedirectsOutput, t)
 		return
 	}
 	if isDiskDevice(t) {
-		a.add(RiskHigh, reasonWritesToADiskDevice, t)
+		a.add(High, reasonWritesToADiskDevice, t)
 		return
 	}
-	a.add(RiskMedium, reasonRedirectsOutputIntoAFile, t)
+	a.add(Medium, reasonRedirectsOutputIntoAFile, t)
 	a.writePath(t, verbWritesTo)
 }
 
@@ -733,15 +756,15 @@ func pathVerb(name string) pathVerbKind {
 func (a *assessor) writePath(p string, verb pathVerbKind) {
 	switch {
 	case isDiskDevice(p):
-		a.add(RiskHigh, writePathReasons[verb][0], p)
+		a.add(High, writePathReasons[verb][0], p)
 	case isSystemPath(p):
-		a.add(RiskHigh, writePathReasons[verb][1], p)
+		a.add(High, writePathReasons[verb][1], p)
 	case isSecretPath(p) || isShellStartup(p):
-		a.add(RiskHigh, writePathReasons[verb][2], p)
+		a.add(High, writePathReasons[verb][2], p)
 	case isScratchPath(p):
 		// /tmp and friends are outside the project but harmless.
 	case isOutside(p, a.dir):
-		a.add(RiskHigh, writePathReasons[verb][3], p)
+		a.add(High, writePathReasons[verb][3], p)
 	}
 }
 
@@ -755,7 +778,7 @@ func (a *assessor) rm(args []string) {
 		case w == "--force":
 			force = true
 		case w == "--no-preserve-root":
-			a.add(RiskHigh, reasonDeletesWithoutProtectingRmNo, "")
+			a.add(High, reasonDeletesWithoutProtectingRmNo, "")
 		case strings.HasPrefix(w, "--"):
 		case strings.HasPrefix(w, "-") && len(w) > 1:
 			recursive = recursive || strings.ContainsAny(w, "rR")
@@ -766,15 +789,15 @@ func (a *assessor) rm(args []string) {
 	}
 	switch {
 	case recursive && force:
-		a.add(RiskHigh, reasonDeletesFilesRecursivelyAndWithout, "")
+		a.add(High, reasonDeletesFilesRecursivelyAndWithout, "")
 	case recursive:
-		a.add(RiskHigh, reasonDeletesFilesRecursivelyRmR, "")
+		a.add(High, reasonDeletesFilesRecursivelyRmR, "")
 	default:
-		a.add(RiskMedium, reasonDeletesFilesRm, "")
+		a.add(Medium, reasonDeletesFilesRm, "")
 	}
 	for _, t := range targets {
 		if isBroadPath(t) {
-			a.add(RiskHigh, reasonDeletesABroadPath, t)
+			a.add(High, reasonDeletesABroadPath, t)
 		}
 	}
 }
@@ -783,9 +806,9 @@ func (a *assessor) find(args []string, depth int) {
 	for i := 0; i < len(args); i++ {
 		switch args[i] {
 		case "-delete":
-			a.add(RiskHigh, reasonDeletesEveryFileFoundFind, "")
+			a.add(High, reasonDeletesEveryFileFoundFind, "")
 		case "-exec", "-execdir", "-ok", "-okdir":
-			a.add(RiskMedium, reasonRunsACommandForEach2, args[i])
+			a.add(Medium, reasonRunsACommandForEach2, args[i])
 			j := i + 1
 			for j < len(args) && args[j] != ";" && args[j] != "+" {
 				j++
@@ -793,10 +816,10 @@ func (a *assessor) find(args []string, depth int) {
 			a.simple(shellCommand{words: args[i+1 : j]}, depth+1)
 			i = j
 		case "-fprint", "-fprintf", "-fls":
-			a.add(RiskMedium, reasonWritesAFileFind, args[i])
+			a.add(Medium, reasonWritesAFileFind, args[i])
 		}
 	}
-	a.add(RiskLow, reasonReadOnlyCommandFind, "")
+	a.add(Low, reasonReadOnlyCommandFind, "")
 }
 
 // Read-only git subcommands.
@@ -813,7 +836,7 @@ var gitValueFlags = setOf("-C", "-c", "--git-dir", "--work-tree", "--namespace",
 func (a *assessor) git(args []string) {
 	rest := skipFlags(args, gitValueFlags)
 	if len(rest) == 0 {
-		a.add(RiskLow, reasonReadOnlyCommandGit, "")
+		a.add(Low, reasonReadOnlyCommandGit, "")
 		return
 	}
 	sub, sargs := rest[0], rest[1:]
@@ -846,55 +869,55 @@ func (a *assessor) git(args []string) {
 		if has("--force", "--force-with-lease", "--force-if-includes", "--mirror", "--delete", "--prune") ||
 			shortFlag("f") || shortFlag("d") ||
 			slices.ContainsFunc(operands(), func(w string) bool { return strings.HasPrefix(w, "+") || strings.HasPrefix(w, ":") }) {
-			a.add(RiskHigh, reasonRewritesOrDeletesRemoteHistory, "")
+			a.add(High, reasonRewritesOrDeletesRemoteHistory, "")
 		} else {
-			a.add(RiskMedium, reasonPushesToARemoteGit, "")
+			a.add(Medium, reasonPushesToARemoteGit, "")
 		}
 	case "reset":
 		if has("--hard", "--merge", "--keep") {
-			a.add(RiskHigh, reasonDiscardsLocalChangesGitReset, "")
+			a.add(High, reasonDiscardsLocalChangesGitReset, "")
 		} else {
-			a.add(RiskMedium, reasonMovesTheBranchGitReset, "")
+			a.add(Medium, reasonMovesTheBranchGitReset, "")
 		}
 	case "clean":
 		if has("--force") || shortFlag("f") {
-			a.add(RiskHigh, reasonDeletesUntrackedFilesGitClean, "")
+			a.add(High, reasonDeletesUntrackedFilesGitClean, "")
 		} else {
-			a.add(RiskMedium, reasonCleansTheWorkTreeGit, "")
+			a.add(Medium, reasonCleansTheWorkTreeGit, "")
 		}
 	case "checkout", "restore", "switch":
 		if has("--force", "--discard-changes") || shortFlag("f") ||
 			(sub != "switch" && slices.ContainsFunc(operands(), func(w string) bool { return w == "." || w == "*" || w == ":/" })) {
-			a.add(RiskHigh, reasonDiscardsLocalChangesGit, sub)
+			a.add(High, reasonDiscardsLocalChangesGit, sub)
 		} else {
-			a.add(RiskMedium, reasonChangesTheWorkTreeGit, sub)
+			a.add(Medium, reasonChangesTheWorkTreeGit, sub)
 		}
 	case "branch":
 		switch {
 		case has("--delete", "--force") || slices.Contains(sargs, "-D") || shortFlag("D"):
-			a.add(RiskHigh, reasonForceDeletesABranchGit, "")
+			a.add(High, reasonForceDeletesABranchGit, "")
 		case len(operands()) == 0 || has("--list", "--show-current", "--contains", "--merged", "--no-merged"):
-			a.add(RiskLow, reasonReadOnlyCommandGitBranch, "")
+			a.add(Low, reasonReadOnlyCommandGitBranch, "")
 		default:
-			a.add(RiskMedium, reasonChangesBranchesGitBranch, "")
+			a.add(Medium, reasonChangesBranchesGitBranch, "")
 		}
 	case "tag":
 		if len(operands()) == 0 || has("--list") || shortFlag("l") {
-			a.add(RiskLow, reasonReadOnlyCommandGitTag, "")
+			a.add(Low, reasonReadOnlyCommandGitTag, "")
 		} else {
-			a.add(RiskMedium, reasonChangesTagsGitTag, "")
+			a.add(Medium, reasonChangesTagsGitTag, "")
 		}
 	case "remote":
 		if len(operands()) == 0 || operands()[0] == "show" || operands()[0] == "get-url" {
-			a.add(RiskLow, reasonReadOnlyCommandGitRemote, "")
+			a.add(Low, reasonReadOnlyCommandGitRemote, "")
 		} else {
-			a.add(RiskMedium, reasonChangesRemotesGitRemote, "")
+			a.add(Medium, reasonChangesRemotesGitRemote, "")
 		}
 	case "config":
 		if has("--get", "--get-all", "--get-regexp", "--list", "-l") || len(operands()) <= 1 && !has("--unset", "--unset-all", "--add", "--replace-all") {
-			a.add(RiskLow, reasonReadOnlyCommandGitConfig, "")
+			a.add(Low, reasonReadOnlyCommandGitConfig, "")
 		} else {
-			a.add(RiskMedium, reasonChangesGitConfigurationGitConfig, "")
+			a.add(Medium, reasonChangesGitConfigurationGitConfig, "")
 		}
 	case "stash":
 		op := ""
@@ -903,37 +926,37 @@ func (a *assessor) git(args []string) {
 		}
 		switch op {
 		case "list", "show":
-			a.add(RiskLow, reasonReadOnlyCommandGitStash, op)
+			a.add(Low, reasonReadOnlyCommandGitStash, op)
 		case "drop", "clear":
-			a.add(RiskHigh, reasonThrowsStashedChangesAwayGit, op)
+			a.add(High, reasonThrowsStashedChangesAwayGit, op)
 		default:
-			a.add(RiskMedium, reasonStashesChangesGitStash, "")
+			a.add(Medium, reasonStashesChangesGitStash, "")
 		}
 	case "reflog":
 		if o := operands(); len(o) > 0 && (o[0] == "expire" || o[0] == "delete") {
-			a.add(RiskHigh, reasonDeletesReflogEntriesGitReflog, o[0])
+			a.add(High, reasonDeletesReflogEntriesGitReflog, o[0])
 		} else {
-			a.add(RiskLow, reasonReadOnlyCommandGitReflog, "")
+			a.add(Low, reasonReadOnlyCommandGitReflog, "")
 		}
 	case "filter-branch", "filter-repo", "update-ref", "replace":
-		a.add(RiskHigh, reasonRewritesRepositoryHistoryGit, sub)
+		a.add(High, reasonRewritesRepositoryHistoryGit, sub)
 	case "gc", "prune":
 		if has("--prune", "--aggressive") || sub == "prune" {
-			a.add(RiskHigh, reasonDeletesUnreachableObjectsGit, sub)
+			a.add(High, reasonDeletesUnreachableObjectsGit, sub)
 		} else {
-			a.add(RiskMedium, reasonRepacksTheRepositoryGitGc, "")
+			a.add(Medium, reasonRepacksTheRepositoryGitGc, "")
 		}
 	case "worktree":
 		if o := operands(); len(o) > 0 && o[0] == "list" {
-			a.add(RiskLow, reasonReadOnlyCommandGitWorktree, "")
+			a.add(Low, reasonReadOnlyCommandGitWorktree, "")
 		} else {
-			a.add(RiskMedium, reasonChangesWorkTreesGitWorktree, "")
+			a.add(Medium, reasonChangesWorkTreesGitWorktree, "")
 		}
 	default:
 		if gitReadOnly[sub] {
-			a.add(RiskLow, reasonReadOnlyCommandGit2, sub)
+			a.add(Low, reasonReadOnlyCommandGit2, sub)
 		} else {
-			a.add(RiskMedium, reasonChangesTheRepositoryGit, sub)
+			a.add(Medium, reasonChangesTheRepositoryGit, sub)
 		}
 	}
 }
@@ -948,16 +971,16 @@ func (a *assessor) chmod(name string, args []string) {
 			broad = true
 		}
 		if name == "chmod" && (strings.Contains(w, "+s") || strings.HasPrefix(w, "4") && len(w) == 4 || strings.HasPrefix(w, "2") && len(w) == 4) {
-			a.add(RiskHigh, reasonSetsTheSetuidOrSetgid, "")
+			a.add(High, reasonSetsTheSetuidOrSetgid, "")
 		}
 	}
 	switch {
 	case recursive && broad:
-		a.add(RiskHigh, reasonChangesOwnershipOrPermissionsRecursively, name)
+		a.add(High, reasonChangesOwnershipOrPermissionsRecursively, name)
 	case recursive:
-		a.add(RiskMedium, reasonChangesOwnershipOrPermissionsRecursively2, name)
+		a.add(Medium, reasonChangesOwnershipOrPermissionsRecursively2, name)
 	default:
-		a.add(RiskMedium, reasonChangesOwnershipOrPermissions, name)
+		a.add(Medium, reasonChangesOwnershipOrPermissions, name)
 	}
 }
 
@@ -974,22 +997,22 @@ func (a *assessor) kill(name string, args []string) {
 		}
 	}
 	if name == "kill" && slices.ContainsFunc(pids, func(p string) bool { return p == "1" || p == "-1" || p == "0" }) {
-		a.add(RiskHigh, reasonKillsInitOrEveryProcess, name+" "+strings.Join(pids, " "))
+		a.add(High, reasonKillsInitOrEveryProcess, name+" "+strings.Join(pids, " "))
 		return
 	}
-	a.add(RiskMedium, reasonStopsProcesses, name)
+	a.add(Medium, reasonStopsProcesses, name)
 }
 
 func (a *assessor) services(name string, args []string) {
 	if name == "sysctl" && slices.ContainsFunc(args, func(w string) bool {
 		return w == "-w" || w == "--write" || strings.HasPrefix(w, "-p") || strings.HasPrefix(w, "--load") || w == "--system"
 	}) {
-		a.add(RiskHigh, reasonChangesKernelSettingsSysctl, "")
+		a.add(High, reasonChangesKernelSettingsSysctl, "")
 		return
 	}
 	ops := skipFlags(args, setOf("-H", "-M", "--host", "--machine", "-w"))
 	if len(ops) == 0 {
-		a.add(RiskLow, reasonReadOnlyCommand, name)
+		a.add(Low, reasonReadOnlyCommand, name)
 		return
 	}
 	op := ops[0]
@@ -998,11 +1021,11 @@ func (a *assessor) services(name string, args []string) {
 	}
 	switch {
 	case name == "sysctl" && !strings.Contains(strings.Join(ops, " "), "="):
-		a.add(RiskLow, reasonReadOnlyCommandSysctl, "")
+		a.add(Low, reasonReadOnlyCommandSysctl, "")
 	case op == "status" || op == "show" || op == "cat" || strings.HasPrefix(op, "list") || strings.HasPrefix(op, "is-") || op == "print":
-		a.add(RiskLow, reasonReadOnlyCommand, name+" "+op)
+		a.add(Low, reasonReadOnlyCommand, name+" "+op)
 	default:
-		a.add(RiskHigh, reasonChangesSystemServicesOrSettings, name+" "+op)
+		a.add(High, reasonChangesSystemServicesOrSettings, name+" "+op)
 	}
 }
 
@@ -1011,14 +1034,14 @@ func (a *assessor) containers(name string, args []string) {
 	switch {
 	case strings.Contains(joined, "--privileged") || strings.Contains(joined, " -v /:") || strings.Contains(joined, "--volume /:") ||
 		strings.Contains(joined, "--pid=host") || strings.Contains(joined, "--net=host") || strings.Contains(joined, "--network=host"):
-		a.add(RiskHigh, reasonRunsAContainerWithHost, name)
+		a.add(High, reasonRunsAContainerWithHost, name)
 	case strings.Contains(joined, " prune ") || strings.Contains(joined, " delete ") ||
 		(strings.Contains(joined, " rm ") || strings.Contains(joined, " rmi ")) && strings.Contains(joined, " -f"):
-		a.add(RiskHigh, reasonDeletesContainersImagesOrCluster, name)
+		a.add(High, reasonDeletesContainersImagesOrCluster, name)
 	case strings.Contains(joined, " push "):
-		a.add(RiskHigh, reasonPublishesAnImagePush, name)
+		a.add(High, reasonPublishesAnImagePush, name)
 	default:
-		a.add(RiskMedium, reasonRunsContainersOrClusterCommands, name)
+		a.add(Medium, reasonRunsContainersOrClusterCommands, name)
 	}
 }
 
@@ -1041,19 +1064,19 @@ func (a *assessor) packages(name string, args []string) {
 	}
 	switch {
 	case op == "publish" || op == "upload" || name == "twine" || (name == "gh" && (op == "release" || op == "repo")):
-		a.add(RiskHigh, reasonPublishesOrChangesSomethingPublic, name+" "+op)
+		a.add(High, reasonPublishesOrChangesSomethingPublic, name+" "+op)
 	case op == "remove" || op == "purge" || op == "uninstall" || op == "autoremove" || op == "erase" || (name == "pacman" && strings.HasPrefix(op, "-R")):
-		a.add(RiskHigh, reasonRemovesInstalledPackages, name+" "+op)
+		a.add(High, reasonRemovesInstalledPackages, name+" "+op)
 	case name == "go" && op == "env" && slices.ContainsFunc(args, func(w string) bool { return w == "-w" || w == "-u" }):
-		a.add(RiskMedium, reasonChangesGoSettingsGoEnv, "")
+		a.add(Medium, reasonChangesGoSettingsGoEnv, "")
 	case name == "go" && (op == "version" || op == "env" || op == "doc"):
-		a.add(RiskLow, reasonReadOnlyCommandGo, op)
+		a.add(Low, reasonReadOnlyCommandGo, op)
 	case op == "--version" || op == "-v" || op == "-V" || op == "version":
-		a.add(RiskLow, reasonReadOnlyCommand, name+" "+op)
+		a.add(Low, reasonReadOnlyCommand, name+" "+op)
 	case op == "":
-		a.add(RiskMedium, reasonRuns, name)
+		a.add(Medium, reasonRuns, name)
 	default:
-		a.add(RiskMedium, reasonRuns, name+" "+op)
+		a.add(Medium, reasonRuns, name+" "+op)
 	}
 }
 
@@ -1062,7 +1085,7 @@ func (a *assessor) packages(name string, args []string) {
 func (a *assessor) shell(name string, args []string, c shellCommand, depth int) {
 	for i, w := range args {
 		if strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "--") && strings.Contains(w, "c") {
-			a.add(RiskMedium, reasonRunsACommandThroughA, name)
+			a.add(Medium, reasonRunsACommandThroughA, name)
 			if i+1 < len(args) {
 				a.generated(args[i+1 : i+2])
 				a.command(args[i+1], depth+1)
@@ -1073,18 +1096,18 @@ func (a *assessor) shell(name string, args []string, c shellCommand, depth int) 
 	scripts := skipFlags(args, setOf("-o", "+o", "-O", "+O"))
 	switch {
 	case c.pipedFrom && (len(scripts) == 0 || slices.Contains(args, "-s")):
-		a.add(RiskHigh, reasonPipesTextIntoAShell, name)
+		a.add(High, reasonPipesTextIntoAShell, name)
 	case len(c.heredocs) > 0 && len(scripts) == 0:
-		a.add(RiskMedium, reasonRunsAHereDocumentThrough, name)
+		a.add(Medium, reasonRunsAHereDocumentThrough, name)
 		for _, h := range c.heredocs {
 			a.command(h, depth+1)
 		}
 	case len(scripts) > 0 && strings.HasPrefix(scripts[0], "<(") || slices.Contains(scripts, "/dev/stdin"):
-		a.add(RiskHigh, reasonRunsGeneratedOrDownloadedText, name)
+		a.add(High, reasonRunsGeneratedOrDownloadedText, name)
 	case len(scripts) > 0:
-		a.add(RiskMedium, reasonRunsAScript, name+" "+scripts[0])
+		a.add(Medium, reasonRunsAScript, name+" "+scripts[0])
 	default:
-		a.add(RiskMedium, reasonStartsAShell, name)
+		a.add(Medium, reasonStartsAShell, name)
 	}
 }
 
@@ -1092,7 +1115,7 @@ func (a *assessor) shell(name string, args []string, c shellCommand, depth int) 
 // was downloaded or printed runs.
 func (a *assessor) generated(code []string) {
 	if slices.ContainsFunc(code, func(w string) bool { return strings.Contains(w, substMark) }) {
-		a.add(RiskHigh, reasonRunsTheOutputOfAnother2, "")
+		a.add(High, reasonRunsTheOutputOfAnother2, "")
 	}
 }
 
@@ -1102,27 +1125,27 @@ func (a *assessor) interpreter(name string, args []string, c shellCommand) {
 	for _, w := range args {
 		switch w {
 		case "-c", "-e", "--eval", "-E", "-r", "--command", "-p", "--print":
-			a.add(RiskMedium, reasonRunsInlineCode, name+" "+w)
+			a.add(Medium, reasonRunsInlineCode, name+" "+w)
 			return
 		case "--version", "-V", "--help":
-			a.add(RiskLow, reasonReadOnlyCommand, name+" "+w)
+			a.add(Low, reasonReadOnlyCommand, name+" "+w)
 			return
 		}
 		if w == "-i" && name == "perl" {
-			a.add(RiskMedium, reasonEditsFilesInPlacePerl, "")
+			a.add(Medium, reasonEditsFilesInPlacePerl, "")
 			return
 		}
 	}
 	scripts := skipFlags(args, setOf("-m", "-W", "-X"))
 	switch {
 	case c.pipedFrom && (len(scripts) == 0 || scripts[0] == "-"):
-		a.add(RiskHigh, reasonPipesTextIntoAnInterpreter, name)
+		a.add(High, reasonPipesTextIntoAnInterpreter, name)
 	case len(scripts) > 0 && strings.HasPrefix(scripts[0], "<("):
-		a.add(RiskHigh, reasonRunsGeneratedOrDownloadedCode, name)
+		a.add(High, reasonRunsGeneratedOrDownloadedCode, name)
 	case len(c.heredocs) > 0:
-		a.add(RiskMedium, reasonRunsInlineCodeFromA, name)
+		a.add(Medium, reasonRunsInlineCodeFromA, name)
 	default:
-		a.add(RiskMedium, reasonRunsAProgram, name)
+		a.add(Medium, reasonRunsAProgram, name)
 	}
 }
 
@@ -1133,19 +1156,19 @@ func (a *assessor) editPath(p string) {
 	q := normPath(p)
 	switch {
 	case q == "" || q == ".":
-		a.add(RiskMedium, reasonEditsFilesInTheProject, "")
+		a.add(Medium, reasonEditsFilesInTheProject, "")
 	case strings.ContainsAny(q, "*?["):
-		a.add(RiskHigh, reasonEditsEveryFileMatching, quote(p))
+		a.add(High, reasonEditsEveryFileMatching, quote(p))
 	case isSystemPath(q):
-		a.add(RiskHigh, reasonEditsASystemFile, p)
+		a.add(High, reasonEditsASystemFile, p)
 	case isSecretPath(q) || isShellStartup(q):
-		a.add(RiskHigh, reasonEditsSecretsCredentialsOrStart, p)
+		a.add(High, reasonEditsSecretsCredentialsOrStart, p)
 	case isOutside(p, a.dir):
-		a.add(RiskHigh, reasonEditsAFileOutsideThe, p)
+		a.add(High, reasonEditsAFileOutsideThe, p)
 	case isDotPath(q):
-		a.add(RiskHigh, reasonEditsADotfileOrHidden, p)
+		a.add(High, reasonEditsADotfileOrHidden, p)
 	default:
-		a.add(RiskMedium, reasonEditsAFileInThe, p)
+		a.add(Medium, reasonEditsAFileInThe, p)
 	}
 }
 
@@ -1154,13 +1177,13 @@ func (a *assessor) readPath(p string) {
 	q := normPath(p)
 	switch {
 	case isSecretPath(q):
-		a.add(RiskHigh, reasonReadsSecretsOrCredentials, p)
+		a.add(High, reasonReadsSecretsOrCredentials, p)
 	case isOutside(p, a.dir):
-		a.add(RiskMedium, reasonReadsAFileOutsideThe, p)
+		a.add(Medium, reasonReadsAFileOutsideThe, p)
 	case strings.Contains(q, "$"):
-		a.add(RiskMedium, reasonReadsAPathMadeOf, p)
+		a.add(Medium, reasonReadsAPathMadeOf, p)
 	case isDotPath(q) || isDotGlob(q) || strings.Contains(q, "{") && strings.Contains(q, ","):
-		a.add(RiskMedium, reasonReadsADotfile, p)
+		a.add(Medium, reasonReadsADotfile, p)
 	}
 }
 
@@ -1438,9 +1461,10 @@ func listSuffix(items []string) string {
 	return " (" + strings.Join(items, ", ") + more + ")"
 }
 
-// metaStrings returns the string fields of a permission's metadata; any
+// MetaStrings returns the string fields of a permission's metadata (as
+// Assess reads them, and as a message shows them); any
 // other shape gives an empty map.
-func metaStrings(raw json.RawMessage) map[string]string {
+func MetaStrings(raw json.RawMessage) map[string]string {
 	var m map[string]json.RawMessage
 	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil {
 		return map[string]string{}
@@ -1455,11 +1479,11 @@ func metaStrings(raw json.RawMessage) map[string]string {
 	return out
 }
 
-// metaPaths returns the file paths a permission's metadata names:
+// MetaPaths returns the file paths a permission's metadata names:
 // filepath (edit, write), and the paths of a files list (apply_patch).
-func metaPaths(raw json.RawMessage) []string {
+func MetaPaths(raw json.RawMessage) []string {
 	var out []string
-	m := metaStrings(raw)
+	m := MetaStrings(raw)
 	for _, k := range []string{"filepath", "filePath", "path", "file"} {
 		if m[k] != "" {
 			out = append(out, m[k])
@@ -1481,3 +1505,6 @@ func metaPaths(raw json.RawMessage) []string {
 	}
 	return out
 }
+
+// oneLine folds s into one line of single-spaced words.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -1,4 +1,4 @@
-package bot
+package risk
 
 import "strings"
 
@@ -13,8 +13,12 @@ type Reason struct {
 	Arg  string
 }
 
-// English is the reason as Risk.Reasons gives it.
+// English is the reason as Assessment.Reasons gives it.
 func (r Reason) English() string { return englishReason(r.Code, r.Arg) }
+
+// Chinese is the reason in simplified Chinese; commands, options and
+// paths in it stay as they are.
+func (r Reason) Chinese() string { return chineseReason(r.Code, r.Arg) }
 
 // The reason codes. They are unexported: only AssessRisk makes them, and
 // only the catalogs need to tell them apart.
@@ -208,6 +212,10 @@ const (
 	reasonWritesToSecretsCredentialsOrStartupFiles
 	reasonWritesToOutsideTheProject
 	reasonNothingRiskyFound
+	reasonProvenReadOnly
+	reasonNotProvenHarmless
+	reasonNoCommandOnlyPatterns
+	reasonOnlyCommandsAutoApproved
 	// reasonCount is one past the last code; the catalog tests walk
 	// every code below it.
 	reasonCount
@@ -442,6 +450,10 @@ var reasonEnglish = map[ReasonCode]string{
 	reasonWritesToSecretsCredentialsOrStartupFiles:  "writes to secrets, credentials or start-up files (%s)",
 	reasonWritesToOutsideTheProject:                 "writes to outside the project (%s)",
 	reasonNothingRiskyFound:                         "nothing risky found",
+	reasonProvenReadOnly:                            "read-only, inside the project: within the auto-approval rules",
+	reasonNotProvenHarmless:                         "not within the auto-approval rules: %s",
+	reasonNoCommandOnlyPatterns:                     "no command given, only patterns: never auto-approved",
+	reasonOnlyCommandsAutoApproved:                  "only shell commands can be auto-approved",
 }
 
 // Command names, options and paths stay as they are, untranslated.
@@ -634,4 +646,8 @@ var reasonChinese = map[ReasonCode]string{
 	reasonWritesToSecretsCredentialsOrStartupFiles:  "写入机密、凭据或启动文件（%s）",
 	reasonWritesToOutsideTheProject:                 "写入项目之外的内容（%s）",
 	reasonNothingRiskyFound:                         "未发现风险",
+	reasonProvenReadOnly:                            "只读，且在项目之内：符合自动批准规则",
+	reasonNotProvenHarmless:                         "不符合自动批准规则：%s",
+	reasonNoCommandOnlyPatterns:                     "没有给出命令，只有模式：从不自动批准",
+	reasonOnlyCommandsAutoApproved:                  "只有 shell 命令可以自动批准",
 }

@@ -1,0 +1,317 @@
+package risk
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// tableEntry is one line of testdata/commands.tsv.
+type tableEntry struct {
+	approve bool
+	class   string
+	command string
+	line    int
+}
+
+// readTable reads the command table; it fails the test on a malformed
+// line, so a typo cannot drop an entry silently.
+func readTable(t testing.TB) []tableEntry {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", "commands.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []tableEntry
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		l := sc.Text()
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		parts := strings.SplitN(l, "\t", 3)
+		if len(parts) != 3 || (parts[0] != "approve" && parts[0] != "ask") {
+			t.Fatalf("commands.tsv:%d: want DECISION<TAB>CLASS<TAB>COMMAND, got %q", n, l)
+		}
+		out = append(out, tableEntry{approve: parts[0] == "approve", class: parts[1], command: parts[2], line: n})
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// More hostile input than a line-based table can hold.
+var hostileInline = []string{
+	"ls\ntouch x", "ls\rtouch x", "ls\x00", "ls\x1b[2K", "echo 'a\nb'", "ls\x7f", "\xff\xfe",
+	"ls \u202e", "echo \u200b", "ls\t-la\u2028", strings.Repeat("ls ", 700), "", " ", "\t",
+}
+
+func TestApproveTable(t *testing.T) {
+	table := readTable(t)
+	classes := map[string]int{}
+	for _, e := range table {
+		classes[e.class]++
+	}
+	if len(table) < 300 {
+		t.Errorf("the table has %d commands, want at least 300", len(table))
+	}
+	for _, c := range []string{"read", "exec", "secret", "write", "network", "outside", "syntax"} {
+		if classes[c] < 10 {
+			t.Errorf("class %q has %d commands, want at least 10", c, classes[c])
+		}
+	}
+	const dir = "/home/user/projects/demo" // not on this machine: judged as written
+	for _, e := range table {
+		v := Approve(dir, e.command)
+		if v.OK != e.approve {
+			t.Errorf("commands.tsv:%d %s %q: approved=%v (%s), want %v", e.line, e.class, e.command, v.OK, v.Why, e.approve)
+		}
+		if !v.OK && v.Why == "" {
+			t.Errorf("commands.tsv:%d %q: refused without a reason", e.line, e.command)
+		}
+		// The label a person sees is the same decision.
+		a := Assess(dir, "bash", []string{e.command}, bashMeta(e.command))
+		if (a.Level == Low) != v.OK {
+			t.Errorf("commands.tsv:%d %q: labelled %v but approved=%v", e.line, e.command, a.Level, v.OK)
+		}
+	}
+	for _, c := range hostileInline {
+		if v := Approve(dir, c); v.OK {
+			t.Errorf("%q approved", c)
+		}
+	}
+}
+
+// Nothing but a bash request with its command is ever low.
+func TestApproveOnlyCommands(t *testing.T) {
+	for _, kind := range []string{"read", "list", "glob", "grep", "edit", "write", "webfetch", "external_directory", "lsp", "todoread", "task", "", "Bash "} {
+		if a := Assess("", kind, []string{"ls"}, bashMeta("ls")); a.Level == Low && strings.TrimSpace(strings.ToLower(kind)) != "bash" {
+			t.Errorf("kind %q rated low", kind)
+		}
+	}
+	if a := Assess("", "bash", []string{"ls"}, nil); a.Level == Low {
+		t.Error("a bash request without metadata.command rated low")
+	}
+	if a := Assess("", "bash", []string{"ls"}, json.RawMessage(`{"command":["ls"]}`)); a.Level == Low {
+		t.Error("a bash request whose command is not a string rated low")
+	}
+}
+
+// The programs the issue names as never approved are not in the grammar.
+func TestGrammarNever(t *testing.T) {
+	never := []string{"env", "command", "builtin", "exec", "eval", "xargs", "watch", "time", "nice", "nohup",
+		"timeout", "sudo", "strace", "arch", "python", "python3", "node", "awk", "gawk", "perl", "ruby", "sh",
+		"bash", "zsh", "ps", "printenv", "set", "export", "source", ".", "find", "printf", "yq", "man", "less",
+		"cd", "make", "npm", "go", "xxd", "tee", "curl", "ssh", "doas", "su", "ltrace"}
+	for _, n := range never {
+		if _, ok := grammar[n]; ok {
+			t.Errorf("%q is in the grammar", n)
+		}
+	}
+	for name, p := range grammar {
+		if strings.ContainsAny(name, "/ ") {
+			t.Errorf("program %q is not a bare name", name)
+		}
+		for _, s := range append([]spec{p.spec}, mapValues(p.subs)...) {
+			for o, v := range s.opts {
+				if !strings.HasPrefix(o, "-") || (v.kind == argEnum) != (len(v.values) > 0) || v.kind == argPath {
+					t.Errorf("%s: option %q has a bad entry %+v", name, o, v)
+				}
+			}
+		}
+	}
+}
+
+func mapValues(m map[string]spec) []spec {
+	var out []spec
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
+}
+
+// Paths are followed through symbolic links when the project is on this
+// machine: a link inside the project that points out of it, or at a
+// hidden file, is asked.
+func TestApproveFollowsLinks(t *testing.T) {
+	root := t.TempDir()
+	proj := filepath.Join(root, "proj")
+	outside := filepath.Join(root, "outside")
+	for _, d := range []string{filepath.Join(proj, "src"), outside, filepath.Join(proj, ".hidden")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{filepath.Join(proj, "src", "a.go"), filepath.Join(outside, "notes"), filepath.Join(proj, ".hidden", "x")} {
+		if err := os.WriteFile(f, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	links := map[string]string{"out": outside, "in": filepath.Join(proj, "src"), "dot": filepath.Join(proj, ".hidden"), "up": ".."}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(proj, name)); err != nil {
+			t.Skipf("symbolic links not available: %v", err)
+		}
+	}
+	for _, tc := range []struct {
+		cmd  string
+		want bool
+	}{
+		{"cat src/a.go", true},
+		{"cat in/a.go", true},
+		{"cat missing/file", true},
+		{"cat out/notes", false},
+		{"ls out", false},
+		{"cat out/missing", false},
+		{"cat dot/x", false},
+		{"ls up", false},
+		{"ls up/outside", false},
+	} {
+		if v := Approve(proj, tc.cmd); v.OK != tc.want {
+			t.Errorf("%q: approved=%v (%s), want %v", tc.cmd, v.OK, v.Why, tc.want)
+		}
+	}
+}
+
+// requote writes the words of cmds again, each quoted another way, with
+// the same operators between them; ok is false when a word cannot be
+// quoted that way.
+func requote(cmds []simpleCmd, style int) (string, bool) {
+	sq := func(w string) (string, bool) { return "'" + w + "'", !strings.Contains(w, "'") }
+	dq := func(w string) (string, bool) { return `"` + w + `"`, !strings.ContainsAny(w, "\"$`!") }
+	either := func(w string, first, second func(string) (string, bool)) (string, bool) {
+		if q, ok := first(w); ok {
+			return q, true
+		}
+		return second(w)
+	}
+	var b strings.Builder
+	for i, c := range cmds {
+		if i > 0 {
+			b.WriteString(" " + c.sep + " ")
+		}
+		for j, w := range c.words {
+			if j > 0 {
+				b.WriteByte(' ')
+			}
+			var q string
+			ok := true
+			switch style {
+			case 0:
+				q, ok = either(w, sq, dq)
+			case 1:
+				q, ok = either(w, dq, sq)
+			default:
+				// One word in two quoted parts: 'fir'"st".
+				k := len(w) / 2
+				for k > 0 && !utf8.RuneStart(w[k]) {
+					k--
+				}
+				a, okA := either(w[:k], sq, dq)
+				z, okZ := either(w[k:], dq, sq)
+				q, ok = a+z, okA && okZ
+			}
+			if !ok {
+				return "", false
+			}
+			b.WriteString(q)
+		}
+		if c.quiet {
+			b.WriteString(" 2>/dev/null")
+		}
+	}
+	return b.String(), true
+}
+
+// unquotedOutside returns the characters of src that are outside quotes,
+// read independently of the lexer.
+func unquotedOutside(src string) string {
+	var b strings.Builder
+	for i := 0; i < len(src); i++ {
+		switch src[i] {
+		case '\'':
+			j := strings.IndexByte(src[i+1:], '\'')
+			if j < 0 {
+				return b.String() + src[i:]
+			}
+			i += j + 1
+			b.WriteByte('_')
+		case '"':
+			j := strings.IndexByte(src[i+1:], '"')
+			if j < 0 {
+				return b.String() + src[i:]
+			}
+			i += j + 1
+			b.WriteByte('_')
+		default:
+			b.WriteByte(src[i])
+		}
+	}
+	return b.String()
+}
+
+// FuzzApprove checks properties of whatever the grammar approves: no
+// forbidden construct outside quotes, nothing a shell would expand inside
+// double quotes, and the same decision however its words are quoted.
+func FuzzApprove(f *testing.F) {
+	for _, e := range readTable(f) {
+		f.Add(e.command)
+	}
+	for _, c := range hostileInline {
+		f.Add(c)
+	}
+	f.Fuzz(func(t *testing.T, cmd string) {
+		v := Approve("", cmd)
+		if !v.OK {
+			if v.Why == "" {
+				t.Fatalf("%q refused without a reason", cmd)
+			}
+			return
+		}
+		bare := strings.ReplaceAll(unquotedOutside(cmd), "2>/dev/null", "")
+		for _, bad := range []string{";", "||", "|&", "`", "$", "(", ")", "{", "}", "<", ">", "*", "?", "[", "]", "\n", "\\", "#", "!"} {
+			if strings.Contains(bare, bad) {
+				t.Fatalf("%q approved with %q outside quotes", cmd, bad)
+			}
+		}
+		if strings.Contains(strings.ReplaceAll(bare, "&&", ""), "&") {
+			t.Fatalf("%q approved with a lone &", cmd)
+		}
+		for _, w := range strings.Fields(bare) {
+			if strings.HasPrefix(w, "~") || strings.HasPrefix(w, "=") {
+				t.Fatalf("%q approved with a word starting %q", cmd, w[:1])
+			}
+		}
+		cmds, err := lex(cmd)
+		if err != nil {
+			t.Fatalf("%q approved but does not lex: %v", cmd, err)
+		}
+		for _, c := range cmds {
+			if _, ok := grammar[c.words[0]]; !ok {
+				t.Fatalf("%q approved running %q", cmd, c.words[0])
+			}
+		}
+		for style := range 3 {
+			q, ok := requote(cmds, style)
+			if !ok {
+				continue
+			}
+			if v2 := Approve("", q); !v2.OK {
+				t.Fatalf("%q approved, but requoted as %q refused: %s", cmd, q, v2.Why)
+			}
+			again, err := lex(q)
+			if err != nil || !slices.EqualFunc(again, cmds, func(a, b simpleCmd) bool {
+				return a.sep == b.sep && a.quiet == b.quiet && slices.Equal(a.words, b.words)
+			}) {
+				t.Fatalf("%q requoted as %q reads differently: %v", cmd, q, err)
+			}
+		}
+	})
+}

@@ -1,0 +1,392 @@
+package risk
+
+import (
+	"regexp"
+	"strings"
+)
+
+// This file is the auto-approval grammar as data: every program a command
+// may run without a person, and for each its subcommands, options and
+// operands. Approve reads nothing else. A reviewer checks this table, not
+// the code: anything missing from it is asked.
+//
+// Rules that hold for every program (enforced in approve.go):
+//   - commands are joined only by "|" and "&&"; the only redirection is a
+//     trailing "2>/dev/null";
+//   - no quoting is needed for safety: quotes only make literal words,
+//     and unquoted words may hold only letters, digits and _ . / , : = + @ % -
+//     (with ~ and ^ inside a word, as in HEAD~1, never at its start);
+//   - an option not listed is asked; a long option matches exactly (no
+//     abbreviations); short options may be combined when every letter is
+//     listed; a value is checked by its kind;
+//   - every path operand is relative, stays inside the project, has no
+//     component starting with "." and matches no secret name.
+
+// argKind says what a word (an option's value or an operand) may be.
+type argKind int
+
+const (
+	argNone     argKind = iota // an option that takes no value
+	argPath                    // a file or folder inside the project
+	argText                    // any literal text: printed or matched, never opened
+	argNumber                  // a whole number, optionally signed
+	argRev                     // a git revision or range (HEAD~1, main..topic)
+	argSedLine                 // a sed script that prints, deletes or quits at lines
+	argJqPath                  // a jq filter that only walks into the input (.a.b[0])
+	argDateFmt                 // a date format: "+" and text
+	argCmdName                 // a program name, looked up and printed by which
+	argChar                    // a single character (a field separator)
+	argList                    // a field or character list: 1,3-5
+	argSortKey                 // a sort key: 2,2n
+	argType                    // a file type name of rg or fd
+	argExt                     // a file name extension
+	argRange                   // a line range of git blame: 10,20
+	argDateText                // a date or time for git log: 2024-01-01, 2.weeks
+	argEnum                    // one of the option's listed values
+)
+
+// opt is one option: what its value is, if it takes one.
+type opt struct {
+	kind argKind
+	// values lists the allowed values of an argEnum option.
+	values []string
+	// attached requires the value in the same word (--unified=3, -U3),
+	// for programs that do not take it from the next word.
+	attached bool
+}
+
+// spec is what one program (or one subcommand) accepts.
+type spec struct {
+	opts map[string]opt
+	// lead are the kinds of the first operands, in order (a pattern
+	// before paths); rest is the kind of every operand after them.
+	lead []argKind
+	rest argKind
+	// max bounds the operands; -1 is no bound.
+	max int
+	// leadDroppedBy lists options that supply what the lead operands
+	// otherwise would (grep -e PATTERN): with one of them, operands
+	// start at rest.
+	leadDroppedBy []string
+	// numericShort accepts -N as a count (head -20, git log -3).
+	numericShort bool
+	// revsThenPaths: before "--", an operand may be a revision or a path;
+	// after it, only a path (git's rule).
+	revsThenPaths bool
+}
+
+// program is one program of the grammar: either a spec of its own, or
+// subcommands, each with its spec (git).
+type program struct {
+	spec
+	// global holds options allowed before the subcommand.
+	global map[string]opt
+	// subs, when set, is every subcommand allowed.
+	subs map[string]spec
+	// bare allows the program with no subcommand (git --version).
+	bare bool
+}
+
+// Shorthands keep the table readable.
+var (
+	flag     = opt{kind: argNone}
+	number   = opt{kind: argNumber}
+	text     = opt{kind: argText}
+	unbound  = -1
+	gitPaths = spec{rest: argPath, max: unbound, revsThenPaths: true}
+)
+
+func flags(names ...string) map[string]opt {
+	m := make(map[string]opt, len(names))
+	for _, n := range names {
+		m[n] = flag
+	}
+	return m
+}
+
+func with(m map[string]opt, more map[string]opt) map[string]opt {
+	out := make(map[string]opt, len(m)+len(more))
+	for k, v := range m {
+		out[k] = v
+	}
+	for k, v := range more {
+		out[k] = v
+	}
+	return out
+}
+
+func enum(values ...string) opt { return opt{kind: argEnum, values: values} }
+
+// grammar is every program auto-approval allows, and how.
+var grammar = map[string]program{
+	// Listing and reading files.
+	"ls": {spec: spec{
+		opts: flags("-l", "-a", "-A", "-h", "-1", "-t", "-r", "-S", "-d", "-F", "-R", "-C", "-p", "-s", "-i", "-n",
+			"--all", "--almost-all", "--human-readable", "--reverse", "--recursive", "--directory", "--size"),
+		rest: argPath, max: unbound,
+	}},
+	"cat": {spec: spec{
+		opts: flags("-n", "-b", "-s", "-A", "-E", "-T", "-v", "--number", "--number-nonblank", "--squeeze-blank", "--show-all"),
+		rest: argPath, max: unbound,
+	}},
+	"head": {spec: spec{
+		opts: with(flags("-q", "-v", "--quiet", "--silent", "--verbose"),
+			map[string]opt{"-n": number, "-c": number, "--lines": number, "--bytes": number}),
+		rest: argPath, max: unbound, numericShort: true,
+	}},
+	// tail without -f: following a file never ends.
+	"tail": {spec: spec{
+		opts: with(flags("-q", "-v", "--quiet", "--silent", "--verbose"),
+			map[string]opt{"-n": number, "-c": number, "--lines": number, "--bytes": number}),
+		rest: argPath, max: unbound, numericShort: true,
+	}},
+	"wc": {spec: spec{
+		opts: flags("-l", "-w", "-c", "-m", "-L", "--lines", "--words", "--bytes", "--chars", "--max-line-length"),
+		rest: argPath, max: unbound,
+	}},
+	"nl":  {spec: spec{rest: argPath, max: unbound}},
+	"tac": {spec: spec{rest: argPath, max: unbound}},
+	"rev": {spec: spec{rest: argPath, max: unbound}},
+	"file": {spec: spec{
+		opts: flags("-b", "-i", "-L", "--brief", "--mime", "--mime-type", "--dereference"),
+		rest: argPath, max: unbound,
+	}},
+	"stat": {spec: spec{
+		opts: with(flags("-L", "--dereference", "-t", "--terse"), map[string]opt{"-c": text, "--format": text}),
+		rest: argPath, max: unbound,
+	}},
+	"du": {spec: spec{
+		opts: with(flags("-s", "-h", "-c", "-k", "-m", "--summarize", "--human-readable", "--total"),
+			map[string]opt{"-d": number, "--max-depth": number}),
+		rest: argPath, max: unbound,
+	}},
+	"realpath": {spec: spec{rest: argPath, max: unbound}},
+	// tree skips hidden files unless -a, which is not listed.
+	"tree": {spec: spec{
+		opts: with(flags("-d", "-f", "-F", "-i", "-n", "--noreport", "--dirsfirst"),
+			map[string]opt{"-L": number, "-I": text}),
+		rest: argPath, max: unbound,
+	}},
+
+	// Searching. Recursive searches only through rg and fd, which skip
+	// hidden and ignored files by default; grep reads the files it is
+	// given (no -r).
+	"grep": {spec: spec{
+		opts: with(flags("-n", "-i", "-v", "-c", "-l", "-L", "-w", "-x", "-E", "-F", "-G", "-o", "-h", "-H", "-s", "-q", "-I",
+			"--line-number", "--ignore-case", "--invert-match", "--count", "--files-with-matches",
+			"--files-without-match", "--word-regexp", "--line-regexp", "--extended-regexp", "--fixed-strings",
+			"--only-matching", "--no-filename", "--with-filename", "--no-messages", "--quiet", "--silent"),
+			map[string]opt{"-e": text, "--regexp": text, "-A": number, "-B": number, "-C": number, "-m": number,
+				"--after-context": number, "--before-context": number, "--context": number, "--max-count": number}),
+		lead: []argKind{argText}, rest: argPath, max: unbound, leadDroppedBy: []string{"-e", "--regexp"},
+	}},
+	"rg": {spec: spec{
+		opts: with(flags("-n", "-N", "-i", "-S", "-s", "-w", "-x", "-F", "-l", "-c", "-v", "-o", "-H", "-I",
+			"--line-number", "--no-line-number", "--ignore-case", "--smart-case", "--case-sensitive",
+			"--word-regexp", "--line-regexp", "--fixed-strings", "--files-with-matches", "--count", "--invert-match",
+			"--only-matching", "--with-filename", "--no-filename", "--no-heading", "--heading", "--vimgrep",
+			"--json", "--stats", "--files", "--column", "--trim"),
+			map[string]opt{"-e": text, "--regexp": text, "-t": {kind: argType}, "-T": {kind: argType},
+				"--type": {kind: argType}, "--type-not": {kind: argType}, "-A": number, "-B": number, "-C": number,
+				"-m": number, "--max-count": number, "--max-depth": number, "-d": number,
+				"--after-context": number, "--before-context": number, "--context": number,
+				"--color": enum("never", "auto", "always", "ansi"), "--sort": enum("path", "modified", "accessed", "created", "none")}),
+		lead: []argKind{argText}, rest: argPath, max: unbound, leadDroppedBy: []string{"-e", "--regexp", "--files"},
+	}},
+	"fd": {spec: spec{
+		opts: with(flags("-i", "-s", "-F", "-g", "-p", "-a", "--ignore-case", "--case-sensitive", "--fixed-strings",
+			"--glob", "--full-path", "--absolute-path"),
+			map[string]opt{"-t": {kind: argType}, "--type": {kind: argType}, "-e": {kind: argExt}, "--extension": {kind: argExt},
+				"-d": number, "--max-depth": number, "--min-depth": number, "--max-results": number}),
+		lead: []argKind{argText}, rest: argPath, max: unbound,
+	}},
+
+	// Text processing of files or of the previous command's output.
+	"sort": {spec: spec{
+		opts: with(flags("-n", "-r", "-u", "-f", "-h", "-V", "-b", "-g", "-s",
+			"--numeric-sort", "--reverse", "--unique", "--ignore-case", "--human-numeric-sort", "--version-sort",
+			"--ignore-leading-blanks", "--general-numeric-sort", "--stable"),
+			map[string]opt{"-k": {kind: argSortKey}, "--key": {kind: argSortKey}, "-t": {kind: argChar}, "--field-separator": {kind: argChar}}),
+		rest: argPath, max: unbound,
+	}},
+	// uniq writes its output to a second operand: one at most.
+	"uniq": {spec: spec{
+		opts: flags("-c", "-d", "-u", "-i", "--count", "--repeated", "--unique", "--ignore-case"),
+		rest: argPath, max: 1,
+	}},
+	"cut": {spec: spec{
+		opts: with(flags("-s", "--only-delimited", "--complement"),
+			map[string]opt{"-d": {kind: argChar}, "--delimiter": {kind: argChar}, "-f": {kind: argList}, "--fields": {kind: argList},
+				"-c": {kind: argList}, "--characters": {kind: argList}, "-b": {kind: argList}, "--bytes": {kind: argList}}),
+		rest: argPath, max: unbound,
+	}},
+	"tr": {spec: spec{
+		opts: flags("-d", "-s", "-c", "-C", "--delete", "--squeeze-repeats", "--complement"),
+		rest: argText, max: 2,
+	}},
+	"diff": {spec: spec{
+		opts: with(flags("-u", "-q", "-w", "-b", "-B", "-i", "--brief", "--ignore-all-space", "--ignore-space-change",
+			"--ignore-blank-lines", "--ignore-case", "--side-by-side", "-y"),
+			map[string]opt{"-U": number, "--unified": number}),
+		rest: argPath, max: 2,
+	}},
+	// sed only with a script that prints, deletes or quits at line
+	// numbers (sed -n 10,20p FILE); its other commands write files (w)
+	// or run programs (e).
+	"sed": {spec: spec{
+		opts: flags("-n", "--quiet", "--silent"),
+		lead: []argKind{argSedLine}, rest: argPath, max: unbound,
+	}},
+	// jq only with a filter that walks into its input (.name, .a[0]):
+	// other filters can read the environment ($ENV, env) or files.
+	"jq": {spec: spec{
+		opts: flags("-r", "-c", "-S", "-e", "-M", "--raw-output", "--compact-output", "--sort-keys", "--monochrome-output"),
+		lead: []argKind{argJqPath}, rest: argPath, max: unbound,
+	}},
+	"md5sum":    {spec: spec{rest: argPath, max: unbound}},
+	"sha1sum":   {spec: spec{rest: argPath, max: unbound}},
+	"sha256sum": {spec: spec{rest: argPath, max: unbound}},
+	"sha512sum": {spec: spec{rest: argPath, max: unbound}},
+
+	// Printing words and facts about the machine.
+	"echo":     {spec: spec{opts: flags("-n", "-e", "-E"), rest: argText, max: unbound}},
+	"pwd":      {spec: spec{opts: flags("-L", "-P"), max: 0}},
+	"basename": {spec: spec{rest: argText, max: 2}},
+	"dirname":  {spec: spec{rest: argText, max: unbound}},
+	"whoami":   {spec: spec{max: 0}},
+	"nproc":    {spec: spec{max: 0}},
+	"true":     {spec: spec{max: 0}},
+	"false":    {spec: spec{max: 0}},
+	"uname": {spec: spec{
+		opts: flags("-a", "-s", "-n", "-r", "-v", "-m", "-p", "-i", "-o", "--all", "--kernel-name", "--kernel-release", "--machine"),
+		max:  0,
+	}},
+	// date's operand sets the clock unless it is a +FORMAT.
+	"date":  {spec: spec{opts: flags("-u", "-R", "--utc", "--rfc-email"), rest: argDateFmt, max: 1}},
+	"which": {spec: spec{opts: flags("-a"), rest: argCmdName, max: unbound}},
+
+	// git: only subcommands that read, with options that neither write
+	// files (--output), run programs (--ext-diff, -c) nor leave the
+	// repository (-C, --git-dir, --no-index).
+	"git": {
+		global: flags("--no-pager"),
+		bare:   true,
+		spec:   spec{opts: flags("--version"), max: 0},
+		subs: map[string]spec{
+			"status": {opts: flags("-s", "-b", "--short", "--branch", "--porcelain", "--porcelain=v1", "--porcelain=v2",
+				"--long", "-uno", "-unormal", "-uall", "--untracked-files=no", "--untracked-files=normal",
+				"--untracked-files=all", "--ignored", "--no-renames"), rest: argPath, max: unbound},
+			"diff":     {opts: gitDiffOpts, rest: argPath, max: unbound, revsThenPaths: true},
+			"log":      {opts: gitLogOpts, rest: argPath, max: unbound, revsThenPaths: true, numericShort: true},
+			"show":     {opts: gitLogOpts, rest: argPath, max: unbound, revsThenPaths: true},
+			"blame":    {opts: with(flags("-w", "-s", "-e", "-M", "-C", "--show-email"), map[string]opt{"-L": {kind: argRange}}), rest: argPath, max: unbound, revsThenPaths: true},
+			"branch":   {opts: flags("-a", "-r", "-v", "-vv", "--all", "--remotes", "--verbose", "--show-current", "--no-color"), max: 0},
+			"ls-files": {opts: flags("-m", "-o", "-d", "-c", "-s", "-z", "--modified", "--others", "--deleted", "--cached", "--stage", "--exclude-standard"), rest: argPath, max: unbound},
+			"rev-parse": {opts: flags("--show-toplevel", "--abbrev-ref", "--short", "--is-inside-work-tree", "--show-prefix",
+				"--verify", "-q", "--quiet", "--symbolic-full-name"), rest: argRev, max: unbound},
+			"describe": {opts: flags("--tags", "--always", "--long", "--dirty", "--all"), rest: argRev, max: unbound},
+			"shortlog": {opts: flags("-s", "-n", "-e", "--summary", "--numbered", "--email"), rest: argRev, max: unbound},
+			"version":  {max: 0},
+		},
+	},
+}
+
+var gitDiffOpts = with(flags("--stat", "--numstat", "--shortstat", "--name-only", "--name-status", "--cached", "--staged",
+	"-p", "--patch", "--no-color", "--color=never", "--no-ext-diff", "--no-textconv", "-w", "-b", "--ignore-all-space",
+	"--ignore-space-change", "-R", "--minimal", "--summary", "--exit-code", "--quiet", "--word-diff", "--check", "-M"),
+	map[string]opt{"--unified": {kind: argNumber, attached: true}, "-U": {kind: argNumber, attached: true}})
+
+var gitLogOpts = with(flags("--oneline", "--graph", "--decorate", "--all", "--stat", "--numstat", "--shortstat",
+	"--name-only", "--name-status", "-p", "--patch", "--no-patch", "-s", "--no-merges", "--merges", "--reverse",
+	"--first-parent", "--abbrev-commit", "--no-color", "--color=never", "--follow", "--no-ext-diff", "--no-textconv",
+	"--date=relative", "--date=short", "--date=iso", "--date=local", "--date=rfc"),
+	map[string]opt{"-n": number, "--max-count": number, "--skip": number, "--since": {kind: argDateText},
+		"--until": {kind: argDateText}, "--after": {kind: argDateText}, "--before": {kind: argDateText},
+		"--author": text, "--grep": text, "--format": text, "--pretty": text,
+		"--unified": {kind: argNumber, attached: true}, "-U": {kind: argNumber, attached: true}})
+
+// secretNames are file names never read without a person, matched
+// against each path component (case-insensitive). Hidden names (.env,
+// .ssh, .git-credentials) are already refused as hidden.
+var secretNames = []string{
+	"id_*", "*.pem", "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore", "*.kdbx", "*.gpg", "*.asc", "*.ovpn",
+	"*.env", "*.env.*", "env", "*secret*", "*credential*", "*password*", "*passwd*", "*token*", "*apikey*",
+	"*api_key*", "*.tfstate", "*.tfstate.*", "*.tfvars", "shadow", "gshadow", "sudoers", "authorized_keys",
+	"known_hosts", "service-account*", "htpasswd", "netrc", "pgpass", "keychain*", "*.keychain*",
+}
+
+// Value and operand checks by kind.
+var (
+	numberRE   = regexp.MustCompile(`^[+-]?[0-9]{1,9}$`)
+	revPartRE  = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_./-]*([~^][0-9]{0,4})*$`)
+	sedLineRE  = regexp.MustCompile(`^([0-9]{1,9}|\$)(,([0-9]{1,9}|\$))?[pdq]$`)
+	jqPathRE   = regexp.MustCompile(`^\.([A-Za-z_][A-Za-z0-9_]*|\[[0-9]{0,9}\])?(\.[A-Za-z_][A-Za-z0-9_]*|\[[0-9]{0,9}\])*$`)
+	dateFmtRE  = regexp.MustCompile(`^\+[A-Za-z0-9%:_ ./,-]*$`)
+	cmdNameRE  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
+	listRE     = regexp.MustCompile(`^[0-9]{1,6}(-[0-9]{0,6})?(,[0-9]{1,6}(-[0-9]{0,6})?)*$|^-[0-9]{1,6}$`)
+	sortKeyRE  = regexp.MustCompile(`^[0-9]{1,4}(\.[0-9]{1,4})?[bdfghinrV]*(,[0-9]{1,4}(\.[0-9]{1,4})?[bdfghinrV]*)?$`)
+	typeRE     = regexp.MustCompile(`^[a-z0-9]{1,20}$`)
+	extRE      = regexp.MustCompile(`^[A-Za-z0-9]{1,16}$`)
+	rangeRE    = regexp.MustCompile(`^[0-9]{1,9},[+-]?[0-9]{1,9}$`)
+	dateTextRE = regexp.MustCompile(`^[A-Za-z0-9 .:-]{1,40}$`)
+)
+
+// checkKind reports whether w is a valid word of kind k; for a path it
+// leaves the project check to checkPath.
+func checkKind(k argKind, o opt, w string) bool {
+	switch k {
+	case argText:
+		return true
+	case argNumber:
+		return numberRE.MatchString(w)
+	case argRev:
+		return isRev(w)
+	case argSedLine:
+		return sedLineRE.MatchString(w)
+	case argJqPath:
+		return jqPathRE.MatchString(w)
+	case argDateFmt:
+		return dateFmtRE.MatchString(w)
+	case argCmdName:
+		return cmdNameRE.MatchString(w)
+	case argChar:
+		return len([]rune(w)) == 1
+	case argList:
+		return listRE.MatchString(w)
+	case argSortKey:
+		return sortKeyRE.MatchString(w)
+	case argType:
+		return typeRE.MatchString(w)
+	case argExt:
+		return extRE.MatchString(w)
+	case argRange:
+		return rangeRE.MatchString(w)
+	case argDateText:
+		return dateTextRE.MatchString(w)
+	case argEnum:
+		for _, v := range o.values {
+			if w == v {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isRev reports a git revision (HEAD, HEAD~2, v1.0^, origin/main) or a
+// range of two (a..b, a...b): no ":" (a path in a tree, such as
+// HEAD:.env), no "@{" and no hidden or secret name.
+func isRev(w string) bool {
+	parts := []string{w}
+	if a, b, ok := strings.Cut(w, "..."); ok {
+		parts = []string{a, b}
+	} else if a, b, ok := strings.Cut(w, ".."); ok {
+		parts = []string{a, b}
+	}
+	for _, p := range parts {
+		if !revPartRE.MatchString(p) || hasHiddenOrSecret(p) {
+			return false
+		}
+	}
+	return true
+}
