@@ -73,4 +73,3 @@ func TestRiskDetailsMatchReasons(t *testing.T) {
 		}
 	}
 }
-
