@@ -1,11 +1,11 @@
 // Package bot is the bridge between opencode and a Telegram group: it
 // decides what to post for an opencode event, what a button press or a
 // typed reply means, who may answer, and how requests are rendered (HTML
-// text, inline keyboards, callback data), and how risky a permission
-// request looks (AssessRisk). It owns the life of a question or permission
-// request from "asked" to "answered", "answered elsewhere" or "expired"
-// (DESIGN.md, "A request's life"), keeping each request in a
-// pending.Store between steps.
+// text, inline keyboards, callback data). How risky a permission request
+// looks, and whether it may be approved without a person, it leaves to
+// package bot/risk. It owns the life of a question or permission request
+// from "asked" to "answered", "answered elsewhere" or "expired", keeping
+// each request in a pending.Store between steps.
 //
 // It talks to opencode and Telegram only through the small interfaces it
 // declares, Opencode and Telegram, so its logic runs against in-memory
@@ -85,7 +85,7 @@
 //
 // A permission request's message shows its kind, command or file and
 // diff excerpt, patterns, what "always" would allow, and a risk level
-// from AssessRisk; its buttons allow once, always, reject, or ask for a
+// from risk.Assess; its buttons allow once, always, reject, or ask for a
 // reason (a force_reply prompt, like a typed answer) that goes to opencode
 // with the reject. Identical requests of one session (same kind and
 // patterns) share one message: the later ones are stored with SharedWith
@@ -97,11 +97,11 @@
 // cached; 3 s at most, falling back to the session ID), and a subagent's
 // parent session.
 //
-// With Config.AutoApprove set to AutoApproveLow, a request AssessRiskIn
-// rates low (read-only and self-contained: no chaining, redirects,
-// variables or paths outside the project) is allowed once without asking
-// and the group gets a notice instead of buttons; if that reply fails, the
-// request is asked as usual.
+// With Config.AutoApprove set to AutoApproveLow, a request risk.Assess
+// rates low is allowed once without asking and the group gets a notice
+// instead of buttons; if that reply fails, the request is asked as usual.
+// Low is decided by bot/risk's grammar alone (risk.Approve): the bridge
+// asks it that one question and adds no judgement of its own.
 //
 // # Notifications and metrics
 //

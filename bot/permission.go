@@ -189,7 +189,7 @@ const (
 	// AutoApproveOff asks for every request.
 	AutoApproveOff AutoApprovePolicy = "off"
 	// AutoApproveLow allows once, and tells the group, each request the
-	// risk model rates low (AssessRiskIn, judged in the request's
+	// risk model rates low (risk.Assess, judged in the request's
 	// directory).
 	AutoApproveLow AutoApprovePolicy = "low"
 )

@@ -89,7 +89,7 @@ type program struct {
 
 // Shorthands keep the table readable.
 var (
-	flag     = opt{kind: argNone}
+	noValue  = opt{kind: argNone}
 	number   = opt{kind: argNumber}
 	text     = opt{kind: argText}
 	unbound  = -1
@@ -99,7 +99,7 @@ var (
 func flags(names ...string) map[string]opt {
 	m := make(map[string]opt, len(names))
 	for _, n := range names {
-		m[n] = flag
+		m[n] = noValue
 	}
 	return m
 }
@@ -302,7 +302,8 @@ var gitLogOpts = with(flags("--oneline", "--graph", "--decorate", "--all", "--st
 	"--date=relative", "--date=short", "--date=iso", "--date=local", "--date=rfc"),
 	map[string]opt{"-n": number, "--max-count": number, "--skip": number, "--since": {kind: argDateText},
 		"--until": {kind: argDateText}, "--after": {kind: argDateText}, "--before": {kind: argDateText},
-		"--author": text, "--grep": text, "--format": text, "--pretty": text,
+		"--author": text, "--grep": text,
+		"--format": {kind: argText, attached: true}, "--pretty": {kind: argText, attached: true},
 		"--unified": {kind: argNumber, attached: true}, "-U": {kind: argNumber, attached: true}})
 
 // secretNames are file names never read without a person, matched
