@@ -77,6 +77,12 @@ func (b *Bridge) handleCommand(ctx context.Context, log zerolog.Logger, m *model
 		return
 	}
 	log = log.With().Str("command", name).Logger()
+	// Before any work: an outsider's /pending must not even wait for the
+	// store.
+	if !b.allowed(m.From.ID) {
+		log.Debug().Msg("ignoring a command from a user not allowed to answer")
+		return
+	}
 	var reply string
 	switch name {
 	case cmdPending:
@@ -87,10 +93,6 @@ func (b *Bridge) handleCommand(ctx context.Context, log zerolog.Logger, m *model
 		reply = b.text.Help
 	default:
 		log.Debug().Msg("ignoring unknown command")
-		return
-	}
-	if !b.allowed(m.From.ID) {
-		log.Debug().Msg("ignoring a command from a user not allowed to answer")
 		return
 	}
 	log.Info().Msg("command received")

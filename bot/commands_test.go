@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -306,5 +307,31 @@ func TestPendingListsQuestionBeingStored(t *testing.T) {
 	reply := h.lastSent()
 	if !strings.Contains(reply.P.Text, h.b.text.WaitingN(1)) || !strings.Contains(reply.P.Text, "Which database should I use?") {
 		t.Errorf("/pending while the question was being stored replied:\n%s", reply.P.Text)
+	}
+}
+
+// countingStatus counts how often /status reads the opencode state.
+type countingStatus struct{ calls *atomic.Int32 }
+
+func (c countingStatus) State() opencode.WatchState {
+	c.calls.Add(1)
+	return opencode.WatchState{Connected: true}
+}
+
+// A command from a user not allowed to answer is refused before any work:
+// a stranger's /status does not even read opencode's state.
+func TestCommandsRefusedBeforeWork(t *testing.T) {
+	var calls atomic.Int32
+	h := newHarness(t, Config{BotUsername: testBotName, AllowedUserIDs: []int64{alice.ID}, Status: countingStatus{&calls}})
+	for _, cmd := range []string{"/status", "/pending", "/status@" + testBotName} {
+		if sent := h.command(testChat, mallory, cmd); len(sent) != 0 {
+			t.Errorf("%s from a stranger got a reply: %q", cmd, sent[0].P.Text)
+		}
+	}
+	if n := calls.Load(); n != 0 {
+		t.Errorf("a stranger's /status read opencode's state %d times", n)
+	}
+	if got := h.oneReply(testChat, alice, "/status"); !strings.Contains(got, "connected") || calls.Load() != 1 {
+		t.Errorf("alice's /status: %q after %d reads", got, calls.Load())
 	}
 }
