@@ -1,9 +1,13 @@
 package bot
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -63,7 +67,9 @@ func TestAutoApproveLow(t *testing.T) {
 
 func TestAutoApproveEscapesNotice(t *testing.T) {
 	h := newHarness(t, Config{AutoApprove: AutoApproveLow})
-	h.b.HandleEvent(context.Background(), permEvent("per_1", "grep '<b>' index.html"))
+	ev := permEvent("per_1", "grep '<b>' index.html")
+	ev.Directory = t.TempDir()
+	h.b.HandleEvent(context.Background(), ev)
 	if n := len(h.oc.PermReplies()); n != 1 {
 		t.Fatalf("%d replies, want 1", n)
 	}
@@ -76,7 +82,9 @@ func TestAutoApproveEscapesNotice(t *testing.T) {
 // A pipe of programs inside the grammar is approved like one command.
 func TestAutoApprovePipe(t *testing.T) {
 	h := newHarness(t, Config{AutoApprove: AutoApproveLow})
-	h.b.HandleEvent(context.Background(), permEvent("per_1", "cat go.mod | grep module"))
+	ev := permEvent("per_1", "cat go.mod | grep module")
+	ev.Directory = t.TempDir()
+	h.b.HandleEvent(context.Background(), ev)
 	if r := h.oc.PermReplies(); len(r) != 1 || r[0].Reply != "once" {
 		t.Fatalf("replies = %+v, want one once", r)
 	}
@@ -175,5 +183,55 @@ func TestAutoApproveOnce(t *testing.T) {
 	}
 	if n := len(h.tg.Sent()); n != 1 {
 		t.Errorf("sent %d messages, want one notice", n)
+	}
+}
+
+// TestAutoApproveTable asks the bridge every command of bot/risk's table,
+// as opencode asks it: the hostile ones are all posted with buttons and
+// none is answered; the harmless ones are approved once each.
+func TestAutoApproveTable(t *testing.T) {
+	f, err := os.Open(filepath.Join("risk", "testdata", "commands.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	h := newHarness(t, Config{AutoApprove: AutoApproveLow})
+	dir := t.TempDir() // paths are followed on this machine
+	sc := bufio.NewScanner(f)
+	n, approved := 0, 0
+	for sc.Scan() {
+		parts := strings.SplitN(sc.Text(), "\t", 3)
+		if len(parts) != 3 || strings.HasPrefix(parts[0], "#") {
+			continue
+		}
+		n++
+		id := fmt.Sprintf("per_%d", n)
+		before := len(h.oc.PermReplies())
+		sentBefore := len(h.tg.Sent())
+		ev := permEvent(id, parts[2])
+		ev.Directory = dir
+		h.b.HandleEvent(context.Background(), ev)
+		replies := h.oc.PermReplies()[before:]
+		sent := h.tg.Sent()[sentBefore:]
+		switch parts[0] {
+		case "approve":
+			approved++
+			if len(replies) != 1 || replies[0].Reply != "once" || len(sent) != 1 || sent[0].P.ReplyMarkup != nil {
+				t.Errorf("%q: replies %+v, %d messages; want it allowed once with a notice", parts[2], replies, len(sent))
+			}
+		default:
+			if len(replies) != 0 {
+				t.Errorf("%q answered by itself: %+v", parts[2], replies)
+			}
+			if len(sent) != 1 || sent[0].P.ReplyMarkup == nil {
+				t.Errorf("%q: %d messages, want one with buttons", parts[2], len(sent))
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n < 300 || approved == 0 || approved == n {
+		t.Fatalf("%d commands, %d to approve: the table was not read", n, approved)
 	}
 }

@@ -30,9 +30,9 @@ const maxApproveInput = 2000
 // cannot show harmless is refused, with the reason.
 //
 // dir is where the command runs (opencode's project directory), or "" when
-// unknown. Paths are judged as written; when dir exists on this machine,
-// each path is also followed through symbolic links and must still end
-// inside dir.
+// unknown. Every path is followed through symbolic links and must still
+// end inside dir, so a command that names a path is approved only when
+// dir is on this machine.
 func Approve(dir, command string) Verdict {
 	cmds, err := lex(command)
 	if err == nil {
@@ -376,8 +376,8 @@ func checkArgs(dir, name string, s spec, args []string) error {
 }
 
 // checkPath checks a path operand: relative, inside the project once
-// cleaned, no hidden component, no secret name, no wildcard; and, when
-// dir is on this machine, still inside it with symbolic links followed.
+// cleaned, no hidden component, no secret name, no wildcard; and still
+// inside the project (dir, on this machine) with symbolic links followed.
 func checkPath(dir, p string) error {
 	switch {
 	case p == "":
@@ -393,12 +393,14 @@ func checkPath(dir, p string) error {
 	if hasHiddenOrSecret(p) {
 		return refuse("path %s is hidden, leaves the project or may hold a secret", quoteWord(p))
 	}
+	// A path is proven inside only by following it: a link in the
+	// project (a cloned repository can hold one) may lead anywhere.
 	if dir == "" {
-		return nil
+		return refuse("path %s: the project directory is unknown", quoteWord(p))
 	}
 	root, err := filepath.EvalSymlinks(dir)
 	if err != nil {
-		return nil // the project is not on this machine: judged as written
+		return refuse("path %s: the project is not on this machine, so its links cannot be followed", quoteWord(p))
 	}
 	// Follow the longest prefix that exists; what does not exist yet
 	// cannot be read.

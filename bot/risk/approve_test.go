@@ -67,7 +67,7 @@ func TestApproveTable(t *testing.T) {
 			t.Errorf("class %q has %d commands, want at least 10", c, classes[c])
 		}
 	}
-	const dir = "/home/user/projects/demo" // not on this machine: judged as written
+	dir := t.TempDir()
 	for _, e := range table {
 		v := Approve(dir, e.command)
 		if v.OK != e.approve {
@@ -85,6 +85,22 @@ func TestApproveTable(t *testing.T) {
 	for _, c := range hostileInline {
 		if v := Approve(dir, c); v.OK {
 			t.Errorf("%q approved", c)
+		}
+	}
+}
+
+// A path is proven inside the project only by following it, so it is
+// asked when the project is not on this machine; a command without one
+// is still approved.
+func TestApproveProjectElsewhere(t *testing.T) {
+	for _, dir := range []string{"", "/nonexistent/hermes-bot/project"} {
+		if v := Approve(dir, "cat README.md"); v.OK {
+			t.Errorf("dir %q: a path approved", dir)
+		}
+		for _, c := range []string{"ls", "git status", "rg TODO", "git diff HEAD~1"} {
+			if v := Approve(dir, c); !v.OK {
+				t.Errorf("dir %q: %q refused: %s", dir, c, v.Why)
+			}
 		}
 	}
 }
@@ -267,8 +283,9 @@ func FuzzApprove(f *testing.F) {
 	for _, c := range hostileInline {
 		f.Add(c)
 	}
+	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, cmd string) {
-		v := Approve("", cmd)
+		v := Approve(dir, cmd)
 		if !v.OK {
 			if v.Why == "" {
 				t.Fatalf("%q refused without a reason", cmd)
@@ -303,7 +320,7 @@ func FuzzApprove(f *testing.F) {
 			if !ok {
 				continue
 			}
-			if v2 := Approve("", q); !v2.OK {
+			if v2 := Approve(dir, q); !v2.OK {
 				t.Fatalf("%q approved, but requoted as %q refused: %s", cmd, q, v2.Why)
 			}
 			again, err := lex(q)

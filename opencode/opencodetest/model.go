@@ -102,13 +102,15 @@ type Model struct {
 	changed chan struct{}
 }
 
-// modelTurn is one scripted answer: text, or a single tool call when tool
-// is set.
+// modelTurn is one scripted answer: text, or the tool calls in calls.
 type modelTurn struct {
-	text   string
-	tool   string
-	args   string
-	callID string
+	text  string
+	calls []turnCall
+}
+
+// turnCall is one tool call of a turn.
+type turnCall struct {
+	tool, args, callID string
 }
 
 // NewModel starts a Model on 127.0.0.1. The caller should call Close when
@@ -145,6 +147,15 @@ func (m *Model) AskQuestion(questions ...QuestionArg) string {
 // is). It returns the tool call's ID, or an error if args cannot be
 // marshalled; nothing is queued then.
 func (m *Model) CallTool(name string, args any) (string, error) {
+	raw, err := toolArgs(name, args)
+	if err != nil {
+		return "", err
+	}
+	return m.queueTool(name, raw), nil
+}
+
+// toolArgs marshals a tool call's arguments as CallTool describes.
+func toolArgs(name string, args any) (string, error) {
 	var raw string
 	switch a := args.(type) {
 	case json.RawMessage:
@@ -163,7 +174,23 @@ func (m *Model) CallTool(name string, args any) (string, error) {
 	if !json.Valid([]byte(raw)) {
 		return "", fmt.Errorf("call tool %s: arguments are not valid JSON", name)
 	}
-	return m.queueTool(name, raw), nil
+	return raw, nil
+}
+
+// CallTools queues one turn in which the model calls the named tool once
+// for each of args, all in the same answer, so opencode runs them side by
+// side. Each args is marshalled as CallTool does. It returns the calls'
+// IDs, in order; nothing is queued on an error.
+func (m *Model) CallTools(name string, args ...any) ([]string, error) {
+	raws := make([]string, len(args))
+	for i, a := range args {
+		raw, err := toolArgs(name, a)
+		if err != nil {
+			return nil, err
+		}
+		raws[i] = raw
+	}
+	return m.queueTools(name, raws), nil
 }
 
 // Say queues a turn in which the model answers with text and stops.
@@ -214,12 +241,22 @@ func (m *Model) WaitToolResult(ctx context.Context, callID string) (string, erro
 }
 
 func (m *Model) queueTool(name, args string) string {
+	return m.queueTools(name, []string{args})[0]
+}
+
+// queueTools queues one turn calling the named tool once for each args.
+func (m *Model) queueTools(name string, args []string) []string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.nextCall++
-	id := fmt.Sprintf("call_%d", m.nextCall)
-	m.turns = append(m.turns, modelTurn{tool: name, args: args, callID: id})
-	return id
+	var t modelTurn
+	ids := make([]string, len(args))
+	for i, a := range args {
+		m.nextCall++
+		ids[i] = fmt.Sprintf("call_%d", m.nextCall)
+		t.calls = append(t.calls, turnCall{tool: name, args: a, callID: ids[i]})
+	}
+	m.turns = append(m.turns, t)
+	return ids
 }
 
 // wireChatRequest is the part of an OpenAI chat-completions request the
@@ -366,17 +403,18 @@ type wireUsage struct {
 }
 
 func (t modelTurn) toolCalls() []wireToolCall {
-	if t.tool == "" {
-		return nil
+	var out []wireToolCall
+	for i, c := range t.calls {
+		tc := wireToolCall{Index: i, ID: c.callID, Type: "function"}
+		tc.Function.Name = c.tool
+		tc.Function.Arguments = c.args
+		out = append(out, tc)
 	}
-	tc := wireToolCall{ID: t.callID, Type: "function"}
-	tc.Function.Name = t.tool
-	tc.Function.Arguments = t.args
-	return []wireToolCall{tc}
+	return out
 }
 
 func (t modelTurn) finishReason() string {
-	if t.tool != "" {
+	if len(t.calls) > 0 {
 		return "tool_calls"
 	}
 	return "stop"
@@ -418,7 +456,7 @@ func writeChatStream(w http.ResponseWriter, id, model string, t modelTurn) {
 	}
 	var first delta
 	first.Role = "assistant"
-	if t.tool != "" {
+	if len(t.calls) > 0 {
 		first.ToolCalls = t.toolCalls()
 	} else {
 		text := t.text
@@ -443,7 +481,7 @@ func writeChatCompletion(w http.ResponseWriter, id, model string, t modelTurn) {
 		ToolCalls []wireToolCall `json:"tool_calls,omitempty"`
 	}
 	msg := message{Role: "assistant", ToolCalls: t.toolCalls()}
-	if t.tool == "" {
+	if len(t.calls) == 0 {
 		text := t.text
 		msg.Content = &text
 	}
