@@ -112,8 +112,9 @@ func lex(src string) ([]simpleCmd, error) {
 		if tildeAt == 0 || tildeAt > 0 && strings.ContainsAny(w, "=:") {
 			return refuse("%q could expand ~ to a home directory", w)
 		}
-		if bare == '=' || bare == '%' {
-			// zsh expands =cmd to a path; fish 2 expands %name to PIDs.
+		if bare == '=' || bare == '%' || bare == '@' {
+			// zsh expands =cmd to a path; fish 2 expands %name to PIDs;
+			// PowerShell splats @name.
 			return refuse("%q starts with an unquoted %c", w, bare)
 		}
 		if cur.quiet {
@@ -386,9 +387,10 @@ func checkPath(dir, p string) error {
 		return nil // standard input
 	case strings.HasPrefix(p, "/") || filepath.IsAbs(p):
 		return refuse("absolute path %s", quoteWord(p))
-	case strings.ContainsAny(p, "~*?[]{}\\:"):
-		// ":" also keeps out git's REV:PATH and pathspec magic.
-		return refuse("path %s holds ~, :, a wildcard or a backslash", quoteWord(p))
+	case strings.ContainsAny(p, "~^*?[]{}\\:"):
+		// ":" also keeps out git's REV:PATH and pathspec magic; "~" and
+		// "^" are wildcards in zsh with EXTENDED_GLOB.
+		return refuse("path %s holds ~, ^, :, a wildcard or a backslash", quoteWord(p))
 	}
 	if hasHiddenOrSecret(p) {
 		return refuse("path %s is hidden, leaves the project or may hold a secret", quoteWord(p))
