@@ -122,22 +122,4 @@ func (l *Lanes) Wait(ctx context.Context) error {
 
 // laneKey is the session an event belongs to; "" for server-wide events.
 // A session ID is unique across directories, so it alone names the lane.
-func laneKey(ev opencode.Event) string {
-	switch {
-	case ev.QuestionAsked != nil:
-		return ev.QuestionAsked.SessionID
-	case ev.QuestionReplied != nil:
-		return ev.QuestionReplied.SessionID
-	case ev.QuestionRejected != nil:
-		return ev.QuestionRejected.SessionID
-	case ev.PermissionAsked != nil:
-		return ev.PermissionAsked.SessionID
-	case ev.PermissionReplied != nil:
-		return ev.PermissionReplied.SessionID
-	case ev.SessionIdle != nil:
-		return ev.SessionIdle.SessionID
-	case ev.SessionError != nil:
-		return ev.SessionError.SessionID
-	}
-	return ""
-}
+func laneKey(ev opencode.Event) string { return ev.SessionID() }

@@ -211,11 +211,13 @@ func TestLaneKey(t *testing.T) {
 		want string
 	}{
 		{asked("q", "s1"), "s1"},
-		{opencode.Event{QuestionRejected: &opencode.QuestionRejected{SessionID: "s2"}}, "s2"},
-		{opencode.Event{PermissionAsked: &opencode.PermissionRequest{SessionID: "s3"}}, "s3"},
-		{opencode.Event{PermissionReplied: &opencode.PermissionReplied{SessionID: "s4"}}, "s4"},
-		{opencode.Event{SessionError: &opencode.SessionError{SessionID: "s5"}}, "s5"},
+		{opencode.Event{Type: opencode.TypeQuestionRejected, QuestionRejected: &opencode.QuestionRejected{SessionID: "s2"}}, "s2"},
+		{opencode.Event{Type: opencode.TypePermissionAsked, PermissionAsked: &opencode.PermissionRequest{SessionID: "s3"}}, "s3"},
+		{opencode.Event{Type: opencode.TypePermissionReplied, PermissionReplied: &opencode.PermissionReplied{SessionID: "s4"}}, "s4"},
+		{opencode.Event{Type: opencode.TypeSessionError, SessionError: &opencode.SessionError{SessionID: "s5"}}, "s5"},
+		{opencode.Event{Type: opencode.TypeSessionError}, ""},
 		{opencode.Event{Type: opencode.TypeServerConnected}, ""},
+		{opencode.Event{Type: "no.such.type"}, ""},
 	} {
 		if got := laneKey(tc.ev); got != tc.want {
 			t.Errorf("laneKey(%+v) = %q, want %q", tc.ev, got, tc.want)

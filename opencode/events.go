@@ -191,7 +191,7 @@ type wireRecord struct {
 
 // decode turns a relevant record into an Event; ok is false for anything to
 // skip. Only relevant records are decoded in full.
-func (er *EventReader) decode(data []byte) (ev Event, ok bool) {
+func (er *EventReader) decode(data []byte) (Event, bool) {
 	raw, err := payloadType(data)
 	if err != nil {
 		er.log.Warn().Err(err).Int("bytes", len(data)).Msg("malformed opencode event record; skipped")
@@ -201,7 +201,9 @@ func (er *EventReader) decode(data []byte) (ev Event, ok bool) {
 	if !relevant {
 		return Event{}, false
 	}
-	ev.Type = typ
+	// Declared only now: the table's functions make it escape, and an
+	// irrelevant record must not pay for that.
+	ev := &Event{Type: typ}
 	var rec wireRecord
 	rec.Payload.Properties = ev.newProperties()
 	if err := json.Unmarshal(data, &rec); err != nil {
@@ -214,94 +216,161 @@ func (er *EventReader) decode(data []byte) (ev Event, ok bool) {
 			Str("missing", missing).Msg("opencode event lacks a required field; skipped")
 		return Event{}, false
 	}
-	return ev, true
+	return *ev, true
+}
+
+// eventKind is what the reader knows of one event type it keeps. Adding
+// an event type is one entry of eventKinds (and its field of Event): the
+// reader, its checks and Event.SessionID all read this table.
+type eventKind struct {
+	name string
+	// props points ev's field for this type at a zero value and returns
+	// it, for json to decode into; nil for a type without properties.
+	props func(ev *Event) any
+	// session returns the session the event belongs to: "" for none, or
+	// when ev's field for the type is not set.
+	session func(ev *Event) string
+	// missing names a field hermes-bot cannot do without that ev lacks,
+	// or returns "". It is called only on a decoded event.
+	missing func(ev *Event) string
+}
+
+// eventKinds are the event types hermes-bot acts on. Every other type on
+// the stream is skipped after reading only its type.
+var eventKinds = []eventKind{
+	{
+		name:  TypeQuestionAsked,
+		props: func(ev *Event) any { ev.QuestionAsked = new(QuestionRequest); return ev.QuestionAsked },
+		session: func(ev *Event) string {
+			return field(ev.QuestionAsked, func(p *QuestionRequest) string { return p.SessionID })
+		},
+		missing: func(ev *Event) string {
+			p := ev.QuestionAsked
+			if m := required("id", p.ID, "sessionID", p.SessionID); m != "" || len(p.Questions) > 0 {
+				return m
+			}
+			return "questions"
+		},
+	},
+	{
+		name:  TypeQuestionReplied,
+		props: func(ev *Event) any { ev.QuestionReplied = new(QuestionReplied); return ev.QuestionReplied },
+		session: func(ev *Event) string {
+			return field(ev.QuestionReplied, func(p *QuestionReplied) string { return p.SessionID })
+		},
+		missing: func(ev *Event) string { return required("requestID", ev.QuestionReplied.RequestID) },
+	},
+	{
+		name:  TypeQuestionRejected,
+		props: func(ev *Event) any { ev.QuestionRejected = new(QuestionRejected); return ev.QuestionRejected },
+		session: func(ev *Event) string {
+			return field(ev.QuestionRejected, func(p *QuestionRejected) string { return p.SessionID })
+		},
+		missing: func(ev *Event) string { return required("requestID", ev.QuestionRejected.RequestID) },
+	},
+	{
+		name:  TypePermissionAsked,
+		props: func(ev *Event) any { ev.PermissionAsked = new(PermissionRequest); return ev.PermissionAsked },
+		session: func(ev *Event) string {
+			return field(ev.PermissionAsked, func(p *PermissionRequest) string { return p.SessionID })
+		},
+		missing: func(ev *Event) string {
+			return required("id", ev.PermissionAsked.ID, "sessionID", ev.PermissionAsked.SessionID)
+		},
+	},
+	{
+		name:  TypePermissionReplied,
+		props: func(ev *Event) any { ev.PermissionReplied = new(PermissionReplied); return ev.PermissionReplied },
+		session: func(ev *Event) string {
+			return field(ev.PermissionReplied, func(p *PermissionReplied) string { return p.SessionID })
+		},
+		missing: func(ev *Event) string { return required("requestID", ev.PermissionReplied.RequestID) },
+	},
+	{
+		name:  TypeSessionIdle,
+		props: func(ev *Event) any { ev.SessionIdle = new(SessionIdle); return ev.SessionIdle },
+		session: func(ev *Event) string {
+			return field(ev.SessionIdle, func(p *SessionIdle) string { return p.SessionID })
+		},
+		missing: func(ev *Event) string { return required("sessionID", ev.SessionIdle.SessionID) },
+	},
+	{
+		// session.error may belong to no session.
+		name:  TypeSessionError,
+		props: func(ev *Event) any { ev.SessionError = new(SessionError); return ev.SessionError },
+		session: func(ev *Event) string {
+			return field(ev.SessionError, func(p *SessionError) string { return p.SessionID })
+		},
+	},
+	// server.connected and server.heartbeat carry nothing to keep.
+	{name: TypeServerConnected},
+	{name: TypeServerHeartbeat},
+}
+
+// field returns f(p), or "" when p is nil.
+func field[T any](p *T, f func(*T) string) string {
+	if p == nil {
+		return ""
+	}
+	return f(p)
+}
+
+// required returns the first name (of name, value pairs) whose value is
+// empty, or "".
+func required(pairs ...string) string {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if pairs[i+1] == "" {
+			return pairs[i]
+		}
+	}
+	return ""
+}
+
+// kindOf returns the entry of eventKinds for type name, or nil.
+func kindOf(name string) *eventKind {
+	for i := range eventKinds {
+		if eventKinds[i].name == name {
+			return &eventKinds[i]
+		}
+	}
+	return nil
 }
 
 // newProperties sets the pointer matching ev.Type to a zero value and
 // returns it, for json to decode into.
 func (ev *Event) newProperties() any {
-	switch ev.Type {
-	case TypeQuestionAsked:
-		ev.QuestionAsked = new(QuestionRequest)
-		return ev.QuestionAsked
-	case TypeQuestionReplied:
-		ev.QuestionReplied = new(QuestionReplied)
-		return ev.QuestionReplied
-	case TypeQuestionRejected:
-		ev.QuestionRejected = new(QuestionRejected)
-		return ev.QuestionRejected
-	case TypePermissionAsked:
-		ev.PermissionAsked = new(PermissionRequest)
-		return ev.PermissionAsked
-	case TypePermissionReplied:
-		ev.PermissionReplied = new(PermissionReplied)
-		return ev.PermissionReplied
-	case TypeSessionIdle:
-		ev.SessionIdle = new(SessionIdle)
-		return ev.SessionIdle
-	case TypeSessionError:
-		ev.SessionError = new(SessionError)
-		return ev.SessionError
+	if k := kindOf(ev.Type); k != nil && k.props != nil {
+		return k.props(ev)
 	}
-	// server.connected and server.heartbeat: nothing to keep.
 	return new(struct{})
 }
 
 // missingField names a field hermes-bot cannot do without that ev lacks,
 // or returns "".
 func (ev *Event) missingField() string {
-	switch {
-	case ev.QuestionAsked != nil:
-		switch p := ev.QuestionAsked; {
-		case p.ID == "":
-			return "id"
-		case p.SessionID == "":
-			return "sessionID"
-		case len(p.Questions) == 0:
-			return "questions"
-		}
-	case ev.QuestionReplied != nil && ev.QuestionReplied.RequestID == "":
-		return "requestID"
-	case ev.QuestionRejected != nil && ev.QuestionRejected.RequestID == "":
-		return "requestID"
-	case ev.PermissionAsked != nil:
-		switch p := ev.PermissionAsked; {
-		case p.ID == "":
-			return "id"
-		case p.SessionID == "":
-			return "sessionID"
-		}
-	case ev.PermissionReplied != nil && ev.PermissionReplied.RequestID == "":
-		return "requestID"
-	case ev.SessionIdle != nil && ev.SessionIdle.SessionID == "":
-		return "sessionID"
+	if k := kindOf(ev.Type); k != nil && k.missing != nil {
+		return k.missing(ev)
 	}
-	// session.error may belong to no session; server.* carry nothing.
 	return ""
 }
 
-// relevantType maps a raw type to its constant; the switch on string(b)
-// does not allocate.
+// SessionID returns the session the event belongs to, or "" for an event
+// of no session (server.*, a session.error without one). Events of one
+// session must be handled in order; those of different sessions need not.
+func (ev Event) SessionID() string {
+	if k := kindOf(ev.Type); k != nil && k.session != nil {
+		return k.session(&ev)
+	}
+	return ""
+}
+
+// relevantType maps a raw type to its constant. Comparing string(b) does
+// not allocate, so an irrelevant record costs nothing here.
 func relevantType(b []byte) (string, bool) {
-	switch string(b) {
-	case TypeQuestionAsked:
-		return TypeQuestionAsked, true
-	case TypeQuestionReplied:
-		return TypeQuestionReplied, true
-	case TypeQuestionRejected:
-		return TypeQuestionRejected, true
-	case TypePermissionAsked:
-		return TypePermissionAsked, true
-	case TypePermissionReplied:
-		return TypePermissionReplied, true
-	case TypeSessionIdle:
-		return TypeSessionIdle, true
-	case TypeSessionError:
-		return TypeSessionError, true
-	case TypeServerConnected:
-		return TypeServerConnected, true
-	case TypeServerHeartbeat:
-		return TypeServerHeartbeat, true
+	for i := range eventKinds {
+		if eventKinds[i].name == string(b) {
+			return eventKinds[i].name, true
+		}
 	}
 	return "", false
 }

@@ -1,0 +1,45 @@
+package opencode
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/rs/zerolog"
+)
+
+// Every entry of the event table is complete, and SessionID reads the
+// session of each type from the decoded properties.
+func TestEventKinds(t *testing.T) {
+	seen := map[string]bool{}
+	for _, k := range eventKinds {
+		if seen[k.name] {
+			t.Errorf("%s listed twice", k.name)
+		}
+		seen[k.name] = true
+		if (k.props == nil) != (k.session == nil) {
+			t.Errorf("%s: properties without a session, or the reverse", k.name)
+		}
+		if k.props == nil {
+			continue
+		}
+		ev := Event{Type: k.name}
+		if got := ev.SessionID(); got != "" {
+			t.Errorf("%s without properties: SessionID %q", k.name, got)
+		}
+		raw := fmt.Sprintf(`{"payload":{"type":%q,"properties":{"id":"x","requestID":"x","sessionID":"ses_9","questions":[{"question":"q","options":[]}]}}}`, k.name)
+		got, err := NewEventReader(strings.NewReader("data: "+raw+"\n\n"), 0, zerolog.Nop()).Next()
+		if err != nil {
+			t.Fatalf("%s: %v", k.name, err)
+		}
+		if got.SessionID() != "ses_9" {
+			t.Errorf("%s: SessionID %q, want ses_9", k.name, got.SessionID())
+		}
+	}
+	for _, typ := range []string{TypeQuestionAsked, TypeQuestionReplied, TypeQuestionRejected, TypePermissionAsked,
+		TypePermissionReplied, TypeSessionIdle, TypeSessionError, TypeServerConnected, TypeServerHeartbeat} {
+		if !seen[typ] {
+			t.Errorf("%s is not in the table", typ)
+		}
+	}
+}
