@@ -616,7 +616,8 @@ func (c *closedSet) get(uid string) (pending.ClosedRequest, bool) {
 }
 
 // edit replaces the text of e's message. A nil kb removes the keyboard:
-// editMessageText without reply_markup drops it (telegram.md §3); such an
+// editMessageText without reply_markup drops it (Telegram removes a
+// keyboard the edit does not repeat); such an
 // edit shows the request's outcome. An edit that changes nothing counts as
 // done. The caller holds e's lock (its group's, for a permission).
 //

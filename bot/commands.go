@@ -44,8 +44,8 @@ func Commands(lang string) []models.BotCommand {
 
 // parseCommand returns the name of the bot command text starts with, in
 // lower case, and whether it is one for this bot. "/cmd@name" is for this
-// bot only when name is its username (telegram.md §4: the library's
-// MatchTypeCommand gets this wrong); without a mention, a command is for
+// bot only when name is its username (go-telegram's MatchTypeCommand
+// gets this wrong: it ignores the mention); without a mention, a command is for
 // every bot in the chat. Arguments are ignored.
 func parseCommand(text, botUsername string) (string, bool) {
 	text = strings.TrimSpace(text)

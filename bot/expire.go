@@ -12,7 +12,7 @@ import (
 	"github.com/hermes-bot/hermes-bot/pending"
 )
 
-// ExpireDue closes every request whose TTL has run out (DESIGN.md step 6):
+// ExpireDue closes every request whose TTL has run out:
 // a question is rejected in opencode, a permission rejected with a
 // message telling the agent nobody answered in time; its message says it
 // expired, without buttons; its entry is deleted. Identical permission

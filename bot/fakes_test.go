@@ -416,7 +416,7 @@ func checkMessageText(text string) error {
 
 var entityRE = regexp.MustCompile(`^&(lt|gt|amp|quot|#[0-9]{1,7}|#x[0-9a-fA-F]{1,6});`)
 
-// checkKeyboard applies the inline keyboard limits of telegram.md §3.
+// checkKeyboard applies Telegram's inline keyboard limits.
 func checkKeyboard(kb *models.InlineKeyboardMarkup) error {
 	raw, err := json.Marshal(kb)
 	if err != nil {

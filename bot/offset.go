@@ -16,7 +16,7 @@ import (
 // confirms a batch to Telegram with its next poll, whether the handlers
 // are done or not. After a restart it would poll from scratch and
 // Telegram would send again every update it was not told we took
-// (telegram.md §1, "Offset and delivery semantics"). So the bridge
+// (its updates are kept about 24 hours). So the bridge
 // records in the store the update ID up to which every update was
 // handled, and a restart resumes after it (InitialOffset); what is
 // redelivered nonetheless (an update being handled when the process died)

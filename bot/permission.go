@@ -564,7 +564,7 @@ func (b *Bridge) reasonReceived(ctx context.Context, log zerolog.Logger, e *pend
 }
 
 // decide sends reply (and message, the reason of a reject) for every
-// request of the group, then shows the outcome (DESIGN.md step 4). A
+// request of the group, then shows the outcome. A
 // request opencode no longer knows is closed; one refused or not
 // delivered stays open, with its buttons, and the person is told. The
 // caller holds the group's locks.

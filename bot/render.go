@@ -14,7 +14,7 @@ import (
 )
 
 // Telegram's limits, and the ones we keep ourselves to stay clear of the
-// undocumented ones (telegram.md §3).
+// undocumented ones (long callback data, many buttons).
 const (
 	// maxMessageLen is Telegram's limit in UTF-16 units after entity
 	// parsing. We count the HTML source, tags and entities included, which

@@ -14,8 +14,8 @@ import (
 var _ opencode.SnapshotHandler = (*Bridge)(nil)
 
 // HandleSnapshot brings the requests held for one directory in line with
-// what opencode listed there when its event stream (re)connected
-// (DESIGN.md, "Reconnect and restart"): a listed request not held is
+// what opencode listed there when its event stream (re)connected,
+// which has no replay of what happened meanwhile: a listed request not held is
 // stored and posted like a question.asked or permission.asked event; a
 // held request opencode no longer lists is closed, its message saying it
 // was answered or dismissed elsewhere.

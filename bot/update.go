@@ -407,8 +407,8 @@ func clearAwaiting(e *pending.Entry) {
 	e.PromptMessageID = 0
 }
 
-// submit sends the answers of every question to opencode (DESIGN.md step
-// 4) and shows the outcome. The caller holds e's lock.
+// submit sends the answers of every question to opencode and shows the
+// outcome. The caller holds e's lock.
 func (b *Bridge) submit(ctx context.Context, log zerolog.Logger, e *pending.Entry, answers [][]string, user *models.User) {
 	id, err := b.oc.ResolveQuestionID(ctx, opencode.QuestionRef{
 		Directory: e.Directory,

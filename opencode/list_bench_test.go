@@ -34,7 +34,7 @@ const (
 func listDir(i int) string { return fmt.Sprintf("/home/user/projects/service-%02d", i) }
 
 // genQuestions makes n question requests shaped like those of the
-// question tool of opencode 1.18 (reference/opencode-server.md): one to
+// question tool of opencode 1.18: one to
 // three questions of two to four options, a header, descriptions, now and
 // then several labels allowed or no typed answer, and the tool call.
 func genQuestions(n int, seed uint64) []opencode.QuestionRequest {

@@ -89,7 +89,8 @@ func (c *Client) ReplyPermission(ctx context.Context, dir, sessionID, requestID,
 }
 
 // ResolveQuestionID finds the current ID of the question request ref
-// describes (DESIGN.md, step 4). It lists the questions of ref.Directory
+// describes, before an answer is sent: the ID held may no longer be
+// listed though the same tool call still waits. It lists the questions of ref.Directory
 // and takes, in this order: ref.RequestID if it is listed; the request
 // raised by tool call ref.CallID; the only pending request of ref.SessionID
 // — unless that request names a different tool call than ref does, which

@@ -15,7 +15,8 @@ import (
 	"github.com/hermes-bot/hermes-bot/bot/telegramtest"
 )
 
-// newBot returns a go-telegram/bot client of s, set up as telegram.md advises.
+// newBot returns a go-telegram/bot client of s, set up as hermes-bot sets
+// one up (its own server URL, no getMe at start).
 func newBot(tb testing.TB, s *telegramtest.Server, opts ...bot.Option) *bot.Bot {
 	tb.Helper()
 	base := []bot.Option{
