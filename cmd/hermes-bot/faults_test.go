@@ -619,7 +619,7 @@ func TestTelegramFaultsDuringPost(t *testing.T) {
 // TestLateAskedEventIsNotPostedAgain: an asked event can come after the
 // request was answered, when it was asked during the listing that follows
 // a connect (listed, posted and answered first, its event read after). The
-// request must not be posted a second time (issue 4, "exactly once").
+// request must not be posted a second time: one message per request.
 func TestLateAskedEventIsNotPostedAgain(t *testing.T) {
 	r := newRig(t)
 	// Pending at start: once it is posted, the listing after the connect
