@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -12,6 +15,67 @@ import (
 // repoRoot is the module's root, seen from this package's folder, where
 // go test runs it.
 const repoRoot = "../.."
+
+// gitignored reports whether name, a path relative to the repository root,
+// matches a pattern of the root's .gitignore and no negation after it. It
+// knows only what that file uses: plain globs, a leading / for the root,
+// and ! to re-include.
+func gitignored(t *testing.T, name string) bool {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(repoRoot, ".gitignore"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ignored := false
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		p := strings.TrimSpace(sc.Text())
+		if p == "" || p[0] == '#' {
+			continue
+		}
+		negate := strings.HasPrefix(p, "!")
+		p = strings.TrimPrefix(p, "!")
+		target := filepath.Base(name) // a pattern without / matches at any depth
+		if strings.HasPrefix(p, "/") {
+			p, target = p[1:], name
+		}
+		if ok, err := filepath.Match(p, target); err != nil {
+			t.Fatalf(".gitignore pattern %q: %v", p, err)
+		} else if ok {
+			ignored = !negate
+		}
+	}
+	return ignored
+}
+
+// TestEnvFileIsIgnoredByGit: the README has people put the bot token in
+// hermes-bot.env at the root of the tree; "git add ." must not take it.
+func TestEnvFileIsIgnoredByGit(t *testing.T) {
+	for _, name := range []string{"hermes-bot.env", "deploy/staging.env"} {
+		if !gitignored(t, name) {
+			t.Errorf(".gitignore does not ignore %s", name)
+		}
+	}
+	if gitignored(t, "deploy/hermes-bot.env.example") {
+		t.Error(".gitignore ignores deploy/hermes-bot.env.example, which must stay tracked")
+	}
+
+	// The same, asked of git itself where the tree is a git checkout.
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git not installed; .gitignore was read above")
+	}
+	if exec.Command(git, "-C", repoRoot, "rev-parse", "--is-inside-work-tree").Run() != nil {
+		t.Skip("not a git checkout; .gitignore was read above")
+	}
+	// --no-index: judge by the patterns alone, as for a file not added yet.
+	if out, err := exec.Command(git, "-C", repoRoot, "check-ignore", "--no-index", "hermes-bot.env").CombinedOutput(); err != nil {
+		t.Errorf("git check-ignore hermes-bot.env: %v %s", err, out)
+	}
+	if err := exec.Command(git, "-C", repoRoot, "check-ignore", "--no-index", "deploy/hermes-bot.env.example").Run(); err == nil {
+		t.Error("git ignores deploy/hermes-bot.env.example")
+	}
+}
 
 // TestNoCommentCitesAnIssue: comments and docs are read without the issue
 // tracker: "the figures of issue N" tells a reader of go doc nothing.
