@@ -70,7 +70,7 @@ func (c *checkCommand) Run(ctx context.Context, args []string) error {
 	fs.SetOutput(c.stderr)
 	flags := registerConfigFlags(fs)
 	fs.Usage = c.usage(fs)
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, c.stdout); err != nil {
 		return err
 	}
 	if c.timeout <= 0 {

@@ -360,8 +360,8 @@ func TestCheckBadSettings(t *testing.T) {
 	if _, _, code := runCmd(t, s.env, "check", "--bogus"); code != 2 {
 		t.Errorf("unknown flag: code %d, want 2", code)
 	}
-	if _, stderr, code := runCmd(t, s.env, "check", "-h"); code != 0 || !strings.Contains(stderr, "--env-file") {
-		t.Errorf("check -h: code %d, stderr %q", code, stderr)
+	if stdout, stderr, code := runCmd(t, s.env, "check", "-h"); code != 0 || !strings.Contains(stdout, "--env-file") || stderr != "" {
+		t.Errorf("check -h: code %d, stdout %q, stderr %q; want the help on stdout", code, stdout, stderr)
 	}
 }
 

@@ -46,7 +46,7 @@ func exitCode(err error, stderr io.Writer) int {
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) > 0 {
 		switch args[0] {
-		case "version":
+		case "version", "--version", "-version":
 			return (&versionCommand{stdout: stdout}).Run(ctx, args[1:])
 		case "check":
 			return (&checkCommand{getenv: getenv, stdout: stdout, stderr: stderr}).Run(ctx, args[1:])

@@ -25,9 +25,11 @@ func runCmd(t *testing.T, env map[string]string, args ...string) (stdout, stderr
 }
 
 func TestVersion(t *testing.T) {
-	out, _, code := runCmd(t, nil, "version")
-	if code != 0 || !strings.HasPrefix(out, "hermes-bot ") {
-		t.Fatalf("version: code %d, out %q", code, out)
+	for _, arg := range []string{"version", "--version", "-version"} {
+		out, _, code := runCmd(t, nil, arg)
+		if code != 0 || !strings.HasPrefix(out, "hermes-bot ") {
+			t.Fatalf("%s: code %d, out %q", arg, code, out)
+		}
 	}
 	if _, _, code := runCmd(t, nil, "version", "extra"); code != 2 {
 		t.Fatalf("version with an argument: code %d, want 2", code)
@@ -37,19 +39,21 @@ func TestVersion(t *testing.T) {
 func TestHelpListsEverySettingAndNoSecret(t *testing.T) {
 	env := map[string]string{"TELEGRAM_BOT_TOKEN": "1:help-secret", "OPENCODE_SERVER_PASSWORD": "pw-secret"}
 	for _, args := range [][]string{{"--help"}, {"help"}, {"serve", "-h"}} {
-		_, stderr, code := runCmd(t, env, args...)
-		if code != 0 {
-			t.Fatalf("%v: code %d", args, code)
+		// Asked for, help goes to stdout, so "hermes-bot --help | less"
+		// shows it.
+		stdout, stderr, code := runCmd(t, env, args...)
+		if code != 0 || stderr != "" {
+			t.Fatalf("%v: code %d, stderr %q; want 0 and help on stdout only", args, code, stderr)
 		}
 		for _, s := range config.Settings() {
-			if !strings.Contains(stderr, s.Env) || !strings.Contains(stderr, "-"+s.Flag) {
+			if !strings.Contains(stdout, s.Env) || !strings.Contains(stdout, "-"+s.Flag) {
 				t.Errorf("%v: help does not list %s / --%s", args, s.Env, s.Flag)
 			}
 		}
-		if !strings.Contains(stderr, "--env-file") && !strings.Contains(stderr, "-env-file") {
+		if !strings.Contains(stdout, "--env-file") && !strings.Contains(stdout, "-env-file") {
 			t.Errorf("%v: help does not list --env-file", args)
 		}
-		if strings.Contains(stderr, "secret") {
+		if strings.Contains(stdout, "secret") {
 			t.Errorf("%v: help leaks a secret", args)
 		}
 	}
@@ -67,7 +71,7 @@ func TestConfigErrorsExit2(t *testing.T) {
 		{"bad ttl flag", map[string]string{"HOME": "/h", "TELEGRAM_BOT_TOKEN": "1:tok-secret", "TELEGRAM_CHAT_ID": "-1"},
 			[]string{"--question-ttl", "never"}, "HERMES_QUESTION_TTL"},
 		{"missing env-file", map[string]string{"HOME": "/h"}, []string{"--env-file", "/nonexistent/hermes.env"}, "env-file"},
-		{"unknown flag", nil, []string{"--bogus"}, "bogus"},
+		{"unknown flag", nil, []string{"--bogus"}, "bogus (try --help)"},
 		{"stray argument", nil, []string{"stray"}, "stray"},
 	}
 	for _, tc := range cases {

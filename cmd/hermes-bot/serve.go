@@ -44,7 +44,7 @@ func (c *serveCommand) usage(fs *flag.FlagSet) func() {
   hermes-bot check [flags]    check the settings, Telegram, opencode and the store
   hermes-bot service install|uninstall|print [--system]
                               run hermes-bot as a systemd or launchd service
-  hermes-bot version          print the version
+  hermes-bot version          print the version (also: --version)
 
 Every setting is read from the environment, from --env-file, or from its flag
 (flag wins over environment, environment over env-file).
@@ -60,7 +60,7 @@ func (c *serveCommand) Run(ctx context.Context, args []string) error {
 	fs.SetOutput(c.stderr)
 	flags := registerConfigFlags(fs)
 	fs.Usage = c.usage(fs)
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, c.stdout); err != nil {
 		return err
 	}
 	cfg, err := flags.load(c.getenv)

@@ -97,12 +97,12 @@ func (c *serviceCommand) Run(_ context.Context, args []string) error {
 	switch f.action {
 	case "install", "uninstall", "print":
 	case "-h", "-help", "--help", "help":
-		fs.Usage()
+		printHelp(fs, c.stdout)
 		return flag.ErrHelp
 	default:
 		return usageError{fmt.Errorf("service: unknown action %q: want install, uninstall or print", f.action)}
 	}
-	if err := parseFlags(fs, args[1:]); err != nil {
+	if err := parseFlags(fs, args[1:], c.stdout); err != nil {
 		return err
 	}
 	if f.goos != "" && f.action != "print" {
