@@ -70,6 +70,8 @@ func TestConfigErrorsExit2(t *testing.T) {
 		{"no chat", map[string]string{"HOME": "/h", "TELEGRAM_BOT_TOKEN": "1:tok-secret"}, nil, "TELEGRAM_CHAT_ID"},
 		{"bad ttl flag", map[string]string{"HOME": "/h", "TELEGRAM_BOT_TOKEN": "1:tok-secret", "TELEGRAM_CHAT_ID": "-1"},
 			[]string{"--question-ttl", "never"}, "HERMES_QUESTION_TTL"},
+		{"allowed users without an ID", map[string]string{"HOME": "/h", "TELEGRAM_BOT_TOKEN": "1:tok-secret", "TELEGRAM_CHAT_ID": "-1",
+			"TELEGRAM_ALLOWED_USER_IDS": " , "}, nil, "TELEGRAM_ALLOWED_USER_IDS"},
 		{"missing env-file", map[string]string{"HOME": "/h"}, []string{"--env-file", "/nonexistent/hermes.env"}, "env-file"},
 		{"unknown flag", nil, []string{"--bogus"}, "bogus (try --help)"},
 		{"stray argument", nil, []string{"stray"}, "stray"},
