@@ -43,6 +43,7 @@ var errCheckFailed = errors.New("check failed: see the ✗ lines above")
 // Telegram, opencode and the store whether hermes-bot could run with it.
 type checkCommand struct {
 	getenv         func(string) string
+	environ        func() []string // nil: the environment is not searched for misspelled settings
 	stdout, stderr io.Writer
 	timeout        time.Duration // per network call; checkTimeout when 0
 	redact         *bot.Redactor // for every text that comes from outside
@@ -78,7 +79,7 @@ func (c *checkCommand) Run(ctx context.Context, args []string) error {
 	}
 
 	r := &checkReport{w: c.stdout}
-	cfg, err := flags.load(c.getenv)
+	cfg, unknown, err := flags.load(c.getenv, environOf(c.environ))
 	if err != nil {
 		r.fail("settings", err.Error(), settingsFix(err, *flags.envFile))
 		return r.finish()
@@ -94,6 +95,13 @@ func (c *checkCommand) Run(ctx context.Context, args []string) error {
 		from = append(from, "flags")
 	}
 	r.ok("settings", "valid, from "+strings.Join(from, ", "))
+	for _, u := range unknown {
+		fix := "remove it, or rename it to a setting: deploy/hermes-bot.env.example lists them all"
+		if u.Suggest != "" {
+			fix = "rename it to " + u.Suggest
+		}
+		r.warn("settings", u.String(), fix)
+	}
 	if len(cfg.AllowedUserIDs) == 0 {
 		r.warn("allowed users", "TELEGRAM_ALLOWED_USER_IDS is empty: any member of the chat may answer",
 			`put your Telegram user ID in it (README, "Five-minute set-up", step 4)`)
@@ -103,22 +111,6 @@ func (c *checkCommand) Run(ctx context.Context, args []string) error {
 	c.checkOpencode(ctx, cfg, r)
 	checkStore(cfg.DBPath, r)
 	return r.finish()
-}
-
-func settingsFix(err error, envFile string) string {
-	var ve *config.ValidationError
-	switch {
-	case errors.As(err, &ve):
-		where := "the environment or an env-file (--env-file PATH)"
-		if envFile != "" {
-			where = envFile
-		}
-		return fmt.Sprintf("set %s in %s; deploy/hermes-bot.env.example documents every setting", ve.Var, where)
-	case errors.Is(err, fs.ErrNotExist):
-		return `create it: "hermes-bot service install" writes a template, or copy deploy/hermes-bot.env.example`
-	default:
-		return "correct the env-file: KEY=VALUE lines, # for comments"
-	}
 }
 
 // checkReport prints one line per check as it finishes, so a slow check

@@ -136,6 +136,26 @@ func TestCheckEnvFileAndFlags(t *testing.T) {
 	wantLines(t, out, "✓ settings: valid, from the env-file "+path+", the environment, flags\n")
 }
 
+// TestCheckUnknownSettings: a misspelled key is a warning with the name it
+// probably means, not "settings: valid" alone.
+func TestCheckUnknownSettings(t *testing.T) {
+	s := newCheckSetup(t, nil)
+	path := filepath.Join(t.TempDir(), "hermes.env")
+	writeFile(t, path, "HERMES_LANGG=zh\nOPENCODE_PASSWORD=x\n", 0o600)
+	s.env["HERMES_NOTIFI"] = "idle"
+	out, code := s.check(t, "--env-file", path)
+	if code != 0 {
+		t.Fatalf("an unknown key must only warn: code %d\n%s", code, out)
+	}
+	wantLines(t, out,
+		"✓ settings: valid, from the env-file "+path+", the environment\n",
+		"! settings: HERMES_LANGG in the env-file is not a setting, so it is ignored; did you mean HERMES_LANG?\n    fix: rename it to HERMES_LANG\n",
+		"! settings: HERMES_NOTIFI in the environment is not a setting, so it is ignored; did you mean HERMES_NOTIFY?\n",
+		"! settings: OPENCODE_PASSWORD in the env-file is not a setting, so it is ignored\n    fix: remove it, or rename it to a setting",
+		"Ready to run, with 3 warnings.\n",
+	)
+}
+
 func TestCheckShortSecretKeepsReportReadable(t *testing.T) {
 	// A redactor would turn every "x" of the report into [REDACTED]; only
 	// texts from outside go through it.
@@ -355,7 +375,7 @@ func TestCheckBadSettings(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("missing env-file: code %d", code)
 	}
-	wantLines(t, out, "✗ settings: read env-file", `fix: create it: "hermes-bot service install" writes a template`)
+	wantLines(t, out, "✗ settings: read env-file", "fix: create it: copy deploy/hermes-bot.env.example (in the source tree) to ", `or "hermes-bot service install" writes one for a service`)
 
 	if _, _, code := runCmd(t, s.env, "check", "--bogus"); code != 2 {
 		t.Errorf("unknown flag: code %d, want 2", code)

@@ -207,7 +207,7 @@ func start(t *testing.T, env map[string]string) *instance {
 	in := &instance{cancel: cancel, done: make(chan struct{}), out: newLogSink()}
 	go func() {
 		defer close(in.done)
-		in.err = run(ctx, nil, func(k string) string { return env[k] }, in.out, in.out)
+		in.err = run(ctx, nil, func(k string) string { return env[k] }, nil, in.out, in.out)
 		exitCode(in.err, in.out)
 	}()
 	t.Cleanup(func() {

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 
 	"github.com/hermes-bot/hermes-bot/config"
 )
@@ -25,18 +26,48 @@ func registerConfigFlags(fs *flag.FlagSet) *configFlags {
 }
 
 // load builds the configuration from the env-file, the environment and
-// the flags given, in that order of rising precedence. Call it after
-// fs.Parse.
-func (f *configFlags) load(getenv func(string) string) (*config.Config, error) {
+// the flags given, in that order of rising precedence, and lists the
+// variables of the env-file and of environ (KEY=VALUE pairs; may be nil)
+// named like settings that are none. Call it after fs.Parse.
+func (f *configFlags) load(getenv func(string) string, environ []string) (*config.Config, []config.Unknown, error) {
 	src := config.Sources{Getenv: getenv, Flags: f.given()}
 	if *f.envFile != "" {
 		vars, err := config.ReadEnvFile(*f.envFile)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		src.EnvFile = vars
 	}
-	return config.Load(src)
+	cfg, err := config.Load(src)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cfg, config.UnknownKeys(src.EnvFile, environ), nil
+}
+
+// settingsFix says how to mend err, a failure of configFlags.load, in one
+// sentence; envFile is the --env-file given, if any.
+func settingsFix(err error, envFile string) string {
+	var ve *config.ValidationError
+	switch {
+	case errors.As(err, &ve):
+		where := "the environment or an env-file (--env-file PATH)"
+		if envFile != "" {
+			where = envFile
+		}
+		return fmt.Sprintf("set %s in %s; deploy/hermes-bot.env.example documents every setting", ve.Var, where)
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Sprintf("create it: copy deploy/hermes-bot.env.example (in the source tree) to %s and fill in the token and the chat ID; "+
+			`or "hermes-bot service install" writes one for a service`, shellQuote(envFile))
+	default:
+		return "correct the env-file: KEY=VALUE lines, # for comments"
+	}
+}
+
+// withFix adds fix to err's message on a line of its own, as check
+// prints it.
+func withFix(err error, fix string) error {
+	return fmt.Errorf("%w\n    fix: %s", err, fix)
 }
 
 // parseFlags parses args and rejects positional arguments. A problem is a

@@ -19,9 +19,20 @@ import (
 func runCmd(t *testing.T, env map[string]string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	err := run(context.Background(), args, func(k string) string { return env[k] }, &out, &errb)
+	err := run(context.Background(), args, func(k string) string { return env[k] }, environList(env), &out, &errb)
 	code = exitCode(err, &errb)
 	return out.String(), errb.String(), code
+}
+
+// environList lists env as the process environment would: KEY=VALUE.
+func environList(env map[string]string) func() []string {
+	return func() []string {
+		var kv []string
+		for k, v := range env {
+			kv = append(kv, k+"="+v)
+		}
+		return kv
+	}
 }
 
 func TestVersion(t *testing.T) {
@@ -157,7 +168,7 @@ func TestSignalWhileTelegramUnreachableExits0(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var out, errb syncWriter
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, nil, func(k string) string { return env[k] }, &out, &errb) }()
+	go func() { done <- run(ctx, nil, func(k string) string { return env[k] }, nil, &out, &errb) }()
 	deadline := time.After(20 * time.Second)
 	for !strings.Contains(errb.String(), "cannot reach Telegram") {
 		select {
@@ -193,4 +204,53 @@ func (w *syncWriter) String() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.b.String()
+}
+
+// TestMissingEnvFileSaysHowToCreateIt: the README's first command, run
+// before copying the example, must say how to get the file, as check does.
+func TestMissingEnvFileSaysHowToCreateIt(t *testing.T) {
+	_, stderr, code := runCmd(t, map[string]string{"HOME": "/h"}, "--env-file", "hermes-bot.env")
+	if code != 2 {
+		t.Fatalf("code %d, want 2; stderr %q", code, stderr)
+	}
+	want := "hermes-bot: read env-file: open hermes-bot.env: no such file or directory\n" +
+		"    fix: create it: copy deploy/hermes-bot.env.example (in the source tree) to hermes-bot.env"
+	if !strings.HasPrefix(stderr, want) {
+		t.Fatalf("stderr %q\nwant it to start with %q", stderr, want)
+	}
+}
+
+// TestServeWarnsAboutUnknownSettings: a misspelled key is not silently
+// ignored; serve says so in one line at start.
+func TestServeWarnsAboutUnknownSettings(t *testing.T) {
+	tg := telegramtest.NewServer("111:right-token")
+	defer tg.Close()
+	env := serveEnv(t, tg.URL, "111:wrong-secret-token") // stops after the start-up lines
+	env["HERMES_LOG_LEVL"] = "debug"
+	path := filepath.Join(t.TempDir(), "hermes.env")
+	if err := os.WriteFile(path, []byte("HERMES_LANGG=zh\nTELEGRAM_CHAT_ID=-100200300\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runCmd(t, env, "--env-file", path)
+	if code != 1 {
+		t.Fatalf("code %d, stderr %q", code, stderr)
+	}
+	var lines []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.Contains(l, "not a setting") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) != 1 {
+		t.Fatalf("want one line about unknown settings, got %d:\n%s", len(lines), stderr)
+	}
+	for _, w := range []string{
+		"HERMES_LANGG in the env-file is not a setting, so it is ignored; did you mean HERMES_LANG?",
+		"HERMES_LOG_LEVL in the environment is not a setting, so it is ignored; did you mean HERMES_LOG_LEVEL?",
+		`"level":"warn"`,
+	} {
+		if !strings.Contains(lines[0], w) {
+			t.Errorf("line lacks %q:\n%s", w, lines[0])
+		}
+	}
 }

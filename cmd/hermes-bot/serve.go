@@ -34,6 +34,7 @@ const (
 
 type serveCommand struct {
 	getenv         func(string) string
+	environ        func() []string // nil: the environment is not searched for misspelled settings
 	stdout, stderr io.Writer
 }
 
@@ -63,11 +64,20 @@ func (c *serveCommand) Run(ctx context.Context, args []string) error {
 	if err := parseFlags(fs, args, c.stdout); err != nil {
 		return err
 	}
-	cfg, err := flags.load(c.getenv)
+	cfg, unknown, err := flags.load(c.getenv, environOf(c.environ))
 	if err != nil {
-		return usageError{err}
+		return usageError{withFix(err, settingsFix(err, *flags.envFile))}
 	}
 	log := newLogger(cfg, c.stderr)
+	if len(unknown) > 0 {
+		// One line, however many: each is probably a misspelled setting
+		// whose value hermes-bot is not using.
+		texts := make([]string, len(unknown))
+		for i, u := range unknown {
+			texts[i] = u.String()
+		}
+		log.Warn().Strs("unknown", texts).Msg("ignoring variables named like settings that are none: " + strings.Join(texts, "; "))
+	}
 	return serve(ctx, cfg, log)
 }
 
@@ -373,4 +383,12 @@ func getMe(ctx context.Context, tg *tgbot.Bot, redact *bot.Redactor, log zerolog
 		}
 		wait = min(2*wait, 30*time.Second)
 	}
+}
+
+// environOf calls environ, if set.
+func environOf(environ func() []string) []string {
+	if environ == nil {
+		return nil
+	}
+	return environ()
 }
