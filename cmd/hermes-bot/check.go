@@ -388,6 +388,10 @@ func (c *checkCommand) checkOpencode(ctx context.Context, cfg *config.Config, r 
 	}
 }
 
+// storeFix is the advice for a HERMES_DB that cannot be opened or created.
+const storeFix = "set HERMES_DB to an absolute path of a file you can read and write, in a folder you can write " +
+	"(unset, it is $XDG_STATE_HOME/hermes-bot/pending.db, or ~/.local/state/hermes-bot/pending.db)"
+
 // checkStore opens the store the way serve would, without creating it and
 // without waiting on a running hermes-bot, which holds its lock for good.
 func checkStore(path string, r *checkReport) {
@@ -396,14 +400,19 @@ func checkStore(path string, r *checkReport) {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if dir, err := creatableIn(path); err != nil {
-			r.fail(name, "cannot be created: "+err.Error(),
-				"set HERMES_DB to an absolute path in a folder you can write, or fix the permissions of "+dir)
+			fix := storeFix
+			// Permissions are worth fixing only on a folder of one's own:
+			// not on /proc, say, or another user's.
+			if errors.Is(err, fs.ErrPermission) && ownedByMe(dir) {
+				fix += ", or fix the permissions of " + dir
+			}
+			r.fail(name, "cannot be created: "+err.Error(), fix)
 			return
 		}
 		r.ok(name, "does not exist yet; hermes-bot creates it at start")
 		return
 	case err != nil:
-		r.fail(name, err.Error(), "set HERMES_DB to a file you can read and write")
+		r.fail(name, err.Error(), storeFix)
 		return
 	case st.IsDir():
 		r.fail(name, "is a folder", "set HERMES_DB to a file in it, such as "+filepath.Join(path, "pending.db"))
@@ -421,7 +430,7 @@ func checkStore(path string, r *checkReport) {
 				shellQuote(path), shellQuote(path)))
 		return
 	case err != nil:
-		r.fail(name, err.Error(), "set HERMES_DB to a file you can read and write")
+		r.fail(name, err.Error(), storeFix)
 		return
 	}
 	defer store.Close()

@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -356,6 +357,25 @@ func TestCheckStore(t *testing.T) {
 		s.env["HERMES_DB"] = filepath.Join(ro, "sub", "pending.db")
 		out, _ = s.check(t)
 		wantLines(t, out, ": cannot be created: ", "fix the permissions of "+ro)
+	}
+}
+
+// TestCheckStoreInProc: a HERMES_DB where no file can be made, such as
+// under /proc, gets the advice to choose another path, not to change the
+// permissions of /proc.
+func TestCheckStoreInProc(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("/proc is Linux's")
+	}
+	s := newCheckSetup(t, nil)
+	s.env["HERMES_DB"] = "/proc/nope/x.db"
+	out, code := s.check(t)
+	if code != 1 {
+		t.Fatalf("code %d, want 1\n%s", code, out)
+	}
+	wantLines(t, out, "✗ store /proc/nope/x.db: cannot be created: ", "    fix: set HERMES_DB to an absolute path")
+	if strings.Contains(out, "permissions of /proc") {
+		t.Errorf("advises changing /proc:\n%s", out)
 	}
 }
 

@@ -333,9 +333,11 @@ func TestDamagedStoreFile(t *testing.T) {
 		if err := os.MkdirAll(path, 0o700); err != nil {
 			t.Fatal(err)
 		}
+		// A folder where the file should be is a bad setting, which a
+		// restart does not fix: exit 2, naming HERMES_DB.
 		code, out := runOnce(t, r.env)
-		if code != 1 || !strings.Contains(out, "open pending store "+path) {
-			t.Fatalf("exit %d, output %q; want 1 and the path", code, out)
+		if code != 2 || !strings.Contains(out, "HERMES_DB cannot be used: open pending store "+path) {
+			t.Fatalf("exit %d, output %q; want 2, HERMES_DB and the path", code, out)
 		}
 	})
 	t.Run("unreadable", func(t *testing.T) {
@@ -349,8 +351,9 @@ func TestDamagedStoreFile(t *testing.T) {
 			t.Fatal(err)
 		}
 		code, out := runOnce(t, r.env)
-		if code != 1 || !strings.Contains(out, path) || !strings.Contains(out, "permission denied") {
-			t.Fatalf("exit %d, output %q; want 1, the path and the reason", code, out)
+		if code != 2 || !strings.Contains(out, "HERMES_DB cannot be used") || !strings.Contains(out, path) ||
+			!strings.Contains(out, "permission denied") {
+			t.Fatalf("exit %d, output %q; want 2, HERMES_DB, the path and the reason", code, out)
 		}
 	})
 }

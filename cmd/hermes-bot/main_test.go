@@ -7,6 +7,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -251,6 +252,32 @@ func TestServeWarnsAboutUnknownSettings(t *testing.T) {
 	} {
 		if !strings.Contains(lines[0], w) {
 			t.Errorf("line lacks %q:\n%s", w, lines[0])
+		}
+	}
+}
+
+// TestUnusableStoreIsAConfigurationError: a HERMES_DB that cannot be
+// created is a bad setting, like any other: exit 2, naming the variable,
+// with a fix that does not send anyone to chmod /proc.
+func TestUnusableStoreIsAConfigurationError(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{filepath.Join(file, "pending.db"), t.TempDir()} // under a file; a folder
+	if runtime.GOOS == "linux" {
+		paths = append(paths, "/proc/nope/x.db")
+	}
+	for _, db := range paths {
+		env := serveEnv(t, "http://127.0.0.1:9", "111:some-secret-token")
+		env["HERMES_DB"] = db
+		_, stderr, code := runCmd(t, env)
+		if code != 2 || !strings.Contains(stderr, "hermes-bot: HERMES_DB cannot be used: ") ||
+			!strings.Contains(stderr, "\n    fix: set HERMES_DB to an absolute path") {
+			t.Errorf("HERMES_DB=%s: code %d, stderr %q; want 2, naming HERMES_DB, with the fix", db, code, stderr)
+		}
+		if strings.Contains(stderr, "permissions") || strings.Contains(stderr, "secret") {
+			t.Errorf("HERMES_DB=%s: stderr %q", db, stderr)
 		}
 	}
 }

@@ -6,11 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	tgbot "github.com/go-telegram/bot"
@@ -108,6 +110,10 @@ func serve(ctx context.Context, cfg *config.Config, log zerolog.Logger) (err err
 
 	store, err := pending.Open(cfg.DBPath, pending.WithLogger(log))
 	if err != nil {
+		if badStorePath(err) {
+			// A restart would not help: a configuration error, exit 2.
+			return usageError{withFix(fmt.Errorf("HERMES_DB cannot be used: %w", err), storeFix)}
+		}
 		return fmt.Errorf("open store: %w", err)
 	}
 	defer func() {
@@ -391,4 +397,16 @@ func environOf(environ func() []string) []string {
 		return nil
 	}
 	return environ()
+}
+
+// badStorePath tells whether err, from pending.Open, comes from the path
+// itself (a folder that cannot be created, no permission, a read-only
+// file system, a folder where the file should be) rather than from the
+// file's content or a running hermes-bot holding it.
+func badStorePath(err error) bool {
+	if errors.Is(err, pending.ErrLocked) || errors.Is(err, pending.ErrCorrupt) {
+		return false
+	}
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) ||
+		errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EISDIR)
 }
