@@ -143,6 +143,11 @@ func (r *checkReport) fail(name, text, fix string) {
 	r.line("✗", name, text, "fix", fix)
 }
 
+// skip reports a check that could not run because one it needs failed:
+// shown, so the report lists every check whatever fails first, and not
+// counted, as its cause already is.
+func (r *checkReport) skip(name, why string) { r.line("-", name, "not checked: "+why, "", "") }
+
 func (r *checkReport) finish() error {
 	switch {
 	case r.failed > 0:
@@ -185,6 +190,7 @@ func (c *checkCommand) checkTelegram(ctx context.Context, cfg *config.Config, r 
 	)
 	if err != nil {
 		r.fail("telegram", c.reason(err), "check TELEGRAM_BOT_TOKEN")
+		notChecked(cfg, r, true, "needs a Telegram client")
 		return
 	}
 	call := func() (context.Context, context.CancelFunc) { return context.WithTimeout(ctx, c.timeout) }
@@ -199,14 +205,17 @@ func (c *checkCommand) checkTelegram(ctx context.Context, cfg *config.Config, r 
 	case errors.Is(err, tgbot.ErrorUnauthorized) || errors.Is(err, tgbot.ErrorNotFound):
 		r.fail("telegram bot", "Telegram refused the bot token",
 			"copy the token again from @BotFather (/mybots → your bot → API Token) into TELEGRAM_BOT_TOKEN")
+		notChecked(cfg, r, true, "needs a bot token Telegram accepts")
 		return
 	case errors.As(err, &ue) || errors.Is(err, context.DeadlineExceeded):
 		r.fail("telegram bot", fmt.Sprintf("cannot reach Telegram at %s: %s", cfg.TelegramAPIURL, c.reason(err)),
 			"check this machine's network, DNS, firewall or proxy (HTTPS_PROXY), and TELEGRAM_API_URL")
+		notChecked(cfg, r, true, "Telegram could not be reached")
 		return
 	default:
 		r.fail("telegram bot", "Telegram answered getMe with an error: "+c.reason(err),
 			"try again in a minute; if it persists, check TELEGRAM_API_URL")
+		notChecked(cfg, r, true, "needs Telegram to answer getMe")
 		return
 	}
 
@@ -219,29 +228,35 @@ func (c *checkCommand) checkTelegram(ctx context.Context, cfg *config.Config, r 
 	case errors.As(err, &migrated):
 		r.fail(name, fmt.Sprintf("the group became a supergroup with the ID %d", migrated.MigrateToChatID),
 			fmt.Sprintf("set TELEGRAM_CHAT_ID=%d", migrated.MigrateToChatID))
+		notChecked(cfg, r, false, "needs the chat")
 		return
 	case errors.Is(err, tgbot.ErrorBadRequest) && strings.Contains(err.Error(), "chat not found"):
 		r.fail(name, "chat not found",
 			"is the bot in the group, and is TELEGRAM_CHAT_ID right? Add @"+me.Username+" to the group; "+
 				`group IDs are negative, supergroup IDs start with -100 (README, "Five-minute set-up", step 3); `+
 				"for a private chat, send the bot /start first")
+		notChecked(cfg, r, false, "needs the chat")
 		return
 	case errors.Is(err, tgbot.ErrorForbidden):
 		r.fail(name, "Telegram says: "+strings.TrimPrefix(c.reason(err), "forbidden, "),
 			"add @"+me.Username+" to the group again")
+		notChecked(cfg, r, false, "needs the chat")
 		return
 	case err != nil:
 		r.fail(name, "getChat failed: "+c.reason(err), "try again in a minute")
+		notChecked(cfg, r, false, "needs the chat")
 		return
 	}
 	what := fmt.Sprintf("%q, a %s", chat.Title, chat.Type)
 	switch chat.Type {
 	case models.ChatTypePrivate:
 		r.ok(name, fmt.Sprintf("a private chat with %s: every message reaches the bot", chat.FirstName))
+		notChecked(cfg, r, false, "needs the chat")
 		return
 	case models.ChatTypeChannel:
 		r.warn(name, what+": buttons work, but typed answers (replies to the bot) do not in a channel",
 			"use a group and set TELEGRAM_CHAT_ID to its ID")
+		notChecked(cfg, r, false, "the chat is a channel")
 		return
 	}
 
@@ -254,6 +269,18 @@ func (c *checkCommand) checkTelegram(ctx context.Context, cfg *config.Config, r 
 		c.reportBotMember(name, what, me, m, r)
 	}
 	c.checkAllowedUsers(ctx, tg, cfg, r)
+}
+
+// notChecked reports the checks after a failed one that needed it: the
+// chat's, when chat is set, and the allowed users' when there are any
+// (when there are none, check has already warned about that).
+func notChecked(cfg *config.Config, r *checkReport, chat bool, why string) {
+	if chat {
+		r.skip(fmt.Sprintf("telegram chat %d", cfg.ChatID), why)
+	}
+	if len(cfg.AllowedUserIDs) > 0 {
+		r.skip("allowed users", why)
+	}
 }
 
 func (c *checkCommand) reportBotMember(name, what string, me *models.User, m *models.ChatMember, r *checkReport) {

@@ -197,6 +197,7 @@ func TestCheckWrongChat(t *testing.T) {
 	}
 	wantLines(t, out,
 		"✗ telegram chat -100999: chat not found\n",
+		"- allowed users: not checked: needs the chat\n",
 		"    fix: is the bot in the group, and is TELEGRAM_CHAT_ID right? Add @hermes_test_bot to the group;",
 	)
 
@@ -250,8 +251,11 @@ func TestCheckWrongToken(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("code %d, want 1:\n%s", code, out)
 	}
-	wantLines(t, out, "✗ telegram bot: Telegram refused the bot token\n", "fix: copy the token again from @BotFather")
-	if strings.Contains(out, "telegram chat") {
+	wantLines(t, out, "✗ telegram bot: Telegram refused the bot token\n", "fix: copy the token again from @BotFather",
+		fmt.Sprintf("- telegram chat %d: not checked: needs a bot token Telegram accepts\n", checkChat),
+		"- allowed users: not checked: needs a bot token Telegram accepts\n",
+		"1 problem, 0 warnings.\n")
+	if len(s.tg.RequestsFor("getChat")) != 0 {
 		t.Errorf("chat checked without a working token:\n%s", out)
 	}
 }
@@ -267,6 +271,8 @@ func TestCheckUnreachable(t *testing.T) {
 	wantLines(t, out,
 		"✗ telegram bot: cannot reach Telegram at "+s.env["TELEGRAM_API_URL"]+": dial tcp",
 		"connection refused\n    fix: check this machine's network, DNS, firewall or proxy (HTTPS_PROXY), and TELEGRAM_API_URL\n",
+		fmt.Sprintf("- telegram chat %d: not checked: Telegram could not be reached\n", checkChat),
+		"- allowed users: not checked: Telegram could not be reached\n",
 		"✗ opencode "+s.env["OPENCODE_URL"]+": cannot reach opencode: dial tcp",
 		"fix: start it, for example: OPENCODE_SERVER_PASSWORD=… opencode serve --port 4096",
 		"2 problems, 0 warnings.\n",
