@@ -28,11 +28,25 @@ type usageError struct{ err error }
 func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
+// exitStatusError ends hermes-bot with a status of its own choosing: see
+// serve's --config-error-exit.
+type exitStatusError struct {
+	err  error
+	code int
+}
+
+func (e exitStatusError) Error() string { return e.err.Error() }
+func (e exitStatusError) Unwrap() error { return e.err }
+
 func exitCode(err error, stderr io.Writer) int {
 	var ue usageError
+	var se exitStatusError
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return 0
+	case errors.As(err, &se):
+		fmt.Fprintf(stderr, "hermes-bot: %v\n", err)
+		return se.code
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "hermes-bot: %v\n", err)
 		return 2

@@ -86,6 +86,7 @@ func TestConfigErrorsExit2(t *testing.T) {
 			"TELEGRAM_ALLOWED_USER_IDS": " , "}, nil, "TELEGRAM_ALLOWED_USER_IDS"},
 		{"missing env-file", map[string]string{"HOME": "/h"}, []string{"--env-file", "/nonexistent/hermes.env"}, "env-file"},
 		{"unknown flag", nil, []string{"--bogus"}, "bogus (try --help)"},
+		{"config-error-exit out of range", nil, []string{"--config-error-exit=300"}, "--config-error-exit 300"},
 		{"stray argument", nil, []string{"stray"}, "stray"},
 	}
 	for _, tc := range cases {

@@ -62,10 +62,26 @@ func (c *serveCommand) Run(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("hermes-bot", flag.ContinueOnError)
 	fs.SetOutput(c.stderr)
 	flags := registerConfigFlags(fs)
+	configErrorExit := fs.Int("config-error-exit", 2, "exit status after a configuration error (a bad setting, a missing env-file, "+
+		"an unusable HERMES_DB); the launchd agent sets 0, as launchd restarts after any other status and a restart does not fix the setting")
 	fs.Usage = c.usage(fs)
 	if err := parseFlags(fs, args, c.stdout); err != nil {
 		return err
 	}
+	if *configErrorExit < 0 || *configErrorExit > 125 {
+		return usageError{fmt.Errorf("--config-error-exit %d: want an exit status from 0 to 125", *configErrorExit)}
+	}
+	err := c.run(ctx, flags)
+	var ue usageError
+	if errors.As(err, &ue) && *configErrorExit != 2 {
+		return exitStatusError{err: err, code: *configErrorExit}
+	}
+	return err
+}
+
+// run loads the configuration and serves; a configuration error is a
+// usageError.
+func (c *serveCommand) run(ctx context.Context, flags *configFlags) error {
 	cfg, unknown, err := flags.load(c.getenv, environOf(c.environ))
 	if err != nil {
 		return usageError{withFix(err, settingsFix(err, *flags.envFile))}

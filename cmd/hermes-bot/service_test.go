@@ -213,7 +213,7 @@ func TestServicePrintDarwin(t *testing.T) {
 				t.Errorf("plist lacks %s: keys %v", k, p.Keys)
 			}
 		}
-		want := []string{wantBinary, "serve", "--env-file", wantEnvFile}
+		want := []string{wantBinary, "serve", "--env-file", wantEnvFile, "--config-error-exit=0"}
 		if strings.Join(p.Args, "\x00") != strings.Join(want, "\x00") {
 			t.Errorf("ProgramArguments = %q, want %q", p.Args, want)
 		}
