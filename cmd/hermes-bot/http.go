@@ -19,6 +19,18 @@ import (
 // without a getUpdates answer before it calls polling down.
 const pollMargin = 30 * time.Second
 
+// After Telegram answers getUpdates with 409 Conflict, the next poll waits
+// conflictFirstWait, then twice as long after each further 409, up to
+// conflictMaxWait. go-telegram/bot retries at most 5 s after an error: two
+// processes polling one token would otherwise end each other's long polls
+// every few seconds, forever. Telegram keeps updates for a day, so a
+// press made meanwhile waits at most conflictMaxWait once the other
+// process is gone.
+const (
+	conflictFirstWait = 10 * time.Second
+	conflictMaxWait   = 2 * time.Minute
+)
+
 // pollTracker is the transport of the Telegram client. It records when
 // getUpdates was last sent, answered with 200, and failed, because
 // go-telegram/bot does not tell whether polling works. Requests carry the
@@ -26,13 +38,33 @@ const pollMargin = 30 * time.Second
 type pollTracker struct {
 	next http.RoundTripper // http.DefaultTransport if nil
 	now  func() time.Time
+	// sleep waits d, or until ctx ends with its error; tests replace it.
+	sleep func(ctx context.Context, d time.Duration) error
+	// log hears, once each, that another process takes this bot's
+	// updates and that it stopped.
+	log zerolog.Logger
+
+	conflictWait time.Duration // before the next getUpdates; 0: none. Under mu.
 
 	mu                    sync.Mutex
 	started, ok, failedAt time.Time
 	failing               bool // the last answered poll failed
 }
 
-func newPollTracker() *pollTracker { return &pollTracker{now: time.Now} }
+func newPollTracker() *pollTracker {
+	return &pollTracker{now: time.Now, sleep: sleepCtx, log: zerolog.Nop()}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
 
 func (p *pollTracker) RoundTrip(req *http.Request) (*http.Response, error) {
 	next := p.next
@@ -42,6 +74,14 @@ func (p *pollTracker) RoundTrip(req *http.Request) (*http.Response, error) {
 	if !strings.HasSuffix(req.URL.Path, "/getUpdates") {
 		return next.RoundTrip(req)
 	}
+	p.mu.Lock()
+	wait := p.conflictWait
+	p.mu.Unlock()
+	if wait > 0 {
+		if err := p.sleep(req.Context(), wait); err != nil {
+			return nil, fmt.Errorf("telegram getUpdates: waiting out another poller: %w", err)
+		}
+	}
 	now := p.now()
 	p.mu.Lock()
 	p.started = now
@@ -50,8 +90,36 @@ func (p *pollTracker) RoundTrip(req *http.Request) (*http.Response, error) {
 	ok := err == nil && resp.StatusCode == http.StatusOK
 	if ok || req.Context().Err() == nil { // not polling stopped at shutdown
 		p.answered(ok)
+		p.conflicted(err == nil && resp.StatusCode == http.StatusConflict, ok)
 	}
 	return resp, err
+}
+
+// conflicted keeps the wait before the next poll, and logs when another
+// process starts or stops taking this bot's updates: Telegram answers a
+// getUpdates with 409 Conflict when a newer one, from anywhere, replaces
+// it, or when the bot has a webhook. ok is a 200 answer; an answer that is
+// neither (a network error, a 5xx) changes nothing here.
+func (p *pollTracker) conflicted(conflict, ok bool) {
+	p.mu.Lock()
+	was := p.conflictWait > 0
+	switch {
+	case conflict:
+		p.conflictWait = min(max(2*p.conflictWait, conflictFirstWait), conflictMaxWait)
+	case ok:
+		p.conflictWait = 0
+	}
+	wait := p.conflictWait
+	p.mu.Unlock()
+	switch {
+	case conflict && !was:
+		p.log.Error().Dur("retry_in", wait).Msg("another process is polling Telegram with this bot token (409 Conflict): " +
+			"each update reaches only one of them, so this hermes-bot misses presses and replies. Stop the other one " +
+			"(often a hermes-bot service left running, or a second one started by hand), or give each its own bot token. " +
+			fmt.Sprintf("Polling again less and less often, up to every %s, until it is gone", conflictMaxWait))
+	case ok && was:
+		p.log.Info().Msg("telegram polling works again: no other process takes this bot's updates any more")
+	}
 }
 
 func (p *pollTracker) answered(ok bool) {
@@ -84,6 +152,9 @@ func (p *pollTracker) down(now time.Time, window time.Duration) string {
 	switch {
 	case p.started.IsZero():
 		return "telegram polling has not started"
+	case p.failing && p.conflictWait > 0:
+		return fmt.Sprintf("telegram polling failing since %s: another process polls this bot token (409 Conflict)",
+			p.failedAt.UTC().Format(time.RFC3339))
 	case p.failing:
 		return fmt.Sprintf("telegram polling failing since %s", p.failedAt.UTC().Format(time.RFC3339))
 	}

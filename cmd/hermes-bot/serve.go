@@ -152,6 +152,7 @@ func serve(ctx context.Context, cfg *config.Config, log zerolog.Logger) (err err
 	metrics.Stream = oc
 	poll := newPollTracker()
 	poll.next = telegramTransport()
+	poll.log = log
 	metrics.LastPoll = poll.LastOK
 
 	botID, _ := strconv.ParseInt(strings.SplitN(cfg.BotToken, ":", 2)[0], 10, 64)
@@ -172,6 +173,9 @@ func serve(ctx context.Context, cfg *config.Config, log zerolog.Logger) (err err
 		// library's default handler would log each one with log.Printf.
 		tgbot.WithDefaultHandler(func(context.Context, *tgbot.Bot, *models.Update) {}),
 		tgbot.WithErrorsHandler(func(err error) {
+			if errors.Is(err, tgbot.ErrorConflict) {
+				return // poll says it once, plainly, and waits
+			}
 			log.Warn().Err(redact.Error(err)).Msg("telegram polling failed; retrying")
 		}),
 	)
