@@ -26,7 +26,12 @@ import (
 // tests here run hermes-bot in-process and stop it as a signal would, so
 // this is the check that serve's shutdown leaves nothing running.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	// Then, in a line go test shows without -v, whether the end-to-end
+	// tests were skipped for want of opencode.
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		opencodetest.AnnounceUnavailable("cmd/hermes-bot")
+		os.Exit(code)
+	}))
 }
 
 // These tests run hermes-bot in-process, through run, against the fake

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -486,5 +487,50 @@ func TestOpencodeEnvIsolates(t *testing.T) {
 		if !slices.Contains(env, want) {
 			t.Errorf("%s missing from opencode's environment", want)
 		}
+	}
+}
+
+// TestUnavailableNotice: the line a TestMain prints when the end-to-end
+// tests were skipped, because go test hides a passing package's output.
+func TestUnavailableNotice(t *testing.T) {
+	cache := t.TempDir()
+	noNPM := func(string) (string, error) { return "", exec.ErrNotFound }
+	hasNPM := func(string) (string, error) { return "/usr/bin/npm", nil }
+
+	got := unavailableNotice("cmd/x", mapEnv(map[string]string{EnvCacheDir: cache}), noNPM)
+	for _, want := range []string{"cmd/x: end-to-end tests SKIPPED: opencode " + OpencodeVersion + " is not available: npm is not installed.",
+		EnvOpencodeBin, EnvE2E + "=1 makes this a failure"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("without npm: %q lacks %q", got, want)
+		}
+	}
+	if strings.Contains(got, "\n") {
+		t.Errorf("notice is more than one line: %q", got)
+	}
+	got = unavailableNotice("cmd/x", mapEnv(map[string]string{EnvCacheDir: cache}), hasNPM)
+	if !strings.Contains(got, "npm could not install it into "+filepath.Join(cache, "opencode-"+OpencodeVersion)) {
+		t.Errorf("npm failed: %q", got)
+	}
+	got = unavailableNotice("cmd/x", mapEnv(map[string]string{EnvOpencodeBin: filepath.Join(cache, "missing")}), hasNPM)
+	if !strings.Contains(got, "is not available: "+EnvOpencodeBin) {
+		t.Errorf("bad %s: %q", EnvOpencodeBin, got)
+	}
+
+	// Nothing to say: the tests failed instead, or opencode is there.
+	if got := unavailableNotice("cmd/x", mapEnv(map[string]string{EnvCacheDir: cache, EnvE2E: "1"}), noNPM); got != "" {
+		t.Errorf("with %s=1: %q", EnvE2E, got)
+	}
+	if runtime.GOOS == "windows" {
+		return
+	}
+	bin := filepath.Join(cache, "opencode-"+OpencodeVersion, opencodeBinaryPaths(runtime.GOOS, runtime.GOARCH)[0])
+	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := unavailableNotice("cmd/x", mapEnv(map[string]string{EnvCacheDir: cache}), noNPM); got != "" {
+		t.Errorf("installed: %q", got)
 	}
 }
