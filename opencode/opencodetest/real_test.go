@@ -339,6 +339,22 @@ func TestStartOpencodeFailures(t *testing.T) {
 	}
 }
 
+// TestE2EOffSkipsWithoutInstalling: HERMES_E2E=0 is how to run the tests
+// on a machine without npm, network or disk space for opencode.
+func TestE2EOffSkipsWithoutInstalling(t *testing.T) {
+	npmLog := fakeNPM(t, "exit 1\n")
+	t.Setenv(EnvCacheDir, t.TempDir())
+	t.Setenv(EnvOpencodeBin, "")
+	t.Setenv(EnvE2E, "0")
+	tb := &fakeTB{TB: t}
+	if bin := OpencodeBinary(tb); bin != "" || tb.skipped != "end-to-end tests off ("+EnvE2E+"=0)" || tb.fatal != "" {
+		t.Errorf("OpencodeBinary = %q, skipped %q, fatal %q", bin, tb.skipped, tb.fatal)
+	}
+	if _, err := os.Stat(npmLog); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("npm was run: %v", err)
+	}
+}
+
 func TestOpencodeBinaryFromEnv(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "opencode")
 	if err := os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755); err != nil {
@@ -517,8 +533,10 @@ func TestUnavailableNotice(t *testing.T) {
 	}
 
 	// Nothing to say: the tests failed instead, or opencode is there.
-	if got := unavailableNotice("cmd/x", mapEnv(map[string]string{EnvCacheDir: cache, EnvE2E: "1"}), noNPM); got != "" {
-		t.Errorf("with %s=1: %q", EnvE2E, got)
+	for _, e2e := range []string{"1", "0"} {
+		if got := unavailableNotice("cmd/x", mapEnv(map[string]string{EnvCacheDir: cache, EnvE2E: e2e}), noNPM); got != "" {
+			t.Errorf("with %s=%s: %q", EnvE2E, e2e, got)
+		}
 	}
 	if runtime.GOOS == "windows" {
 		return
