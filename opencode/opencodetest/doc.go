@@ -34,8 +34,9 @@
 // it a failure; HERMES_E2E=0 skips them without trying. A TestMain calls
 // AnnounceUnavailable after the tests, so a skip shows without -v.
 // opencode 1.18.33 facts the harness relies on: a health probe that
-// connects while the server is still starting may never be answered; the title request carries no tools and a "You are a title
-// generator" system prompt; no git repository is needed in the project.
+// connects while the server is still starting may never be answered;
+// the title request carries no tools and a "You are a title generator"
+// system prompt; no git repository is needed in the project.
 //
 // # Concurrency
 //
