@@ -106,3 +106,68 @@ func TestNoCommentCitesAnIssue(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// readmeSection returns the README's section under heading (a "## "
+// line), up to the next one.
+func readmeSection(t *testing.T, heading string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(data), "\n## "+heading+"\n")
+	if !ok {
+		t.Fatalf("README has no section %q", heading)
+	}
+	section, _, _ := strings.Cut(rest, "\n## ")
+	return section
+}
+
+// TestReadmeRunItSaysWhatTheCommandsNeed: the test command installs
+// opencode with npm; a newcomer must learn that, and the Go version,
+// before running it, not from a skipped test.
+func TestReadmeRunItSaysWhatTheCommandsNeed(t *testing.T) {
+	mod, err := os.ReadFile(filepath.Join(repoRoot, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	goVersion := regexp.MustCompile(`(?m)^go (\S+)$`).FindSubmatch(mod)
+	if goVersion == nil {
+		t.Fatal("go.mod names no go version")
+	}
+	runIt := readmeSection(t, "Run it")
+	for _, want := range []string{
+		"go run ./cmd/hermes-bot --env-file hermes-bot.env", "go test -race ./...", // the two commands
+		"**Go " + string(goVersion[1]) + "**",
+		"**npm**", "network to the npm registry", "MB of disk", "~/.cache/hermes-bot", "~/.npm",
+		"HERMES_E2E=0 go test -race ./...", // the tests that need no npm
+		"`.gitignore` lists `*.env`",
+	} {
+		if !strings.Contains(runIt, want) {
+			t.Errorf("README \"Run it\" does not say %q", want)
+		}
+	}
+}
+
+// TestReadmeTellsHowTheServiceRestarts: what the README says about
+// restarts after a configuration error is what the service files do
+// (TestServiceNotRestartedAfterConfigError checks that they do it).
+func TestReadmeTellsHowTheServiceRestarts(t *testing.T) {
+	service := readmeSection(t, "Run it as a service")
+	for _, want := range []string{
+		"`RestartPreventExitStatus=2`",
+		"`hermes-bot serve --env-file … --config-error-exit=0`",
+		"`SuccessfulExit` false",
+	} {
+		if !strings.Contains(service, want) {
+			t.Errorf("README \"Run it as a service\" does not say %s", want)
+		}
+	}
+	if strings.Count(userUnitTemplate+systemUnitTemplate, "RestartPreventExitStatus=2") != 2 {
+		t.Error("not both systemd units have RestartPreventExitStatus=2")
+	}
+	if !strings.Contains(plistTemplate, "<string>--config-error-exit=0</string>") ||
+		!strings.Contains(plistTemplate, "<key>SuccessfulExit</key>\n\t\t<false/>") {
+		t.Error("the launchd agent does not run serve with --config-error-exit=0 under KeepAlive SuccessfulExit false")
+	}
+}
