@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -19,13 +20,13 @@ import (
 // without a getUpdates answer before it calls polling down.
 const pollMargin = 30 * time.Second
 
-// After Telegram answers getUpdates with 409 Conflict, the next poll waits
-// conflictFirstWait, then twice as long after each further 409, up to
-// conflictMaxWait. go-telegram/bot retries at most 5 s after an error: two
-// processes polling one token would otherwise end each other's long polls
-// every few seconds, forever. Telegram keeps updates for a day, so a
-// press made meanwhile waits at most conflictMaxWait once the other
-// process is gone.
+// After Telegram answers getUpdates with 409 Conflict, the next poll goes
+// out conflictFirstWait later, then twice as long after each further 409,
+// up to conflictMaxWait. go-telegram/bot retries at most 5 s after an
+// error: two processes polling one token would otherwise end each other's
+// long polls every few seconds, forever. Telegram keeps updates for a
+// day, so a press made meanwhile waits at most conflictMaxWait once the
+// other process is gone.
 const (
 	conflictFirstWait = 10 * time.Second
 	conflictMaxWait   = 2 * time.Minute
@@ -38,13 +39,14 @@ const (
 type pollTracker struct {
 	next http.RoundTripper // http.DefaultTransport if nil
 	now  func() time.Time
-	// sleep waits d, or until ctx ends with its error; tests replace it.
-	sleep func(ctx context.Context, d time.Duration) error
 	// log hears, once each, that another process takes this bot's
 	// updates and that it stopped.
 	log zerolog.Logger
 
-	conflictWait time.Duration // before the next getUpdates; 0: none. Under mu.
+	// After a 409: how long the last wait was, and until when getUpdates
+	// is answered here, without asking Telegram. Under mu.
+	conflictWait  time.Duration
+	conflictUntil time.Time
 
 	mu                    sync.Mutex
 	started, ok, failedAt time.Time
@@ -52,19 +54,15 @@ type pollTracker struct {
 }
 
 func newPollTracker() *pollTracker {
-	return &pollTracker{now: time.Now, sleep: sleepCtx, log: zerolog.Nop()}
+	return &pollTracker{now: time.Now, log: zerolog.Nop()}
 }
 
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
+// conflictAnswer is what a getUpdates gets while hermes-bot waits out
+// another poller: Telegram's own 409, so go-telegram/bot retries as after
+// the real one (every 5 s at most), each time at no cost. Waiting here
+// instead, by sleeping, would count against the client's timeout.
+const conflictAnswer = `{"ok":false,"error_code":409,"description":"Conflict: another process polls this bot token; ` +
+	`hermes-bot waits before it polls again"}`
 
 func (p *pollTracker) RoundTrip(req *http.Request) (*http.Response, error) {
 	next := p.next
@@ -74,18 +72,26 @@ func (p *pollTracker) RoundTrip(req *http.Request) (*http.Response, error) {
 	if !strings.HasSuffix(req.URL.Path, "/getUpdates") {
 		return next.RoundTrip(req)
 	}
-	p.mu.Lock()
-	wait := p.conflictWait
-	p.mu.Unlock()
-	if wait > 0 {
-		if err := p.sleep(req.Context(), wait); err != nil {
-			return nil, fmt.Errorf("telegram getUpdates: waiting out another poller: %w", err)
-		}
-	}
 	now := p.now()
 	p.mu.Lock()
-	p.started = now
+	waiting := now.Before(p.conflictUntil)
+	if !waiting {
+		p.started = now
+	}
 	p.mu.Unlock()
+	if waiting {
+		if req.Body != nil {
+			req.Body.Close() // a RoundTripper closes the body, even unsent
+		}
+		return &http.Response{
+			Status: "409 Conflict", StatusCode: http.StatusConflict,
+			Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+			Header:        http.Header{"Content-Type": {"application/json"}},
+			Body:          io.NopCloser(strings.NewReader(conflictAnswer)),
+			ContentLength: int64(len(conflictAnswer)),
+			Request:       req,
+		}, nil
+	}
 	resp, err := next.RoundTrip(req)
 	ok := err == nil && resp.StatusCode == http.StatusOK
 	if ok || req.Context().Err() == nil { // not polling stopped at shutdown
@@ -95,19 +101,21 @@ func (p *pollTracker) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
-// conflicted keeps the wait before the next poll, and logs when another
+// conflicted sets when the next poll may go out, and logs when another
 // process starts or stops taking this bot's updates: Telegram answers a
 // getUpdates with 409 Conflict when a newer one, from anywhere, replaces
 // it, or when the bot has a webhook. ok is a 200 answer; an answer that is
 // neither (a network error, a 5xx) changes nothing here.
 func (p *pollTracker) conflicted(conflict, ok bool) {
+	now := p.now()
 	p.mu.Lock()
 	was := p.conflictWait > 0
 	switch {
 	case conflict:
 		p.conflictWait = min(max(2*p.conflictWait, conflictFirstWait), conflictMaxWait)
+		p.conflictUntil = now.Add(p.conflictWait)
 	case ok:
-		p.conflictWait = 0
+		p.conflictWait, p.conflictUntil = 0, time.Time{}
 	}
 	wait := p.conflictWait
 	p.mu.Unlock()

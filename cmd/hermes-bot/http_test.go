@@ -234,37 +234,74 @@ func TestHTTPListenFailureStopsStartup(t *testing.T) {
 
 // TestPollConflictBacksOffAndLogsOnce: with a second process polling the
 // same token, Telegram answers 409 again and again. hermes-bot says so
-// once, plainly, waits longer and longer between polls, and says when it
-// is over; /healthz says 503 meanwhile.
+// once, plainly, asks Telegram less and less often, and says when it is
+// over; /healthz says 503 meanwhile.
 func TestPollConflictBacksOffAndLogsOnce(t *testing.T) {
 	var logs bytes.Buffer
+	script := &scriptedTransport{statuses: []int{409, 409, 409, 409, 409, 409, 0, 200, 409, 200}}
 	p := newPollTracker()
-	p.next = &scriptedTransport{statuses: []int{409, 409, 409, 409, 409, 409, 0, 200, 200, 409, 200}}
+	p.next = script
 	p.log = zerolog.New(&logs)
-	var waits []time.Duration
-	p.sleep = func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }
-	poll := func() {
+	now := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
+	p.now = func() time.Time { return now }
+
+	// poll is one getUpdates of go-telegram/bot; it reports whether
+	// Telegram was asked, and the status the library got.
+	poll := func() (asked bool, status int) {
 		t.Helper()
+		left := len(script.statuses)
 		req := httptest.NewRequest(http.MethodPost, "https://api.telegram.org/bot1:SECRET/getUpdates", nil)
-		if resp, err := p.RoundTrip(req); err == nil {
-			resp.Body.Close()
+		resp, err := p.RoundTrip(req)
+		if err != nil {
+			return true, 0
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if len(script.statuses) == left { // answered here: as Telegram would, for the library
+			var r struct {
+				OK          bool   `json:"ok"`
+				ErrorCode   int    `json:"error_code"`
+				Description string `json:"description"`
+			}
+			if err := json.Unmarshal(body, &r); err != nil || r.OK || r.ErrorCode != 409 || !strings.HasPrefix(r.Description, "Conflict: ") {
+				t.Fatalf("answer while waiting: %d %s (%v)", resp.StatusCode, body, err)
+			}
+		}
+		return len(script.statuses) < left, resp.StatusCode
+	}
+	// waitOut polls every 5 s, as the library retries after an error, until
+	// a poll reaches Telegram; it returns how long that took.
+	waitOut := func() time.Duration {
+		t.Helper()
+		start := now
+		for {
+			if asked, _ := poll(); asked {
+				return now.Sub(start)
+			}
+			if now.Sub(start) > time.Hour {
+				t.Fatal("no poll reached Telegram within an hour")
+			}
+			now = now.Add(5 * time.Second)
 		}
 	}
-	for range 6 {
-		poll()
+
+	var waited []time.Duration
+	for range 6 { // six 409s
+		waited = append(waited, waitOut())
 	}
-	if got := p.down(time.Now(), time.Hour); !strings.Contains(got, "another process polls this bot token") {
+	if got := p.down(now, time.Hour); !strings.Contains(got, "another process polls this bot token") {
 		t.Errorf("during the conflict /healthz says %q", got)
 	}
-	for range 5 {
-		poll()
+	for range 4 { // a network error, a 200, a 409, a 200
+		waited = append(waited, waitOut())
 	}
 	s := func(n int) time.Duration { return time.Duration(n) * time.Second }
-	// No wait before the first poll; 10 s, doubling up to 2 min, after
-	// 409s; a network error keeps the wait; a 200 ends it.
-	want := []time.Duration{s(10), s(20), s(40), s(80), s(120), s(120), s(120), s(10)}
-	if fmt.Sprint(waits) != fmt.Sprint(want) {
-		t.Errorf("waits before polls = %v, want %v", waits, want)
+	// The first poll at once; after a 409, 10 s, doubling up to 2 min;
+	// after a network error at once (the library backs off on its own),
+	// and a 200 ends the doubling.
+	want := []time.Duration{0, s(10), s(20), s(40), s(80), s(120), s(120), s(0), s(0), s(10)}
+	if fmt.Sprint(waited) != fmt.Sprint(want) {
+		t.Errorf("time before each poll reached Telegram = %v, want %v", waited, want)
 	}
 	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
 	var conflicts, recovered int
@@ -279,7 +316,7 @@ func TestPollConflictBacksOffAndLogsOnce(t *testing.T) {
 			recovered++
 		}
 	}
-	// Two conflicts (6 409s, then 1), each said once, each end said once.
+	// Two conflicts (six 409s, then one), each said once, each end once.
 	if conflicts != 2 || recovered != 2 || len(lines) != 4 {
 		t.Errorf("log: %d conflict lines, %d recovered, want 2 and 2, nothing else:\n%s", conflicts, recovered, logs.String())
 	}
@@ -297,7 +334,6 @@ func TestPollConflictWithTelegramFake(t *testing.T) {
 	var logs syncWriter
 	p := newPollTracker()
 	p.log = zerolog.New(&logs)
-	p.sleep = func(context.Context, time.Duration) error { return nil }
 	client := &http.Client{Transport: p}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
