@@ -82,6 +82,7 @@ func (c *checkCommand) Run(ctx context.Context, args []string) error {
 	cfg, unknown, err := flags.load(c.getenv, environOf(c.environ))
 	if err != nil {
 		r.fail("settings", err.Error(), settingsFix(err, *flags.envFile))
+		warnUnknown(unknown, r)
 		return r.finish()
 	}
 	c.redact = bot.NewRedactor(cfg.BotToken, cfg.OpencodePassword)
@@ -95,13 +96,7 @@ func (c *checkCommand) Run(ctx context.Context, args []string) error {
 		from = append(from, "flags")
 	}
 	r.ok("settings", "valid, from "+strings.Join(from, ", "))
-	for _, u := range unknown {
-		fix := "remove it, or rename it to a setting: deploy/hermes-bot.env.example lists them all"
-		if u.Suggest != "" {
-			fix = "rename it to " + u.Suggest
-		}
-		r.warn("settings", u.String(), fix)
-	}
+	warnUnknown(unknown, r)
 	if len(cfg.AllowedUserIDs) == 0 {
 		r.warn("allowed users", "TELEGRAM_ALLOWED_USER_IDS is empty: any member of the chat may answer",
 			`put your Telegram user ID in it (README, "Five-minute set-up", step 4)`)
@@ -111,6 +106,17 @@ func (c *checkCommand) Run(ctx context.Context, args []string) error {
 	c.checkOpencode(ctx, cfg, r)
 	checkStore(cfg.DBPath, r)
 	return r.finish()
+}
+
+// warnUnknown reports each variable named like a setting that is none.
+func warnUnknown(unknown []config.Unknown, r *checkReport) {
+	for _, u := range unknown {
+		fix := "remove it, or rename it to a setting: deploy/hermes-bot.env.example lists them all"
+		if u.Suggest != "" {
+			fix = "rename it to " + u.Suggest
+		}
+		r.warn("settings", u.String(), fix)
+	}
 }
 
 // checkReport prints one line per check as it finishes, so a slow check

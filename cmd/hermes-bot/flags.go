@@ -28,7 +28,9 @@ func registerConfigFlags(fs *flag.FlagSet) *configFlags {
 // load builds the configuration from the env-file, the environment and
 // the flags given, in that order of rising precedence, and lists the
 // variables of the env-file and of environ (KEY=VALUE pairs; may be nil)
-// named like settings that are none. Call it after fs.Parse.
+// named like settings that are none. Call it after fs.Parse. The list
+// comes with a settings error too, as a misspelling is often its cause
+// (TELEGRAM_CHATID, and so TELEGRAM_CHAT_ID is missing).
 func (f *configFlags) load(getenv func(string) string, environ []string) (*config.Config, []config.Unknown, error) {
 	src := config.Sources{Getenv: getenv, Flags: f.given()}
 	if *f.envFile != "" {
@@ -38,11 +40,9 @@ func (f *configFlags) load(getenv func(string) string, environ []string) (*confi
 		}
 		src.EnvFile = vars
 	}
+	unknown := config.UnknownKeys(src.EnvFile, environ)
 	cfg, err := config.Load(src)
-	if err != nil {
-		return nil, nil, err
-	}
-	return cfg, config.UnknownKeys(src.EnvFile, environ), nil
+	return cfg, unknown, err
 }
 
 // settingsFix says how to mend err, a failure of configFlags.load, in one
@@ -65,9 +65,13 @@ func settingsFix(err error, envFile string) string {
 }
 
 // withFix adds fix to err's message on a line of its own, as check
-// prints it.
-func withFix(err error, fix string) error {
-	return fmt.Errorf("%w\n    fix: %s", err, fix)
+// prints it, and a line for each unknown variable.
+func withFix(err error, fix string, unknown ...config.Unknown) error {
+	err = fmt.Errorf("%w\n    fix: %s", err, fix)
+	for _, u := range unknown {
+		err = fmt.Errorf("%w\n    note: %s", err, u)
+	}
+	return err
 }
 
 // parseFlags parses args and rejects positional arguments. A problem is a

@@ -282,3 +282,29 @@ func TestUnusableStoreIsAConfigurationError(t *testing.T) {
 		}
 	}
 }
+
+// TestMisspellingBehindASettingsError: a misspelled required setting
+// shows as that setting missing; the error then names the misspelling.
+func TestMisspellingBehindASettingsError(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "hermes.env")
+	if err := os.WriteFile(path, []byte("TELEGRAM_BOT_TOKEN=1:file-secret\nTELEGRAM_CHATID=-100\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"HOME": "/h"}
+	_, stderr, code := runCmd(t, env, "--env-file", path)
+	want := "TELEGRAM_CHAT_ID is required: the ID of the group where requests are posted, such as -1001234567890\n" +
+		"    fix: set TELEGRAM_CHAT_ID in " + path + "; deploy/hermes-bot.env.example documents every setting\n" +
+		"    note: TELEGRAM_CHATID in the env-file is not a setting, so it is ignored; did you mean TELEGRAM_CHAT_ID?\n"
+	if code != 2 || !strings.HasSuffix(stderr, want) {
+		t.Fatalf("code %d, stderr %q\nwant 2, ending %q", code, stderr, want)
+	}
+
+	stdout, _, code := runCmd(t, env, "check", "--env-file", path)
+	if code != 1 || !strings.Contains(stdout, "! settings: TELEGRAM_CHATID in the env-file is not a setting, so it is ignored; "+
+		"did you mean TELEGRAM_CHAT_ID?\n    fix: rename it to TELEGRAM_CHAT_ID\n") {
+		t.Fatalf("check: code %d\n%s", code, stdout)
+	}
+	if strings.Contains(stderr+stdout, "file-secret") {
+		t.Fatal("a secret is shown")
+	}
+}

@@ -84,7 +84,7 @@ func (c *serveCommand) Run(ctx context.Context, args []string) error {
 func (c *serveCommand) run(ctx context.Context, flags *configFlags) error {
 	cfg, unknown, err := flags.load(c.getenv, environOf(c.environ))
 	if err != nil {
-		return usageError{withFix(err, settingsFix(err, *flags.envFile))}
+		return usageError{withFix(err, settingsFix(err, *flags.envFile), unknown...)}
 	}
 	log := newLogger(cfg, c.stderr)
 	if len(unknown) > 0 {
