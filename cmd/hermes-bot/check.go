@@ -257,7 +257,7 @@ func (c *checkCommand) checkTelegram(ctx context.Context, cfg *config.Config, r 
 	switch chat.Type {
 	case models.ChatTypePrivate:
 		r.ok(name, fmt.Sprintf("a private chat with %s: every message reaches the bot", chat.FirstName))
-		notChecked(cfg, r, false, "needs the chat")
+		notChecked(cfg, r, false, "the chat is a private one")
 		return
 	case models.ChatTypeChannel:
 		r.warn(name, what+": buttons work, but typed answers (replies to the bot) do not in a channel",

@@ -260,6 +260,27 @@ func TestCheckWrongToken(t *testing.T) {
 	}
 }
 
+// TestCheckChatKindsSkipUserCheck: in a private chat or a channel the
+// allowed users are not looked up, and the report says so.
+func TestCheckChatKindsSkipUserCheck(t *testing.T) {
+	for kind, want := range map[string]string{
+		telegramtest.ChatPrivate: "- allowed users: not checked: the chat is a private one\n",
+		telegramtest.ChatChannel: "- allowed users: not checked: the chat is a channel\n",
+	} {
+		s := newCheckSetup(t, nil)
+		id := int64(-100777)
+		if kind == telegramtest.ChatPrivate {
+			id = checkUser.ID
+		}
+		if err := s.tg.AddChat(id, kind); err != nil {
+			t.Fatal(err)
+		}
+		s.env["TELEGRAM_CHAT_ID"] = fmt.Sprint(id)
+		out, _ := s.check(t)
+		wantLines(t, out, want)
+	}
+}
+
 func TestCheckUnreachable(t *testing.T) {
 	s := newCheckSetup(t, nil)
 	s.env["TELEGRAM_API_URL"] = closedURL(t)

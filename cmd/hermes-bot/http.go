@@ -34,8 +34,10 @@ const (
 
 // pollTracker is the transport of the Telegram client. It records when
 // getUpdates was last sent, answered with 200, and failed, because
-// go-telegram/bot does not tell whether polling works. Requests carry the
-// bot token in their URL: it never logs or returns one.
+// go-telegram/bot does not tell whether polling works; and it spaces the
+// polls out while another process polls the same bot token, which the
+// library would retry every 5 s. Requests carry the bot token in their
+// URL: it never logs or returns one.
 type pollTracker struct {
 	next http.RoundTripper // http.DefaultTransport if nil
 	now  func() time.Time
@@ -43,14 +45,13 @@ type pollTracker struct {
 	// updates and that it stopped.
 	log zerolog.Logger
 
-	// After a 409: how long the last wait was, and until when getUpdates
-	// is answered here, without asking Telegram. Under mu.
-	conflictWait  time.Duration
-	conflictUntil time.Time
-
 	mu                    sync.Mutex
 	started, ok, failedAt time.Time
 	failing               bool // the last answered poll failed
+	// After a 409: how long the last wait was, and until when getUpdates
+	// is answered here, without asking Telegram.
+	conflictWait  time.Duration
+	conflictUntil time.Time
 }
 
 func newPollTracker() *pollTracker {
