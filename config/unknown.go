@@ -22,11 +22,6 @@ func (u Unknown) String() string {
 	return s
 }
 
-// notSettings are HERMES_ variables that are not hermes-bot's settings
-// but belong to its tests, and so may well be in a developer's
-// environment.
-var notSettings = map[string]bool{"HERMES_E2E": true, "HERMES_CACHE_DIR": true}
-
 // UnknownKeys lists the variables of envFile with a prefix of a setting
 // (HERMES_, TELEGRAM_, OPENCODE_) that are not settings, and those of
 // environ, KEY=VALUE pairs, with the prefix HERMES_ only: the env-file is
@@ -41,6 +36,9 @@ func UnknownKeys(envFile map[string]string, environ []string) []Unknown {
 	for _, s := range Settings() {
 		known[s.Env] = true
 	}
+	// Not settings, but the tests' own variables, which may well be in a
+	// developer's environment.
+	notSettings := map[string]bool{"HERMES_E2E": true, "HERMES_CACHE_DIR": true}
 	var out []Unknown
 	seen := make(map[string]bool)
 	add := func(key, from string, prefixes ...string) {
