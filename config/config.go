@@ -88,6 +88,9 @@ func Settings() []Setting {
 			Usage: "comma-separated user IDs that may answer; empty: any member of the chat",
 			set: func(c *Config, v string) error {
 				c.AllowedUserIDs = nil
+				if strings.TrimSpace(v) == "" {
+					return nil // empty: any member, which serve and check warn about
+				}
 				for _, f := range strings.Split(v, ",") {
 					f = strings.TrimSpace(f)
 					if f == "" {
@@ -98,6 +101,12 @@ func Settings() []Setting {
 						return fmt.Errorf("%q is not a user ID (a positive integer)", f)
 					}
 					c.AllowedUserIDs = append(c.AllowedUserIDs, id)
+				}
+				if len(c.AllowedUserIDs) == 0 {
+					// Someone meant to restrict who may answer and wrote
+					// no ID: letting everyone answer would turn a typo
+					// into an open door.
+					return fmt.Errorf("holds no user ID: want IDs such as 123456789,987654321, or leave it empty to let any member of the chat answer")
 				}
 				return nil
 			}},

@@ -85,6 +85,16 @@ func TestAllowedUsers(t *testing.T) {
 	if len(c.AllowedUserIDs) != 3 || c.AllowedUserIDs[0] != 5 || c.AllowedUserIDs[1] != 42 || c.AllowedUserIDs[2] != 7 {
 		t.Fatalf("AllowedUserIDs = %v", c.AllowedUserIDs)
 	}
+
+	// Empty, or blank, still means any member of the chat; a value that
+	// holds only commas is refused (TestValidationErrors).
+	for _, v := range []string{"", "  "} {
+		e["TELEGRAM_ALLOWED_USER_IDS"] = v
+		c, err := config.Load(config.Sources{Getenv: env(e), EnvFile: map[string]string{"TELEGRAM_ALLOWED_USER_IDS": v}})
+		if err != nil || len(c.AllowedUserIDs) != 0 {
+			t.Errorf("TELEGRAM_ALLOWED_USER_IDS=%q: %v, %v; want no restriction", v, c, err)
+		}
+	}
 }
 
 func TestValidationErrors(t *testing.T) {
@@ -98,6 +108,8 @@ func TestValidationErrors(t *testing.T) {
 		{"missing chat", "TELEGRAM_CHAT_ID", "", "TELEGRAM_CHAT_ID", config.ErrMissing},
 		{"bad chat", "TELEGRAM_CHAT_ID", "group", "TELEGRAM_CHAT_ID", config.ErrInvalid},
 		{"bad users", "TELEGRAM_ALLOWED_USER_IDS", "5,bob", "TELEGRAM_ALLOWED_USER_IDS", config.ErrInvalid},
+		{"users without an ID", "TELEGRAM_ALLOWED_USER_IDS", ",", "TELEGRAM_ALLOWED_USER_IDS", config.ErrInvalid},
+		{"users of blanks and commas", "TELEGRAM_ALLOWED_USER_IDS", " , ,", "TELEGRAM_ALLOWED_USER_IDS", config.ErrInvalid},
 		{"bad url", "OPENCODE_URL", "localhost:4096", "OPENCODE_URL", config.ErrInvalid},
 		{"url with password", "OPENCODE_URL", "http://u:pw-secret@host", "OPENCODE_URL", config.ErrInvalid},
 		{"api url with token", "TELEGRAM_API_URL", "https://secret-user@api.example", "TELEGRAM_API_URL", config.ErrInvalid},

@@ -1,7 +1,8 @@
 // Command hermes-bench measures a real hermes-bot binary against the fake
 // opencode server (opencode/opencodetest) and the fake Telegram Bot API
 // (bot/telegramtest), both run inside hermes-bench on loopback ports, and
-// prints the figures of issue 6 with the target each is held to.
+// prints the figures of the README's "Performance" table, each with the
+// target it is held to.
 //
 //	go run ./cmd/hermes-bench latency     event → post and press → answer, p50/p99
 //	go run ./cmd/hermes-bench startup     process start → ready, empty and with 10,000 entries

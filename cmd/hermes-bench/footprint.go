@@ -9,9 +9,9 @@ import (
 )
 
 const (
-	// rssTarget is issue 6's bound on idle resident memory, in KiB.
+	// rssTarget is the bound on idle resident memory, in KiB.
 	rssTarget = 15 * 1024
-	// idleCPUTarget is issue 6's bound on idle CPU, in percent of a core.
+	// idleCPUTarget is the bound on idle CPU, in percent of a core.
 	idleCPUTarget = 0.1
 )
 

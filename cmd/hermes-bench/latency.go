@@ -11,7 +11,7 @@ import (
 )
 
 const (
-	// latencyTarget is issue 6's bound on both latencies' p99.
+	// latencyTarget is the bound on both latencies' p99.
 	latencyTarget = 10 * time.Millisecond
 	// warmRounds and warmPresses are run first and not timed: the first
 	// requests open connections and fill the session cache.

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// startupTarget is issue 6's bound on start-up with 10,000 entries.
+// startupTarget is the bound on start-up with 10,000 entries.
 const startupTarget = 200 * time.Millisecond
 
 // milestones are the moments of one start, from just before the process

@@ -43,6 +43,7 @@ var errCheckFailed = errors.New("check failed: see the ✗ lines above")
 // Telegram, opencode and the store whether hermes-bot could run with it.
 type checkCommand struct {
 	getenv         func(string) string
+	environ        func() []string // nil: the environment is not searched for misspelled settings
 	stdout, stderr io.Writer
 	timeout        time.Duration // per network call; checkTimeout when 0
 	redact         *bot.Redactor // for every text that comes from outside
@@ -70,7 +71,7 @@ func (c *checkCommand) Run(ctx context.Context, args []string) error {
 	fs.SetOutput(c.stderr)
 	flags := registerConfigFlags(fs)
 	fs.Usage = c.usage(fs)
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, c.stdout); err != nil {
 		return err
 	}
 	if c.timeout <= 0 {
@@ -78,9 +79,10 @@ func (c *checkCommand) Run(ctx context.Context, args []string) error {
 	}
 
 	r := &checkReport{w: c.stdout}
-	cfg, err := flags.load(c.getenv)
+	cfg, unknown, err := flags.load(c.getenv, environOf(c.environ))
 	if err != nil {
 		r.fail("settings", err.Error(), settingsFix(err, *flags.envFile))
+		warnUnknown(unknown, r)
 		return r.finish()
 	}
 	c.redact = bot.NewRedactor(cfg.BotToken, cfg.OpencodePassword)
@@ -94,6 +96,7 @@ func (c *checkCommand) Run(ctx context.Context, args []string) error {
 		from = append(from, "flags")
 	}
 	r.ok("settings", "valid, from "+strings.Join(from, ", "))
+	warnUnknown(unknown, r)
 	if len(cfg.AllowedUserIDs) == 0 {
 		r.warn("allowed users", "TELEGRAM_ALLOWED_USER_IDS is empty: any member of the chat may answer",
 			`put your Telegram user ID in it (README, "Five-minute set-up", step 4)`)
@@ -105,19 +108,14 @@ func (c *checkCommand) Run(ctx context.Context, args []string) error {
 	return r.finish()
 }
 
-func settingsFix(err error, envFile string) string {
-	var ve *config.ValidationError
-	switch {
-	case errors.As(err, &ve):
-		where := "the environment or an env-file (--env-file PATH)"
-		if envFile != "" {
-			where = envFile
+// warnUnknown reports each variable named like a setting that is none.
+func warnUnknown(unknown []config.Unknown, r *checkReport) {
+	for _, u := range unknown {
+		fix := "remove it, or rename it to a setting: deploy/hermes-bot.env.example lists them all"
+		if u.Suggest != "" {
+			fix = "rename it to " + u.Suggest
 		}
-		return fmt.Sprintf("set %s in %s; deploy/hermes-bot.env.example documents every setting", ve.Var, where)
-	case errors.Is(err, fs.ErrNotExist):
-		return `create it: "hermes-bot service install" writes a template, or copy deploy/hermes-bot.env.example`
-	default:
-		return "correct the env-file: KEY=VALUE lines, # for comments"
+		r.warn("settings", u.String(), fix)
 	}
 }
 
@@ -150,6 +148,11 @@ func (r *checkReport) fail(name, text, fix string) {
 	r.failed++
 	r.line("✗", name, text, "fix", fix)
 }
+
+// skip reports a check that could not run because one it needs failed:
+// shown, so the report lists every check whatever fails first, and not
+// counted, as its cause already is.
+func (r *checkReport) skip(name, why string) { r.line("-", name, "not checked: "+why, "", "") }
 
 func (r *checkReport) finish() error {
 	switch {
@@ -193,6 +196,7 @@ func (c *checkCommand) checkTelegram(ctx context.Context, cfg *config.Config, r 
 	)
 	if err != nil {
 		r.fail("telegram", c.reason(err), "check TELEGRAM_BOT_TOKEN")
+		notChecked(cfg, r, true, "needs a Telegram client")
 		return
 	}
 	call := func() (context.Context, context.CancelFunc) { return context.WithTimeout(ctx, c.timeout) }
@@ -207,14 +211,17 @@ func (c *checkCommand) checkTelegram(ctx context.Context, cfg *config.Config, r 
 	case errors.Is(err, tgbot.ErrorUnauthorized) || errors.Is(err, tgbot.ErrorNotFound):
 		r.fail("telegram bot", "Telegram refused the bot token",
 			"copy the token again from @BotFather (/mybots → your bot → API Token) into TELEGRAM_BOT_TOKEN")
+		notChecked(cfg, r, true, "needs a bot token Telegram accepts")
 		return
 	case errors.As(err, &ue) || errors.Is(err, context.DeadlineExceeded):
 		r.fail("telegram bot", fmt.Sprintf("cannot reach Telegram at %s: %s", cfg.TelegramAPIURL, c.reason(err)),
 			"check this machine's network, DNS, firewall or proxy (HTTPS_PROXY), and TELEGRAM_API_URL")
+		notChecked(cfg, r, true, "Telegram could not be reached")
 		return
 	default:
 		r.fail("telegram bot", "Telegram answered getMe with an error: "+c.reason(err),
 			"try again in a minute; if it persists, check TELEGRAM_API_URL")
+		notChecked(cfg, r, true, "needs Telegram to answer getMe")
 		return
 	}
 
@@ -227,29 +234,35 @@ func (c *checkCommand) checkTelegram(ctx context.Context, cfg *config.Config, r 
 	case errors.As(err, &migrated):
 		r.fail(name, fmt.Sprintf("the group became a supergroup with the ID %d", migrated.MigrateToChatID),
 			fmt.Sprintf("set TELEGRAM_CHAT_ID=%d", migrated.MigrateToChatID))
+		notChecked(cfg, r, false, "needs the chat")
 		return
 	case errors.Is(err, tgbot.ErrorBadRequest) && strings.Contains(err.Error(), "chat not found"):
 		r.fail(name, "chat not found",
 			"is the bot in the group, and is TELEGRAM_CHAT_ID right? Add @"+me.Username+" to the group; "+
 				`group IDs are negative, supergroup IDs start with -100 (README, "Five-minute set-up", step 3); `+
 				"for a private chat, send the bot /start first")
+		notChecked(cfg, r, false, "needs the chat")
 		return
 	case errors.Is(err, tgbot.ErrorForbidden):
 		r.fail(name, "Telegram says: "+strings.TrimPrefix(c.reason(err), "forbidden, "),
 			"add @"+me.Username+" to the group again")
+		notChecked(cfg, r, false, "needs the chat")
 		return
 	case err != nil:
 		r.fail(name, "getChat failed: "+c.reason(err), "try again in a minute")
+		notChecked(cfg, r, false, "needs the chat")
 		return
 	}
 	what := fmt.Sprintf("%q, a %s", chat.Title, chat.Type)
 	switch chat.Type {
 	case models.ChatTypePrivate:
 		r.ok(name, fmt.Sprintf("a private chat with %s: every message reaches the bot", chat.FirstName))
+		notChecked(cfg, r, false, "the chat is a private one")
 		return
 	case models.ChatTypeChannel:
 		r.warn(name, what+": buttons work, but typed answers (replies to the bot) do not in a channel",
 			"use a group and set TELEGRAM_CHAT_ID to its ID")
+		notChecked(cfg, r, false, "the chat is a channel")
 		return
 	}
 
@@ -262,6 +275,18 @@ func (c *checkCommand) checkTelegram(ctx context.Context, cfg *config.Config, r 
 		c.reportBotMember(name, what, me, m, r)
 	}
 	c.checkAllowedUsers(ctx, tg, cfg, r)
+}
+
+// notChecked reports the checks after a failed one that needed it: the
+// chat's, when chat is set, and the allowed users' when there are any
+// (when there are none, check has already warned about that).
+func notChecked(cfg *config.Config, r *checkReport, chat bool, why string) {
+	if chat {
+		r.skip(fmt.Sprintf("telegram chat %d", cfg.ChatID), why)
+	}
+	if len(cfg.AllowedUserIDs) > 0 {
+		r.skip("allowed users", why)
+	}
 }
 
 func (c *checkCommand) reportBotMember(name, what string, me *models.User, m *models.ChatMember, r *checkReport) {
@@ -396,6 +421,10 @@ func (c *checkCommand) checkOpencode(ctx context.Context, cfg *config.Config, r 
 	}
 }
 
+// storeFix is the advice for a HERMES_DB that cannot be opened or created.
+const storeFix = "set HERMES_DB to an absolute path of a file you can read and write, in a folder you can write " +
+	"(unset, it is $XDG_STATE_HOME/hermes-bot/pending.db, or ~/.local/state/hermes-bot/pending.db)"
+
 // checkStore opens the store the way serve would, without creating it and
 // without waiting on a running hermes-bot, which holds its lock for good.
 func checkStore(path string, r *checkReport) {
@@ -404,14 +433,19 @@ func checkStore(path string, r *checkReport) {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if dir, err := creatableIn(path); err != nil {
-			r.fail(name, "cannot be created: "+err.Error(),
-				"set HERMES_DB to an absolute path in a folder you can write, or fix the permissions of "+dir)
+			fix := storeFix
+			// Permissions are worth fixing only on a folder of one's own:
+			// not on /proc, say, or another user's.
+			if errors.Is(err, fs.ErrPermission) && ownedByMe(dir) {
+				fix += ", or fix the permissions of " + dir
+			}
+			r.fail(name, "cannot be created: "+err.Error(), fix)
 			return
 		}
 		r.ok(name, "does not exist yet; hermes-bot creates it at start")
 		return
 	case err != nil:
-		r.fail(name, err.Error(), "set HERMES_DB to a file you can read and write")
+		r.fail(name, err.Error(), storeFix)
 		return
 	case st.IsDir():
 		r.fail(name, "is a folder", "set HERMES_DB to a file in it, such as "+filepath.Join(path, "pending.db"))
@@ -429,7 +463,7 @@ func checkStore(path string, r *checkReport) {
 				shellQuote(path), shellQuote(path)))
 		return
 	case err != nil:
-		r.fail(name, err.Error(), "set HERMES_DB to a file you can read and write")
+		r.fail(name, err.Error(), storeFix)
 		return
 	}
 	defer store.Close()

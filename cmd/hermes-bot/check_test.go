@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -136,6 +137,26 @@ func TestCheckEnvFileAndFlags(t *testing.T) {
 	wantLines(t, out, "✓ settings: valid, from the env-file "+path+", the environment, flags\n")
 }
 
+// TestCheckUnknownSettings: a misspelled key is a warning with the name it
+// probably means, not "settings: valid" alone.
+func TestCheckUnknownSettings(t *testing.T) {
+	s := newCheckSetup(t, nil)
+	path := filepath.Join(t.TempDir(), "hermes.env")
+	writeFile(t, path, "HERMES_LANGG=zh\nOPENCODE_PASSWORD=x\n", 0o600)
+	s.env["HERMES_NOTIFI"] = "idle"
+	out, code := s.check(t, "--env-file", path)
+	if code != 0 {
+		t.Fatalf("an unknown key must only warn: code %d\n%s", code, out)
+	}
+	wantLines(t, out,
+		"✓ settings: valid, from the env-file "+path+", the environment\n",
+		"! settings: HERMES_LANGG in the env-file is not a setting, so it is ignored; did you mean HERMES_LANG?\n    fix: rename it to HERMES_LANG\n",
+		"! settings: HERMES_NOTIFI in the environment is not a setting, so it is ignored; did you mean HERMES_NOTIFY?\n",
+		"! settings: OPENCODE_PASSWORD in the env-file is not a setting, so it is ignored\n    fix: remove it, or rename it to a setting",
+		"Ready to run, with 3 warnings.\n",
+	)
+}
+
 func TestCheckShortSecretKeepsReportReadable(t *testing.T) {
 	// A redactor would turn every "x" of the report into [REDACTED]; only
 	// texts from outside go through it.
@@ -176,6 +197,7 @@ func TestCheckWrongChat(t *testing.T) {
 	}
 	wantLines(t, out,
 		"✗ telegram chat -100999: chat not found\n",
+		"- allowed users: not checked: needs the chat\n",
 		"    fix: is the bot in the group, and is TELEGRAM_CHAT_ID right? Add @hermes_test_bot to the group;",
 	)
 
@@ -229,9 +251,33 @@ func TestCheckWrongToken(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("code %d, want 1:\n%s", code, out)
 	}
-	wantLines(t, out, "✗ telegram bot: Telegram refused the bot token\n", "fix: copy the token again from @BotFather")
-	if strings.Contains(out, "telegram chat") {
+	wantLines(t, out, "✗ telegram bot: Telegram refused the bot token\n", "fix: copy the token again from @BotFather",
+		fmt.Sprintf("- telegram chat %d: not checked: needs a bot token Telegram accepts\n", checkChat),
+		"- allowed users: not checked: needs a bot token Telegram accepts\n",
+		"1 problem, 0 warnings.\n")
+	if len(s.tg.RequestsFor("getChat")) != 0 {
 		t.Errorf("chat checked without a working token:\n%s", out)
+	}
+}
+
+// TestCheckChatKindsSkipUserCheck: in a private chat or a channel the
+// allowed users are not looked up, and the report says so.
+func TestCheckChatKindsSkipUserCheck(t *testing.T) {
+	for kind, want := range map[string]string{
+		telegramtest.ChatPrivate: "- allowed users: not checked: the chat is a private one\n",
+		telegramtest.ChatChannel: "- allowed users: not checked: the chat is a channel\n",
+	} {
+		s := newCheckSetup(t, nil)
+		id := int64(-100777)
+		if kind == telegramtest.ChatPrivate {
+			id = checkUser.ID
+		}
+		if err := s.tg.AddChat(id, kind); err != nil {
+			t.Fatal(err)
+		}
+		s.env["TELEGRAM_CHAT_ID"] = fmt.Sprint(id)
+		out, _ := s.check(t)
+		wantLines(t, out, want)
 	}
 }
 
@@ -246,6 +292,8 @@ func TestCheckUnreachable(t *testing.T) {
 	wantLines(t, out,
 		"✗ telegram bot: cannot reach Telegram at "+s.env["TELEGRAM_API_URL"]+": dial tcp",
 		"connection refused\n    fix: check this machine's network, DNS, firewall or proxy (HTTPS_PROXY), and TELEGRAM_API_URL\n",
+		fmt.Sprintf("- telegram chat %d: not checked: Telegram could not be reached\n", checkChat),
+		"- allowed users: not checked: Telegram could not be reached\n",
 		"✗ opencode "+s.env["OPENCODE_URL"]+": cannot reach opencode: dial tcp",
 		"fix: start it, for example: OPENCODE_SERVER_PASSWORD=… opencode serve --port 4096",
 		"2 problems, 0 warnings.\n",
@@ -339,6 +387,25 @@ func TestCheckStore(t *testing.T) {
 	}
 }
 
+// TestCheckStoreInProc: a HERMES_DB where no file can be made, such as
+// under /proc, gets the advice to choose another path, not to change the
+// permissions of /proc.
+func TestCheckStoreInProc(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("/proc is Linux's")
+	}
+	s := newCheckSetup(t, nil)
+	s.env["HERMES_DB"] = "/proc/nope/x.db"
+	out, code := s.check(t)
+	if code != 1 {
+		t.Fatalf("code %d, want 1\n%s", code, out)
+	}
+	wantLines(t, out, "✗ store /proc/nope/x.db: cannot be created: ", "    fix: set HERMES_DB to an absolute path")
+	if strings.Contains(out, "permissions of /proc") {
+		t.Errorf("advises changing /proc:\n%s", out)
+	}
+}
+
 func TestCheckBadSettings(t *testing.T) {
 	s := newCheckSetup(t, nil)
 	s.env["TELEGRAM_CHAT_ID"] = "my-group"
@@ -355,13 +422,13 @@ func TestCheckBadSettings(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("missing env-file: code %d", code)
 	}
-	wantLines(t, out, "✗ settings: read env-file", `fix: create it: "hermes-bot service install" writes a template`)
+	wantLines(t, out, "✗ settings: read env-file", "fix: create it: copy deploy/hermes-bot.env.example (in the source tree) to ", `or "hermes-bot service install" writes one for a service`)
 
 	if _, _, code := runCmd(t, s.env, "check", "--bogus"); code != 2 {
 		t.Errorf("unknown flag: code %d, want 2", code)
 	}
-	if _, stderr, code := runCmd(t, s.env, "check", "-h"); code != 0 || !strings.Contains(stderr, "--env-file") {
-		t.Errorf("check -h: code %d, stderr %q", code, stderr)
+	if stdout, stderr, code := runCmd(t, s.env, "check", "-h"); code != 0 || !strings.Contains(stdout, "--env-file") || stderr != "" {
+		t.Errorf("check -h: code %d, stdout %q, stderr %q; want the help on stdout", code, stdout, stderr)
 	}
 }
 

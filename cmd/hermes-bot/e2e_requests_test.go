@@ -18,7 +18,7 @@ import (
 )
 
 // The buttons of a permission request, a multi-select and a typed answer,
-// as the issue names them.
+// as the README names them.
 const (
 	btnAllowOnce  = "✅ Allow once"
 	btnAlways     = "♾️ Always allow"

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"io/fs"
 
 	"github.com/hermes-bot/hermes-bot/config"
 )
@@ -24,31 +26,85 @@ func registerConfigFlags(fs *flag.FlagSet) *configFlags {
 }
 
 // load builds the configuration from the env-file, the environment and
-// the flags given, in that order of rising precedence. Call it after
-// fs.Parse.
-func (f *configFlags) load(getenv func(string) string) (*config.Config, error) {
+// the flags given, in that order of rising precedence, and lists the
+// variables of the env-file and of environ (KEY=VALUE pairs; may be nil)
+// named like settings that are none. Call it after fs.Parse. The list
+// comes with a settings error too, as a misspelling is often its cause
+// (TELEGRAM_CHATID, and so TELEGRAM_CHAT_ID is missing).
+func (f *configFlags) load(getenv func(string) string, environ []string) (*config.Config, []config.Unknown, error) {
 	src := config.Sources{Getenv: getenv, Flags: f.given()}
 	if *f.envFile != "" {
 		vars, err := config.ReadEnvFile(*f.envFile)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		src.EnvFile = vars
 	}
-	return config.Load(src)
+	unknown := config.UnknownKeys(src.EnvFile, environ)
+	cfg, err := config.Load(src)
+	return cfg, unknown, err
+}
+
+// settingsFix says how to mend err, a failure of configFlags.load, in one
+// sentence; envFile is the --env-file given, if any.
+func settingsFix(err error, envFile string) string {
+	var ve *config.ValidationError
+	switch {
+	case errors.As(err, &ve):
+		where := "the environment or an env-file (--env-file PATH)"
+		if envFile != "" {
+			where = envFile
+		}
+		return fmt.Sprintf("set %s in %s; deploy/hermes-bot.env.example documents every setting", ve.Var, where)
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Sprintf("create it: copy deploy/hermes-bot.env.example (in the source tree) to %s and fill in the token and the chat ID; "+
+			`or "hermes-bot service install" writes one for a service`, shellQuote(envFile))
+	default:
+		return "correct the env-file: KEY=VALUE lines, # for comments"
+	}
+}
+
+// withFix adds fix to err's message on a line of its own, as check
+// prints it, and a line for each unknown variable.
+func withFix(err error, fix string, unknown ...config.Unknown) error {
+	err = fmt.Errorf("%w\n    fix: %s", err, fix)
+	for _, u := range unknown {
+		err = fmt.Errorf("%w\n    note: %s", err, u)
+	}
+	return err
 }
 
 // parseFlags parses args and rejects positional arguments. A problem is a
 // usageError, except flag.ErrHelp, which is returned as it is.
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
+//
+// Help that was asked for (-h, --help) is printed on stdout, so that
+// "hermes-bot --help | less" shows it; a mistake gets one line on stderr,
+// which points at --help, rather than the whole usage.
+func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) error {
+	usage, out := fs.Usage, fs.Output()
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard) // flag would print the error, which exitCode prints
+	err := fs.Parse(args)
+	fs.Usage = usage
+	fs.SetOutput(out)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			printHelp(fs, stdout)
 			return err
 		}
-		return usageError{err}
+		return usageError{fmt.Errorf("%w (try --help)", err)}
 	}
 	if fs.NArg() > 0 {
 		return usageError{fmt.Errorf("unexpected argument %q (try --help)", fs.Arg(0))}
 	}
 	return nil
+}
+
+// printHelp prints fs's usage on w, where a person who asked for help
+// looks for it.
+func printHelp(fs *flag.FlagSet, w io.Writer) {
+	out := fs.Output()
+	fs.SetOutput(w)
+	fs.Usage()
+	fs.SetOutput(out)
 }

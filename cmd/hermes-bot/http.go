@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -19,20 +20,50 @@ import (
 // without a getUpdates answer before it calls polling down.
 const pollMargin = 30 * time.Second
 
+// After Telegram answers getUpdates with 409 Conflict, the next poll goes
+// out conflictFirstWait later, then twice as long after each further 409,
+// up to conflictMaxWait. go-telegram/bot retries at most 5 s after an
+// error: two processes polling one token would otherwise end each other's
+// long polls every few seconds, forever. Telegram keeps updates for a
+// day, so a press made meanwhile waits at most conflictMaxWait once the
+// other process is gone.
+const (
+	conflictFirstWait = 10 * time.Second
+	conflictMaxWait   = 2 * time.Minute
+)
+
 // pollTracker is the transport of the Telegram client. It records when
 // getUpdates was last sent, answered with 200, and failed, because
-// go-telegram/bot does not tell whether polling works. Requests carry the
-// bot token in their URL: it never logs or returns one.
+// go-telegram/bot does not tell whether polling works; and it spaces the
+// polls out while another process polls the same bot token, which the
+// library would retry every 5 s. Requests carry the bot token in their
+// URL: it never logs or returns one.
 type pollTracker struct {
 	next http.RoundTripper // http.DefaultTransport if nil
 	now  func() time.Time
+	// log hears, once each, that another process takes this bot's
+	// updates and that it stopped.
+	log zerolog.Logger
 
 	mu                    sync.Mutex
 	started, ok, failedAt time.Time
 	failing               bool // the last answered poll failed
+	// After a 409: how long the last wait was, and until when getUpdates
+	// is answered here, without asking Telegram.
+	conflictWait  time.Duration
+	conflictUntil time.Time
 }
 
-func newPollTracker() *pollTracker { return &pollTracker{now: time.Now} }
+func newPollTracker() *pollTracker {
+	return &pollTracker{now: time.Now, log: zerolog.Nop()}
+}
+
+// conflictAnswer is what a getUpdates gets while hermes-bot waits out
+// another poller: Telegram's own 409, so go-telegram/bot retries as after
+// the real one (every 5 s at most), each time at no cost. Waiting here
+// instead, by sleeping, would count against the client's timeout.
+const conflictAnswer = `{"ok":false,"error_code":409,"description":"Conflict: another process polls this bot token; ` +
+	`hermes-bot waits before it polls again"}`
 
 func (p *pollTracker) RoundTrip(req *http.Request) (*http.Response, error) {
 	next := p.next
@@ -44,14 +75,60 @@ func (p *pollTracker) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	now := p.now()
 	p.mu.Lock()
-	p.started = now
+	waiting := now.Before(p.conflictUntil)
+	if !waiting {
+		p.started = now
+	}
 	p.mu.Unlock()
+	if waiting {
+		if req.Body != nil {
+			req.Body.Close() // a RoundTripper closes the body, even unsent
+		}
+		return &http.Response{
+			Status: "409 Conflict", StatusCode: http.StatusConflict,
+			Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+			Header:        http.Header{"Content-Type": {"application/json"}},
+			Body:          io.NopCloser(strings.NewReader(conflictAnswer)),
+			ContentLength: int64(len(conflictAnswer)),
+			Request:       req,
+		}, nil
+	}
 	resp, err := next.RoundTrip(req)
 	ok := err == nil && resp.StatusCode == http.StatusOK
 	if ok || req.Context().Err() == nil { // not polling stopped at shutdown
 		p.answered(ok)
+		p.conflicted(err == nil && resp.StatusCode == http.StatusConflict, ok)
 	}
 	return resp, err
+}
+
+// conflicted sets when the next poll may go out, and logs when another
+// process starts or stops taking this bot's updates: Telegram answers a
+// getUpdates with 409 Conflict when a newer one, from anywhere, replaces
+// it, or when the bot has a webhook. ok is a 200 answer; an answer that is
+// neither (a network error, a 5xx) changes nothing here.
+func (p *pollTracker) conflicted(conflict, ok bool) {
+	now := p.now()
+	p.mu.Lock()
+	was := p.conflictWait > 0
+	switch {
+	case conflict:
+		p.conflictWait = min(max(2*p.conflictWait, conflictFirstWait), conflictMaxWait)
+		p.conflictUntil = now.Add(p.conflictWait)
+	case ok:
+		p.conflictWait, p.conflictUntil = 0, time.Time{}
+	}
+	wait := p.conflictWait
+	p.mu.Unlock()
+	switch {
+	case conflict && !was:
+		p.log.Error().Dur("retry_in", wait).Msg("another process is polling Telegram with this bot token (409 Conflict): " +
+			"each update reaches only one of them, so this hermes-bot misses presses and replies. Stop the other one " +
+			"(often a hermes-bot service left running, or a second one started by hand), or give each its own bot token. " +
+			fmt.Sprintf("Polling again less and less often, up to every %s, until it is gone", conflictMaxWait))
+	case ok && was:
+		p.log.Info().Msg("telegram polling works again: no other process takes this bot's updates any more")
+	}
 }
 
 func (p *pollTracker) answered(ok bool) {
@@ -84,6 +161,9 @@ func (p *pollTracker) down(now time.Time, window time.Duration) string {
 	switch {
 	case p.started.IsZero():
 		return "telegram polling has not started"
+	case p.failing && p.conflictWait > 0:
+		return fmt.Sprintf("telegram polling failing since %s: another process polls this bot token (409 Conflict)",
+			p.failedAt.UTC().Format(time.RFC3339))
 	case p.failing:
 		return fmt.Sprintf("telegram polling failing since %s", p.failedAt.UTC().Format(time.RFC3339))
 	}

@@ -16,7 +16,7 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	err := run(ctx, os.Args[1:], os.Getenv, os.Environ, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(exitCode(err, os.Stderr))
 }
@@ -28,11 +28,25 @@ type usageError struct{ err error }
 func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
+// exitStatusError ends hermes-bot with a status of its own choosing: see
+// serve's --config-error-exit.
+type exitStatusError struct {
+	err  error
+	code int
+}
+
+func (e exitStatusError) Error() string { return e.err.Error() }
+func (e exitStatusError) Unwrap() error { return e.err }
+
 func exitCode(err error, stderr io.Writer) int {
 	var ue usageError
+	var se exitStatusError
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return 0
+	case errors.As(err, &se):
+		fmt.Fprintf(stderr, "hermes-bot: %v\n", err)
+		return se.code
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "hermes-bot: %v\n", err)
 		return 2
@@ -42,14 +56,16 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 }
 
-// run dispatches on the sub-command; no sub-command means serve.
-func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+// run dispatches on the sub-command; no sub-command means serve. environ
+// lists the environment (KEY=VALUE), to spot misspelled settings in it;
+// nil skips that.
+func run(ctx context.Context, args []string, getenv func(string) string, environ func() []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 {
 		switch args[0] {
-		case "version":
+		case "version", "--version", "-version":
 			return (&versionCommand{stdout: stdout}).Run(ctx, args[1:])
 		case "check":
-			return (&checkCommand{getenv: getenv, stdout: stdout, stderr: stderr}).Run(ctx, args[1:])
+			return (&checkCommand{getenv: getenv, environ: environ, stdout: stdout, stderr: stderr}).Run(ctx, args[1:])
 		case "service":
 			return (&serviceCommand{getenv: getenv, stdout: stdout, stderr: stderr,
 				goos: runtime.GOOS, executable: executablePath}).Run(ctx, args[1:])
@@ -59,5 +75,5 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			args = []string{"-h"}
 		}
 	}
-	return (&serveCommand{getenv: getenv, stdout: stdout, stderr: stderr}).Run(ctx, args)
+	return (&serveCommand{getenv: getenv, environ: environ, stdout: stdout, stderr: stderr}).Run(ctx, args)
 }

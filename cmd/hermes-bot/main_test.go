@@ -7,6 +7,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -19,15 +20,28 @@ import (
 func runCmd(t *testing.T, env map[string]string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	err := run(context.Background(), args, func(k string) string { return env[k] }, &out, &errb)
+	err := run(context.Background(), args, func(k string) string { return env[k] }, environList(env), &out, &errb)
 	code = exitCode(err, &errb)
 	return out.String(), errb.String(), code
 }
 
+// environList lists env as the process environment would: KEY=VALUE.
+func environList(env map[string]string) func() []string {
+	return func() []string {
+		var kv []string
+		for k, v := range env {
+			kv = append(kv, k+"="+v)
+		}
+		return kv
+	}
+}
+
 func TestVersion(t *testing.T) {
-	out, _, code := runCmd(t, nil, "version")
-	if code != 0 || !strings.HasPrefix(out, "hermes-bot ") {
-		t.Fatalf("version: code %d, out %q", code, out)
+	for _, arg := range []string{"version", "--version", "-version"} {
+		out, _, code := runCmd(t, nil, arg)
+		if code != 0 || !strings.HasPrefix(out, "hermes-bot ") {
+			t.Fatalf("%s: code %d, out %q", arg, code, out)
+		}
 	}
 	if _, _, code := runCmd(t, nil, "version", "extra"); code != 2 {
 		t.Fatalf("version with an argument: code %d, want 2", code)
@@ -37,19 +51,21 @@ func TestVersion(t *testing.T) {
 func TestHelpListsEverySettingAndNoSecret(t *testing.T) {
 	env := map[string]string{"TELEGRAM_BOT_TOKEN": "1:help-secret", "OPENCODE_SERVER_PASSWORD": "pw-secret"}
 	for _, args := range [][]string{{"--help"}, {"help"}, {"serve", "-h"}} {
-		_, stderr, code := runCmd(t, env, args...)
-		if code != 0 {
-			t.Fatalf("%v: code %d", args, code)
+		// Asked for, help goes to stdout, so "hermes-bot --help | less"
+		// shows it.
+		stdout, stderr, code := runCmd(t, env, args...)
+		if code != 0 || stderr != "" {
+			t.Fatalf("%v: code %d, stderr %q; want 0 and help on stdout only", args, code, stderr)
 		}
 		for _, s := range config.Settings() {
-			if !strings.Contains(stderr, s.Env) || !strings.Contains(stderr, "-"+s.Flag) {
+			if !strings.Contains(stdout, s.Env) || !strings.Contains(stdout, "-"+s.Flag) {
 				t.Errorf("%v: help does not list %s / --%s", args, s.Env, s.Flag)
 			}
 		}
-		if !strings.Contains(stderr, "--env-file") && !strings.Contains(stderr, "-env-file") {
+		if !strings.Contains(stdout, "--env-file") && !strings.Contains(stdout, "-env-file") {
 			t.Errorf("%v: help does not list --env-file", args)
 		}
-		if strings.Contains(stderr, "secret") {
+		if strings.Contains(stdout, "secret") {
 			t.Errorf("%v: help leaks a secret", args)
 		}
 	}
@@ -66,8 +82,11 @@ func TestConfigErrorsExit2(t *testing.T) {
 		{"no chat", map[string]string{"HOME": "/h", "TELEGRAM_BOT_TOKEN": "1:tok-secret"}, nil, "TELEGRAM_CHAT_ID"},
 		{"bad ttl flag", map[string]string{"HOME": "/h", "TELEGRAM_BOT_TOKEN": "1:tok-secret", "TELEGRAM_CHAT_ID": "-1"},
 			[]string{"--question-ttl", "never"}, "HERMES_QUESTION_TTL"},
+		{"allowed users without an ID", map[string]string{"HOME": "/h", "TELEGRAM_BOT_TOKEN": "1:tok-secret", "TELEGRAM_CHAT_ID": "-1",
+			"TELEGRAM_ALLOWED_USER_IDS": " , "}, nil, "TELEGRAM_ALLOWED_USER_IDS"},
 		{"missing env-file", map[string]string{"HOME": "/h"}, []string{"--env-file", "/nonexistent/hermes.env"}, "env-file"},
-		{"unknown flag", nil, []string{"--bogus"}, "bogus"},
+		{"unknown flag", nil, []string{"--bogus"}, "bogus (try --help)"},
+		{"config-error-exit out of range", nil, []string{"--config-error-exit=300"}, "--config-error-exit 300"},
 		{"stray argument", nil, []string{"stray"}, "stray"},
 	}
 	for _, tc := range cases {
@@ -151,7 +170,7 @@ func TestSignalWhileTelegramUnreachableExits0(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var out, errb syncWriter
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, nil, func(k string) string { return env[k] }, &out, &errb) }()
+	go func() { done <- run(ctx, nil, func(k string) string { return env[k] }, nil, &out, &errb) }()
 	deadline := time.After(20 * time.Second)
 	for !strings.Contains(errb.String(), "cannot reach Telegram") {
 		select {
@@ -187,4 +206,105 @@ func (w *syncWriter) String() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.b.String()
+}
+
+// TestMissingEnvFileSaysHowToCreateIt: the README's first command, run
+// before copying the example, must say how to get the file, as check does.
+func TestMissingEnvFileSaysHowToCreateIt(t *testing.T) {
+	_, stderr, code := runCmd(t, map[string]string{"HOME": "/h"}, "--env-file", "hermes-bot.env")
+	if code != 2 {
+		t.Fatalf("code %d, want 2; stderr %q", code, stderr)
+	}
+	want := "hermes-bot: read env-file: open hermes-bot.env: no such file or directory\n" +
+		"    fix: create it: copy deploy/hermes-bot.env.example (in the source tree) to hermes-bot.env"
+	if !strings.HasPrefix(stderr, want) {
+		t.Fatalf("stderr %q\nwant it to start with %q", stderr, want)
+	}
+}
+
+// TestServeWarnsAboutUnknownSettings: a misspelled key is not silently
+// ignored; serve says so in one line at start.
+func TestServeWarnsAboutUnknownSettings(t *testing.T) {
+	tg := telegramtest.NewServer("111:right-token")
+	defer tg.Close()
+	env := serveEnv(t, tg.URL, "111:wrong-secret-token") // stops after the start-up lines
+	env["HERMES_LOG_LEVL"] = "debug"
+	path := filepath.Join(t.TempDir(), "hermes.env")
+	if err := os.WriteFile(path, []byte("HERMES_LANGG=zh\nTELEGRAM_CHAT_ID=-100200300\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runCmd(t, env, "--env-file", path)
+	if code != 1 {
+		t.Fatalf("code %d, stderr %q", code, stderr)
+	}
+	var lines []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.Contains(l, "not a setting") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) != 1 {
+		t.Fatalf("want one line about unknown settings, got %d:\n%s", len(lines), stderr)
+	}
+	for _, w := range []string{
+		"HERMES_LANGG in the env-file is not a setting, so it is ignored; did you mean HERMES_LANG?",
+		"HERMES_LOG_LEVL in the environment is not a setting, so it is ignored; did you mean HERMES_LOG_LEVEL?",
+		`"level":"warn"`,
+	} {
+		if !strings.Contains(lines[0], w) {
+			t.Errorf("line lacks %q:\n%s", w, lines[0])
+		}
+	}
+}
+
+// TestUnusableStoreIsAConfigurationError: a HERMES_DB that cannot be
+// created is a bad setting, like any other: exit 2, naming the variable,
+// with a fix that does not send anyone to chmod /proc.
+func TestUnusableStoreIsAConfigurationError(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{filepath.Join(file, "pending.db"), t.TempDir()} // under a file; a folder
+	if runtime.GOOS == "linux" {
+		paths = append(paths, "/proc/nope/x.db")
+	}
+	for _, db := range paths {
+		env := serveEnv(t, "http://127.0.0.1:9", "111:some-secret-token")
+		env["HERMES_DB"] = db
+		_, stderr, code := runCmd(t, env)
+		if code != 2 || !strings.Contains(stderr, "hermes-bot: HERMES_DB cannot be used: ") ||
+			!strings.Contains(stderr, "\n    fix: set HERMES_DB to an absolute path") {
+			t.Errorf("HERMES_DB=%s: code %d, stderr %q; want 2, naming HERMES_DB, with the fix", db, code, stderr)
+		}
+		if strings.Contains(stderr, "permissions") || strings.Contains(stderr, "secret") {
+			t.Errorf("HERMES_DB=%s: stderr %q", db, stderr)
+		}
+	}
+}
+
+// TestMisspellingBehindASettingsError: a misspelled required setting
+// shows as that setting missing; the error then names the misspelling.
+func TestMisspellingBehindASettingsError(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "hermes.env")
+	if err := os.WriteFile(path, []byte("TELEGRAM_BOT_TOKEN=1:file-secret\nTELEGRAM_CHATID=-100\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"HOME": "/h"}
+	_, stderr, code := runCmd(t, env, "--env-file", path)
+	want := "TELEGRAM_CHAT_ID is required: the ID of the group where requests are posted, such as -1001234567890\n" +
+		"    fix: set TELEGRAM_CHAT_ID in " + path + "; deploy/hermes-bot.env.example documents every setting\n" +
+		"    note: TELEGRAM_CHATID in the env-file is not a setting, so it is ignored; did you mean TELEGRAM_CHAT_ID?\n"
+	if code != 2 || !strings.HasSuffix(stderr, want) {
+		t.Fatalf("code %d, stderr %q\nwant 2, ending %q", code, stderr, want)
+	}
+
+	stdout, _, code := runCmd(t, env, "check", "--env-file", path)
+	if code != 1 || !strings.Contains(stdout, "! settings: TELEGRAM_CHATID in the env-file is not a setting, so it is ignored; "+
+		"did you mean TELEGRAM_CHAT_ID?\n    fix: rename it to TELEGRAM_CHAT_ID\n") {
+		t.Fatalf("check: code %d\n%s", code, stdout)
+	}
+	if strings.Contains(stderr+stdout, "file-secret") {
+		t.Fatal("a secret is shown")
+	}
 }

@@ -6,11 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	tgbot "github.com/go-telegram/bot"
@@ -34,6 +36,7 @@ const (
 
 type serveCommand struct {
 	getenv         func(string) string
+	environ        func() []string // nil: the environment is not searched for misspelled settings
 	stdout, stderr io.Writer
 }
 
@@ -44,7 +47,7 @@ func (c *serveCommand) usage(fs *flag.FlagSet) func() {
   hermes-bot check [flags]    check the settings, Telegram, opencode and the store
   hermes-bot service install|uninstall|print [--system]
                               run hermes-bot as a systemd or launchd service
-  hermes-bot version          print the version
+  hermes-bot version          print the version (also: --version)
 
 Every setting is read from the environment, from --env-file, or from its flag
 (flag wins over environment, environment over env-file).
@@ -59,15 +62,40 @@ func (c *serveCommand) Run(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("hermes-bot", flag.ContinueOnError)
 	fs.SetOutput(c.stderr)
 	flags := registerConfigFlags(fs)
+	configErrorExit := fs.Int("config-error-exit", 2, "exit status after a configuration error (a bad setting, a missing env-file, "+
+		"an unusable HERMES_DB); the launchd agent sets 0, as launchd restarts after any other status and a restart does not fix the setting")
 	fs.Usage = c.usage(fs)
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, c.stdout); err != nil {
 		return err
 	}
-	cfg, err := flags.load(c.getenv)
+	if *configErrorExit < 0 || *configErrorExit > 125 {
+		return usageError{fmt.Errorf("--config-error-exit %d: want an exit status from 0 to 125", *configErrorExit)}
+	}
+	err := c.run(ctx, flags)
+	var ue usageError
+	if errors.As(err, &ue) && *configErrorExit != 2 {
+		return exitStatusError{err: err, code: *configErrorExit}
+	}
+	return err
+}
+
+// run loads the configuration and serves; a configuration error is a
+// usageError.
+func (c *serveCommand) run(ctx context.Context, flags *configFlags) error {
+	cfg, unknown, err := flags.load(c.getenv, environOf(c.environ))
 	if err != nil {
-		return usageError{err}
+		return usageError{withFix(err, settingsFix(err, *flags.envFile), unknown...)}
 	}
 	log := newLogger(cfg, c.stderr)
+	if len(unknown) > 0 {
+		// One line, however many: each is probably a misspelled setting
+		// whose value hermes-bot is not using.
+		texts := make([]string, len(unknown))
+		for i, u := range unknown {
+			texts[i] = u.String()
+		}
+		log.Warn().Strs("unknown", texts).Msg("ignoring variables named like settings that are none: " + strings.Join(texts, "; "))
+	}
 	return serve(ctx, cfg, log)
 }
 
@@ -98,6 +126,10 @@ func serve(ctx context.Context, cfg *config.Config, log zerolog.Logger) (err err
 
 	store, err := pending.Open(cfg.DBPath, pending.WithLogger(log))
 	if err != nil {
+		if badStorePath(err) {
+			// A restart would not help: a configuration error, exit 2.
+			return usageError{withFix(fmt.Errorf("HERMES_DB cannot be used: %w", err), storeFix)}
+		}
 		return fmt.Errorf("open store: %w", err)
 	}
 	defer func() {
@@ -120,6 +152,7 @@ func serve(ctx context.Context, cfg *config.Config, log zerolog.Logger) (err err
 	metrics.Stream = oc
 	poll := newPollTracker()
 	poll.next = telegramTransport()
+	poll.log = log
 	metrics.LastPoll = poll.LastOK
 
 	botID, _ := strconv.ParseInt(strings.SplitN(cfg.BotToken, ":", 2)[0], 10, 64)
@@ -140,6 +173,9 @@ func serve(ctx context.Context, cfg *config.Config, log zerolog.Logger) (err err
 		// library's default handler would log each one with log.Printf.
 		tgbot.WithDefaultHandler(func(context.Context, *tgbot.Bot, *models.Update) {}),
 		tgbot.WithErrorsHandler(func(err error) {
+			if errors.Is(err, tgbot.ErrorConflict) {
+				return // poll says it once, plainly, and waits
+			}
 			log.Warn().Err(redact.Error(err)).Msg("telegram polling failed; retrying")
 		}),
 	)
@@ -373,4 +409,24 @@ func getMe(ctx context.Context, tg *tgbot.Bot, redact *bot.Redactor, log zerolog
 		}
 		wait = min(2*wait, 30*time.Second)
 	}
+}
+
+// environOf calls environ, if set.
+func environOf(environ func() []string) []string {
+	if environ == nil {
+		return nil
+	}
+	return environ()
+}
+
+// badStorePath tells whether err, from pending.Open, comes from the path
+// itself (a folder that cannot be created, no permission, a read-only
+// file system, a folder where the file should be) rather than from the
+// file's content or a running hermes-bot holding it.
+func badStorePath(err error) bool {
+	if errors.Is(err, pending.ErrLocked) || errors.Is(err, pending.ErrCorrupt) {
+		return false
+	}
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) ||
+		errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EISDIR)
 }

@@ -97,12 +97,12 @@ func (c *serviceCommand) Run(_ context.Context, args []string) error {
 	switch f.action {
 	case "install", "uninstall", "print":
 	case "-h", "-help", "--help", "help":
-		fs.Usage()
+		printHelp(fs, c.stdout)
 		return flag.ErrHelp
 	default:
 		return usageError{fmt.Errorf("service: unknown action %q: want install, uninstall or print", f.action)}
 	}
-	if err := parseFlags(fs, args[1:]); err != nil {
+	if err := parseFlags(fs, args[1:], c.stdout); err != nil {
 		return err
 	}
 	if f.goos != "" && f.action != "print" {
@@ -660,10 +660,18 @@ const plistTemplate = `<?xml version="1.0" encoding="UTF-8"?>
 		<string>serve</string>
 		<string>--env-file</string>
 		<string>{{xml .EnvFile}}</string>
+		<string>--config-error-exit=0</string>
 	</array>
 	<key>RunAtLoad</key>
 	<true/>
-	<!-- Restart after a crash, not after a clean stop. -->
+	<!--
+	  Restart after a crash, not after a clean stop. launchd cannot tell
+	  exit statuses apart: it would restart after a configuration error
+	  (status 2) too, every ThrottleInterval, although a restart does not
+	  fix a setting. So hermes-bot exits 0 after one (the flag above) and
+	  stays stopped, as the systemd units' RestartPreventExitStatus=2 has
+	  it; the error is in the log below.
+	-->
 	<key>KeepAlive</key>
 	<dict>
 		<key>SuccessfulExit</key>

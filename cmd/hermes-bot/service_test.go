@@ -213,7 +213,7 @@ func TestServicePrintDarwin(t *testing.T) {
 				t.Errorf("plist lacks %s: keys %v", k, p.Keys)
 			}
 		}
-		want := []string{wantBinary, "serve", "--env-file", wantEnvFile}
+		want := []string{wantBinary, "serve", "--env-file", wantEnvFile, "--config-error-exit=0"}
 		if strings.Join(p.Args, "\x00") != strings.Join(want, "\x00") {
 			t.Errorf("ProgramArguments = %q, want %q", p.Args, want)
 		}
@@ -447,8 +447,8 @@ func TestServiceUsageErrors(t *testing.T) {
 		t.Errorf("no HOME: code %d, stderr %q", code, stderr)
 	}
 	for _, help := range []string{"-h", "help"} {
-		if _, stderr, code := e.run(t, help); code != 0 || !strings.Contains(stderr, "hermes-bot service install") {
-			t.Errorf("service %s: code %d, stderr %q", help, code, stderr)
+		if stdout, stderr, code := e.run(t, help); code != 0 || !strings.Contains(stdout, "hermes-bot service install") || stderr != "" {
+			t.Errorf("service %s: code %d, stdout %q, stderr %q; want the help on stdout", help, code, stdout, stderr)
 		}
 	}
 	// Through run, as main calls it.

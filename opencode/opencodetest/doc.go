@@ -31,10 +31,12 @@
 // the first prompt of a session a few more, so tests that use one should
 // run in parallel and share little. When opencode cannot be had (no npm,
 // install failed) those tests are skipped, unless HERMES_E2E=1, which makes
-// it a failure. opencode 1.18.33 facts the harness relies on: a health
-// probe that connects while the server is still starting may never be
-// answered; the title request carries no tools and a "You are a title
-// generator" system prompt; no git repository is needed in the project.
+// it a failure; HERMES_E2E=0 skips them without trying. A TestMain calls
+// AnnounceUnavailable after the tests, so a skip shows without -v.
+// opencode 1.18.33 facts the harness relies on: a health probe that
+// connects while the server is still starting may never be answered;
+// the title request carries no tools and a "You are a title generator"
+// system prompt; no git repository is needed in the project.
 //
 // # Concurrency
 //

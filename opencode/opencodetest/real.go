@@ -36,7 +36,9 @@ const (
 	// default $HOME/.cache/hermes-bot.
 	EnvCacheDir = "HERMES_CACHE_DIR"
 	// EnvE2E set to 1 turns "opencode cannot be had" from a skip into a
-	// failure, so CI cannot pass without running the real thing.
+	// failure, so CI cannot pass without running the real thing; set to 0
+	// it skips the tests that need opencode without installing it, for a
+	// machine without npm, network or the disk space.
 	EnvE2E = "HERMES_E2E"
 )
 
@@ -61,6 +63,10 @@ const (
 // never seen and the first finished one wins.
 func OpencodeBinary(tb testing.TB) string {
 	tb.Helper()
+	if os.Getenv(EnvE2E) == "0" {
+		tb.Skipf("end-to-end tests off (%s=0)", EnvE2E)
+		return ""
+	}
 	bin, err := locateOpencode(context.Background(), os.Getenv)
 	if err != nil {
 		opencodeUnavailable(tb, err)
@@ -81,23 +87,9 @@ func opencodeUnavailable(tb testing.TB, err error) {
 
 // locateOpencode finds or installs the binary; see OpencodeBinary.
 func locateOpencode(ctx context.Context, getenv func(string) string) (string, error) {
-	if bin := getenv(EnvOpencodeBin); bin != "" {
-		if err := checkExecutable(bin); err != nil {
-			return "", fmt.Errorf("%s: %w", EnvOpencodeBin, err)
-		}
-		return bin, nil
-	}
-	root := getenv(EnvCacheDir)
-	if root == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("find cache folder (set %s): %w", EnvCacheDir, err)
-		}
-		root = filepath.Join(home, ".cache", "hermes-bot")
-	}
-	dir := filepath.Join(root, "opencode-"+OpencodeVersion)
-	if bin, ok := findInstalled(dir); ok {
-		return bin, nil
+	bin, root, dir, err := findOpencode(getenv)
+	if err != nil || bin != "" {
+		return bin, err
 	}
 	if err := installOpencode(ctx, root, dir); err != nil {
 		return "", err
@@ -108,6 +100,78 @@ func locateOpencode(ctx context.Context, getenv func(string) string) (string, er
 			runtime.GOOS, runtime.GOARCH, dir)
 	}
 	return bin, nil
+}
+
+// findOpencode returns $OPENCODE_BIN, or the binary installed in the
+// cache: bin is "" when it is not installed yet, and dir is where it goes,
+// under root.
+func findOpencode(getenv func(string) string) (bin, root, dir string, err error) {
+	if bin := getenv(EnvOpencodeBin); bin != "" {
+		if err := checkExecutable(bin); err != nil {
+			return "", "", "", fmt.Errorf("%s: %w", EnvOpencodeBin, err)
+		}
+		return bin, "", "", nil
+	}
+	root = getenv(EnvCacheDir)
+	if root == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", "", "", fmt.Errorf("find cache folder (set %s): %w", EnvCacheDir, err)
+		}
+		root = filepath.Join(home, ".cache", "hermes-bot")
+	}
+	dir = filepath.Join(root, "opencode-"+OpencodeVersion)
+	bin, _ = findInstalled(dir)
+	return bin, root, dir, nil
+}
+
+// AnnounceUnavailable is for the TestMain of a package whose tests use a
+// real opencode, after m.Run. go test shows a passing package's output
+// only with -v, so without it those tests would be skipped in silence.
+// When opencode is not there after the tests (they install it when they
+// can) and HERMES_E2E is not 1 (then they failed, saying why), it writes
+// one line naming pkg, the reason and the remedy to the terminal,
+// /dev/tty, which go test does not capture; where there is none (CI), to
+// stderr, which go test -v shows.
+func AnnounceUnavailable(pkg string) {
+	msg := unavailableNotice(pkg, os.Getenv, exec.LookPath)
+	if msg == "" {
+		return
+	}
+	var w io.Writer = os.Stderr
+	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
+		defer tty.Close()
+		w = tty
+	}
+	fmt.Fprintln(w, msg)
+}
+
+// unavailableNotice is AnnounceUnavailable's line, "" when there is
+// nothing to say.
+func unavailableNotice(pkg string, getenv func(string) string, lookPath func(string) (string, error)) string {
+	if e2e := getenv(EnvE2E); e2e == "1" || e2e == "0" {
+		return "" // failed, saying why; or asked for
+	}
+	bin, _, dir, err := findOpencode(getenv)
+	if bin != "" {
+		return ""
+	}
+	why := "npm could not install it into " + dir + " (go test -v shows npm's error)"
+	switch {
+	case err != nil:
+		why = err.Error()
+	case lookPathFails(lookPath, "npm"):
+		why = "npm is not installed"
+	}
+	return fmt.Sprintf("%s: end-to-end tests SKIPPED: opencode %s is not available: %s. "+
+		"They install it with npm, which needs network to the npm registry once and about 500 MB of disk; "+
+		"or set %s to an opencode %s binary. %s=0 skips them without a word, %s=1 makes this a failure.",
+		pkg, OpencodeVersion, why, EnvOpencodeBin, OpencodeVersion, EnvE2E, EnvE2E)
+}
+
+func lookPathFails(lookPath func(string) (string, error), name string) bool {
+	_, err := lookPath(name)
+	return err != nil
 }
 
 // opencodeBinaryPaths lists where npm puts the binary for this platform,

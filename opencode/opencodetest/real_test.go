@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -338,6 +339,22 @@ func TestStartOpencodeFailures(t *testing.T) {
 	}
 }
 
+// TestE2EOffSkipsWithoutInstalling: HERMES_E2E=0 is how to run the tests
+// on a machine without npm, network or disk space for opencode.
+func TestE2EOffSkipsWithoutInstalling(t *testing.T) {
+	npmLog := fakeNPM(t, "exit 1\n")
+	t.Setenv(EnvCacheDir, t.TempDir())
+	t.Setenv(EnvOpencodeBin, "")
+	t.Setenv(EnvE2E, "0")
+	tb := &fakeTB{TB: t}
+	if bin := OpencodeBinary(tb); bin != "" || tb.skipped != "end-to-end tests off ("+EnvE2E+"=0)" || tb.fatal != "" {
+		t.Errorf("OpencodeBinary = %q, skipped %q, fatal %q", bin, tb.skipped, tb.fatal)
+	}
+	if _, err := os.Stat(npmLog); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("npm was run: %v", err)
+	}
+}
+
 func TestOpencodeBinaryFromEnv(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "opencode")
 	if err := os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755); err != nil {
@@ -486,5 +503,52 @@ func TestOpencodeEnvIsolates(t *testing.T) {
 		if !slices.Contains(env, want) {
 			t.Errorf("%s missing from opencode's environment", want)
 		}
+	}
+}
+
+// TestUnavailableNotice: the line a TestMain prints when the end-to-end
+// tests were skipped, because go test hides a passing package's output.
+func TestUnavailableNotice(t *testing.T) {
+	cache := t.TempDir()
+	noNPM := func(string) (string, error) { return "", exec.ErrNotFound }
+	hasNPM := func(string) (string, error) { return "/usr/bin/npm", nil }
+
+	got := unavailableNotice("cmd/x", mapEnv(map[string]string{EnvCacheDir: cache}), noNPM)
+	for _, want := range []string{"cmd/x: end-to-end tests SKIPPED: opencode " + OpencodeVersion + " is not available: npm is not installed.",
+		EnvOpencodeBin, EnvE2E + "=1 makes this a failure"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("without npm: %q lacks %q", got, want)
+		}
+	}
+	if strings.Contains(got, "\n") {
+		t.Errorf("notice is more than one line: %q", got)
+	}
+	got = unavailableNotice("cmd/x", mapEnv(map[string]string{EnvCacheDir: cache}), hasNPM)
+	if !strings.Contains(got, "npm could not install it into "+filepath.Join(cache, "opencode-"+OpencodeVersion)) {
+		t.Errorf("npm failed: %q", got)
+	}
+	got = unavailableNotice("cmd/x", mapEnv(map[string]string{EnvOpencodeBin: filepath.Join(cache, "missing")}), hasNPM)
+	if !strings.Contains(got, "is not available: "+EnvOpencodeBin) {
+		t.Errorf("bad %s: %q", EnvOpencodeBin, got)
+	}
+
+	// Nothing to say: the tests failed instead, or opencode is there.
+	for _, e2e := range []string{"1", "0"} {
+		if got := unavailableNotice("cmd/x", mapEnv(map[string]string{EnvCacheDir: cache, EnvE2E: e2e}), noNPM); got != "" {
+			t.Errorf("with %s=%s: %q", EnvE2E, e2e, got)
+		}
+	}
+	if runtime.GOOS == "windows" {
+		return
+	}
+	bin := filepath.Join(cache, "opencode-"+OpencodeVersion, opencodeBinaryPaths(runtime.GOOS, runtime.GOARCH)[0])
+	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := unavailableNotice("cmd/x", mapEnv(map[string]string{EnvCacheDir: cache}), noNPM); got != "" {
+		t.Errorf("installed: %q", got)
 	}
 }

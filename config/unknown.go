@@ -1,0 +1,105 @@
+package config
+
+import (
+	"sort"
+	"strings"
+)
+
+// Unknown is a variable named like a setting that is none: usually a
+// misspelling, which Load would otherwise ignore without a word.
+type Unknown struct {
+	Key     string // as written
+	From    string // "env-file" or "environment"
+	Suggest string // the setting it is probably meant to be; "" when none is close
+}
+
+// String says what is wrong in one phrase, for a log line or a report.
+func (u Unknown) String() string {
+	s := u.Key + " in the " + u.From + " is not a setting, so it is ignored"
+	if u.Suggest != "" {
+		s += "; did you mean " + u.Suggest + "?"
+	}
+	return s
+}
+
+// UnknownKeys lists the variables of envFile with a prefix of a setting
+// (HERMES_, TELEGRAM_, OPENCODE_) that are not settings, and those of
+// environ, KEY=VALUE pairs, with the prefix HERMES_ only: the env-file is
+// hermes-bot's own, while the environment is shared with other programs,
+// opencode among them, whose OPENCODE_ variables (and other Telegram
+// tools' TELEGRAM_ ones) are none of hermes-bot's business. Keys are
+// compared ignoring case, so a lower-case key is reported with the setting
+// it spells. The result is sorted by key; a key in both places is
+// reported once, from the env-file.
+func UnknownKeys(envFile map[string]string, environ []string) []Unknown {
+	known := make(map[string]bool)
+	for _, s := range Settings() {
+		known[s.Env] = true
+	}
+	// Not settings, but the tests' own variables, which may well be in a
+	// developer's environment.
+	notSettings := map[string]bool{"HERMES_E2E": true, "HERMES_CACHE_DIR": true}
+	var out []Unknown
+	seen := make(map[string]bool)
+	add := func(key, from string, prefixes ...string) {
+		up := strings.ToUpper(key)
+		if seen[key] || known[key] || notSettings[up] || !hasAnyPrefix(up, prefixes) {
+			return
+		}
+		seen[key] = true
+		out = append(out, Unknown{Key: key, From: from, Suggest: closestSetting(up)})
+	}
+	for key := range envFile {
+		add(key, "env-file", "HERMES_", "TELEGRAM_", "OPENCODE_")
+	}
+	for _, kv := range environ {
+		key, _, _ := strings.Cut(kv, "=")
+		add(key, "environment", "HERMES_")
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
+}
+
+func hasAnyPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// closestSetting returns the setting whose name is nearest to key, an
+// upper-case name, if it is within a few typos of it.
+func closestSetting(key string) string {
+	const maxTypos = 3
+	best, bestDist := "", maxTypos+1
+	for _, s := range Settings() {
+		if d := editDistance(key, s.Env); d < bestDist {
+			best, bestDist = s.Env, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes
+// (setting names are ASCII).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
