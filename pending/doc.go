@@ -7,7 +7,8 @@
 // Unsent, Directories, CompareListed, AwaitingText, BySession, Group), a
 // small meta bucket (a chat's supergroup migration, the last handled
 // Telegram update, requests closed in the last day so a late press is
-// told how they closed) and the single-instance lock on the file. It
+// told how they closed, and the closing edits still owed to their
+// messages, recorded in the transaction that closes them) and the single-instance lock on the file. It
 // knows nothing of HTTP, Telegram or opencode: deciding what an entry
 // means, and talking to either side, is left to package bot.
 //

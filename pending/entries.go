@@ -463,7 +463,11 @@ func (s *Store) byIndex(index func(*buckets) *bolt.Bucket, key []byte, what stri
 // again without it. Only the last call counts, so fn must only change
 // the entry it is given, or set outside variables afresh on each call
 // (never append to them, count, or send).
-func (s *Store) Update(uid string, fn func(*Entry) error) (*Entry, error) {
+//
+// The closing edits of owed are recorded as owed in the same transaction,
+// as DeleteClosed records them, for a request that closes in place (an
+// expired one still being rejected).
+func (s *Store) Update(uid string, fn func(*Entry) error, owed ...Edit) (*Entry, error) {
 	var out *Entry
 	err := s.update(func(b *buckets) error {
 		old, err := b.get(uid)
@@ -489,6 +493,9 @@ func (s *Store) Update(uid string, fn func(*Entry) error) (*Entry, error) {
 			return err
 		}
 		if err := b.put(next); err != nil {
+			return err
+		}
+		if err := putOwed(b.meta, owed); err != nil {
 			return err
 		}
 		out = next
