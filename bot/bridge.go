@@ -90,6 +90,9 @@ type Config struct {
 	// Lang is the language of every text the bot writes for people: "en"
 	// (the default) or "zh" (HERMES_LANG).
 	Lang string
+	// Server names the opencode server (its URL); with a request's ID it
+	// gives the request's entry its UID, so that survives a restart.
+	Server string
 }
 
 // ChatID is the chat requests are posted to now: Config.ChatID, or the
@@ -311,7 +314,7 @@ func (b *Bridge) questionAsked(ctx context.Context, ev opencode.Event) {
 		return
 	}
 	e.ThreadID = b.threadFor(ctx, log, e.ChatID, e.Directory)
-	e.UID = pending.NewUID()
+	e.UID = b.uidFor(q.ID)
 	log = b.entryLog(e)
 	log.Info().Bool("listed", ev.Listed).Int("questions", len(e.Questions)).Msg("question asked")
 
@@ -345,6 +348,19 @@ func (b *Bridge) questionAsked(ctx context.Context, ev opencode.Event) {
 	}
 	log.Info().Int("messageID", msgID).Msg("question posted")
 	b.cfg.Metrics.requestPosted(b.now().Sub(e.CreatedAt))
+}
+
+// uidFor is the UID of the entry for opencode request requestID:
+// derived from it and the server (pending.UIDFor), so a message posted
+// before a crash and the one the restart posts carry the same UID, and
+// either's buttons answer. A UID another request's entry holds (a rare
+// collision) gives way to a random one.
+func (b *Bridge) uidFor(requestID string) string {
+	uid := pending.UIDFor(b.cfg.Server, requestID)
+	if e, err := b.store.Get(uid); err == nil && e.RequestID != requestID {
+		return pending.NewUID()
+	}
+	return uid
 }
 
 // closedBefore reports whether the request an asked event announces was

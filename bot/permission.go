@@ -153,6 +153,7 @@ func (b *Bridge) permissionAsked(ctx context.Context, ev opencode.Event) {
 		return
 	}
 	e.ThreadID = b.threadFor(ctx, log, e.ChatID, e.Directory)
+	e.UID = b.uidFor(p.ID)
 	if key, ok := b.findTwin(e); ok {
 		joined, post := b.join(ctx, e, key)
 		if post {

@@ -1,5 +1,5 @@
 // Package pending owns the bbolt file of requests in flight: each Entry,
-// keyed by a short random UID, and the indexes kept consistent with it in
+// keyed by a short UID derived from its request (UIDFor), and the indexes kept consistent with it in
 // the same transaction (by opencode request ID, by the Telegram
 // force-reply prompt that awaits a typed answer, by directory, by expiry
 // time, by session and parent session, by the message a request shares,

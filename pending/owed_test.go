@@ -2,6 +2,7 @@ package pending_test
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -77,4 +78,24 @@ func TestPruneClosedForgetsOldOwedEdits(t *testing.T) {
 	if got, err := s.OwedEdits(); err != nil || len(got) != 1 || got[0] != keep {
 		t.Fatalf("OwedEdits after prune = %+v, %v; want only %+v", got, err, keep)
 	}
+}
+
+func TestUIDFor(t *testing.T) {
+	a := pending.UIDFor("http://127.0.0.1:4096", "que_1")
+	if len(a) != 8 || strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") != "" {
+		t.Fatalf("UIDFor = %q, want 8 characters of [a-zA-Z0-9]", a)
+	}
+	if b := pending.UIDFor("http://127.0.0.1:4096", "que_1"); b != a {
+		t.Errorf("UIDFor differs between calls: %q, %q", a, b)
+	}
+	seen := map[string]bool{a: true}
+	for _, other := range []string{pending.UIDFor("http://127.0.0.1:4097", "que_1"), pending.UIDFor("http://127.0.0.1:4096", "que_2")} {
+		if seen[other] {
+			t.Errorf("UIDFor gave %q to another request or server", other)
+		}
+		seen[other] = true
+	}
+	// The UID is one Create accepts.
+	s := mustOpenStore(t)
+	mustCreate(t, s, &pending.Entry{UID: a, Kind: pending.KindQuestion, RequestID: "que_1"})
 }

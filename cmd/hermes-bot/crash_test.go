@@ -36,7 +36,7 @@ type crashRig struct {
 	fake *opencodetest.Server
 }
 
-func newCrashRig(t *testing.T) *crashRig {
+func newCrashRig(t *testing.T, extraEnv ...string) *crashRig {
 	t.Helper()
 	tg := telegramtest.NewServer(e2eToken)
 	t.Cleanup(tg.Close)
@@ -46,7 +46,7 @@ func newCrashRig(t *testing.T) *crashRig {
 	fake := opencodetest.NewServer(opencodetest.WithAuth("", crashPassword))
 	t.Cleanup(fake.Close)
 	fake.SetProjects([]opencode.Project{{ID: "crash", Worktree: crashDir}})
-	env := botEnv(t, tg, fake.URL, crashPassword, "HERMES_QUESTION_TTL="+crashTTL)
+	env := botEnv(t, tg, fake.URL, crashPassword, extraEnv...)
 	return &crashRig{rig: &rig{tg: tg, env: env}, fake: fake}
 }
 
@@ -107,7 +107,7 @@ const (
 )
 
 func crashRound(t *testing.T, k int) {
-	r := newCrashRig(t)
+	r := newCrashRig(t, "HERMES_QUESTION_TTL="+crashTTL)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*stepTimeout)
 	defer cancel()
 	var texts []string
@@ -147,6 +147,40 @@ func crashRound(t *testing.T, k int) {
 	second := startBot(t, r.env)
 	for i, m := range msgs {
 		r.waitClosed(ctx, t, "after the restart", m.ID, func(s string) bool { return s != msgs[i].PlainText })
+	}
+	if err := second.stop(t); err != nil {
+		t.Errorf("hermes-bot exited with %v after SIGTERM, want 0", err)
+	}
+}
+
+// TestCrashBeforeMessageIDSaved kills hermes-bot after Telegram took a
+// question's message and before the bot learnt its ID: the restart posts
+// it again, and the first copy's buttons still answer, closing both.
+func TestCrashBeforeMessageIDSaved(t *testing.T) {
+	r := newCrashRig(t)
+	ctx, cancel := context.WithTimeout(context.Background(), stepTimeout)
+	defer cancel()
+	const text = "Which database should the copy use?"
+	release := r.tg.HoldReplies("sendMessage")
+	defer release()
+	r.ask("que_copy", text)
+	first := startBot(t, r.env)
+	older := r.waitOpen(ctx, t, text)
+	first.kill(t)
+	release()
+
+	second := startBot(t, r.env)
+	newer := r.waitOpen(ctx, t, text, older.ID)
+	r.press(t, older, "beta")
+	replies, err := r.fake.WaitReplies(ctx, 1)
+	if err != nil {
+		t.Fatalf("the press on the older copy never answered opencode: %v", err)
+	}
+	if got := replies[0]; got.RequestID != "que_copy" || fmt.Sprint(got.Answers) != "[[beta]]" {
+		t.Errorf("opencode got %+v, want beta for que_copy", got)
+	}
+	for _, m := range []telegramtest.Message{older, newer} {
+		r.waitClosed(ctx, t, "both copies", m.ID, func(s string) bool { return contains(s, "Alice") && contains(s, "beta") })
 	}
 	if err := second.stop(t); err != nil {
 		t.Errorf("hermes-bot exited with %v after SIGTERM, want 0", err)

@@ -230,6 +230,7 @@ func serve(ctx context.Context, cfg *config.Config, log zerolog.Logger) (err err
 		AutoApprove:    bot.AutoApprovePolicy(cfg.AutoApprove),
 		ThreadID:       cfg.ThreadID, TopicPerProject: cfg.TopicPerProject,
 		Lang:   cfg.Lang,
+		Server: cfg.OpencodeURL,
 		Notify: bot.NotifyOptions{Idle: cfg.Notifies(config.NotifyIdle), Error: cfg.Notifies(config.NotifyError), Messages: oc},
 		OnChatMigrated: func(oldID, newID int64) {
 			out.FollowMigration(oldID, newID)
