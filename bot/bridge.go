@@ -162,6 +162,10 @@ type Bridge struct {
 	// started is when the uptime of /status counts from.
 	started time.Time
 
+	// stored, when set, is called once a new question is stored with its
+	// message ID; benchmarks time the window a crash would post it twice.
+	stored func(e *pending.Entry)
+
 	// Tests shorten these.
 	now            func() time.Time
 	handlerTimeout time.Duration
@@ -345,6 +349,9 @@ func (b *Bridge) questionAsked(ctx context.Context, ev opencode.Event) {
 	}
 	if sendErr != nil {
 		return // logged; stored unsent, so SendUnsent tries again
+	}
+	if b.stored != nil {
+		b.stored(e)
 	}
 	log.Info().Int("messageID", msgID).Msg("question posted")
 	b.cfg.Metrics.requestPosted(b.now().Sub(e.CreatedAt))
