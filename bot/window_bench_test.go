@@ -3,7 +3,6 @@ package bot
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -14,7 +13,6 @@ import (
 	"github.com/go-telegram/bot/models"
 	"github.com/rs/zerolog"
 
-	"github.com/hermes-bot/hermes-bot/bot/telegramtest"
 	"github.com/hermes-bot/hermes-bot/pending"
 )
 
@@ -47,19 +45,7 @@ func BenchmarkDuplicateWindow(b *testing.B) {
 		token    = "123:abc"
 		sessions = 50
 	)
-	srv := telegramtest.NewServer(token)
-	defer srv.Close()
-	if err := srv.AddChat(testChat, telegramtest.ChatSupergroup); err != nil {
-		b.Fatal(err)
-	}
-	transport := &http.Transport{MaxIdleConnsPerHost: 2 * DefaultOutboxMaxInFlight}
-	defer transport.CloseIdleConnections()
-	client, err := tgbot.New(token, tgbot.WithServerURL(srv.URL), tgbot.WithSkipGetMe(),
-		tgbot.WithHTTPClient(time.Second, &http.Client{Timeout: 10 * time.Second, Transport: wholeBodies{transport, 0}}))
-	if err != nil {
-		b.Fatal(err)
-	}
-	tg := &answeredAt{Telegram: client, at: make(map[int]time.Time)}
+	tg := &answeredAt{Telegram: loopbackClient(b, token, testChat, 0), at: make(map[int]time.Time)}
 	out := NewOutbox(tg, OutboxOptions{}, zerolog.Nop())
 	defer out.Close()
 	store, err := pending.Open(filepath.Join(b.TempDir(), "pending.db"))
