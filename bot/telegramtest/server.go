@@ -297,8 +297,11 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	s.notifyLocked()
 	s.mu.Unlock()
 
-	if h != nil && !h.replies && !s.await(r.Context(), h) {
-		return // the client gave up: the call never took effect
+	if h != nil && !h.replies {
+		if s.await(r.Context(), h) {
+			writeError(w, &apiError{code: http.StatusBadGateway, description: "Bad Gateway"})
+		}
+		return // never took effect
 	}
 	switch {
 	case !known:
@@ -326,11 +329,11 @@ type hold struct {
 	release chan struct{} // closed by the release func
 }
 
-// Hold makes every call of method (e.g. "editMessageText") wait, before
-// it takes effect, until the returned func is called. A call whose
-// client gives up meanwhile (it was killed, or cancelled the call) never
-// takes effect, as a call that never left the client. Requests lists
-// held calls at once, so WaitRequests tells when they arrived. Calling
+// Hold makes every call of method (e.g. "editMessageText") wait until
+// the returned func is called, and never take effect, as a call lost on
+// its way: its client, if still there, then gets a 502. Tests kill a bot
+// while such calls are held, then release them. Requests lists held
+// calls at once, so WaitRequests tells when they arrived. Calling
 // release again does nothing; a later Hold of the same method replaces
 // this one for the calls after it.
 func (s *Server) Hold(method string) (release func()) {

@@ -855,7 +855,7 @@ func TestHold(t *testing.T) {
 	id := send(t, s, "open", nil)
 	edit := map[string]string{"chat_id": fmt.Sprint(groupID), "message_id": fmt.Sprint(id), "text": "closed"}
 
-	// A held call whose client gives up never takes effect.
+	// A held call never takes effect, its client gone or not.
 	release := s.Hold("editMessageText")
 	form := url.Values{}
 	for k, v := range edit {
@@ -882,9 +882,26 @@ func TestHold(t *testing.T) {
 	if err := <-gaveUp; err == nil {
 		t.Fatal("a held call answered before its release")
 	}
+	waited := make(chan int, 1)
+	go func() {
+		// No t.Fatal off the test's goroutine: a failed post sends 0.
+		resp, err := http.Post(s.URL+"/bot"+token+"/editMessageText", "application/x-www-form-urlencoded", strings.NewReader(form.Encode()))
+		if err != nil {
+			waited <- 0
+			return
+		}
+		resp.Body.Close()
+		waited <- resp.StatusCode
+	}()
+	if _, err := s.WaitRequests(testContext(t), "editMessageText", 2); err != nil {
+		t.Fatal(err)
+	}
 	release()
+	if got := <-waited; got != http.StatusBadGateway {
+		t.Errorf("a held call got %d at its release, want 502", got)
+	}
 	if m, _ := s.Message(groupID, id); m.Text != "open" {
-		t.Errorf("a held call its client gave up on took effect: %q", m.Text)
+		t.Errorf("a held call took effect: %q", m.Text)
 	}
 	// Released, calls go through again.
 	mustCall(t, s, "editMessageText", edit)
