@@ -121,6 +121,7 @@ func (b *Bridge) expire(ctx context.Context, key string) error {
 		}
 		owed = owedEdit(m, text)
 	}
+	closed = keyLast(closed, key)
 	mark := slices.DeleteFunc(slices.Clone(kept), func(k *pending.Entry) bool { return k.ExpiredNotified })
 	last := len(closed) + len(mark) - 1
 	owedAt := func(i int) []pending.Edit {

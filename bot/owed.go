@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 
 	tgbot "github.com/go-telegram/bot"
@@ -41,6 +42,18 @@ func (b *Bridge) closingEdit(e *pending.Entry, text string) []pending.Edit {
 		return nil
 	}
 	return owedEdit(e, text)
+}
+
+// keyLast returns es with the request whose UID is key, if any, moved
+// last. Closing a group's requests in that order owes the message's edit
+// from the key's close (see deleteEntry), whose record, holding the
+// outcome, is what a later press on the message finds (repairClosed).
+func keyLast(es []*pending.Entry, key string) []*pending.Entry {
+	i := slices.IndexFunc(es, func(e *pending.Entry) bool { return e.UID == key })
+	if i < 0 {
+		return es
+	}
+	return append(slices.Delete(slices.Clone(es), i, i+1), es[i])
 }
 
 // settleOwed forgets the owed edit o once err says Telegram has it: the

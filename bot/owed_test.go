@@ -134,3 +134,26 @@ func TestSharedPermissionOwesNothingWhileOneIsOpen(t *testing.T) {
 		t.Errorf("shared message edited to %+v; want it open", ed)
 	}
 }
+
+// The same for identical permission requests sharing a message, whose
+// buttons carry the first one's UID: its record holds the outcome.
+func TestPressOnClosedSharedPermissionRepairsIt(t *testing.T) {
+	h := newHarness(t, Config{})
+	first := h.askPerm(permEvent("per_1", "make test"))
+	h.askPerm(permEvent("per_2", "make test"))
+	h.tg.editErrs = []error{errTelegramDown}
+	h.pressSent(alice, permData(t, actAllowOnce, first.UID), first.MessageID)
+	if n := len(h.oc.PermReplies()); n != 2 {
+		t.Fatalf("%d permission replies, want 2", n)
+	}
+	h.restart()
+	if err := h.store.Edited(h.owed()[0]); err != nil {
+		t.Fatal(err)
+	}
+
+	id := h.pressSent(alice, permData(t, actAllowOnce, first.UID), first.MessageID)
+	if got := h.toast(id); got != toastAnswered {
+		t.Errorf("toast = %q, want %q", got, toastAnswered)
+	}
+	h.checkClosed(first.MessageID, "Alice")
+}

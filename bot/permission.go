@@ -608,11 +608,11 @@ func (b *Bridge) decide(ctx context.Context, log zerolog.Logger, key string, mem
 		text = renderPermissionOutcome(b.text, members, icon, footer)
 		owed = owedEdit(members[0], text)
 	}
-	closing := slices.Concat(done, gone)
+	closing := keyLast(slices.Concat(done, gone), key)
 	for i, m := range closing {
-		toast := toastAnswered
-		if i >= len(done) {
-			toast = toastGone
+		toast := toastGone
+		if slices.Contains(done, m) {
+			toast = toastAnswered
 		}
 		var o []pending.Edit
 		if i == len(closing)-1 {
