@@ -224,6 +224,7 @@ func (b *Bridge) allowed(userID int64) bool {
 // event, in stream order; it blocks until the event is handled and logs
 // what fails, since the stream goes on regardless.
 func (b *Bridge) HandleEvent(ctx context.Context, ev opencode.Event) {
+	stream := ctx
 	// Like an update, an event being handled when the stream stops (at
 	// shutdown) finishes its edits instead of being cut off halfway.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.handlerTimeout)
@@ -247,8 +248,17 @@ func (b *Bridge) HandleEvent(ctx context.Context, ev opencode.Event) {
 		if err := b.SendUnsent(ctx); err != nil {
 			b.log.Warn().Err(err).Msg("sending stored requests after connect failed; will retry after the next connect")
 		}
-		// So do the closing edits a failure left owed.
-		b.SendOwed(ctx)
+		// So do the closing edits a failure left owed. Paced, they can take
+		// a while, so they go beside the listing that follows the connect
+		// rather than before it; Wait waits for them, and a stop ends
+		// them (the next start, or the stop's own SendOwed, sends the rest).
+		b.running.add()
+		go func() {
+			defer b.running.done()
+			octx, cancel := context.WithTimeout(stream, b.handlerTimeout)
+			defer cancel()
+			b.SendOwed(octx)
+		}()
 	case opencode.TypePermissionAsked:
 		if ev.PermissionAsked != nil {
 			b.permissionAsked(ctx, ev)
@@ -778,7 +788,8 @@ func (b *Bridge) recoverMiddleware(next tgbot.HandlerFunc) tgbot.HandlerFunc {
 }
 
 // Wait blocks until every handler started through Middlewares has
-// returned, or ctx ends. Call it after polling stopped.
+// returned, and the owed edits a connect sends (see SendOwed), or ctx
+// ends. Call it after polling stopped.
 func (b *Bridge) Wait(ctx context.Context) error {
 	return b.running.wait(ctx)
 }

@@ -136,8 +136,8 @@
 //
 // # Concurrency
 //
-// HandleEvent, HandleUpdate, SendUnsent and Wait are safe for concurrent
-// use, as is ExpireDue. Work on one request is serialised by a lock per
+// HandleEvent, HandleUpdate, SendUnsent, SendOwed and Wait are safe for
+// concurrent use, as is ExpireDue. Work on one request is serialised by a lock per
 // entry UID (per group of identical permission requests: the group's,
 // then each member's), and the entry is read again under that lock, so a
 // double tap cannot answer twice and an event cannot race a press. A press that cannot take the lock

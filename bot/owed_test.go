@@ -57,6 +57,9 @@ func TestClosingEditSentAfterRestart(t *testing.T) {
 
 	h.restart()
 	h.b.HandleEvent(context.Background(), opencode.Event{Type: opencode.TypeServerConnected})
+	if err := h.b.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	h.checkClosed(e.MessageID, "Alice")
 }
 
