@@ -90,6 +90,9 @@ type Config struct {
 	// Lang is the language of every text the bot writes for people: "en"
 	// (the default) or "zh" (HERMES_LANG).
 	Lang string
+	// Server names the opencode server (its URL); with a request's ID it
+	// gives the request's entry its UID, so that survives a restart.
+	Server string
 }
 
 // ChatID is the chat requests are posted to now: Config.ChatID, or the
@@ -150,10 +153,18 @@ type Bridge struct {
 	topicMu     sync.Mutex
 	topicFailed map[topicFailKey]time.Time
 
+	// owedMu is held while SendOwed runs, so two calls do not send every
+	// owed edit twice.
+	owedMu sync.Mutex
+
 	pruneMu   sync.Mutex
 	lastPrune time.Time
 	// started is when the uptime of /status counts from.
 	started time.Time
+
+	// stored, when set, is called once a new question is stored with its
+	// message ID; benchmarks time the window a crash would post it twice.
+	stored func(e *pending.Entry)
 
 	// Tests shorten these.
 	now            func() time.Time
@@ -213,6 +224,7 @@ func (b *Bridge) allowed(userID int64) bool {
 // event, in stream order; it blocks until the event is handled and logs
 // what fails, since the stream goes on regardless.
 func (b *Bridge) HandleEvent(ctx context.Context, ev opencode.Event) {
+	stream := ctx
 	// Like an update, an event being handled when the stream stops (at
 	// shutdown) finishes its edits instead of being cut off halfway.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.handlerTimeout)
@@ -236,6 +248,17 @@ func (b *Bridge) HandleEvent(ctx context.Context, ev opencode.Event) {
 		if err := b.SendUnsent(ctx); err != nil {
 			b.log.Warn().Err(err).Msg("sending stored requests after connect failed; will retry after the next connect")
 		}
+		// So do the closing edits a failure left owed. Paced, they can take
+		// a while, so they go beside the listing that follows the connect
+		// rather than before it; Wait waits for them, and a stop ends
+		// them (the next start, or the stop's own SendOwed, sends the rest).
+		b.running.add()
+		go func() {
+			defer b.running.done()
+			octx, cancel := context.WithTimeout(stream, b.handlerTimeout)
+			defer cancel()
+			b.SendOwed(octx)
+		}()
 	case opencode.TypePermissionAsked:
 		if ev.PermissionAsked != nil {
 			b.permissionAsked(ctx, ev)
@@ -305,7 +328,7 @@ func (b *Bridge) questionAsked(ctx context.Context, ev opencode.Event) {
 		return
 	}
 	e.ThreadID = b.threadFor(ctx, log, e.ChatID, e.Directory)
-	e.UID = pending.NewUID()
+	e.UID = b.uidFor(q.ID)
 	log = b.entryLog(e)
 	log.Info().Bool("listed", ev.Listed).Int("questions", len(e.Questions)).Msg("question asked")
 
@@ -337,8 +360,24 @@ func (b *Bridge) questionAsked(ctx context.Context, ev opencode.Event) {
 	if sendErr != nil {
 		return // logged; stored unsent, so SendUnsent tries again
 	}
+	if b.stored != nil {
+		b.stored(e)
+	}
 	log.Info().Int("messageID", msgID).Msg("question posted")
 	b.cfg.Metrics.requestPosted(b.now().Sub(e.CreatedAt))
+}
+
+// uidFor is the UID of the entry for opencode request requestID:
+// derived from it and the server (pending.UIDFor), so a message posted
+// before a crash and the one the restart posts carry the same UID, and
+// either's buttons answer. A UID another request's entry holds (a rare
+// collision) gives way to a random one.
+func (b *Bridge) uidFor(requestID string) string {
+	uid := pending.UIDFor(b.cfg.Server, requestID)
+	if e, err := b.store.Get(uid); err == nil && e.RequestID != requestID {
+		return pending.NewUID()
+	}
+	return uid
 }
 
 // closedBefore reports whether the request an asked event announces was
@@ -490,8 +529,9 @@ func (b *Bridge) closedElsewhere(ctx context.Context, requestID, icon string, an
 	}
 	log := b.entryLog(e)
 	log.Info().Str("outcome", footer).Msg("request closed in opencode")
-	b.deleteEntry(log, e, toast)
-	b.edit(ctx, log, e, renderOutcome(b.text, e, icon, answers, footer), nil)
+	text := renderOutcome(b.text, e, icon, answers, footer)
+	b.deleteEntry(log, e, toast, owedEdit(e, text)...)
+	b.edit(ctx, log, e, text, nil)
 }
 
 // closedRetention is how long a closed request is remembered, so a late
@@ -505,12 +545,14 @@ const closedRetention = 24 * time.Hour
 const pruneEvery = time.Hour
 
 // deleteEntry removes closed request e from the store and remembers,
-// durably, that it closed; toast is what a late press on it is told.
-func (b *Bridge) deleteEntry(log zerolog.Logger, e *pending.Entry, toast string) {
-	c := b.closedRecord(e, toast)
+// durably, that it closed; toast is what a late press on it is told. The
+// closing edit owed to its message, if any (see owedEdit), is recorded in
+// the same write, so it is sent again after a crash.
+func (b *Bridge) deleteEntry(log zerolog.Logger, e *pending.Entry, toast string, owed ...pending.Edit) {
+	c := b.closedRecord(e, toast, owed)
 	b.cfg.Metrics.requestClosed(toast, c.At.Sub(e.CreatedAt))
 	b.closed.add(e.UID, c)
-	if err := b.store.DeleteClosed(e.UID, c); err != nil {
+	if err := b.store.DeleteClosed(e.UID, c, owed...); err != nil {
 		log.Error().Err(err).Msg("could not delete closed request from the store")
 	}
 }
@@ -519,7 +561,8 @@ func (b *Bridge) deleteEntry(log zerolog.Logger, e *pending.Entry, toast string)
 // buttons carry key closed, the requests of closed having just closed
 // with the same toast: the key need not be an entry any more. When it is
 // one of them, deleteEntry has recorded it already.
-func (b *Bridge) rememberGroup(log zerolog.Logger, key string, closed []*pending.Entry, toast string) {
+// owed is the closing edit of the group's message, if it closed.
+func (b *Bridge) rememberGroup(log zerolog.Logger, key string, closed []*pending.Entry, toast string, owed []pending.Edit) {
 	if len(closed) == 0 || slices.ContainsFunc(closed, func(m *pending.Entry) bool { return m.UID == key }) {
 		return
 	}
@@ -527,17 +570,25 @@ func (b *Bridge) rememberGroup(log zerolog.Logger, key string, closed []*pending
 	if e == nil {
 		e = closed[0]
 	}
-	c := b.closedRecord(e, toast)
+	c := b.closedRecord(e, toast, owed)
 	b.closed.add(key, c)
 	if err := b.store.RememberClosed(key, c); err != nil {
 		log.Warn().Err(err).Str("key", key).Msg("could not remember that the request closed; a late press hears only that it is no longer pending")
 	}
 }
 
-func (b *Bridge) closedRecord(e *pending.Entry, toast string) pending.ClosedRequest {
+// closedRecord is what is remembered of e, closed with toast; the text
+// of its closing edit, if owed, is kept so a press on the message while
+// it still shows buttons can put the outcome back.
+func (b *Bridge) closedRecord(e *pending.Entry, toast string, owed []pending.Edit) pending.ClosedRequest {
 	c := pending.ClosedRequest{Toast: toast, At: b.now()}
 	if e != nil && e.MessageID != 0 {
 		c.ChatID, c.MessageID = e.ChatID, e.MessageID
+		for _, o := range owed {
+			if o.ChatID == e.ChatID && o.MessageID == e.MessageID {
+				c.Text = o.Text
+			}
+		}
 	}
 	return c
 }
@@ -663,10 +714,14 @@ func (b *Bridge) edit(ctx context.Context, log zerolog.Logger, e *pending.Entry,
 	case err == nil || isNotModified(err):
 	case isMessageGone(err) && kb != nil:
 		b.repost(ctx, log, e, text, kb)
+		return
 	case isMessageGone(err):
 		log.Debug().Err(err).Int("messageID", e.MessageID).Msg("request message is gone from Telegram; its outcome is not shown")
 	default:
 		log.Warn().Err(err).Int("messageID", e.MessageID).Msg("could not edit request message")
+	}
+	if kb == nil {
+		b.settleOwed(log, pending.Edit{ChatID: e.ChatID, MessageID: e.MessageID, Text: text}, err)
 	}
 }
 
@@ -734,7 +789,8 @@ func (b *Bridge) recoverMiddleware(next tgbot.HandlerFunc) tgbot.HandlerFunc {
 }
 
 // Wait blocks until every handler started through Middlewares has
-// returned, or ctx ends. Call it after polling stopped.
+// returned, and the owed edits a connect sends (see SendOwed), or ctx
+// ends. Call it after polling stopped.
 func (b *Bridge) Wait(ctx context.Context) error {
 	return b.running.wait(ctx)
 }

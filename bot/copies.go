@@ -142,8 +142,8 @@ func (b *Bridge) settleClosedCopy(ctx context.Context, log zerolog.Logger, cq *m
 }
 
 // refuseClosed answers a press on request uid, which is no longer held,
-// with how it ended, and settles the pressed message if it is a stale
-// copy.
+// with how it ended, and settles the pressed message: the request's own
+// message gets its outcome back, a stale copy points at it.
 func (b *Bridge) refuseClosed(ctx context.Context, log zerolog.Logger, cq *models.CallbackQuery, uid string, a *ack) {
 	c, ok := b.closedAs(log, uid)
 	toast := toastGone
@@ -152,7 +152,7 @@ func (b *Bridge) refuseClosed(ctx context.Context, log zerolog.Logger, cq *model
 	}
 	log.Info().Str("toast", toast).Msg("refusing press: request no longer pending")
 	a.answer(toast)
-	if ok {
+	if ok && !b.repairClosed(ctx, log, cq, uid, c) {
 		b.settleClosedCopy(ctx, log, cq, uid, c)
 	}
 }

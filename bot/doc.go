@@ -38,7 +38,8 @@
 // Call SendUnsent at start-up and after each reconnect so requests whose
 // message was never sent are posted, and ExpireDue now and then to close
 // requests nobody answered in time. At shutdown, stop polling, then call
-// Wait so in-flight answers finish.
+// Wait so in-flight answers finish, then SendOwed with a short deadline.
+// Call SendOwed at start-up too; the bridge calls both after each connect.
 //
 // The bridge also answers the group's commands (/pending, /status,
 // /help; see Commands for what to register with setMyCommands), in its
@@ -62,6 +63,17 @@
 // yet deleted is answered again, and opencode refuses it as no longer
 // pending.
 //
+// # Closing edits
+//
+// A request's message ends showing its outcome, without buttons, even
+// across a crash. The edit that shows it is recorded as owed in the store
+// write that closes the request (for identical permission requests
+// sharing a message, the write that closes the last of them), and
+// forgotten once Telegram took it, or said the message is gone. SendOwed
+// sends what is left: the edits a crash, a stop or a Telegram outage cut
+// off. A press on a closed request whose message still shows buttons is
+// told how it closed and puts the outcome back on the message.
+//
 // # Messages that went missing
 //
 // When Telegram says a request's message is gone (someone deleted it) as
@@ -70,9 +82,11 @@
 // deleted message is dropped with a debug line. A request posted twice
 // (the process died between sending and saving the message ID, so the
 // restart posted it again) has a stale first copy whose buttons still
-// work: a press on it is handled, then the copy shows the outcome if the
-// press closed the request, or else becomes a note, without buttons,
-// pointing at the current message (a t.me link in a supergroup).
+// work, since an entry's UID is derived from its request (the opencode
+// server and request ID), not drawn at random: a press on it is handled,
+// then the copy shows the outcome if the press closed the request, or
+// else becomes a note, without buttons, pointing at the current message
+// (a t.me link in a supergroup).
 //
 // Every callback query is answered exactly once. Callback data is
 // "qopt:<uid>:<qi>:<oi>", "qcustom:<uid>:<qi>", "qtog:<uid>:<qi>:<oi>" or
@@ -122,8 +136,8 @@
 //
 // # Concurrency
 //
-// HandleEvent, HandleUpdate, SendUnsent and Wait are safe for concurrent
-// use, as is ExpireDue. Work on one request is serialised by a lock per
+// HandleEvent, HandleUpdate, SendUnsent, SendOwed and Wait are safe for
+// concurrent use, as is ExpireDue. Work on one request is serialised by a lock per
 // entry UID (per group of identical permission requests: the group's,
 // then each member's), and the entry is read again under that lock, so a
 // double tap cannot answer twice and an event cannot race a press. A press that cannot take the lock

@@ -78,7 +78,7 @@ func (b *Bridge) expire(ctx context.Context, key string) error {
 		return nil // answered (or never due) while we waited
 	}
 	notified := slices.ContainsFunc(members, func(m *pending.Entry) bool { return m.ExpiredNotified })
-	var kept []*pending.Entry
+	var closed, kept []*pending.Entry
 	for _, m := range members {
 		log := b.entryLog(m)
 		err := b.rejectExpired(ctx, m)
@@ -95,45 +95,61 @@ func (b *Bridge) expire(ctx context.Context, key string) error {
 			kept = append(kept, m)
 			continue
 		}
-		b.deleteEntry(log, m, toastExpired)
+		closed = append(closed, m)
 	}
-	for _, m := range kept {
-		if m.ExpiredNotified {
-			continue
+	// The message says the requests expired at the first try (the
+	// retries leave it be). That closing edit is owed from the last write
+	// below, once every request it shows is closed or marked expired:
+	// earlier, a crash could leave it without buttons for a request that
+	// can still be answered.
+	m := messageOf(members)
+	var text string
+	var owed []pending.Edit
+	if !notified && m != nil {
+		footer := b.text.Expired(human(b.cfg.TTL))
+		switch {
+		case len(kept) > 0:
+			footer += b.text.ExpiredNotTold
+		case m.Kind == pending.KindPermission:
+			footer += b.text.ExpiredRejected
+		default:
+			footer += b.text.ExpiredDismissed
 		}
-		if _, err := b.store.Update(m.UID, func(x *pending.Entry) error {
+		text = renderOutcome(b.text, m, "⌛", nil, footer)
+		if m.Kind == pending.KindPermission {
+			text = renderPermissionOutcome(b.text, members, "⌛", footer)
+		}
+		owed = owedEdit(m, text)
+	}
+	closed = keyLast(closed, key)
+	mark := slices.DeleteFunc(slices.Clone(kept), func(k *pending.Entry) bool { return k.ExpiredNotified })
+	last := len(closed) + len(mark) - 1
+	owedAt := func(i int) []pending.Edit {
+		if i == last {
+			return owed
+		}
+		return nil
+	}
+	for i, c := range closed {
+		b.deleteEntry(b.entryLog(c), c, toastExpired, owedAt(i)...)
+	}
+	for i, k := range mark {
+		if _, err := b.store.Update(k.UID, func(x *pending.Entry) error {
 			x.ExpiredNotified = true
 			clearAwaiting(x)
 			return nil
-		}); err != nil {
-			log := b.entryLog(m)
+		}, owedAt(len(closed)+i)...); err != nil {
+			log := b.entryLog(k)
 			log.Error().Err(err).Msg("could not mark the expired request")
 		}
 	}
 	if len(kept) == 0 {
-		b.rememberGroup(b.log.With().Str("uid", key).Logger(), key, members, toastExpired)
+		b.rememberGroup(b.log.With().Str("uid", key).Logger(), key, members, toastExpired, owed)
 	}
-	if notified {
-		return nil // the message said so at the first try
-	}
-	m := messageOf(members)
-	if m == nil {
-		return nil
-	}
-	footer := b.text.Expired(human(b.cfg.TTL))
-	switch {
-	case len(kept) > 0:
-		footer += b.text.ExpiredNotTold
-	case m.Kind == pending.KindPermission:
-		footer += b.text.ExpiredRejected
-	default:
-		footer += b.text.ExpiredDismissed
+	if text == "" {
+		return nil // the message said so at the first try, or there is none
 	}
 	log := b.entryLog(m)
-	text := renderOutcome(b.text, m, "⌛", nil, footer)
-	if m.Kind == pending.KindPermission {
-		text = renderPermissionOutcome(b.text, members, "⌛", footer)
-	}
 	b.edit(ctx, log, m, text, nil)
 	return nil
 }

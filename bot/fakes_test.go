@@ -197,7 +197,8 @@ type fakeTelegram struct {
 	mu     sync.Mutex
 	nextID int
 	// sendErrs fail successive SendMessage calls; nil entries succeed.
-	sendErrs []error
+	// editErrs do the same for EditMessageText.
+	sendErrs, editErrs []error
 	// deleted are message IDs someone deleted: editing them fails as
 	// Telegram fails it.
 	deleted map[int]bool
@@ -292,6 +293,13 @@ func (f *fakeTelegram) EditMessageText(ctx context.Context, p *tgbot.EditMessage
 	defer f.mu.Unlock()
 	if f.deleted[p.MessageID] {
 		return nil, fmt.Errorf("%w, Bad Request: message to edit not found", tgbot.ErrorBadRequest)
+	}
+	if len(f.editErrs) > 0 {
+		err := f.editErrs[0]
+		f.editErrs = f.editErrs[1:]
+		if err != nil {
+			return nil, err
+		}
 	}
 	if err := f.check(p.Text, p.ReplyMarkup); err != nil {
 		return nil, err

@@ -35,20 +35,7 @@ func benchOutboxBurst(b *testing.B, rtt time.Duration) {
 		chat  = int64(-1001)
 		batch = 100
 	)
-	srv := telegramtest.NewServer(token)
-	defer srv.Close()
-	if err := srv.AddChat(chat, telegramtest.ChatSupergroup); err != nil {
-		b.Fatal(err)
-	}
-	// As cmd/hermes-bot's transport: enough idle connections for every
-	// call in flight, so none is dialled again, and bodies sent whole.
-	transport := &http.Transport{MaxIdleConnsPerHost: 2 * DefaultOutboxMaxInFlight}
-	defer transport.CloseIdleConnections()
-	tb, err := tgbot.New(token, tgbot.WithServerURL(srv.URL), tgbot.WithSkipGetMe(),
-		tgbot.WithHTTPClient(time.Second, &http.Client{Timeout: 10 * time.Second, Transport: wholeBodies{transport, rtt}}))
-	if err != nil {
-		b.Fatal(err)
-	}
+	tb := loopbackClient(b, token, chat, rtt)
 	serial := NewOutbox(tb, OutboxOptions{MaxInFlight: 1}, zerolog.Nop())
 	defer serial.Close()
 	concurrent := NewOutbox(tb, OutboxOptions{}, zerolog.Nop())
@@ -86,6 +73,27 @@ func benchOutboxBurst(b *testing.B, rtt time.Duration) {
 	b.ReportMetric(ms(one), "ms/batch-1-in-flight")
 	b.ReportMetric(ms(many), fmt.Sprintf("ms/batch-%d-in-flight", DefaultOutboxMaxInFlight))
 	b.ReportMetric(float64(one)/float64(many), "speed-up")
+}
+
+// loopbackClient is a Bot API client of a fake Telegram holding chat,
+// both closed when b ends, with rtt added to every call.
+func loopbackClient(b *testing.B, token string, chat int64, rtt time.Duration) *tgbot.Bot {
+	b.Helper()
+	srv := telegramtest.NewServer(token)
+	b.Cleanup(srv.Close)
+	if err := srv.AddChat(chat, telegramtest.ChatSupergroup); err != nil {
+		b.Fatal(err)
+	}
+	// As cmd/hermes-bot's transport: enough idle connections for every
+	// call in flight, so none is dialled again, and bodies sent whole.
+	transport := &http.Transport{MaxIdleConnsPerHost: 2 * DefaultOutboxMaxInFlight}
+	b.Cleanup(transport.CloseIdleConnections)
+	tb, err := tgbot.New(token, tgbot.WithServerURL(srv.URL), tgbot.WithSkipGetMe(),
+		tgbot.WithHTTPClient(time.Second, &http.Client{Timeout: 10 * time.Second, Transport: wholeBodies{transport, rtt}}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return tb
 }
 
 // wholeBodies sends a request body of unknown length in one piece, as

@@ -154,6 +154,7 @@ func (b *Bridge) permissionAsked(ctx context.Context, ev opencode.Event) {
 		return
 	}
 	e.ThreadID = b.threadFor(ctx, log, e.ChatID, e.Directory)
+	e.UID = b.uidFor(p.ID)
 	if key, ok := b.findTwin(e); ok {
 		joined, post := b.join(ctx, e, key)
 		if post {
@@ -448,14 +449,17 @@ func (b *Bridge) permissionReplied(ctx context.Context, r *opencode.PermissionRe
 	rest := slices.Delete(slices.Clone(members), i, i+1)
 	log := b.entryLog(e)
 	log.Info().Str("reply", r.Reply).Int("stillOpen", len(open(rest))).Msg("permission answered in opencode")
-	b.deleteEntry(log, e, toastAnsweredElsewhere)
 	if len(rest) > 0 {
+		b.deleteEntry(log, e, toastAnsweredElsewhere)
 		b.rerenderPermission(ctx, log, key, rest)
 		return
 	}
-	b.rememberGroup(log, key, []*pending.Entry{e}, toastAnsweredElsewhere)
 	icon, footer := elsewhereFooter(b.text, r.Reply)
-	b.edit(ctx, log, e, renderPermissionOutcome(b.text, []*pending.Entry{e}, icon, footer), nil)
+	text := renderPermissionOutcome(b.text, []*pending.Entry{e}, icon, footer)
+	owed := owedEdit(e, text)
+	b.deleteEntry(log, e, toastAnsweredElsewhere, owed...)
+	b.rememberGroup(log, key, []*pending.Entry{e}, toastAnsweredElsewhere, owed)
+	b.edit(ctx, log, e, text, nil)
 }
 
 // pressPermission acts on a permission button: a decision for every
@@ -591,22 +595,40 @@ func (b *Bridge) decide(ctx context.Context, log zerolog.Logger, key string, mem
 	if len(done) > 0 {
 		b.cfg.Metrics.answerDelivered(ctx, b.now())
 	}
-	for _, m := range done {
-		b.deleteEntry(b.entryLog(m), m, toastAnswered)
-	}
-	for _, m := range gone {
-		b.deleteEntry(b.entryLog(m), m, toastGone)
-	}
 	kept := append(slices.Clone(refused), failed...)
+	// When every request closes, the message's closing edit is owed from
+	// the last one's deletion: earlier, a crash could leave it without
+	// buttons while a request it shows is still open.
+	var text string
+	var owed []pending.Edit
+	if len(kept) == 0 {
+		icon, footer := "⚠️", "⚠️ "+b.text.NoLongerPending
+		if len(done) > 0 {
+			icon, footer = decisionFooter(b.text, reply, members[0], user, message)
+		}
+		text = renderPermissionOutcome(b.text, members, icon, footer)
+		owed = owedEdit(members[0], text)
+	}
+	closing := keyLast(slices.Concat(done, gone), key)
+	for i, m := range closing {
+		toast := toastGone
+		if slices.Contains(done, m) {
+			toast = toastAnswered
+		}
+		var o []pending.Edit
+		if i == len(closing)-1 {
+			o = owed
+		}
+		b.deleteEntry(b.entryLog(m), m, toast, o...)
+	}
 	switch {
 	case len(kept) == 0 && len(done) > 0:
-		b.rememberGroup(log, key, done, toastAnswered)
-		icon, footer := decisionFooter(b.text, reply, members[0], user, message)
-		b.edit(ctx, log, members[0], renderPermissionOutcome(b.text, members, icon, footer), nil)
+		b.rememberGroup(log, key, done, toastAnswered, owed)
+		b.edit(ctx, log, members[0], text, nil)
 		return
 	case len(kept) == 0:
-		b.rememberGroup(log, key, gone, toastGone)
-		b.edit(ctx, log, members[0], renderPermissionOutcome(b.text, members, "⚠️", "⚠️ "+b.text.NoLongerPending), nil)
+		b.rememberGroup(log, key, gone, toastGone, owed)
+		b.edit(ctx, log, members[0], text, nil)
 		return
 	case len(done)+len(gone) > 0:
 		b.rerenderPermission(ctx, log, key, kept)

@@ -455,12 +455,7 @@ func TestStaleCopyPressClosesBoth(t *testing.T) {
 	if h.toast(id) != toastSending || len(h.oc.Replies()) != 1 {
 		t.Fatalf("toast %q, replies %+v", h.toast(id), h.oc.Replies())
 	}
-	for _, msg := range []int{now.MessageID, stale} {
-		eds := h.tg.EditsOf(msg)
-		if len(eds) != 1 || eds[0].ReplyMarkup != nil || !strings.Contains(eds[0].Text, "Answered by Alice") || !strings.Contains(eds[0].Text, "SQLite") {
-			t.Errorf("edits of message %d = %+v, want the outcome without buttons", msg, eds)
-		}
-	}
+	h.checkAnsweredSQLite(now.MessageID, stale)
 	// A later press hears it was answered and edits nothing.
 	edits := len(h.tg.Edits())
 	if id := h.pressIn(testChat, bob, data(t, actOption, e.UID, 0, 0), now.MessageID); h.toast(id) != toastAnswered {
@@ -643,4 +638,42 @@ func TestLateAskedEventNotPostedAgain(t *testing.T) {
 	if n := len(h.tg.Sent()); n != sent+1 {
 		t.Errorf("a listed request closed before was not posted again (%d messages)", n-sent)
 	}
+}
+
+// checkAnsweredSQLite fails unless each message of msgs was edited once,
+// to Alice's answer SQLite, without buttons.
+func (h *harness) checkAnsweredSQLite(msgs ...int) {
+	h.t.Helper()
+	for _, msg := range msgs {
+		eds := h.tg.EditsOf(msg)
+		if len(eds) != 1 || eds[0].ReplyMarkup != nil || !strings.Contains(eds[0].Text, "Answered by Alice") || !strings.Contains(eds[0].Text, "SQLite") {
+			h.t.Errorf("edits of message %d = %+v, want the outcome without buttons", msg, eds)
+		}
+	}
+}
+
+// A question posted by a process that died before storing it is posted
+// again by the next; the entry's UID comes from the request, so the
+// first message's buttons name the stored entry: a press on either copy
+// answers, and both show the outcome.
+func TestCopyPostedBeforeACrashAnswers(t *testing.T) {
+	h := newHarness(t, Config{Server: "http://127.0.0.1:4096"})
+	e := h.ask("que_1", dbQuestion())
+	stale := e.MessageID
+	if err := h.store.Delete(e.UID); err != nil {
+		t.Fatal(err) // as if never stored
+	}
+	h.restart()
+	ev := askedEvent("que_1", dbQuestion())
+	ev.Listed = true
+	h.b.HandleEvent(context.Background(), ev)
+	now, err := h.store.ByRequestID("que_1")
+	if err != nil || now.UID != e.UID || now.MessageID == stale {
+		t.Fatalf("posted again as %+v, %v; want UID %s on a new message", now, err, e.UID)
+	}
+	id := h.pressSent(alice, data(t, actOption, e.UID, 0, 1), stale)
+	if h.toast(id) != toastSending || len(h.oc.Replies()) != 1 {
+		t.Fatalf("toast %q, replies %+v", h.toast(id), h.oc.Replies())
+	}
+	h.checkAnsweredSQLite(now.MessageID, stale)
 }

@@ -198,6 +198,7 @@ func (b *Bridge) closeGone(ctx context.Context, uid string, s opencode.Snapshot,
 	log := b.entryLog(e)
 	log.Info().Str("kind", string(e.Kind)).Int("messageID", e.MessageID).
 		Msg("request no longer pending in opencode (answered or dismissed elsewhere); closed")
-	b.deleteEntry(log, e, toastGone)
-	b.edit(ctx, log, e, renderOutcome(b.text, e, "✅", nil, b.text.GoneFooter), nil)
+	text := renderOutcome(b.text, e, "✅", nil, b.text.GoneFooter)
+	b.deleteEntry(log, e, toastGone, b.closingEdit(e, text)...)
+	b.edit(ctx, log, e, text, nil)
 }

@@ -432,12 +432,14 @@ func (b *Bridge) submit(ctx context.Context, log zerolog.Logger, e *pending.Entr
 	case err == nil:
 		log.Info().Str("by", displayName(user)).Msg("answer delivered to opencode")
 		b.cfg.Metrics.answerDelivered(ctx, b.now())
-		b.deleteEntry(log, e, toastAnswered)
-		b.edit(ctx, log, e, renderOutcome(b.text, e, "✅", answers, b.text.AnsweredBy(who(user))), nil)
+		text := renderOutcome(b.text, e, "✅", answers, b.text.AnsweredBy(who(user)))
+		b.deleteEntry(log, e, toastAnswered, owedEdit(e, text)...)
+		b.edit(ctx, log, e, text, nil)
 	case errors.Is(err, opencode.ErrNotFound):
 		log.Warn().Err(err).Msg("request is no longer pending in opencode; closing it")
-		b.deleteEntry(log, e, toastGone)
-		b.edit(ctx, log, e, renderOutcome(b.text, e, "⚠️", nil, b.text.NoLongerPending), nil)
+		text := renderOutcome(b.text, e, "⚠️", nil, b.text.NoLongerPending)
+		b.deleteEntry(log, e, toastGone, owedEdit(e, text)...)
+		b.edit(ctx, log, e, text, nil)
 	case errors.Is(err, opencode.ErrNotAccepted):
 		log.Warn().Err(err).Msg("opencode did not accept the answer")
 		qi := e.Current

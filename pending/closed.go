@@ -39,6 +39,9 @@ type ClosedRequest struct {
 	// RequestID is opencode's ID of the request, set by DeleteClosed from
 	// the entry it deletes.
 	RequestID string `json:"requestID,omitempty"`
+	// Text is the HTML the message ends showing, so a press on it while it
+	// still shows buttons can put the outcome back; empty when unknown.
+	Text string `json:"text,omitempty"`
 }
 
 func putClosed(meta *bolt.Bucket, uid string, c ClosedRequest) error {
@@ -86,7 +89,11 @@ func (s *Store) RememberClosed(uid string, c ClosedRequest) error {
 // crash cannot leave the request both gone and forgotten. The entry's
 // request ID is remembered with it, so ClosedByRequestID finds it. An
 // entry already gone is not an error; it is remembered all the same.
-func (s *Store) DeleteClosed(uid string, c ClosedRequest) error {
+//
+// The closing edits of owed, those naming a message, are recorded as owed
+// in the same transaction (see Edited), so a crash cannot leave a closed
+// request's message showing buttons.
+func (s *Store) DeleteClosed(uid string, c ClosedRequest, owed ...Edit) error {
 	if !validUID(uid) {
 		return fmt.Errorf("delete closed request %q: %w: UID must be 1–64 characters of [a-zA-Z0-9]", uid, ErrInvalid)
 	}
@@ -114,6 +121,9 @@ func (s *Store) DeleteClosed(uid string, c ClosedRequest) error {
 			if err := meta.Put(closedRequestKey(c.RequestID), key); err != nil {
 				return fmt.Errorf("index by request %s: %w", c.RequestID, err)
 			}
+		}
+		if err := putOwed(meta, owed); err != nil {
+			return err
 		}
 		return putClosed(meta, uid, c)
 	})
@@ -179,7 +189,9 @@ func (s *Store) ClosedByRequestID(requestID string) (uid string, c ClosedRequest
 
 // PruneClosed forgets the closed requests remembered as closed before
 // before, and records that cannot be decoded, and returns how many it
-// forgot (request IDs leading to them go too). It writes only when there is something to forget, so calling
+// forgot (request IDs leading to them go too, and edits owed since
+// before before: a message that could not be edited for so long is not
+// going to be). It writes only when there is something to forget, so calling
 // it often is cheap.
 func (s *Store) PruneClosed(before time.Time) (int, error) {
 	// stale returns the keys to delete and how many closed requests they
@@ -204,7 +216,7 @@ func (s *Store) PruneClosed(before time.Time) (int, error) {
 				keys = append(keys, bytes.Clone(k))
 			}
 		}
-		return keys, n
+		return append(keys, staleOwed(meta, before)...), n
 	}
 	var n, dead int
 	err := closedErr(s.db.View(func(tx *bolt.Tx) error {

@@ -1,5 +1,5 @@
 // Package pending owns the bbolt file of requests in flight: each Entry,
-// keyed by a short random UID, and the indexes kept consistent with it in
+// keyed by a short UID derived from its request (UIDFor), and the indexes kept consistent with it in
 // the same transaction (by opencode request ID, by the Telegram
 // force-reply prompt that awaits a typed answer, by directory, by expiry
 // time, by session and parent session, by the message a request shares,
@@ -7,7 +7,8 @@
 // Unsent, Directories, CompareListed, AwaitingText, BySession, Group), a
 // small meta bucket (a chat's supergroup migration, the last handled
 // Telegram update, requests closed in the last day so a late press is
-// told how they closed) and the single-instance lock on the file. It
+// told how they closed, and the closing edits still owed to their
+// messages, recorded in the transaction that closes them) and the single-instance lock on the file. It
 // knows nothing of HTTP, Telegram or opencode: deciding what an entry
 // means, and talking to either side, is left to package bot.
 //

@@ -3,6 +3,7 @@ package pending
 import (
 	"bytes"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -28,6 +29,26 @@ const (
 // the buttons of its message) before it stores it with Create. Create
 // refuses it with ErrExists in the unlikely case that it is taken.
 func NewUID() string { return newUID() }
+
+// UIDFor returns the UID of the entry for request requestID of the
+// opencode server named server: uidLen characters of uidAlphabet drawn
+// from a SHA-256 of both, the same in every process. A message posted
+// for the request by a process that died before storing it carries the
+// UID the restart stores, so its buttons still answer. Two requests
+// sharing one is as rare as for NewUID; Create refuses the second with
+// ErrExists, so check with Get first and fall back to NewUID.
+func UIDFor(server, requestID string) string {
+	sum := sha256.Sum256([]byte(server + "\x00" + requestID))
+	// 62^8 is below 2^48, so the modulo's bias over 64 bits is nil in
+	// practice.
+	n := binary.BigEndian.Uint64(sum[:8])
+	out := make([]byte, uidLen)
+	for i := range out {
+		out[i] = uidAlphabet[n%uint64(len(uidAlphabet))]
+		n /= uint64(len(uidAlphabet))
+	}
+	return string(out)
+}
 
 // newUID draws uidLen characters uniformly from uidAlphabet; bytes at or
 // above the largest multiple of 62 are dropped so no character is favoured.
@@ -463,7 +484,11 @@ func (s *Store) byIndex(index func(*buckets) *bolt.Bucket, key []byte, what stri
 // again without it. Only the last call counts, so fn must only change
 // the entry it is given, or set outside variables afresh on each call
 // (never append to them, count, or send).
-func (s *Store) Update(uid string, fn func(*Entry) error) (*Entry, error) {
+//
+// The closing edits of owed are recorded as owed in the same transaction,
+// as DeleteClosed records them, for a request that closes in place (an
+// expired one still being rejected).
+func (s *Store) Update(uid string, fn func(*Entry) error, owed ...Edit) (*Entry, error) {
 	var out *Entry
 	err := s.update(func(b *buckets) error {
 		old, err := b.get(uid)
@@ -489,6 +514,9 @@ func (s *Store) Update(uid string, fn func(*Entry) error) (*Entry, error) {
 			return err
 		}
 		if err := b.put(next); err != nil {
+			return err
+		}
+		if err := putOwed(b.meta, owed); err != nil {
 			return err
 		}
 		out = next

@@ -42,7 +42,9 @@ type Permission struct {
 // in Telegram, and what has been answered so far. Entries are stored as
 // JSON, so fields may be added without a migration.
 type Entry struct {
-	// UID is the short random key of the entry; it appears in callback data.
+	// UID is the short key of the entry; it appears in callback data.
+	// Derived from the request (UIDFor), so every copy of its message
+	// carries it; random (NewUID) in files written before.
 	UID  string `json:"uid"`
 	Kind Kind   `json:"kind"`
 

@@ -15,7 +15,9 @@
 // Tests act as users with PressButton, PressButtonText, PressData, Reply,
 // SendText and Enqueue; they inspect what the bot did with Messages,
 // Message, Requests, CallbackAnswers and UnansweredCallbacks; they inject
-// failures with FailNext; and they wait for the bot with Wait, WaitMessage,
+// failures with FailNext, and hold calls, or their answers, with Hold and
+// HoldReplies (to kill a bot between Telegram taking a call and the bot
+// learning it); and they wait for the bot with Wait, WaitMessage,
 // WaitAnswer and WaitRequests instead of sleeping.
 //
 // It owns only the fake: no bot logic, and only the API methods hermes-bot

@@ -41,6 +41,7 @@ type Server struct {
 	webhook      string
 	requests     []Request
 	faults       map[string][]Fault // by lower-case method name
+	holds        map[string]*hold   // by lower-case method name; see Hold
 	callbacks    map[string]*callback
 	callbackIDs  []string // issue order
 	answers      []CallbackAnswer
@@ -114,6 +115,7 @@ func NewServer(token string, opts ...Option) *Server {
 		chats:        make(map[int64]*chat),
 		nextUpdateID: 1,
 		faults:       make(map[string][]Fault),
+		holds:        make(map[string]*hold),
 		callbacks:    make(map[string]*callback),
 		nextCallback: 4_100_000_000_000_000_000,
 		bot:          User{FirstName: "Hermes Test", Username: "hermes_test_bot"},
@@ -291,9 +293,16 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		fault = &q[0]
 		s.faults[strings.ToLower(name)] = q[1:]
 	}
+	h := s.holds[strings.ToLower(name)]
 	s.notifyLocked()
 	s.mu.Unlock()
 
+	if h != nil && !h.replies {
+		if s.await(r.Context(), h) {
+			writeError(w, &apiError{code: http.StatusBadGateway, description: "Bad Gateway"})
+		}
+		return // never took effect
+	}
 	switch {
 	case !known:
 		writeError(w, &apiError{code: http.StatusNotFound, description: "Not Found"})
@@ -301,6 +310,9 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, faultError(*fault))
 	default:
 		result, apiErr := m.fn(r.Context(), p)
+		if h != nil && h.replies && !s.await(r.Context(), h) {
+			return // done, but the client never learns it
+		}
 		switch {
 		case apiErr == errClientGone:
 		case apiErr != nil:
@@ -308,6 +320,64 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		default:
 			writeJSON(w, http.StatusOK, map[string]any{"ok": true, "result": result})
 		}
+	}
+}
+
+// hold is a Hold or HoldReplies in force.
+type hold struct {
+	replies bool          // the call takes effect; its answer waits
+	release chan struct{} // closed by the release func
+}
+
+// Hold makes every call of method (e.g. "editMessageText") wait until
+// the returned func is called, and never take effect, as a call lost on
+// its way: its client, if still there, then gets a 502. Tests kill a bot
+// while such calls are held, then release them. Requests lists held
+// calls at once, so WaitRequests tells when they arrived. Calling
+// release again does nothing; a later Hold of the same method replaces
+// this one for the calls after it.
+func (s *Server) Hold(method string) (release func()) {
+	return s.addHold(method, false)
+}
+
+// HoldReplies makes every call of method take effect at once but hold
+// back its answer until the returned func is called: Telegram has the
+// message, the client does not know it yet. A client killed meanwhile
+// never learns the call succeeded.
+func (s *Server) HoldReplies(method string) (release func()) {
+	return s.addHold(method, true)
+}
+
+func (s *Server) addHold(method string, replies bool) func() {
+	h := &hold{replies: replies, release: make(chan struct{})}
+	key := strings.ToLower(method)
+	s.mu.Lock()
+	s.holds[key] = h
+	s.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.mu.Lock()
+			if s.holds[key] == h {
+				delete(s.holds, key)
+			}
+			s.notifyLocked()
+			s.mu.Unlock()
+			close(h.release)
+		})
+	}
+}
+
+// await blocks until h is released, reporting true, or the client or
+// the server goes away, reporting false.
+func (s *Server) await(ctx context.Context, h *hold) bool {
+	select {
+	case <-h.release:
+		return true
+	case <-ctx.Done():
+		return false
+	case <-s.done:
+		return false
 	}
 }
 

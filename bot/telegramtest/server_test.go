@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -846,5 +847,94 @@ func TestCreateForumTopic(t *testing.T) {
 	}
 	if n := len(s.Topics(forumID)); n != 2 {
 		t.Errorf("%d topics after the failures, want 2", n)
+	}
+}
+
+func TestHold(t *testing.T) {
+	s := newServer(t)
+	id := send(t, s, "open", nil)
+	edit := map[string]string{"chat_id": fmt.Sprint(groupID), "message_id": fmt.Sprint(id), "text": "closed"}
+
+	// A held call never takes effect, its client gone or not.
+	release := s.Hold("editMessageText")
+	form := url.Values{}
+	for k, v := range edit {
+		form.Set(k, v)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.URL+"/bot"+token+"/editMessageText", strings.NewReader(form.Encode()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	gaveUp := make(chan error, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		gaveUp <- err
+	}()
+	if _, err := s.WaitRequests(testContext(t), "editMessageText", 1); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if err := <-gaveUp; err == nil {
+		t.Fatal("a held call answered before its release")
+	}
+	waited := make(chan int, 1)
+	go func() {
+		// No t.Fatal off the test's goroutine: a failed post sends 0.
+		resp, err := http.Post(s.URL+"/bot"+token+"/editMessageText", "application/x-www-form-urlencoded", strings.NewReader(form.Encode()))
+		if err != nil {
+			waited <- 0
+			return
+		}
+		resp.Body.Close()
+		waited <- resp.StatusCode
+	}()
+	if _, err := s.WaitRequests(testContext(t), "editMessageText", 2); err != nil {
+		t.Fatal(err)
+	}
+	release()
+	if got := <-waited; got != http.StatusBadGateway {
+		t.Errorf("a held call got %d at its release, want 502", got)
+	}
+	if m, _ := s.Message(groupID, id); m.Text != "open" {
+		t.Errorf("a held call took effect: %q", m.Text)
+	}
+	// Released, calls go through again.
+	mustCall(t, s, "editMessageText", edit)
+	if m, _ := s.Message(groupID, id); m.Text != "closed" {
+		t.Errorf("after release: %q, want closed", m.Text)
+	}
+
+	// HoldReplies: the message is sent at once, its answer waits.
+	release = s.HoldReplies("sendMessage")
+	answered := make(chan *http.Response, 1)
+	go func() {
+		// No t.Fatal off the test's goroutine: a failed post sends nil.
+		resp, _ := http.Post(s.URL+"/bot"+token+"/sendMessage", "application/x-www-form-urlencoded",
+			strings.NewReader(url.Values{"chat_id": {fmt.Sprint(groupID)}, "text": {"late answer"}}.Encode()))
+		answered <- resp
+	}()
+	if err := s.Wait(testContext(t), func() bool { return len(s.Messages(groupID)) == 2 }); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-answered:
+		t.Fatal("sendMessage answered before its release")
+	default:
+	}
+	release()
+	release()
+	resp := <-answered
+	if resp == nil {
+		t.Fatal("sendMessage failed")
+	}
+	_, r := decode(t, "sendMessage", resp)
+	var m wireMessage
+	if err := json.Unmarshal(r.Result, &m); err != nil || m.MessageID != s.Messages(groupID)[1].ID {
+		t.Errorf("answer %s names another message than %d (%v)", r.Result, s.Messages(groupID)[1].ID, err)
 	}
 }

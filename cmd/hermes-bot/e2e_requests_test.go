@@ -52,6 +52,13 @@ func newRig(t *testing.T, opts opencodetest.OpencodeOptions, extraEnv ...string)
 	if err := tg.AddChat(e2eChatID, telegramtest.ChatSupergroup); err != nil {
 		t.Fatal(err)
 	}
+	return &rig{model: model, oc: oc, tg: tg, env: botEnv(t, tg, oc.URL, oc.Password, extraEnv...)}
+}
+
+// botEnv is the environment of a hermes-bot bridging tg's group and the
+// opencode at ocURL, with a store of its own, then extraEnv.
+func botEnv(t *testing.T, tg *telegramtest.Server, ocURL, password string, extraEnv ...string) []string {
+	t.Helper()
 	env := []string{
 		"HOME=" + t.TempDir(),
 		"PATH=" + os.Getenv("PATH"),
@@ -59,14 +66,14 @@ func newRig(t *testing.T, opts opencodetest.OpencodeOptions, extraEnv ...string)
 		"TELEGRAM_CHAT_ID=" + fmt.Sprint(e2eChatID),
 		"TELEGRAM_ALLOWED_USER_IDS=" + fmt.Sprint(alice.ID),
 		"TELEGRAM_API_URL=" + tg.URL,
-		"OPENCODE_URL=" + oc.URL,
-		"OPENCODE_SERVER_PASSWORD=" + oc.Password,
+		"OPENCODE_URL=" + ocURL,
+		"OPENCODE_SERVER_PASSWORD=" + password,
 		"HERMES_DB=" + filepath.Join(t.TempDir(), "state", "pending.db"),
 		"HERMES_TELEGRAM_RATE=0",
 		"HERMES_LOG_LEVEL=debug",
 		"HERMES_LOG_FORMAT=json",
 	}
-	return &rig{model: model, oc: oc, tg: tg, env: append(env, extraEnv...)}
+	return append(env, extraEnv...)
 }
 
 // finish stops p with SIGTERM and checks what every scenario must leave
@@ -710,17 +717,7 @@ func TestE2ERestart(t *testing.T) {
 	// Killed between sending and saving the message ID, the bot cannot
 	// know the message exists and must send it again; that window is not
 	// this scenario. Kill once the bot says it saved the message.
-	posted := fmt.Sprintf(`"messageID":%d`, msg8.ID)
-	if err := poll(ctx, func() (bool, error) {
-		for _, line := range strings.Split(first.out.String(), "\n") {
-			if strings.Contains(line, posted) && strings.Contains(line, "posted") {
-				return true, nil
-			}
-		}
-		return false, nil
-	}); err != nil {
-		t.Fatalf("the bot never logged that it saved message %d (a line with %s and \"posted\"): %v", msg8.ID, posted, err)
-	}
+	first.waitLog(ctx, t, 1, fmt.Sprintf(`"messageID":%d`, msg8.ID), "posted")
 	first.kill(t)
 	r.checkSecrets(t, first)
 

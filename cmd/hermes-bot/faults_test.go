@@ -665,3 +665,28 @@ func TestLateAskedEventIsNotPostedAgain(t *testing.T) {
 		t.Errorf("hermes-bot: %v", err)
 	}
 }
+
+// TestStopSendsOwedEdits: a closing edit Telegram failed (the Outbox gave
+// up retrying) is owed; a stop (SIGTERM) sends it before exiting, so the
+// message shows the answer without waiting for the next start.
+func TestStopSendsOwedEdits(t *testing.T) {
+	r := newRig(t)
+	bot := start(t, r.env)
+	r.oc.AddQuestion(faultDir, testQuestion("que_stop", "ses_stop", "Closed at the stop"))
+	m := r.waitMessage(t, "Closed at the stop")
+	// The first try and every retry of the Outbox fail.
+	r.tg.FailNextN("editMessageText", 4, telegramtest.Fault{Code: 500})
+	if _, err := r.tg.PressButtonText(faultChatID, m.ID, dana, "beta"); err != nil {
+		t.Fatal(err)
+	}
+	bot.out.waitLines(t, 1, "could not edit request message")
+	if cur, _ := r.tg.Message(faultChatID, m.ID); len(cur.Keyboard) == 0 {
+		t.Fatal("the closing edit went through although Telegram failed it")
+	}
+	if err := bot.stop(t); err != nil {
+		t.Errorf("hermes-bot: %v", err)
+	}
+	if cur, _ := r.tg.Message(faultChatID, m.ID); len(cur.Keyboard) != 0 || !strings.Contains(cur.PlainText, "beta") {
+		t.Errorf("after the stop the message reads (buttons %d):\n%s", len(cur.Keyboard), cur.PlainText)
+	}
+}

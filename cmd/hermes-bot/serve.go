@@ -32,6 +32,10 @@ const (
 	// shutdownTimeout bounds how long in-flight answers may take to finish
 	// after a signal.
 	shutdownTimeout = 15 * time.Second
+	// drainTimeout bounds how long, at shutdown, the closing edits still
+	// owed may take to reach Telegram; the rest are sent at the next
+	// start. It is short: a service manager kills what takes too long.
+	drainTimeout = 3 * time.Second
 )
 
 type serveCommand struct {
@@ -262,6 +266,7 @@ func serve(ctx context.Context, cfg *config.Config, log zerolog.Logger) (err err
 		AutoApprove:    bot.AutoApprovePolicy(cfg.AutoApprove),
 		ThreadID:       cfg.ThreadID, TopicPerProject: cfg.TopicPerProject,
 		Lang:   cfg.Lang,
+		Server: cfg.OpencodeURL,
 		Notify: bot.NotifyOptions{Idle: cfg.Notifies(config.NotifyIdle), Error: cfg.Notifies(config.NotifyError), Messages: oc},
 		OnChatMigrated: func(oldID, newID int64) {
 			out.FollowMigration(oldID, newID)
@@ -285,7 +290,13 @@ func serve(ctx context.Context, cfg *config.Config, log zerolog.Logger) (err err
 	// to opencode (the bridge does it on server.connected), once the
 	// listing has closed those that went away meanwhile.
 	release := releaseMapped(store, log)
-	wg.Add(3)
+	wg.Add(4)
+	go func() {
+		defer wg.Done()
+		// Closing edits a crash or a stop left unsent; the bridge sends
+		// them again after each connect, but opencode may be down now.
+		bridge.SendOwed(ctx)
+	}()
 	go func() {
 		defer wg.Done()
 		expireLoop(ctx, bridge, sweepInterval(cfg.QuestionTTL), resendInterval, release, log)
@@ -319,6 +330,9 @@ func serve(ctx context.Context, cfg *config.Config, log zerolog.Logger) (err err
 	if err := bridge.Wait(sctx); err != nil {
 		log.Warn().Err(err).Msg("in-flight answers did not finish in time")
 	}
+	dctx, dcancel := context.WithTimeout(context.Background(), drainTimeout)
+	bridge.SendOwed(dctx)
+	dcancel()
 	out.Close()
 	log.Info().Msg("stopped")
 	return nil

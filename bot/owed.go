@@ -1,0 +1,142 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+
+	tgbot "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+	"github.com/rs/zerolog"
+
+	"github.com/hermes-bot/hermes-bot/pending"
+)
+
+// A request's message must end showing its outcome, without buttons,
+// even when hermes-bot dies between closing the request and editing the
+// message. The edit is recorded as owed in the store write that closes
+// the request (deleteEntry), forgotten once Telegram took it
+// (settleOwed), and sent again by SendOwed at start-up, after each
+// reconnect and at shutdown; a press on a closed request whose message
+// still shows buttons puts the outcome back too (repairClosed).
+
+// owedSenders bounds how many owed edits SendOwed hands the Outbox at
+// once; the Outbox paces them, this only keeps the goroutines few.
+const owedSenders = 8
+
+// owedEdit is the closing edit of e's message showing text, as
+// deleteEntry records it; none when the message was never sent.
+func owedEdit(e *pending.Entry, text string) []pending.Edit {
+	if e == nil || e.MessageID == 0 {
+		return nil
+	}
+	return []pending.Edit{{ChatID: e.ChatID, MessageID: e.MessageID, Text: text}}
+}
+
+// closingEdit is owedEdit for a request that may share its message with
+// identical permission requests still open: then the message stays open
+// for them (see edit), and no closing edit is owed.
+func (b *Bridge) closingEdit(e *pending.Entry, text string) []pending.Edit {
+	if e.Kind == pending.KindPermission && len(b.stillOpen(e)) > 0 {
+		return nil
+	}
+	return owedEdit(e, text)
+}
+
+// keyLast returns es with the request whose UID is key, if any, moved
+// last. Closing a group's requests in that order owes the message's edit
+// from the key's close (see deleteEntry), whose record, holding the
+// outcome, is what a later press on the message finds (repairClosed).
+func keyLast(es []*pending.Entry, key string) []*pending.Entry {
+	i := slices.IndexFunc(es, func(e *pending.Entry) bool { return e.UID == key })
+	if i < 0 {
+		return es
+	}
+	return append(slices.Delete(slices.Clone(es), i, i+1), es[i])
+}
+
+// settleOwed forgets the owed edit o once err says Telegram has it: the
+// edit went through, changed nothing, or can never go through (the
+// message is gone, or Telegram refused it for good). A 403 (the bot is
+// out of the group), a network failure or a shutdown keep it owed.
+func (b *Bridge) settleOwed(log zerolog.Logger, o pending.Edit, err error) {
+	if err != nil && !isNotModified(err) && !isMessageGone(err) && (!isClientError(err) || errors.Is(err, tgbot.ErrorForbidden)) {
+		return
+	}
+	if serr := b.store.Edited(o); serr != nil {
+		log.Warn().Err(serr).Int("messageID", o.MessageID).Msg("could not forget a closing edit Telegram took; it is sent again at the next start, harmlessly")
+	}
+}
+
+// sendOwed edits message o to show its outcome, without buttons, and
+// settles it.
+func (b *Bridge) sendOwed(ctx context.Context, log zerolog.Logger, o pending.Edit) error {
+	_, err := b.tg.EditMessageText(ctx, &tgbot.EditMessageTextParams{
+		ChatID:             o.ChatID,
+		MessageID:          o.MessageID,
+		Text:               o.Text,
+		ParseMode:          models.ParseModeHTML,
+		LinkPreviewOptions: noPreview(),
+	})
+	b.settleOwed(log, o, err)
+	return err
+}
+
+// SendOwed sends again every closing edit still owed: the edits that did
+// not reach Telegram before a crash, a shutdown, or a failure. They go
+// through the Telegram the bridge was given (the Outbox, paced like any
+// other call). Call it at start-up (the bridge calls it after each
+// connect) and at shutdown with a short deadline; what ctx leaves unsent
+// stays owed. A call while another runs returns at once: that one sends
+// them. Failures are logged.
+func (b *Bridge) SendOwed(ctx context.Context) {
+	if !b.owedMu.TryLock() {
+		return
+	}
+	defer b.owedMu.Unlock()
+	owed, err := b.store.OwedEdits()
+	if err != nil {
+		b.log.Warn().Err(err).Msg("could not list the closing edits still owed; retrying at the next connect")
+		return
+	}
+	if len(owed) == 0 {
+		return
+	}
+	b.log.Info().Int("edits", len(owed)).Msg("sending the closing edits a stop or a failure left unsent")
+	sem := make(chan struct{}, owedSenders)
+	var wg sync.WaitGroup
+	for _, o := range owed {
+		if ctx.Err() != nil {
+			break
+		}
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			log := b.log.With().Int64("chatID", o.ChatID).Int("messageID", o.MessageID).Logger()
+			if err := b.sendOwed(ctx, log, o); err != nil && !isNotModified(err) && !isMessageGone(err) {
+				log.Warn().Err(err).Msg("could not send a closing edit still owed; it is sent again later")
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// repairClosed puts the outcome of closed request uid, as remembered in
+// c, back on the message cq was pressed on when that is the request's
+// own message and still shows buttons: its closing edit was lost. It
+// reports whether it was that message.
+func (b *Bridge) repairClosed(ctx context.Context, log zerolog.Logger, cq *models.CallbackQuery, uid string, c pending.ClosedRequest) bool {
+	m := cq.Message.Message
+	if m == nil || c.Text == "" || c.MessageID == 0 || m.ID != c.MessageID || m.Chat.ID != c.ChatID || !carries(m, uid) {
+		return false
+	}
+	log.Info().Int("messageID", m.ID).Msg("press on a closed request whose message still shows buttons; showing its outcome again")
+	o := pending.Edit{ChatID: c.ChatID, MessageID: c.MessageID, Text: c.Text}
+	if err := b.sendOwed(ctx, log, o); err != nil && !isNotModified(err) && !isMessageGone(err) {
+		log.Warn().Err(err).Msg("could not show the outcome of a closed request again")
+	}
+	return true
+}

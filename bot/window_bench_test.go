@@ -1,0 +1,95 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	tgbot "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+	"github.com/rs/zerolog"
+
+	"github.com/hermes-bot/hermes-bot/pending"
+)
+
+// answeredAt records when the Bot API client returned Telegram's answer
+// to each sendMessage, by message ID.
+type answeredAt struct {
+	Telegram
+	mu sync.Mutex
+	at map[int]time.Time
+}
+
+func (a *answeredAt) SendMessage(ctx context.Context, p *tgbot.SendMessageParams) (*models.Message, error) {
+	m, err := a.Telegram.SendMessage(ctx, p)
+	if err == nil {
+		a.mu.Lock()
+		a.at[m.ID] = time.Now()
+		a.mu.Unlock()
+	}
+	return m, err
+}
+
+// BenchmarkDuplicateWindow measures the window in which a crash makes the
+// next start post a question again: from Telegram's answer to its
+// sendMessage (as the Bot API client returns it, over loopback) to the
+// question stored, with its message ID, on disk. 50 sessions ask at
+// once, through the lanes, the Outbox (pacing off) and a store on disk,
+// as in cmd/hermes-bot.
+func BenchmarkDuplicateWindow(b *testing.B) {
+	const (
+		token    = "123:abc"
+		sessions = 50
+	)
+	tg := &answeredAt{Telegram: loopbackClient(b, token, testChat, 0), at: make(map[int]time.Time)}
+	out := NewOutbox(tg, OutboxOptions{}, zerolog.Nop())
+	defer out.Close()
+	store, err := pending.Open(filepath.Join(b.TempDir(), "pending.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer store.Close()
+	br := NewBridge(Config{ChatID: testChat}, store, &fakeOpencode{}, out, zerolog.Nop())
+	var mu sync.Mutex
+	var windows []time.Duration
+	br.stored = func(e *pending.Entry) {
+		now := time.Now()
+		tg.mu.Lock()
+		at, ok := tg.at[e.MessageID]
+		tg.mu.Unlock()
+		if ok {
+			mu.Lock()
+			windows = append(windows, now.Sub(at))
+			mu.Unlock()
+		}
+	}
+	lanes := NewLanes(br, 0)
+	ctx := context.Background()
+	round := 0
+	for b.Loop() {
+		round++
+		for i := range sessions {
+			ev := askedEvent(fmt.Sprintf("que_%d_%d", round, i), dbQuestion())
+			ev.QuestionAsked.SessionID = fmt.Sprintf("ses_%d", i)
+			lanes.HandleEvent(ctx, ev)
+		}
+		if err := lanes.Wait(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if len(windows) != round*sessions {
+		b.Fatalf("timed %d questions, want %d", len(windows), round*sessions)
+	}
+	slices.Sort(windows)
+	ms := func(q float64) float64 {
+		return float64(windows[int(q*float64(len(windows)-1))]) / float64(time.Millisecond)
+	}
+	b.ReportMetric(ms(0.5), "ms-p50")
+	b.ReportMetric(ms(0.99), "ms-p99")
+	b.ReportMetric(ms(1), "ms-max")
+
+}

@@ -1,0 +1,133 @@
+package pending
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// A request's message must end showing how the request closed, without
+// buttons, even when the process dies before the edit that says so
+// reaches Telegram. So the edit is part of closing: DeleteClosed (or an
+// Update that closes the request in place) records it as owed in the same
+// transaction that closes the request, and Edited forgets it once
+// Telegram has taken it. OwedEdits lists what is left, for a restart or a
+// reconnect to send again; an edit Telegram already shows is answered
+// "message is not modified", so sending one twice is harmless.
+
+// owedPrefix starts the meta key of an owed edit; the chat ID, ":" and
+// the message ID follow, so a message owes one edit at most: a later one
+// replaces it.
+const owedPrefix = "owed:"
+
+func owedKey(chatID int64, messageID int) []byte {
+	return []byte(owedPrefix + strconv.FormatInt(chatID, 10) + ":" + strconv.Itoa(messageID))
+}
+
+// Edit is a closing edit owed to a Telegram message: the HTML text the
+// message must end showing, without buttons.
+type Edit struct {
+	ChatID    int64  `json:"chatID"`
+	MessageID int    `json:"messageID"`
+	Text      string `json:"text"`
+	// At is when it was owed; PruneClosed forgets it with the closed
+	// requests of that time.
+	At time.Time `json:"at"`
+}
+
+// valid reports whether e names a message and says what it shows.
+func (e Edit) valid() bool { return e.ChatID != 0 && e.MessageID != 0 && e.Text != "" }
+
+// putOwed records the edits that are valid; the others name no message
+// (a request never posted) and are skipped.
+func putOwed(meta *bolt.Bucket, edits []Edit) error {
+	for _, e := range edits {
+		if !e.valid() {
+			continue
+		}
+		e.At = e.At.Round(0)
+		raw, err := json.Marshal(e)
+		if err != nil {
+			return fmt.Errorf("encode owed edit of message %d: %w", e.MessageID, err)
+		}
+		if err := meta.Put(owedKey(e.ChatID, e.MessageID), raw); err != nil {
+			return fmt.Errorf("record owed edit of message %d: %w", e.MessageID, err)
+		}
+	}
+	return nil
+}
+
+// Edited forgets the edit owed to e's message, once Telegram has taken
+// it, or answered that the message is gone or already shows it. An edit
+// owed since with another text is kept: it was not the one sent.
+// Forgetting an edit nobody owes does nothing.
+func (s *Store) Edited(e Edit) error {
+	key := owedKey(e.ChatID, e.MessageID)
+	owes := func(meta *bolt.Bucket) bool {
+		var old Edit
+		raw := meta.Get(key)
+		return raw != nil && (json.Unmarshal(raw, &old) != nil || old.Text == e.Text)
+	}
+	var found bool
+	err := closedErr(s.db.View(func(tx *bolt.Tx) error {
+		found = owes(tx.Bucket(bucketMeta))
+		return nil
+	}))
+	if err == nil && found {
+		err = s.write(func(tx *bolt.Tx) error {
+			meta := tx.Bucket(bucketMeta)
+			if !owes(meta) {
+				return nil
+			}
+			return meta.Delete(key)
+		})
+	}
+	if err != nil {
+		return fmt.Errorf("forget owed edit of message %d: %w", e.MessageID, err)
+	}
+	return nil
+}
+
+// OwedEdits returns the edits still owed, oldest first. A record that
+// cannot be decoded is skipped with a warning (PruneClosed drops it).
+func (s *Store) OwedEdits() ([]Edit, error) {
+	var out []Edit
+	err := closedErr(s.db.View(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketMeta).Cursor()
+		prefix := []byte(owedPrefix)
+		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+			var e Edit
+			if err := json.Unmarshal(v, &e); err != nil || !e.valid() {
+				s.log.Warn().Str("key", string(k)).Str("db", s.path).Msg("skipping an owed edit of the pending store that cannot be decoded")
+				continue
+			}
+			out = append(out, e)
+		}
+		return nil
+	}))
+	if err != nil {
+		return nil, fmt.Errorf("list owed edits: %w", err)
+	}
+	slices.SortStableFunc(out, func(a, b Edit) int { return a.At.Compare(b.At) })
+	return out, nil
+}
+
+// staleOwed returns the keys of the owed edits owed before before, or
+// that cannot be decoded.
+func staleOwed(meta *bolt.Bucket, before time.Time) [][]byte {
+	var keys [][]byte
+	c := meta.Cursor()
+	prefix := []byte(owedPrefix)
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		var e Edit
+		if err := json.Unmarshal(v, &e); err != nil || e.At.Before(before) {
+			keys = append(keys, bytes.Clone(k))
+		}
+	}
+	return keys
+}
