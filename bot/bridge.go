@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -128,7 +129,7 @@ const (
 type Bridge struct {
 	cfg Config
 	// text is the catalog of cfg.Lang.
-	text *Text
+	text *i18n.Text
 	// chatID starts as cfg.ChatID and follows a supergroup migration.
 	chatID  atomic.Int64
 	store   *pending.Store
@@ -184,7 +185,7 @@ func NewBridge(cfg Config, store *pending.Store, oc Opencode, tg Telegram, log z
 	cfg.AllowedUserIDs = slices.Clone(cfg.AllowedUserIDs)
 	b := &Bridge{
 		cfg:            cfg,
-		text:           TextFor(cfg.Lang),
+		text:           i18n.For(cfg.Lang),
 		store:          store,
 		oc:             oc,
 		tg:             tg,
@@ -236,11 +237,11 @@ func (b *Bridge) HandleEvent(ctx context.Context, ev opencode.Event) {
 		}
 	case opencode.TypeQuestionReplied:
 		if r := ev.QuestionReplied; r != nil {
-			b.closedElsewhere(ctx, r.RequestID, "✅", r.Answers, b.text.AnsweredOC, toastAnsweredElsewhere)
+			b.closedElsewhere(ctx, r.RequestID, "✅", r.Answers, b.text.AnsweredOC, i18n.ToastAnsweredElsewhere)
 		}
 	case opencode.TypeQuestionRejected:
 		if r := ev.QuestionRejected; r != nil {
-			b.closedElsewhere(ctx, r.RequestID, "🚫", nil, b.text.DismissedOC, toastDismissed)
+			b.closedElsewhere(ctx, r.RequestID, "🚫", nil, b.text.DismissedOC, i18n.ToastDismissed)
 		}
 	case opencode.TypeServerConnected:
 		// A message that failed to post (Telegram down, say) gets another
@@ -503,7 +504,7 @@ func (b *Bridge) SendUnsent(ctx context.Context) error {
 // closedElsewhere handles a request answered or dismissed outside
 // Telegram: its message shows the outcome and the entry goes. Our own
 // reply's echo finds no entry.
-func (b *Bridge) closedElsewhere(ctx context.Context, requestID, icon string, answers [][]string, footer, toast string) {
+func (b *Bridge) closedElsewhere(ctx context.Context, requestID, icon string, answers [][]string, footer string, toast i18n.Toast) {
 	e, err := b.store.ByRequestID(requestID)
 	if errors.Is(err, pending.ErrNotFound) {
 		b.log.Debug().Str("requestID", requestID).Msg("request closed in opencode is not held (our own answer, or never seen)")
@@ -548,7 +549,7 @@ const pruneEvery = time.Hour
 // durably, that it closed; toast is what a late press on it is told. The
 // closing edit owed to its message, if any (see owedEdit), is recorded in
 // the same write, so it is sent again after a crash.
-func (b *Bridge) deleteEntry(log zerolog.Logger, e *pending.Entry, toast string, owed ...pending.Edit) {
+func (b *Bridge) deleteEntry(log zerolog.Logger, e *pending.Entry, toast i18n.Toast, owed ...pending.Edit) {
 	c := b.closedRecord(e, toast, owed)
 	b.cfg.Metrics.requestClosed(toast, c.At.Sub(e.CreatedAt))
 	b.closed.add(e.UID, c)
@@ -562,7 +563,7 @@ func (b *Bridge) deleteEntry(log zerolog.Logger, e *pending.Entry, toast string,
 // with the same toast: the key need not be an entry any more. When it is
 // one of them, deleteEntry has recorded it already.
 // owed is the closing edit of the group's message, if it closed.
-func (b *Bridge) rememberGroup(log zerolog.Logger, key string, closed []*pending.Entry, toast string, owed []pending.Edit) {
+func (b *Bridge) rememberGroup(log zerolog.Logger, key string, closed []*pending.Entry, toast i18n.Toast, owed []pending.Edit) {
 	if len(closed) == 0 || slices.ContainsFunc(closed, func(m *pending.Entry) bool { return m.UID == key }) {
 		return
 	}
@@ -580,8 +581,8 @@ func (b *Bridge) rememberGroup(log zerolog.Logger, key string, closed []*pending
 // closedRecord is what is remembered of e, closed with toast; the text
 // of its closing edit, if owed, is kept so a press on the message while
 // it still shows buttons can put the outcome back.
-func (b *Bridge) closedRecord(e *pending.Entry, toast string, owed []pending.Edit) pending.ClosedRequest {
-	c := pending.ClosedRequest{Toast: toast, At: b.now()}
+func (b *Bridge) closedRecord(e *pending.Entry, toast i18n.Toast, owed []pending.Edit) pending.ClosedRequest {
+	c := pending.ClosedRequest{Toast: string(toast), At: b.now()}
 	if e != nil && e.MessageID != 0 {
 		c.ChatID, c.MessageID = e.ChatID, e.MessageID
 		for _, o := range owed {

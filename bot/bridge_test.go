@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"errors"
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"reflect"
 	"strings"
 	"sync"
@@ -121,8 +122,8 @@ func TestPressOptionAnswers(t *testing.T) {
 
 	id := h.press(alice, data(t, actOption, e.UID, 0, 1), e)
 
-	if got := h.toast(id); got != toastSending {
-		t.Errorf("toast = %q, want %q", got, toastSending)
+	if got := h.toast(id); got != i18n.ToastSending {
+		t.Errorf("toast = %q, want %q", got, i18n.ToastSending)
 	}
 	want := []replyCall{{Dir: "/home/user/projects/demo", RequestID: "que_1", Answers: [][]string{{"SQLite"}}}}
 	if got := h.oc.Replies(); !reflect.DeepEqual(got, want) {
@@ -158,7 +159,7 @@ func TestCustomAnswerByReply(t *testing.T) {
 	e := h.ask("que_1", dbQuestion())
 
 	id := h.press(alice, data(t, actCustom, e.UID, 0, 0), e)
-	if got := h.toast(id); got != toastTypeAnswer {
+	if got := h.toast(id); got != i18n.ToastTypeAnswer {
 		t.Errorf("toast = %q", got)
 	}
 	prompt := h.lastSent()
@@ -261,8 +262,8 @@ func TestUnauthorisedPressChangesNothing(t *testing.T) {
 
 	for _, d := range []string{data(t, actOption, e.UID, 0, 0), data(t, actCustom, e.UID, 0, 0)} {
 		id := h.press(mallory, d, e)
-		if got := h.toast(id); got != toastNotAllowed {
-			t.Errorf("toast = %q, want %q", got, toastNotAllowed)
+		if got := h.toast(id); got != i18n.ToastNotAllowed {
+			t.Errorf("toast = %q, want %q", got, i18n.ToastNotAllowed)
 		}
 	}
 	if n := len(h.oc.Replies()); n != 0 {
@@ -298,7 +299,7 @@ func TestWrongChatPressRefused(t *testing.T) {
 	h := newHarness(t, Config{})
 	e := h.ask("que_1", dbQuestion())
 	id := h.pressIn(-999, alice, data(t, actOption, e.UID, 0, 0), e.MessageID)
-	if got := h.toast(id); got != toastNotAllowed {
+	if got := h.toast(id); got != i18n.ToastNotAllowed {
 		t.Errorf("toast = %q", got)
 	}
 	if n := len(h.oc.Replies()); n != 0 {
@@ -328,16 +329,16 @@ func TestInaccessibleMessageFallsBackToEntryChat(t *testing.T) {
 func TestEveryCallbackAnswered(t *testing.T) {
 	h := newHarness(t, Config{})
 	e := h.ask("que_1", dbQuestion())
-	cases := map[string]string{
-		"":                       toastUnknown,
-		"ans:1:y":                toastUnknown,
-		"qopt:" + e.UID:          toastUnknown,
-		"qopt:" + e.UID + ":0:9": toastUnknown, // no such option
-		"qopt:" + e.UID + ":5:0": toastUnknown, // no such question
-		"qtog:" + e.UID + ":0:0": toastUnknown, // not multi-select
-		"qsub:" + e.UID + ":0":   toastUnknown,
-		"qopt:zzzzzzzz:0:0":      toastGone,
-		strings.Repeat("x", 65):  toastUnknown,
+	cases := map[string]i18n.Toast{
+		"":                       i18n.ToastUnknown,
+		"ans:1:y":                i18n.ToastUnknown,
+		"qopt:" + e.UID:          i18n.ToastUnknown,
+		"qopt:" + e.UID + ":0:9": i18n.ToastUnknown, // no such option
+		"qopt:" + e.UID + ":5:0": i18n.ToastUnknown, // no such question
+		"qtog:" + e.UID + ":0:0": i18n.ToastUnknown, // not multi-select
+		"qsub:" + e.UID + ":0":   i18n.ToastUnknown,
+		"qopt:zzzzzzzz:0:0":      i18n.ToastGone,
+		strings.Repeat("x", 65):  i18n.ToastUnknown,
 	}
 	for d, want := range cases {
 		id := h.press(alice, d, e)
@@ -359,8 +360,8 @@ func TestStaleButtonRefused(t *testing.T) {
 		t.Fatalf("current = %d after answering question 1", before.Current)
 	}
 	id := h.press(alice, data(t, actOption, e.UID, 0, 1), e)
-	if got := h.toast(id); got != toastStale {
-		t.Errorf("toast = %q, want %q", got, toastStale)
+	if got := h.toast(id); got != i18n.ToastStale {
+		t.Errorf("toast = %q, want %q", got, i18n.ToastStale)
 	}
 	if after := h.entry(e.UID); !reflect.DeepEqual(before, after) {
 		t.Errorf("stale press changed the entry:\n%+v\n%+v", before, after)
@@ -379,7 +380,7 @@ func TestTwoQuestionsInSequence(t *testing.T) {
 	}
 
 	id := h.press(alice, data(t, actOption, e.UID, 0, 0), e)
-	if got := h.toast(id); !strings.Contains(got, "Strict") {
+	if got := h.toast(id); !strings.Contains(string(got), "Strict") {
 		t.Errorf("toast after question 1 = %q", got)
 	}
 	if n := len(h.oc.Replies()); n != 0 {
@@ -425,7 +426,7 @@ func TestMultiSelect(t *testing.T) {
 		t.Fatalf("buttons = %q, want %q", got, want)
 	}
 
-	if id := h.press(alice, data(t, actSubmit, e.UID, 0, 0), e); h.toast(id) != toastSelectFirst {
+	if id := h.press(alice, data(t, actSubmit, e.UID, 0, 0), e); h.toast(id) != i18n.ToastSelectFirst {
 		t.Errorf("empty submit toast = %q", h.toast(id))
 	}
 	h.press(alice, data(t, actToggle, e.UID, 0, 2), e)
@@ -454,7 +455,7 @@ func TestDoublePressRepliesOnce(t *testing.T) {
 	if n := len(h.oc.Replies()); n != 1 {
 		t.Fatalf("%d replies for a double press", n)
 	}
-	if h.toast(first) != toastSending || h.toast(second) != toastAnswered {
+	if h.toast(first) != i18n.ToastSending || h.toast(second) != i18n.ToastAnswered {
 		t.Errorf("toasts = %q, %q", h.toast(first), h.toast(second))
 	}
 }
@@ -479,12 +480,12 @@ func TestConcurrentPressWhileSending(t *testing.T) {
 		t.Fatal("first press never reached opencode")
 	}
 	// The first press answered its callback before calling opencode.
-	if got := h.tg.AnswersFor("first"); len(got) != 1 || got[0] != toastSending {
+	if got := h.tg.AnswersFor("first"); len(got) != 1 || got[0] != en(i18n.ToastSending) {
 		t.Errorf("first press toasts while sending = %q", got)
 	}
 	second := h.press(bob, data(t, actOption, e.UID, 0, 1), e)
-	if got := h.toast(second); got != toastBusy {
-		t.Errorf("second press toast = %q, want %q", got, toastBusy)
+	if got := h.toast(second); got != i18n.ToastBusy {
+		t.Errorf("second press toast = %q, want %q", got, i18n.ToastBusy)
 	}
 	close(release)
 	<-done
@@ -519,7 +520,7 @@ func TestFailureClasses(t *testing.T) {
 				h.oc.replyErrs = []error{tc.err}
 			}
 			id := h.press(alice, data(t, actOption, e.UID, 0, 0), e)
-			if got := h.toast(id); got != toastSending {
+			if got := h.toast(id); got != i18n.ToastSending {
 				t.Errorf("toast = %q", got)
 			}
 			if !tc.kept {
@@ -593,7 +594,7 @@ func TestAnsweredElsewhere(t *testing.T) {
 	if len(h.tg.Edits()) != edits {
 		t.Error("echo of a closed request edited a message")
 	}
-	if id := h.press(alice, data(t, actOption, e1.UID, 0, 0), e1); h.toast(id) != toastAnsweredElsewhere {
+	if id := h.press(alice, data(t, actOption, e1.UID, 0, 0), e1); h.toast(id) != i18n.ToastAnsweredElsewhere {
 		t.Errorf("press on closed request: %q", h.toast(id))
 	}
 }
@@ -705,7 +706,7 @@ func TestExpireDue(t *testing.T) {
 	if ed := h.lastEdit(); ed.MessageID != old.MessageID || ed.ReplyMarkup != nil || !strings.Contains(ed.Text, "Expired") {
 		t.Errorf("edit = %+v", ed)
 	}
-	if id := h.press(alice, data(t, actOption, old.UID, 0, 0), old); h.toast(id) != toastExpired {
+	if id := h.press(alice, data(t, actOption, old.UID, 0, 0), old); h.toast(id) != i18n.ToastExpired {
 		t.Errorf("press on expired request: %q", h.toast(id))
 	}
 
@@ -745,7 +746,7 @@ func TestPromptSendFailure(t *testing.T) {
 	before := h.entry(e.UID)
 	h.tg.sendErrs = []error{errors.New("429")}
 	id := h.press(alice, data(t, actCustom, e.UID, 0, 0), e)
-	if got := h.toast(id); got != toastPromptFailed {
+	if got := h.toast(id); got != i18n.ToastPromptFailed {
 		t.Errorf("toast = %q", got)
 	}
 	if after := h.entry(e.UID); !reflect.DeepEqual(before, after) {
@@ -788,8 +789,8 @@ func TestPressBeforeStoredWaits(t *testing.T) {
 	}
 	e := h.ask("que_early", dbQuestion())
 	cb := <-pressed
-	if got := h.toast(cb); got != toastSending {
-		t.Errorf("toast %q, want %q", got, toastSending)
+	if got := h.toast(cb); got != i18n.ToastSending {
+		t.Errorf("toast %q, want %q", got, i18n.ToastSending)
 	}
 	replies := h.oc.Replies()
 	if len(replies) != 1 || replies[0].RequestID != "que_early" || len(replies[0].Answers) != 1 || len(replies[0].Answers[0]) != 1 || replies[0].Answers[0][0] != "Postgres" {

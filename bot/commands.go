@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"fmt"
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"slices"
 	"strings"
 	"time"
@@ -34,7 +35,7 @@ const (
 // Telegram clients offer them in the chat, described in language lang
 // (Config.Lang).
 func Commands(lang string) []models.BotCommand {
-	tx := TextFor(lang)
+	tx := i18n.For(lang)
 	return []models.BotCommand{
 		{Command: cmdPending, Description: tx.CmdPending},
 		{Command: cmdStatus, Description: tx.CmdStatus},
@@ -173,7 +174,7 @@ func (b *Bridge) renderPendingList(ctx context.Context) string {
 
 // pendingLine describes one open request in at most about 400 units: what
 // it is (linked to its message), where it comes from, how old it is.
-func pendingLine(tx *Text, e *pending.Entry, now time.Time) string {
+func pendingLine(tx *i18n.Text, e *pending.Entry, now time.Time) string {
 	icon, kind, what := "❓", tx.KindQuestion, ""
 	if e.Kind == pending.KindPermission {
 		icon, kind = "🔐", tx.KindPermission
@@ -264,7 +265,7 @@ func (b *Bridge) renderStatus(ctx context.Context) string {
 }
 
 // errorWords says what a failure class of opencode.WatchState means.
-func errorWords(tx *Text, class string) string {
+func errorWords(tx *i18n.Text, class string) string {
 	switch class {
 	case "unauthorized":
 		return tx.ErrUnauthorized
@@ -282,7 +283,7 @@ func errorWords(tx *Text, class string) string {
 }
 
 // ago says how long ago something happened, d being the time since.
-func ago(tx *Text, d time.Duration) string {
+func ago(tx *i18n.Text, d time.Duration) string {
 	if d < time.Minute {
 		return tx.JustNow
 	}
@@ -291,7 +292,7 @@ func ago(tx *Text, d time.Duration) string {
 
 // span says d in the two largest units that matter: "3 min", "2 h 5 min",
 // "4 d 1 h".
-func span(tx *Text, d time.Duration) string {
+func span(tx *i18n.Text, d time.Duration) string {
 	switch {
 	case d < time.Minute:
 		return tx.UnderMinute

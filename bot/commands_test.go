@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"fmt"
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -85,8 +86,8 @@ func TestParseCommand(t *testing.T) {
 
 func TestCommandPendingEmpty(t *testing.T) {
 	h := newHarness(t, Config{BotUsername: testBotName})
-	if got := h.oneReply(testChat, alice, "/pending"); got != English.NothingPending {
-		t.Fatalf("reply = %q, want %q", got, English.NothingPending)
+	if got := h.oneReply(testChat, alice, "/pending"); got != i18n.English.NothingPending {
+		t.Fatalf("reply = %q, want %q", got, i18n.English.NothingPending)
 	}
 }
 
@@ -197,7 +198,7 @@ func TestCommandStatusDisconnected(t *testing.T) {
 func TestCommandHelp(t *testing.T) {
 	h := newHarness(t, Config{BotUsername: testBotName})
 	got := h.oneReply(testChat, alice, "/help")
-	for _, want := range []string{"/pending", "/status", btnAllowOnce, btnRejectReason, "Type an answer"} {
+	for _, want := range []string{"/pending", "/status", i18n.English.BtnAllowOnce, i18n.English.BtnRejectReason, "Type an answer"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("/help lacks %q", want)
 		}
@@ -269,7 +270,7 @@ func TestSpan(t *testing.T) {
 		49 * time.Hour:              "2 d 1 h",
 		72 * time.Hour:              "3 d",
 	} {
-		if got := span(&English, d); got != want {
+		if got := span(&i18n.English, d); got != want {
 			t.Errorf("span(%v) = %q, want %q", d, got, want)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"strconv"
 
 	tgbot "github.com/go-telegram/bot"
@@ -146,12 +147,12 @@ func (b *Bridge) settleClosedCopy(ctx context.Context, log zerolog.Logger, cq *m
 // message gets its outcome back, a stale copy points at it.
 func (b *Bridge) refuseClosed(ctx context.Context, log zerolog.Logger, cq *models.CallbackQuery, uid string, a *ack) {
 	c, ok := b.closedAs(log, uid)
-	toast := toastGone
+	toast := i18n.ToastGone
 	if ok && c.Toast != "" {
-		toast = c.Toast
+		toast = i18n.ParseToast(c.Toast)
 	}
-	log.Info().Str("toast", toast).Msg("refusing press: request no longer pending")
-	a.answer(toast)
+	log.Info().Str("toast", string(toast)).Msg("refusing press: request no longer pending")
+	a.toast(toast)
 	if ok && !b.repairClosed(ctx, log, cq, uid, c) {
 		b.settleClosedCopy(ctx, log, cq, uid, c)
 	}
@@ -228,7 +229,7 @@ func (b *Bridge) repost(ctx context.Context, log zerolog.Logger, e *pending.Entr
 // renderMoved is the text a stale copy of a request's message becomes: a
 // pointer to message current, which shows the request now (closed: its
 // outcome). In a supergroup the pointer is a link.
-func renderMoved(tx *Text, chatID int64, stale, current int, closed bool) string {
+func renderMoved(tx *i18n.Text, chatID int64, stale, current int, closed bool) string {
 	above := current < stale
 	var text string
 	switch {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"slices"
 	"strings"
 	"time"
@@ -131,7 +132,7 @@ func (b *Bridge) expire(ctx context.Context, key string) error {
 		return nil
 	}
 	for i, c := range closed {
-		b.deleteEntry(b.entryLog(c), c, toastExpired, owedAt(i)...)
+		b.deleteEntry(b.entryLog(c), c, i18n.ToastExpired, owedAt(i)...)
 	}
 	for i, k := range mark {
 		if _, err := b.store.Update(k.UID, func(x *pending.Entry) error {
@@ -144,7 +145,7 @@ func (b *Bridge) expire(ctx context.Context, key string) error {
 		}
 	}
 	if len(kept) == 0 {
-		b.rememberGroup(b.log.With().Str("uid", key).Logger(), key, members, toastExpired, owed)
+		b.rememberGroup(b.log.With().Str("uid", key).Logger(), key, members, i18n.ToastExpired, owed)
 	}
 	if text == "" {
 		return nil // the message said so at the first try, or there is none
@@ -182,3 +183,9 @@ func human(d time.Duration) string {
 	}
 	return s
 }
+
+// expiredReason is the reject message sent to the agent when nobody
+// answered a permission request in time. It is for the model, not a
+// person, so it stays English whatever HERMES_LANG is.
+const expiredReason = "No one answered this permission request in time on Telegram (hermes-bot); " +
+	"treat it as rejected and continue without it."

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -615,13 +616,23 @@ func (h *harness) press(user models.User, data string, e *pending.Entry) string 
 }
 
 // toast returns the single answer of callback id.
-func (h *harness) toast(id string) string {
+// en is the English text of toast t, as a press is answered with it.
+func en(t i18n.Toast) string { return i18n.English.Toast(t) }
+
+func (h *harness) toast(id string) i18n.Toast {
 	h.t.Helper()
 	got := h.tg.AnswersFor(id)
 	if len(got) != 1 {
 		h.t.Fatalf("callback %s answered %d times", id, len(got))
 	}
-	return got[0]
+	for _, t := range []i18n.Toast{i18n.ToastUnknown, i18n.ToastNotAllowed, i18n.ToastGone, i18n.ToastStale,
+		i18n.ToastBusy, i18n.ToastSending, i18n.ToastFailed, i18n.ToastTypeAnswer, i18n.ToastSelectFirst,
+		i18n.ToastPromptFailed, i18n.ToastAnswered, i18n.ToastAnsweredElsewhere, i18n.ToastDismissed, i18n.ToastExpired} {
+		if got[0] == h.b.text.Toast(t) {
+			return t
+		}
+	}
+	return i18n.Toast(got[0]) // a text that is no toast, such as "☑ Auth"
 }
 
 // text sends a message from user; replyTo 0 sends a plain message.

@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"fmt"
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"io"
 	"math"
 	"strconv"
@@ -54,17 +55,17 @@ var outcomeNames = [numOutcomes]string{"answered", "answered_elsewhere", "dismis
 
 // outcomeOf maps the toast a closed request is remembered with to its
 // outcome.
-func outcomeOf(toast string) (outcome, bool) {
+func outcomeOf(toast i18n.Toast) (outcome, bool) {
 	switch toast {
-	case toastAnswered:
+	case i18n.ToastAnswered:
 		return outcomeAnswered, true
-	case toastAnsweredElsewhere:
+	case i18n.ToastAnsweredElsewhere:
 		return outcomeAnsweredElsewhere, true
-	case toastDismissed:
+	case i18n.ToastDismissed:
 		return outcomeDismissed, true
-	case toastExpired:
+	case i18n.ToastExpired:
 		return outcomeExpired, true
-	case toastGone:
+	case i18n.ToastGone:
 		return outcomeGone, true
 	}
 	return 0, false
@@ -99,7 +100,7 @@ func (m *Metrics) requestPosted(delay time.Duration) {
 
 // requestClosed records a request closed with toast, waited after it was
 // asked. Only answers from Telegram feed the wait histogram.
-func (m *Metrics) requestClosed(toast string, waited time.Duration) {
+func (m *Metrics) requestClosed(toast i18n.Toast, waited time.Duration) {
 	if m == nil {
 		return
 	}

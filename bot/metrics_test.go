@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"strconv"
 	"strings"
 	"testing"
@@ -120,7 +121,7 @@ func TestMetricsZero(t *testing.T) {
 func TestMetricsNilIsSafe(t *testing.T) {
 	var m *Metrics
 	m.requestPosted(time.Second)
-	m.requestClosed(toastAnswered, time.Second)
+	m.requestClosed(i18n.ToastAnswered, time.Second)
 	m.answerDelivered(context.Background(), time.Now())
 	m.rateLimited()
 	m.retried()

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"strings"
 	"testing"
 
@@ -34,7 +35,7 @@ func TestChatMigrationServiceMessage(t *testing.T) {
 
 	// Presses from the old chat are refused now; from the new one they count.
 	id := h.pressIn(testChat, alice, data(t, actOption, e.UID, 0, 1), e.MessageID)
-	if h.toast(id) != toastNotAllowed || len(h.oc.Replies()) != 0 {
+	if h.toast(id) != i18n.ToastNotAllowed || len(h.oc.Replies()) != 0 {
 		t.Fatalf("press from the old chat: toast %q, replies %d", h.toast(id), len(h.oc.Replies()))
 	}
 	h.pressIn(newChat, alice, data(t, actOption, e.UID, 0, 1), e.MessageID)

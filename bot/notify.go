@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"encoding/json"
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"strings"
 	"sync"
 	"time"
@@ -296,7 +297,7 @@ func (b *Bridge) sendNotice(ctx context.Context, log zerolog.Logger, dir, text, 
 // renderNotice is a session notice: the head requests have, what
 // happened, and body (agent text or an error description) quoted. dropped
 // notices held back for the cap are owned up to at the end.
-func renderNotice(tx *Text, icon, dir, session, title, what, body string, dropped int) string {
+func renderNotice(tx *i18n.Text, icon, dir, session, title, what, body string, dropped int) string {
 	s := head(tx, icon, &pending.Entry{Directory: dir, SessionID: session, SessionTitle: title}) + " — " + what
 	if body = strings.TrimSpace(body); body != "" {
 		s += "\n<blockquote>" + esc(body, maxExcerpt) + "</blockquote>"
@@ -310,7 +311,7 @@ func renderNotice(tx *Text, icon, dir, session, title, what, body string, droppe
 // describeError turns the error of session.error into its name and
 // readable words: "Name: message", the name alone, or "unknown error";
 // never the raw JSON.
-func describeError(tx *Text, raw json.RawMessage) (name, words string) {
+func describeError(tx *i18n.Text, raw json.RawMessage) (name, words string) {
 	var e struct {
 		Name    string `json:"name"`
 		Message string `json:"message"`

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"strings"
 	"sync"
 	"testing"
@@ -278,7 +279,7 @@ func TestDescribeError(t *testing.T) {
 		`{not json`:                             "unknown error",
 		`{"name":{"nested":true}}`:              "unknown error",
 	} {
-		if _, got := describeError(&English, json.RawMessage(raw)); got != want {
+		if _, got := describeError(&i18n.English, json.RawMessage(raw)); got != want {
 			t.Errorf("describeError(%s) = %q, want %q", raw, got, want)
 		}
 	}

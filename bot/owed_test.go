@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"errors"
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"strings"
 	"testing"
 	"time"
@@ -89,8 +90,8 @@ func TestPressOnClosedMessageWithButtonsRepairsIt(t *testing.T) {
 	}
 
 	id := h.pressSent(alice, data(t, actOption, e.UID, 0, 1), e.MessageID)
-	if got := h.toast(id); got != toastAnswered {
-		t.Errorf("toast = %q, want %q", got, toastAnswered)
+	if got := h.toast(id); got != i18n.ToastAnswered {
+		t.Errorf("toast = %q, want %q", got, i18n.ToastAnswered)
 	}
 	h.checkClosed(e.MessageID, "Alice")
 	if n := len(h.oc.Replies()); n != 0 {
@@ -155,8 +156,8 @@ func TestPressOnClosedSharedPermissionRepairsIt(t *testing.T) {
 	}
 
 	id := h.pressSent(alice, permData(t, actAllowOnce, first.UID), first.MessageID)
-	if got := h.toast(id); got != toastAnswered {
-		t.Errorf("toast = %q, want %q", got, toastAnswered)
+	if got := h.toast(id); got != i18n.ToastAnswered {
+		t.Errorf("toast = %q, want %q", got, i18n.ToastAnswered)
 	}
 	h.checkClosed(first.MessageID, "Alice")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"github.com/hermes-bot/hermes-bot/bot/risk"
 	"slices"
 	"strings"
@@ -227,7 +228,7 @@ func (b *Bridge) autoApprove(ctx context.Context, log zerolog.Logger, e *pending
 	switch {
 	case errors.Is(err, opencode.ErrNotFound):
 		log.Info().Err(err).Msg("permission request to auto-approve is no longer pending in opencode; closing it")
-		b.deleteEntry(log, e, toastGone)
+		b.deleteEntry(log, e, i18n.ToastGone)
 		return true
 	case err != nil:
 		log.Warn().Err(err).Msg("could not auto-approve permission request; asking instead")
@@ -235,7 +236,7 @@ func (b *Bridge) autoApprove(ctx context.Context, log zerolog.Logger, e *pending
 	}
 	log.Info().Str("permission", p.Kind).Strs("patterns", p.Patterns).Strs("reasons", assessed.Reasons).
 		Str("reply", replyOnce).Msg("permission auto-approved (low risk)")
-	b.deleteEntry(log, e, toastAnswered)
+	b.deleteEntry(log, e, i18n.ToastAnswered)
 	b.addContext(ctx, e)
 	if _, err := b.tg.SendMessage(ctx, htmlMessage(e.ChatID, e.ThreadID, renderAutoApproved(b.text, e), nil, 0)); err != nil {
 		log.Warn().Err(err).Msg("could not post the auto-approval notice; the request was allowed all the same")
@@ -245,7 +246,7 @@ func (b *Bridge) autoApprove(ctx context.Context, log zerolog.Logger, e *pending
 
 // renderAutoApproved is the notice of request e allowed by policy: whose
 // it is and what it let the agent do.
-func renderAutoApproved(tx *Text, e *pending.Entry) string {
+func renderAutoApproved(tx *i18n.Text, e *pending.Entry) string {
 	p := e.Permission
 	what := strings.TrimSpace(permissionDetail(p).command)
 	if what == "" {
@@ -450,15 +451,15 @@ func (b *Bridge) permissionReplied(ctx context.Context, r *opencode.PermissionRe
 	log := b.entryLog(e)
 	log.Info().Str("reply", r.Reply).Int("stillOpen", len(open(rest))).Msg("permission answered in opencode")
 	if len(rest) > 0 {
-		b.deleteEntry(log, e, toastAnsweredElsewhere)
+		b.deleteEntry(log, e, i18n.ToastAnsweredElsewhere)
 		b.rerenderPermission(ctx, log, key, rest)
 		return
 	}
 	icon, footer := elsewhereFooter(b.text, r.Reply)
 	text := renderPermissionOutcome(b.text, []*pending.Entry{e}, icon, footer)
 	owed := owedEdit(e, text)
-	b.deleteEntry(log, e, toastAnsweredElsewhere, owed...)
-	b.rememberGroup(log, key, []*pending.Entry{e}, toastAnsweredElsewhere, owed)
+	b.deleteEntry(log, e, i18n.ToastAnsweredElsewhere, owed...)
+	b.rememberGroup(log, key, []*pending.Entry{e}, i18n.ToastAnsweredElsewhere, owed)
 	b.edit(ctx, log, e, text, nil)
 }
 
@@ -473,11 +474,11 @@ func (b *Bridge) pressPermission(ctx context.Context, log zerolog.Logger, cq *mo
 	if err != nil {
 		if busy {
 			log.Info().Msg("refusing press: another answer to this request is in progress")
-			a.answer(toastBusy)
+			a.toast(i18n.ToastBusy)
 			return
 		}
 		log.Error().Err(err).Msg("could not read request for a press")
-		a.answer(toastFailed)
+		a.toast(i18n.ToastFailed)
 		return
 	}
 	if len(members) == 0 {
@@ -499,15 +500,15 @@ func (b *Bridge) pressPermission(ctx context.Context, log zerolog.Logger, cq *mo
 	switch {
 	case e.Kind != pending.KindPermission:
 		elog.Info().Str("data", cq.Data).Msg("refusing button that does not match its request")
-		a.answer(toastUnknown)
+		a.toast(i18n.ToastUnknown)
 		return
 	case chatID == 0 && e.ChatID != b.ChatID():
 		elog.Info().Int64("chatID", e.ChatID).Msg("refusing press on a request of another chat")
-		a.answer(toastNotAllowed)
+		a.toast(i18n.ToastNotAllowed)
 		return
 	case slices.ContainsFunc(members, func(m *pending.Entry) bool { return m.ExpiredNotified }):
 		elog.Info().Msg("refusing press on an expired request")
-		a.answer(toastExpired)
+		a.toast(i18n.ToastExpired)
 		return
 	}
 	user := &cq.From
@@ -524,7 +525,7 @@ func (b *Bridge) pressPermission(ctx context.Context, log zerolog.Logger, cq *mo
 		return
 	}
 	elog.Info().Str("reply", reply).Int("requests", len(members)).Msg("permission decision pressed")
-	a.answer(toastSending)
+	a.toast(i18n.ToastSending)
 	b.decide(ctx, elog, data.UID, members, reply, "", user)
 }
 
@@ -611,9 +612,9 @@ func (b *Bridge) decide(ctx context.Context, log zerolog.Logger, key string, mem
 	}
 	closing := keyLast(slices.Concat(done, gone), key)
 	for i, m := range closing {
-		toast := toastGone
+		toast := i18n.ToastGone
 		if slices.Contains(done, m) {
-			toast = toastAnswered
+			toast = i18n.ToastAnswered
 		}
 		var o []pending.Edit
 		if i == len(closing)-1 {
@@ -623,11 +624,11 @@ func (b *Bridge) decide(ctx context.Context, log zerolog.Logger, key string, mem
 	}
 	switch {
 	case len(kept) == 0 && len(done) > 0:
-		b.rememberGroup(log, key, done, toastAnswered, owed)
+		b.rememberGroup(log, key, done, i18n.ToastAnswered, owed)
 		b.edit(ctx, log, members[0], text, nil)
 		return
 	case len(kept) == 0:
-		b.rememberGroup(log, key, gone, toastGone, owed)
+		b.rememberGroup(log, key, gone, i18n.ToastGone, owed)
 		b.edit(ctx, log, members[0], text, nil)
 		return
 	case len(done)+len(gone) > 0:

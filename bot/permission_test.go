@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"encoding/json"
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"reflect"
 	"strings"
 	"testing"
@@ -45,10 +46,10 @@ func TestPermissionPosted(t *testing.T) {
 		"would also allow from now on: <code>rm *</code>, <code>make *</code>",
 		"🔴 <b>high risk</b>", "rm -rf")
 	want := [][2]string{
-		{btnAllowOnce, "ponce:" + e.UID},
-		{btnAllowAlways, "palways:" + e.UID},
-		{btnReject, "preject:" + e.UID},
-		{btnRejectReason, "preason:" + e.UID},
+		{i18n.English.BtnAllowOnce, "ponce:" + e.UID},
+		{i18n.English.BtnAllowAlways, "palways:" + e.UID},
+		{i18n.English.BtnReject, "preject:" + e.UID},
+		{i18n.English.BtnRejectReason, "preason:" + e.UID},
 	}
 	if got := buttons(t, m.P.ReplyMarkup); !reflect.DeepEqual(got, want) {
 		t.Errorf("buttons = %q, want %q", got, want)
@@ -131,7 +132,7 @@ func TestPermissionButtons(t *testing.T) {
 			h := newHarness(t, Config{AllowedUserIDs: []int64{alice.ID}})
 			e := h.askPerm(permEvent("per_1", "git push origin main"))
 			id := h.press(alice, permData(t, tc.act, e.UID), e)
-			if got := h.toast(id); got != toastSending {
+			if got := h.toast(id); got != i18n.ToastSending {
 				t.Errorf("toast = %q", got)
 			}
 			want := []permCall{{Dir: "/home/user/projects/demo", SessionID: testSession, RequestID: "per_1", Reply: tc.reply}}
@@ -149,7 +150,7 @@ func TestPermissionButtons(t *testing.T) {
 			h.gone(e.UID)
 
 			// A second tap, and our own reply's echo, change nothing.
-			if id := h.press(alice, permData(t, actAllowOnce, e.UID), e); h.toast(id) != toastAnswered {
+			if id := h.press(alice, permData(t, actAllowOnce, e.UID), e); h.toast(id) != i18n.ToastAnswered {
 				t.Errorf("second tap toast = %q", h.toast(id))
 			}
 			edits := len(h.tg.Edits())
@@ -167,7 +168,7 @@ func TestPermissionRejectWithReason(t *testing.T) {
 	e := h.askPerm(permEvent("per_1", "npm publish"))
 
 	id := h.press(bob, permData(t, actRejectReason, e.UID), e)
-	if got := h.toast(id); got != toastTypeAnswer {
+	if got := h.toast(id); got != i18n.ToastTypeAnswer {
 		t.Errorf("toast = %q", got)
 	}
 	prompt := h.lastSent()
@@ -228,7 +229,7 @@ func TestPermissionFailureClasses(t *testing.T) {
 			before := h.entry(e.UID)
 			h.oc.permErrs = map[string][]error{"per_1": {tc.err}}
 			id := h.press(alice, permData(t, actAllowOnce, e.UID), e)
-			if got := h.toast(id); got != toastSending {
+			if got := h.toast(id); got != i18n.ToastSending {
 				t.Errorf("toast = %q", got)
 			}
 			if !tc.kept {
@@ -236,7 +237,7 @@ func TestPermissionFailureClasses(t *testing.T) {
 				if ed := h.lastEdit(); !strings.Contains(ed.Text, "No longer pending") || ed.ReplyMarkup != nil {
 					t.Errorf("edit = %q", ed.Text)
 				}
-				if id := h.press(alice, permData(t, actAllowOnce, e.UID), e); h.toast(id) != toastGone {
+				if id := h.press(alice, permData(t, actAllowOnce, e.UID), e); h.toast(id) != i18n.ToastGone {
 					t.Errorf("press after close: %q", h.toast(id))
 				}
 				return
@@ -267,11 +268,11 @@ func TestPermissionUnauthorised(t *testing.T) {
 	e := h.askPerm(permEvent("per_1", "make"))
 	before := h.entry(e.UID)
 	for _, a := range []action{actAllowOnce, actAllowAlways, actReject, actRejectReason} {
-		if id := h.press(mallory, permData(t, a, e.UID), e); h.toast(id) != toastNotAllowed {
+		if id := h.press(mallory, permData(t, a, e.UID), e); h.toast(id) != i18n.ToastNotAllowed {
 			t.Errorf("%s: toast %q", a, h.toast(id))
 		}
 	}
-	if id := h.pressIn(-999, alice, permData(t, actAllowOnce, e.UID), e.MessageID); h.toast(id) != toastNotAllowed {
+	if id := h.pressIn(-999, alice, permData(t, actAllowOnce, e.UID), e.MessageID); h.toast(id) != i18n.ToastNotAllowed {
 		t.Errorf("other chat: toast %q", h.toast(id))
 	}
 	// A reason prompt asked by Alice cannot be answered by Mallory.
@@ -296,8 +297,8 @@ func TestPermissionBusyWhileSending(t *testing.T) {
 	}
 	id := h.press(alice, permData(t, actAllowOnce, e.UID), e)
 	unlock()
-	if got := h.toast(id); got != toastBusy {
-		t.Errorf("toast = %q, want %q", got, toastBusy)
+	if got := h.toast(id); got != i18n.ToastBusy {
+		t.Errorf("toast = %q, want %q", got, i18n.ToastBusy)
 	}
 	if n := len(h.oc.PermReplies()); n != 0 {
 		t.Fatalf("busy press replied %d times", n)
@@ -321,7 +322,7 @@ func TestPermissionRepliedElsewhere(t *testing.T) {
 				t.Errorf("edit = %+v", ed)
 			}
 			wantIn(t, ed.Text, want, "<pre>make</pre>")
-			if id := h.press(alice, permData(t, actAllowOnce, e.UID), e); h.toast(id) != toastAnsweredElsewhere {
+			if id := h.press(alice, permData(t, actAllowOnce, e.UID), e); h.toast(id) != i18n.ToastAnsweredElsewhere {
 				t.Errorf("press after: %q", h.toast(id))
 			}
 			if n := len(h.oc.PermReplies()); n != 0 {
@@ -334,7 +335,7 @@ func TestPermissionRepliedElsewhere(t *testing.T) {
 func TestRenderOutcomeOfPermission(t *testing.T) {
 	h := newHarness(t, Config{})
 	e := h.askPerm(permEvent("per_1", "make <all>"))
-	text := renderOutcome(&English, h.entry(e.UID), "✅", nil, "No longer pending in opencode: answered or dismissed elsewhere.")
+	text := renderOutcome(&i18n.English, h.entry(e.UID), "✅", nil, "No longer pending in opencode: answered or dismissed elsewhere.")
 	if err := checkMessageText(text); err != nil {
 		t.Fatal(err)
 	}
@@ -373,7 +374,7 @@ func TestExpirePermission(t *testing.T) {
 		t.Error("expired message keeps its keyboard")
 	}
 	wantIn(t, ed.Text, "Expired", "within 1m", "<pre>make</pre>")
-	if id := h.press(alice, permData(t, actAllowOnce, e.UID), e); h.toast(id) != toastExpired {
+	if id := h.press(alice, permData(t, actAllowOnce, e.UID), e); h.toast(id) != i18n.ToastExpired {
 		t.Errorf("press on expired: %q", h.toast(id))
 	}
 }
@@ -405,10 +406,10 @@ func TestExpireRetriesThenGivesUp(t *testing.T) {
 		}
 	}
 	// Presses and typed reasons are refused meanwhile.
-	if id := h.press(alice, permData(t, actAllowOnce, e.UID), e); h.toast(id) != toastExpired {
+	if id := h.press(alice, permData(t, actAllowOnce, e.UID), e); h.toast(id) != i18n.ToastExpired {
 		t.Errorf("press on expired permission: %q", h.toast(id))
 	}
-	if id := h.press(alice, data(t, actOption, q.UID, 0, 0), q); h.toast(id) != toastExpired {
+	if id := h.press(alice, data(t, actOption, q.UID, 0, 0), q); h.toast(id) != i18n.ToastExpired {
 		t.Errorf("press on expired question: %q", h.toast(id))
 	}
 	if len(h.oc.Replies()) != 0 {
@@ -622,7 +623,7 @@ func TestDuplicateFirstAnsweredElsewhere(t *testing.T) {
 		t.Fatalf("message after the first was answered elsewhere = %q (markup %v)", ed.Text, ed.ReplyMarkup)
 	}
 	// Its buttons still carry the first UID, and answer the second.
-	if id := h.press(alice, permData(t, actReject, p.UID), p); h.toast(id) != toastSending {
+	if id := h.press(alice, permData(t, actReject, p.UID), p); h.toast(id) != i18n.ToastSending {
 		t.Errorf("toast = %q", h.toast(id))
 	}
 	if r := h.oc.PermReplies(); len(r) != 1 || r[0].RequestID != "per_2" || r[0].Reply != "reject" {
@@ -645,8 +646,8 @@ func TestDuplicateLaterClosedByOthersKeepsMessageOpen(t *testing.T) {
 	}
 	e := h.entry(s.UID)
 	log := h.b.entryLog(e)
-	h.b.deleteEntry(log, e, toastGone)
-	h.b.edit(ctx, log, e, renderOutcome(&English, e, "✅", nil, "No longer pending in opencode: answered or dismissed elsewhere."), nil)
+	h.b.deleteEntry(log, e, i18n.ToastGone)
+	h.b.edit(ctx, log, e, renderOutcome(&i18n.English, e, "✅", nil, "No longer pending in opencode: answered or dismissed elsewhere."), nil)
 	unlock()
 	ed := h.lastEdit()
 	if ed.ReplyMarkup == nil || strings.Contains(ed.Text, "No longer pending") {
@@ -714,7 +715,7 @@ func TestPermissionRenderFitsTelegram(t *testing.T) {
 		Permission: &pending.Permission{Kind: big, Patterns: pats, Always: pats, Metadata: meta},
 	}
 	es := []*pending.Entry{e, e, e}
-	text, kb, err := renderPermission(&English, e.UID, es)
+	text, kb, err := renderPermission(&i18n.English, e.UID, es)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -724,15 +725,15 @@ func TestPermissionRenderFitsTelegram(t *testing.T) {
 	if err := checkKeyboard(kb); err != nil {
 		t.Error(err)
 	}
-	_, footer := decisionFooter(&English, "reject", e, &alice, big)
-	if err := checkMessageText(renderPermissionOutcome(&English, es, "❌", footer)); err != nil {
+	_, footer := decisionFooter(&i18n.English, "reject", e, &alice, big)
+	if err := checkMessageText(renderPermissionOutcome(&i18n.English, es, "❌", footer)); err != nil {
 		t.Errorf("closed message: %v", err)
 	}
-	_, footer = decisionFooter(&English, "always", e, &alice, "")
-	if err := checkMessageText(renderPermissionOutcome(&English, es, "♾️", footer)); err != nil {
+	_, footer = decisionFooter(&i18n.English, "always", e, &alice, "")
+	if err := checkMessageText(renderPermissionOutcome(&i18n.English, es, "♾️", footer)); err != nil {
 		t.Errorf("closed message: %v", err)
 	}
-	pt, ph := renderReasonPrompt(&English, e, &alice)
+	pt, ph := renderReasonPrompt(&i18n.English, e, &alice)
 	if err := checkMessageText(pt); err != nil || u16len(ph) > maxPlaceholder {
 		t.Errorf("prompt: %v (placeholder %q)", err, ph)
 	}
@@ -742,13 +743,13 @@ func TestPermissionAndQuestionButtonsDoNotMix(t *testing.T) {
 	h := newHarness(t, Config{})
 	q := h.ask("que_1", dbQuestion())
 	p := h.askPerm(permEvent("per_1", "make"))
-	if id := h.press(alice, permData(t, actAllowOnce, q.UID), q); h.toast(id) != toastUnknown {
+	if id := h.press(alice, permData(t, actAllowOnce, q.UID), q); h.toast(id) != i18n.ToastUnknown {
 		t.Errorf("permission button on a question: %q", h.toast(id))
 	}
-	if id := h.press(alice, data(t, actOption, p.UID, 0, 0), p); h.toast(id) != toastUnknown {
+	if id := h.press(alice, data(t, actOption, p.UID, 0, 0), p); h.toast(id) != i18n.ToastUnknown {
 		t.Errorf("question button on a permission: %q", h.toast(id))
 	}
-	if id := h.press(alice, permData(t, actAllowOnce, "zzzzzzzz"), p); h.toast(id) != toastGone {
+	if id := h.press(alice, permData(t, actAllowOnce, "zzzzzzzz"), p); h.toast(id) != i18n.ToastGone {
 		t.Errorf("permission button of an unknown request: %q", h.toast(id))
 	}
 	if len(h.oc.PermReplies()) != 0 || len(h.oc.Replies()) != 0 {

@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"fmt"
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"slices"
 	"strconv"
 	"strings"
@@ -129,8 +130,8 @@ func TestSameUpdateTwiceRepliesOnce(t *testing.T) {
 	if n := len(h.oc.Replies()); n != 1 {
 		t.Fatalf("%d replies to opencode for one update delivered twice", n)
 	}
-	if got := h.tg.AnswersFor("cb7"); !slices.Equal(got, []string{toastSending, toastAnswered}) {
-		t.Errorf("toasts = %q, want %q then %q", got, toastSending, toastAnswered)
+	if got := h.tg.AnswersFor("cb7"); !slices.Equal(got, []string{en(i18n.ToastSending), en(i18n.ToastAnswered)}) {
+		t.Errorf("toasts = %q, want %q then %q", got, i18n.ToastSending, i18n.ToastAnswered)
 	}
 }
 
@@ -157,8 +158,8 @@ func TestPressRedeliveredAfterRestart(t *testing.T) {
 		t.Fatalf("redelivered presses reached opencode again: %+v %+v", r, pr)
 	}
 	for _, cb := range []string{"cb7", "cb8"} {
-		if got := h.tg.AnswersFor(cb); len(got) != 2 || got[1] != toastAnswered {
-			t.Errorf("toasts of %s = %q, want the second %q", cb, got, toastAnswered)
+		if got := h.tg.AnswersFor(cb); len(got) != 2 || got[1] != en(i18n.ToastAnswered) {
+			t.Errorf("toasts of %s = %q, want the second %q", cb, got, i18n.ToastAnswered)
 		}
 	}
 	if n := len(h.tg.Edits()); n != edits {
@@ -190,8 +191,8 @@ func TestClosedForgottenAfterADay(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.deliver(upd)
-	if got := h.tg.AnswersFor("cb7"); len(got) != 2 || got[1] != toastGone {
-		t.Errorf("toasts = %q, want the second %q once the close is forgotten", got, toastGone)
+	if got := h.tg.AnswersFor("cb7"); len(got) != 2 || got[1] != en(i18n.ToastGone) {
+		t.Errorf("toasts = %q, want the second %q once the close is forgotten", got, i18n.ToastGone)
 	}
 }
 
@@ -256,15 +257,15 @@ func checkOneSent(t *testing.T, toasts []string) {
 	sending := 0
 	for _, s := range toasts {
 		switch s {
-		case toastSending:
+		case en(i18n.ToastSending):
 			sending++
-		case toastBusy, toastAnswered:
+		case en(i18n.ToastBusy), en(i18n.ToastAnswered):
 		default:
 			t.Errorf("unexpected toast %q", s)
 		}
 	}
 	if sending != 1 {
-		t.Errorf("toasts = %q, want exactly one %q", toasts, toastSending)
+		t.Errorf("toasts = %q, want exactly one %q", toasts, i18n.ToastSending)
 	}
 }
 
@@ -452,13 +453,13 @@ func TestStaleCopyPressClosesBoth(t *testing.T) {
 	e := h.ask("que_1", dbQuestion())
 	stale, now := h.crashCopy(e)
 	id := h.pressSent(alice, data(t, actOption, e.UID, 0, 1), stale)
-	if h.toast(id) != toastSending || len(h.oc.Replies()) != 1 {
+	if h.toast(id) != i18n.ToastSending || len(h.oc.Replies()) != 1 {
 		t.Fatalf("toast %q, replies %+v", h.toast(id), h.oc.Replies())
 	}
 	h.checkAnsweredSQLite(now.MessageID, stale)
 	// A later press hears it was answered and edits nothing.
 	edits := len(h.tg.Edits())
-	if id := h.pressIn(testChat, bob, data(t, actOption, e.UID, 0, 0), now.MessageID); h.toast(id) != toastAnswered {
+	if id := h.pressIn(testChat, bob, data(t, actOption, e.UID, 0, 0), now.MessageID); h.toast(id) != i18n.ToastAnswered {
 		t.Errorf("late press toast = %q", h.toast(id))
 	}
 	if n := len(h.tg.Edits()); n != edits {
@@ -523,7 +524,7 @@ func TestStaleCopyOfClosedRequest(t *testing.T) {
 	}
 	h.restart()
 	id := h.pressSent(bob, data(t, actOption, e.UID, 0, 1), stale)
-	if h.toast(id) != toastAnswered || len(h.oc.Replies()) != 0 {
+	if h.toast(id) != i18n.ToastAnswered || len(h.oc.Replies()) != 0 {
 		t.Fatalf("toast %q, replies %+v", h.toast(id), h.oc.Replies())
 	}
 	old := h.tg.EditsOf(stale)
@@ -601,7 +602,7 @@ func TestRenderMoved(t *testing.T) {
 		{-1001234567890, 9, 7, true, `closed: see the message above. <a href="https://t.me/c/1234567890/7">`, ""},
 		{-4567, 5, 7, false, "moved to the message below.", "href"}, // a basic group has no links
 	} {
-		got := renderMoved(&English, tc.chat, tc.stale, tc.cur, tc.closed)
+		got := renderMoved(&i18n.English, tc.chat, tc.stale, tc.cur, tc.closed)
 		if !strings.Contains(got, tc.want) || tc.notWant != "" && strings.Contains(got, tc.notWant) {
 			t.Errorf("renderMoved(%d, %d, %d, %v) = %s", tc.chat, tc.stale, tc.cur, tc.closed, got)
 		}
@@ -672,8 +673,22 @@ func TestCopyPostedBeforeACrashAnswers(t *testing.T) {
 		t.Fatalf("posted again as %+v, %v; want UID %s on a new message", now, err, e.UID)
 	}
 	id := h.pressSent(alice, data(t, actOption, e.UID, 0, 1), stale)
-	if h.toast(id) != toastSending || len(h.oc.Replies()) != 1 {
+	if h.toast(id) != i18n.ToastSending || len(h.oc.Replies()) != 1 {
 		t.Fatalf("toast %q, replies %+v", h.toast(id), h.oc.Replies())
 	}
 	h.checkAnsweredSQLite(now.MessageID, stale)
+}
+
+// A closed record written before toasts had identifiers holds the English
+// text; a press on its message is still told how the request ended, in the
+// chat's language.
+func TestLegacyClosedRecordToast(t *testing.T) {
+	h := newHarness(t, Config{Lang: "zh"})
+	e := h.ask("que_1", dbQuestion())
+	if err := h.store.DeleteClosed(e.UID, pending.ClosedRequest{Toast: "This request expired", At: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.toast(h.press(alice, data(t, actOption, e.UID, 0, 0), e)); got != i18n.ToastExpired {
+		t.Errorf("toast %q, want the Chinese text of %q", got, i18n.ToastExpired)
+	}
 }

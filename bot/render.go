@@ -3,6 +3,7 @@ package bot
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"html"
 	"slices"
 	"strconv"
@@ -117,7 +118,7 @@ func oneLine(s string) string {
 
 // projectName is the base name of a project directory, whichever
 // separator the machine running opencode uses.
-func projectName(tx *Text, dir string) string {
+func projectName(tx *i18n.Text, dir string) string {
 	d := strings.TrimRight(dir, `/\`)
 	if i := strings.LastIndexAny(d, `/\`); i >= 0 {
 		d = d[i+1:]
@@ -144,7 +145,7 @@ func shortSession(id string) string {
 // head is the top of every request message: project and session (its
 // title when known), and for a subagent's session, its parent. It is at
 // most about 320 units long.
-func head(tx *Text, icon string, e *pending.Entry) string {
+func head(tx *i18n.Text, icon string, e *pending.Entry) string {
 	s := icon + " <b>" + esc(projectName(tx, e.Directory), 64) + "</b> · "
 	id := "<code>" + esc(shortSession(e.SessionID), 24) + "</code>"
 	if t := oneLine(e.SessionTitle); t != "" {
@@ -163,7 +164,7 @@ func head(tx *Text, icon string, e *pending.Entry) string {
 }
 
 // title names question qi: its header, or "Question i" when it has none.
-func title(tx *Text, e *pending.Entry, qi int) string {
+func title(tx *i18n.Text, e *pending.Entry, qi int) string {
 	if h := oneLine(e.Questions[qi].Header); h != "" {
 		return h
 	}
@@ -203,7 +204,7 @@ func allowsTyped(q pending.Question) bool { return q.Custom || len(q.Options) ==
 
 // renderQuestion renders the current question of e: the message text and
 // its keyboard.
-func renderQuestion(tx *Text, e *pending.Entry) (string, *models.InlineKeyboardMarkup, error) {
+func renderQuestion(tx *i18n.Text, e *pending.Entry) (string, *models.InlineKeyboardMarkup, error) {
 	n := len(e.Questions)
 	qi := e.Current
 	if qi < 0 || qi >= n {
@@ -287,7 +288,7 @@ func renderQuestion(tx *Text, e *pending.Entry) (string, *models.InlineKeyboardM
 // questionKeyboard makes the buttons of question qi: one per option (as
 // many as fit), submit for multi-select, and the custom-answer button. It
 // returns how many options got a button.
-func questionKeyboard(tx *Text, e *pending.Entry, qi int) (*models.InlineKeyboardMarkup, int, error) {
+func questionKeyboard(tx *i18n.Text, e *pending.Entry, qi int) (*models.InlineKeyboardMarkup, int, error) {
 	q := e.Questions[qi]
 	rows := [][]models.InlineKeyboardButton{}
 	size, shown := 0, 0
@@ -352,7 +353,7 @@ func questionKeyboard(tx *Text, e *pending.Entry, qi int) (*models.InlineKeyboar
 
 // buttonText is an option's label as a button shows it; Telegram refuses
 // a button without text.
-func buttonText(tx *Text, label string, oi int) string {
+func buttonText(tx *i18n.Text, label string, oi int) string {
 	if t := plain(oneLine(label), maxButtonText); t != "" {
 		return t
 	}
@@ -376,7 +377,7 @@ func selectedLabels(q pending.Question, selected []string) []string {
 //
 // A permission request is rendered with its details instead, as
 // renderPermissionOutcome does.
-func renderOutcome(tx *Text, e *pending.Entry, icon string, answers [][]string, footer string) string {
+func renderOutcome(tx *i18n.Text, e *pending.Entry, icon string, answers [][]string, footer string) string {
 	if e.Kind == pending.KindPermission {
 		return renderPermissionOutcome(tx, []*pending.Entry{e}, icon, footer)
 	}
@@ -447,7 +448,7 @@ func mention(u *models.User) string {
 
 // renderPrompt is the force_reply prompt asking u for a typed answer to
 // question qi, and the placeholder of the reply field.
-func renderPrompt(tx *Text, e *pending.Entry, qi int, u *models.User) (text, placeholder string) {
+func renderPrompt(tx *i18n.Text, e *pending.Entry, qi int, u *models.User) (text, placeholder string) {
 	q := e.Questions[qi]
 	t := title(tx, e, qi)
 	text = tx.PromptAnswer(mention(u), esc(t, 120)) + "\n<i>" + esc(q.Text, 1000) + "</i>"

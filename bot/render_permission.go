@@ -2,6 +2,7 @@ package bot
 
 import (
 	"fmt"
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"github.com/hermes-bot/hermes-bot/bot/risk"
 	"strings"
 
@@ -35,7 +36,7 @@ func permissionDetail(p *pending.Permission) permDetail {
 
 // diffExcerpt keeps the changed lines of a unified diff, without its
 // file headers, and at most maxLines of them.
-func diffExcerpt(tx *Text, diff string, maxLines int) string {
+func diffExcerpt(tx *i18n.Text, diff string, maxLines int) string {
 	var out []string
 	more := 0
 	for _, l := range strings.Split(strings.ReplaceAll(diff, "\r\n", "\n"), "\n") {
@@ -60,7 +61,7 @@ func diffExcerpt(tx *Text, diff string, maxLines int) string {
 
 // codeList renders items as <code> pieces joined by commas, within
 // budget units.
-func codeList(tx *Text, items []string, each, budget int) string {
+func codeList(tx *i18n.Text, items []string, each, budget int) string {
 	var blocks []string
 	for i, it := range items {
 		sep := ", "
@@ -80,7 +81,7 @@ type permissionBudget struct{ command, diff int }
 // permissionBody renders what the requests es (identical ones of one
 // session, es[0] speaking for all) ask, between the head and the footer.
 // While open it says what "always" would allow.
-func permissionBody(tx *Text, es []*pending.Entry, open bool, bud permissionBudget) string {
+func permissionBody(tx *i18n.Text, es []*pending.Entry, open bool, bud permissionBudget) string {
 	e := es[0]
 	p := e.Permission
 	if p == nil {
@@ -136,7 +137,7 @@ func permissionBody(tx *Text, es []*pending.Entry, open bool, bud permissionBudg
 
 // alwaysLine says what pressing "Always allow" would allow beyond this
 // request.
-func alwaysLine(tx *Text, p *pending.Permission, kind string) string {
+func alwaysLine(tx *i18n.Text, p *pending.Permission, kind string) string {
 	if len(p.Always) == 0 {
 		return tx.AlwaysNone
 	}
@@ -152,7 +153,7 @@ func alwaysLine(tx *Text, p *pending.Permission, kind string) string {
 
 // renderPermission renders the open message of the permission requests
 // es, whose buttons carry uid: the text and its keyboard.
-func renderPermission(tx *Text, uid string, es []*pending.Entry) (string, *models.InlineKeyboardMarkup, error) {
+func renderPermission(tx *i18n.Text, uid string, es []*pending.Entry) (string, *models.InlineKeyboardMarkup, error) {
 	if len(es) == 0 {
 		return "", nil, fmt.Errorf("render permission %s: no requests", uid)
 	}
@@ -168,7 +169,7 @@ func renderPermission(tx *Text, uid string, es []*pending.Entry) (string, *model
 // renderPermissionOutcome renders the closed message of the permission
 // requests es: what they asked, then footer, HTML the caller built with
 // every piece of outside text escaped (at most about 700 units).
-func renderPermissionOutcome(tx *Text, es []*pending.Entry, icon, footer string) string {
+func renderPermissionOutcome(tx *i18n.Text, es []*pending.Entry, icon, footer string) string {
 	return fitPermission(func(bud permissionBudget) string {
 		return head(tx, icon, es[0]) + permissionBody(tx, es, false, bud) + "\n\n" + footer
 	})
@@ -188,7 +189,7 @@ func fitPermission(render func(permissionBudget) string) string {
 }
 
 // permissionKeyboard makes the four buttons of a permission message.
-func permissionKeyboard(tx *Text, uid string) (*models.InlineKeyboardMarkup, error) {
+func permissionKeyboard(tx *i18n.Text, uid string) (*models.InlineKeyboardMarkup, error) {
 	btn := func(text string, a action) (models.InlineKeyboardButton, error) {
 		data, err := callbackData{Action: a, UID: uid}.encode()
 		return models.InlineKeyboardButton{Text: text, CallbackData: data}, err
@@ -215,7 +216,7 @@ func permissionKeyboard(tx *Text, uid string) (*models.InlineKeyboardMarkup, err
 
 // renderReasonPrompt is the force_reply prompt asking u why the
 // permission request e is rejected, and the reply field's placeholder.
-func renderReasonPrompt(tx *Text, e *pending.Entry, u *models.User) (text, placeholder string) {
+func renderReasonPrompt(tx *i18n.Text, e *pending.Entry, u *models.User) (text, placeholder string) {
 	what := tx.ThisRequest
 	if p := e.Permission; p != nil {
 		what = "<b>" + esc(oneLine(p.Kind), 40) + "</b>"
@@ -230,7 +231,7 @@ func renderReasonPrompt(tx *Text, e *pending.Entry, u *models.User) (text, place
 
 // decisionFooter says what was decided and by whom; reason is the text
 // given with a reject, if any.
-func decisionFooter(tx *Text, reply string, e *pending.Entry, u *models.User, reason string) (icon, footer string) {
+func decisionFooter(tx *i18n.Text, reply string, e *pending.Entry, u *models.User, reason string) (icon, footer string) {
 	by := tx.By(who(u))
 	switch reply {
 	case replyOnce:
@@ -251,7 +252,7 @@ func decisionFooter(tx *Text, reply string, e *pending.Entry, u *models.User, re
 
 // elsewhereFooter says how a permission request was answered outside
 // Telegram, from the reply of permission.replied.
-func elsewhereFooter(tx *Text, reply string) (icon, footer string) {
+func elsewhereFooter(tx *i18n.Text, reply string) (icon, footer string) {
 	switch reply {
 	case replyOnce:
 		return "✅", tx.ApprovedOnceOC

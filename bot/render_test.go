@@ -2,6 +2,7 @@ package bot
 
 import (
 	"fmt"
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"html"
 	"strings"
 	"testing"
@@ -27,7 +28,7 @@ func entryWith(qs ...pending.Question) *pending.Entry {
 // would; it returns the question view.
 func mustRender(t *testing.T, e *pending.Entry) (string, *models.InlineKeyboardMarkup) {
 	t.Helper()
-	text, kb, err := renderQuestion(&English, e)
+	text, kb, err := renderQuestion(&i18n.English, e)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,15 +46,15 @@ func mustRender(t *testing.T, e *pending.Entry) (string, *models.InlineKeyboardM
 		}
 	}
 	for _, out := range []string{
-		renderOutcome(&English, e, "✅", answers, "Answered by "+who(&alice)),
-		renderOutcome(&English, e, "🚫", nil, "Dismissed in opencode"),
+		renderOutcome(&i18n.English, e, "✅", answers, "Answered by "+who(&alice)),
+		renderOutcome(&i18n.English, e, "🚫", nil, "Dismissed in opencode"),
 	} {
 		if err := checkMessageText(out); err != nil {
 			t.Fatalf("outcome view: %v\n%s", err, out)
 		}
 	}
 	if len(e.Questions) > 0 {
-		p, ph := renderPrompt(&English, e, 0, &alice)
+		p, ph := renderPrompt(&i18n.English, e, 0, &alice)
 		if err := checkMessageText(p); err != nil {
 			t.Fatalf("prompt: %v\n%s", err, p)
 		}
@@ -235,7 +236,7 @@ func TestRenderNoOptions(t *testing.T) {
 	if len(kb.InlineKeyboard) != 1 || !strings.HasPrefix(kb.InlineKeyboard[0][0].CallbackData, "qcustom:") {
 		t.Errorf("a question without options must still be answerable: %+v", kb)
 	}
-	if b := buttonText(&English, "  \n ", 2); b != "Option 3" {
+	if b := buttonText(&i18n.English, "  \n ", 2); b != "Option 3" {
 		t.Errorf("blank label button = %q", b)
 	}
 }
@@ -248,7 +249,7 @@ func TestProjectName(t *testing.T) {
 		"/":                         "/",
 		"":                          "unknown project",
 	} {
-		if got := projectName(&English, dir); got != want {
+		if got := projectName(&i18n.English, dir); got != want {
 			t.Errorf("projectName(%q) = %q, want %q", dir, got, want)
 		}
 	}

@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"errors"
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"slices"
 
 	"github.com/rs/zerolog"
@@ -199,6 +200,6 @@ func (b *Bridge) closeGone(ctx context.Context, uid string, s opencode.Snapshot,
 	log.Info().Str("kind", string(e.Kind)).Int("messageID", e.MessageID).
 		Msg("request no longer pending in opencode (answered or dismissed elsewhere); closed")
 	text := renderOutcome(b.text, e, "✅", nil, b.text.GoneFooter)
-	b.deleteEntry(log, e, toastGone, b.closingEdit(e, text)...)
+	b.deleteEntry(log, e, i18n.ToastGone, b.closingEdit(e, text)...)
 	b.edit(ctx, log, e, text, nil)
 }

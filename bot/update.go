@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"errors"
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"slices"
 	"strings"
 
@@ -42,6 +43,10 @@ type ack struct {
 	done bool
 }
 
+// toast answers the press with toast id, in the chat's language.
+func (a *ack) toast(id i18n.Toast) { a.answer(a.b.text.Toast(id)) }
+
+// answer answers the press with text, as it is ("" shows nothing).
 func (a *ack) answer(text string) {
 	if a.done {
 		return
@@ -49,7 +54,7 @@ func (a *ack) answer(text string) {
 	a.done = true
 	_, err := a.b.tg.AnswerCallbackQuery(a.ctx, &tgbot.AnswerCallbackQueryParams{
 		CallbackQueryID: a.id,
-		Text:            plain(a.b.text.toast(text), maxToast),
+		Text:            plain(text, maxToast),
 	})
 	if err != nil {
 		// Usually "query is too old": nothing to do but note it.
@@ -69,7 +74,7 @@ func (b *Bridge) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 	data, err := decodeCallback(cq.Data)
 	if err != nil {
 		log.Info().Err(err).Msg("refusing unknown button")
-		a.answer(toastUnknown)
+		a.toast(i18n.ToastUnknown)
 		return
 	}
 	log = log.With().Str("uid", data.UID).Logger()
@@ -79,7 +84,7 @@ func (b *Bridge) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 	}
 	if (chatID != 0 && chatID != b.ChatID()) || !b.allowed(cq.From.ID) {
 		log.Info().Int64("chatID", chatID).Msg("refusing press from a chat or user not allowed")
-		a.answer(toastNotAllowed)
+		a.toast(i18n.ToastNotAllowed)
 		return
 	}
 
@@ -93,7 +98,7 @@ func (b *Bridge) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 	cancel()
 	if err != nil {
 		log.Info().Msg("refusing press: another answer to this request is in progress")
-		a.answer(toastBusy)
+		a.toast(i18n.ToastBusy)
 		return
 	}
 	defer unlock()
@@ -105,7 +110,7 @@ func (b *Bridge) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 	}
 	if err != nil {
 		log.Error().Err(err).Msg("could not read request for a press")
-		a.answer(toastFailed)
+		a.toast(i18n.ToastFailed)
 		return
 	}
 	elog := b.entryLog(e).With().Str("callbackID", cq.ID).Int64("userID", cq.From.ID).Logger()
@@ -113,7 +118,7 @@ func (b *Bridge) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 	if chatID == 0 && e.ChatID != b.ChatID() {
 		// The pressed message is inaccessible; the entry says where it is.
 		elog.Info().Int64("chatID", e.ChatID).Msg("refusing press on a request of another chat")
-		a.answer(toastNotAllowed)
+		a.toast(i18n.ToastNotAllowed)
 		return
 	}
 	b.adopt(elog, cq, e.UID, []*pending.Entry{e})
@@ -125,17 +130,17 @@ func (b *Bridge) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 	}
 	if e.Kind != pending.KindQuestion || data.Question >= len(e.Questions) {
 		elog.Info().Str("data", cq.Data).Msg("refusing button that does not match its request")
-		a.answer(toastUnknown)
+		a.toast(i18n.ToastUnknown)
 		return
 	}
 	if e.ExpiredNotified {
 		elog.Info().Msg("refusing press on an expired request")
-		a.answer(toastExpired)
+		a.toast(i18n.ToastExpired)
 		return
 	}
 	if data.Question != e.Current {
 		elog.Info().Int("question", data.Question).Int("current", e.Current).Msg("refusing stale button")
-		a.answer(toastStale)
+		a.toast(i18n.ToastStale)
 		return
 	}
 	q := e.Questions[data.Question]
@@ -163,7 +168,7 @@ func (b *Bridge) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 		}
 		labels := selectedLabels(q, e.Selected)
 		if len(labels) == 0 {
-			a.answer(toastSelectFirst)
+			a.toast(i18n.ToastSelectFirst)
 			return
 		}
 		elog.Info().Int("question", data.Question).Strs("labels", labels).Msg("selection submitted")
@@ -177,7 +182,7 @@ func (b *Bridge) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 		return
 	}
 	elog.Info().Str("data", cq.Data).Msg("refusing button that does not match its question")
-	a.answer(toastUnknown)
+	a.toast(i18n.ToastUnknown)
 }
 
 // toggle selects or unselects an option of a multi-select question.
@@ -193,7 +198,7 @@ func (b *Bridge) toggle(ctx context.Context, log zerolog.Logger, e *pending.Entr
 	})
 	if err != nil {
 		log.Error().Err(err).Msg("could not save selection")
-		a.answer(toastFailed)
+		a.toast(i18n.ToastFailed)
 		return
 	}
 	if on {
@@ -223,7 +228,7 @@ func (b *Bridge) askForText(ctx context.Context, log zerolog.Logger, e *pending.
 
 // prompt sends a force_reply prompt to user, replying to e's message, and
 // records it on e (for question qi), so a reply to it is taken as the
-// text e waits for. It answers the press: toastTypeAnswer once recorded.
+// text e waits for. It answers the press: i18n.ToastTypeAnswer once recorded.
 func (b *Bridge) prompt(ctx context.Context, log zerolog.Logger, e *pending.Entry, qi int, text, placeholder string, user *models.User, a *ack, what string) {
 	b.prompting.RLock()
 	defer b.prompting.RUnlock()
@@ -234,7 +239,7 @@ func (b *Bridge) prompt(ctx context.Context, log zerolog.Logger, e *pending.Entr
 	}, e.MessageID))
 	if err != nil {
 		log.Error().Err(err).Msg("could not send the prompt for a typed answer")
-		a.answer(toastPromptFailed)
+		a.toast(i18n.ToastPromptFailed)
 		return
 	}
 	// Recorded before the toast, so by the time the person sees it a
@@ -247,10 +252,10 @@ func (b *Bridge) prompt(ctx context.Context, log zerolog.Logger, e *pending.Entr
 		return nil
 	}); err != nil {
 		log.Error().Err(err).Int("promptMessageID", msg.ID).Msg("could not save the prompt for a typed answer")
-		a.answer(toastPromptFailed)
+		a.toast(i18n.ToastPromptFailed)
 		return
 	}
-	a.answer(toastTypeAnswer)
+	a.toast(i18n.ToastTypeAnswer)
 	log.Info().Int("question", qi).Int("promptMessageID", msg.ID).Msg(what)
 }
 
@@ -384,7 +389,7 @@ func (b *Bridge) applyAnswer(ctx context.Context, log zerolog.Logger, e *pending
 		if err != nil {
 			log.Error().Err(err).Msg("could not save answer")
 			if a != nil {
-				a.answer(toastFailed)
+				a.toast(i18n.ToastFailed)
 			}
 			return
 		}
@@ -395,7 +400,7 @@ func (b *Bridge) applyAnswer(ctx context.Context, log zerolog.Logger, e *pending
 		return
 	}
 	if a != nil {
-		a.answer(toastSending)
+		a.toast(i18n.ToastSending)
 	}
 	b.submit(ctx, log, e, answers, user)
 }
@@ -433,12 +438,12 @@ func (b *Bridge) submit(ctx context.Context, log zerolog.Logger, e *pending.Entr
 		log.Info().Str("by", displayName(user)).Msg("answer delivered to opencode")
 		b.cfg.Metrics.answerDelivered(ctx, b.now())
 		text := renderOutcome(b.text, e, "✅", answers, b.text.AnsweredBy(who(user)))
-		b.deleteEntry(log, e, toastAnswered, owedEdit(e, text)...)
+		b.deleteEntry(log, e, i18n.ToastAnswered, owedEdit(e, text)...)
 		b.edit(ctx, log, e, text, nil)
 	case errors.Is(err, opencode.ErrNotFound):
 		log.Warn().Err(err).Msg("request is no longer pending in opencode; closing it")
 		text := renderOutcome(b.text, e, "⚠️", nil, b.text.NoLongerPending)
-		b.deleteEntry(log, e, toastGone, owedEdit(e, text)...)
+		b.deleteEntry(log, e, i18n.ToastGone, owedEdit(e, text)...)
 		b.edit(ctx, log, e, text, nil)
 	case errors.Is(err, opencode.ErrNotAccepted):
 		log.Warn().Err(err).Msg("opencode did not accept the answer")

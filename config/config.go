@@ -3,6 +3,7 @@ package config
 import (
 	"flag"
 	"fmt"
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"net"
 	"net/url"
 	"path/filepath"
@@ -226,16 +227,15 @@ func Settings() []Setting {
 				}
 				return nil
 			}},
-		{Env: "HERMES_LANG", Flag: "lang", Default: "en",
-			Usage: "language of the messages the bot writes: en (English) or zh (简体中文)",
+		{Env: "HERMES_LANG", Flag: "lang", Default: i18n.Languages()[0],
+			Usage: "language of the messages the bot writes: " + strings.Join(i18n.Languages(), ", ") + " (en: English, zh: 简体中文)",
 			set: func(c *Config, v string) error {
 				v = strings.ToLower(strings.TrimSpace(v))
-				switch v {
-				case "en", "zh":
+				if slices.Contains(i18n.Languages(), v) {
 					c.Lang = v
 					return nil
 				}
-				return fmt.Errorf("want en or zh")
+				return fmt.Errorf("want one of %s", strings.Join(i18n.Languages(), ", "))
 			}},
 	}
 }

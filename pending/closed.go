@@ -28,7 +28,9 @@ func closedRequestKey(requestID string) []byte { return []byte(closedRequestPref
 
 // ClosedRequest is what the store remembers of a request after it closed.
 type ClosedRequest struct {
-	// Toast is what a late press on its buttons is told.
+	// Toast names what a late press on its buttons is told: an
+	// identifier the front-end translates (older records hold an English
+	// text instead). The store does not read it.
 	Toast string `json:"toast"`
 	// At is when it closed; PruneClosed forgets it some time after.
 	At time.Time `json:"at"`

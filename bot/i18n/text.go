@@ -1,4 +1,4 @@
-package bot
+package i18n
 
 import (
 	"fmt"
@@ -6,30 +6,64 @@ import (
 	"strconv"
 )
 
-// The toasts a press can be answered with. They double as the IDs of the
-// toasts: a closed request is remembered, and counted in the metrics, by
-// these English texts, and each is shown to a person in their language by
-// Text.toast when answering a press.
-const (
-	toastUnknown      = "Unknown button"
-	toastNotAllowed   = "You are not allowed to answer here"
-	toastGone         = "This request is no longer pending"
-	toastStale        = "This button is out of date: that question was already answered"
-	toastBusy         = "This request is already being answered"
-	toastSending      = "Sending…"
-	toastFailed       = "Something went wrong; try again"
-	toastTypeAnswer   = "Reply to my message below with your answer"
-	toastSelectFirst  = "Select at least one option first"
-	toastPromptFailed = "Could not ask for a typed answer; try again"
+// Toast names a toast a press can be answered with. It is an identifier,
+// not a text: a closed request is remembered by it (on disk, so the
+// values never change), the metrics count outcomes by it, and Text.Toast
+// says it in a person's language. Rewording a toast changes only the
+// catalogs.
+type Toast string
 
-	toastAnswered          = "This request was already answered"
-	toastAnsweredElsewhere = "This request was already answered in opencode"
-	toastDismissed         = "This request was dismissed in opencode"
-	toastExpired           = "This request expired"
+// The toasts.
+const (
+	ToastUnknown      Toast = "unknown"
+	ToastNotAllowed   Toast = "not_allowed"
+	ToastGone         Toast = "gone"
+	ToastStale        Toast = "stale"
+	ToastBusy         Toast = "busy"
+	ToastSending      Toast = "sending"
+	ToastFailed       Toast = "failed"
+	ToastTypeAnswer   Toast = "type_answer"
+	ToastSelectFirst  Toast = "select_first"
+	ToastPromptFailed Toast = "prompt_failed"
+
+	ToastAnswered          Toast = "answered"
+	ToastAnsweredElsewhere Toast = "answered_elsewhere"
+	ToastDismissed         Toast = "dismissed"
+	ToastExpired           Toast = "expired"
 )
 
+// legacyToasts are the English texts that served as toast identifiers in
+// closed records written before Toast existed; ParseToast reads them.
+// Frozen: they are data on disk, not texts to improve.
+var legacyToasts = map[string]Toast{
+	"Unknown button":                                                 ToastUnknown,
+	"You are not allowed to answer here":                             ToastNotAllowed,
+	"This request is no longer pending":                              ToastGone,
+	"This button is out of date: that question was already answered": ToastStale,
+	"This request is already being answered":                         ToastBusy,
+	"Sending…":                                                       ToastSending,
+	"Something went wrong; try again":                                ToastFailed,
+	"Reply to my message below with your answer":                     ToastTypeAnswer,
+	"Select at least one option first":                               ToastSelectFirst,
+	"Could not ask for a typed answer; try again":                    ToastPromptFailed,
+	"This request was already answered":                              ToastAnswered,
+	"This request was already answered in opencode":                  ToastAnsweredElsewhere,
+	"This request was dismissed in opencode":                         ToastDismissed,
+	"This request expired":                                           ToastExpired,
+}
+
+// ParseToast reads a toast as a closed record stores it: its identifier,
+// or the English text older records hold. Anything else is kept as it is
+// and shown as it is.
+func ParseToast(s string) Toast {
+	if t, ok := legacyToasts[s]; ok {
+		return t
+	}
+	return Toast(s)
+}
+
 // The English buttons of a permission message. The end-to-end tests press
-// them by these texts.
+// them by these texts; keep them as they are.
 const (
 	btnAllowOnce    = "✅ Allow once"
 	btnAllowAlways  = "♾️ Always allow"
@@ -37,19 +71,13 @@ const (
 	btnRejectReason = "💬 Reject with reason"
 )
 
-// expiredReason is the reject message sent to the agent when nobody
-// answered a permission request in time. It is for the model, not a
-// person, so it stays English whatever HERMES_LANG is.
-const expiredReason = "No one answered this permission request in time on Telegram (hermes-bot); " +
-	"treat it as rejected and continue without it."
-
 // Text is every text hermes-bot writes for people, in one language:
 // toasts, message parts and buttons, command replies, notices. Texts that
 // are HTML say so; a function's arguments are already escaped where the
 // result is HTML. English and Chinese are the languages; TextFor picks
 // one.
 type Text struct {
-	// Toasts; see the toast constants.
+	// Toasts; see Toast.
 	ToastUnknown, ToastNotAllowed, ToastGone, ToastStale, ToastBusy,
 	ToastSending, ToastFailed, ToastTypeAnswer, ToastSelectFirst,
 	ToastPromptFailed, ToastAnswered, ToastAnsweredElsewhere,
@@ -176,60 +204,72 @@ type Text struct {
 	UnknownError     string
 }
 
-// TextFor is the catalog of language lang ("en" or "zh"); English for ""
+// Languages are the languages with a catalog, by their HERMES_LANG code,
+// the default first.
+func Languages() []string { return []string{"en", "zh"} }
+
+// For is the catalog of language lang (one of Languages); English for ""
 // and anything else.
-func TextFor(lang string) *Text {
+func For(lang string) *Text {
 	if lang == "zh" {
 		return &Chinese
 	}
 	return &English
 }
 
-// toast is the text of toast id (one of the toast constants) in t's
-// language; any other text is shown as it is.
-func (t *Text) toast(id string) string {
+// Toast is the text of toast id in t's language; a toast no catalog
+// knows (a record written by a newer release) is shown as it is.
+func (t *Text) Toast(id Toast) string {
 	switch id {
-	case toastUnknown:
+	case ToastUnknown:
 		return t.ToastUnknown
-	case toastNotAllowed:
+	case ToastNotAllowed:
 		return t.ToastNotAllowed
-	case toastGone:
+	case ToastGone:
 		return t.ToastGone
-	case toastStale:
+	case ToastStale:
 		return t.ToastStale
-	case toastBusy:
+	case ToastBusy:
 		return t.ToastBusy
-	case toastSending:
+	case ToastSending:
 		return t.ToastSending
-	case toastFailed:
+	case ToastFailed:
 		return t.ToastFailed
-	case toastTypeAnswer:
+	case ToastTypeAnswer:
 		return t.ToastTypeAnswer
-	case toastSelectFirst:
+	case ToastSelectFirst:
 		return t.ToastSelectFirst
-	case toastPromptFailed:
+	case ToastPromptFailed:
 		return t.ToastPromptFailed
-	case toastAnswered:
+	case ToastAnswered:
 		return t.ToastAnswered
-	case toastAnsweredElsewhere:
+	case ToastAnsweredElsewhere:
 		return t.ToastAnsweredElsewhere
-	case toastDismissed:
+	case ToastDismissed:
 		return t.ToastDismissed
-	case toastExpired:
+	case ToastExpired:
 		return t.ToastExpired
 	}
-	return id
+	return string(id)
 }
 
 // English is the default catalog. Never modified.
 var English = Text{
-	ToastUnknown: toastUnknown, ToastNotAllowed: toastNotAllowed, ToastGone: toastGone,
-	ToastStale: toastStale, ToastBusy: toastBusy, ToastSending: toastSending,
-	ToastFailed: toastFailed, ToastTypeAnswer: toastTypeAnswer, ToastSelectFirst: toastSelectFirst,
-	ToastPromptFailed: toastPromptFailed, ToastAnswered: toastAnswered,
-	ToastAnsweredElsewhere: toastAnsweredElsewhere, ToastDismissed: toastDismissed,
-	ToastExpired: toastExpired,
-	SavedNext:    func(title string) string { return "Saved. Next: " + title },
+	ToastUnknown:           "Unknown button",
+	ToastNotAllowed:        "You are not allowed to answer here",
+	ToastGone:              "This request is no longer pending",
+	ToastStale:             "This button is out of date: that question was already answered",
+	ToastBusy:              "This request is already being answered",
+	ToastSending:           "Sending…",
+	ToastFailed:            "Something went wrong; try again",
+	ToastTypeAnswer:        "Reply to my message below with your answer",
+	ToastSelectFirst:       "Select at least one option first",
+	ToastPromptFailed:      "Could not ask for a typed answer; try again",
+	ToastAnswered:          "This request was already answered",
+	ToastAnsweredElsewhere: "This request was already answered in opencode",
+	ToastDismissed:         "This request was dismissed in opencode",
+	ToastExpired:           "This request expired",
+	SavedNext:              func(title string) string { return "Saved. Next: " + title },
 
 	UnknownProject: "unknown project",
 	Session:        "session ",
