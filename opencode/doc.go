@@ -1,8 +1,11 @@
 // Package opencode is hermes-bot's client of an opencode server: HTTP basic
 // auth, per-call timeouts, the question and permission calls (list, reply,
-// reject), request-ID resolution, and the event stream GET /global/event
-// with its reader, silence detection, reconnect backoff and re-listing of
-// pending questions and permission requests after every connect.
+// reject), request-ID resolution, the calls that steer a session
+// (create, prompt, abort, list, a toast in the terminal), and the event
+// stream GET /global/event with its reader, silence detection, reconnect
+// backoff and re-listing of pending questions and permission requests
+// after every connect. Which event types it keeps is one table (eventKinds
+// in events.go).
 //
 // It knows nothing of Telegram or storage: events go to a Handler the
 // caller supplies, and deciding whether an event was seen before is the
