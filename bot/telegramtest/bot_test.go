@@ -258,3 +258,56 @@ func TestGoTelegramBotErrors(t *testing.T) {
 		t.Errorf("bot.New with getMe: %v", err)
 	}
 }
+
+// sendDocument through go-telegram: the file arrives byte for byte with its
+// caption, as a reply; what Telegram refuses is refused.
+func TestSendDocument(t *testing.T) {
+	s := newServer(t)
+	ctx := testContext(t)
+	b := newBot(t, s)
+	req := send(t, s, "<b>Permission</b>", map[string]string{"parse_mode": "HTML"})
+	diff := []byte("--- a/x.go\n+++ b/x.go\n@@ -1 +1 @@\n-old \x00 bytes\xff\n+new\n")
+	doc := func(content []byte, caption string) (*models.Message, error) {
+		return b.SendDocument(ctx, &bot.SendDocumentParams{
+			ChatID:          groupID,
+			Document:        &models.InputFileUpload{Filename: "change.diff", Data: strings.NewReader(string(content))},
+			Caption:         caption,
+			ParseMode:       models.ParseModeHTML,
+			ReplyParameters: &models.ReplyParameters{MessageID: req},
+		})
+	}
+	m, err := doc(diff, "The whole diff of <b>x.go</b>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Document == nil || m.Document.FileName != "change.diff" || m.Document.FileSize != int64(len(diff)) || m.Caption != "The whole diff of x.go" {
+		t.Errorf("answer %+v, document %+v", m, m.Document)
+	}
+	got, ok := s.Message(groupID, m.ID)
+	if !ok || got.Document == nil || string(got.Document.Content) != string(diff) || got.ReplyTo != req || got.PlainText != "The whole diff of x.go" {
+		t.Errorf("stored %+v", got)
+	}
+	if _, err := b.EditMessageText(ctx, &bot.EditMessageTextParams{ChatID: groupID, MessageID: m.ID, Text: "x"}); err == nil ||
+		!strings.Contains(err.Error(), "there is no text in the message to edit") {
+		t.Errorf("editMessageText of a document: %v", err)
+	}
+	if _, err := doc(nil, ""); err == nil || !strings.Contains(err.Error(), "file must be non-empty") {
+		t.Errorf("empty file: %v", err)
+	}
+	if _, err := doc(diff, strings.Repeat("é", 1025)); err == nil || !strings.Contains(err.Error(), "caption is too long") {
+		t.Errorf("long caption: %v", err)
+	}
+	if _, err := doc(diff, strings.Repeat("é", 1024)); err != nil {
+		t.Errorf("a caption of 1024 characters: %v", err)
+	}
+	if _, err := doc(diff, "<b>unclosed"); err == nil || !strings.Contains(err.Error(), "can't parse entities") {
+		t.Errorf("bad caption HTML: %v", err)
+	}
+	if _, err := b.SendDocument(ctx, &bot.SendDocumentParams{ChatID: groupID, Document: &models.InputFileString{Data: "not-a-file-id"}}); err == nil {
+		t.Error("a document that is no upload was accepted")
+	}
+	big := make([]byte, 50<<20+1)
+	if _, err := doc(big, ""); err == nil || !strings.Contains(err.Error(), "Too Large") {
+		t.Errorf("a file over 50 MB: %v", err)
+	}
+}

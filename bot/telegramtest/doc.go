@@ -21,11 +21,15 @@
 // WaitAnswer and WaitRequests instead of sleeping.
 //
 // It owns only the fake: no bot logic, and only the API methods hermes-bot
-// calls (getMe, getUpdates, sendMessage, editMessageText,
+// calls (getMe, getUpdates, sendMessage, sendDocument, editMessageText,
 // editMessageReplyMarkup, answerCallbackQuery, deleteWebhook, setMyCommands,
 // deleteMessage, getChat, getChatMember, createForumTopic; set what
-// getChatMember reports with SetMember; Topics lists the topics created). Other methods answer 404 Not Found. Inline messages,
-// media, reply keyboards (accepted, not kept), chat usernames,
+// getChatMember reports with SetMember; Topics lists the topics created).
+// Other methods answer 404 Not Found. sendDocument takes an uploaded file
+// (not a file_id or URL) with Telegram's limits: 50 MB, not empty, a
+// caption of 1024 characters; Message.Document holds the bytes received.
+// Inline messages, other media, reply keyboards (accepted, not kept),
+// chat usernames,
 // rate limits (inject them with FailNext) and entity checks for MarkdownV2
 // beyond escaping and closing are left out.
 //

@@ -14,6 +14,8 @@ import (
 // Telegram's limits on what a bot sends.
 const (
 	maxTextLength         = 4096 // UTF-16 code units of the visible text
+	maxCaptionLength      = 1024 // of a document's caption, likewise
+	maxUploadBytes        = 50 << 20
 	maxCallbackAnswerText = 200
 	maxCommands           = 100
 	maxCommandDescription = 256
@@ -272,6 +274,13 @@ func (s *Server) sendMessage(_ context.Context, p params) (any, *apiError) {
 	if mk.isInline {
 		m.keyboard = mk.inline
 	}
+	return s.postLocked(c, m, p, rp)
+}
+
+// postLocked places a new message m of the bot in chat c: in its topic
+// (message_thread_id) and as a reply (rp), as sendMessage and
+// sendDocument do, and returns it as Telegram would.
+func (s *Server) postLocked(c *chat, m *message, p params, rp *replyParameters) (any, *apiError) {
 	if raw := strings.TrimSpace(p["message_thread_id"]); raw != "" && raw != "0" {
 		thread, err := strconv.Atoi(raw)
 		if err != nil || !c.forum {
@@ -296,6 +305,59 @@ func (s *Server) sendMessage(_ context.Context, p params) (any, *apiError) {
 	s.addMessageLocked(c, m)
 	s.notifyLocked()
 	return s.wireMessageLocked(m, true), nil
+}
+
+// sendDocument takes an uploaded file (multipart, field "document") with
+// an optional caption, as Telegram does for bots: at most 50 MB, not
+// empty, a caption of at most 1024 characters after its entities are
+// parsed. A file_id or URL instead of an upload is not modelled.
+func (s *Server) sendDocument(_ context.Context, p params) (any, *apiError) {
+	if strings.TrimSpace(p["chat_id"]) == "" {
+		return nil, badRequest("chat_id is empty")
+	}
+	name, content, ok := p.file("document")
+	switch {
+	case !ok && p["document"] != "":
+		return nil, badRequest("wrong remote file identifier specified: can't unserialize it")
+	case !ok:
+		return nil, badRequest("there is no document in the request")
+	case len(content) == 0:
+		return nil, badRequest("file must be non-empty")
+	case len(content) > maxUploadBytes:
+		return nil, &apiError{code: 413, description: "Request Entity Too Large"}
+	}
+	mk, apiErr := parseReplyMarkup(p["reply_markup"], p.has("reply_markup"))
+	if apiErr != nil {
+		return nil, apiErr
+	}
+	rp, apiErr := parseReplyParameters(p)
+	if apiErr != nil {
+		return nil, apiErr
+	}
+	var t text
+	if p["caption"] != "" {
+		cp := params{"text": p["caption"], "parse_mode": p["parse_mode"]}
+		if t, apiErr = parseText(cp); apiErr != nil {
+			return nil, apiErr
+		}
+		if UTF16Len(t.plain) > maxCaptionLength {
+			return nil, badRequest("message caption is too long")
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.chatLocked(p["chat_id"])
+	if c == nil {
+		return nil, badRequest("chat not found")
+	}
+	m := &message{
+		from: s.bot, fromBot: true, text: t.raw, plain: t.plain, parseMode: t.parseMode, entities: t.entities,
+		force: mk.force, document: &Document{FileName: name, Content: content},
+	}
+	if mk.isInline {
+		m.keyboard = mk.inline
+	}
+	return s.postLocked(c, m, p, rp)
 }
 
 // editTarget reads the chat_id and message_id an edit names.
@@ -329,6 +391,16 @@ func (s *Server) editableLocked(chatID string, id int) (*message, *apiError) {
 	return m, nil
 }
 
+// editableTextLocked is editableLocked for editMessageText, which a
+// document's message refuses: it has a caption, not a text.
+func (s *Server) editableTextLocked(chatID string, id int) (*message, *apiError) {
+	m, apiErr := s.editableLocked(chatID, id)
+	if apiErr == nil && m.document != nil {
+		return nil, badRequest("there is no text in the message to edit")
+	}
+	return m, apiErr
+}
+
 func (s *Server) editMessageText(_ context.Context, p params) (any, *apiError) {
 	chatID, id, apiErr := editTarget(p)
 	if apiErr != nil {
@@ -348,7 +420,7 @@ func (s *Server) editMessageText(_ context.Context, p params) (any, *apiError) {
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m, apiErr := s.editableLocked(chatID, id)
+	m, apiErr := s.editableTextLocked(chatID, id)
 	if apiErr != nil {
 		return nil, apiErr
 	}

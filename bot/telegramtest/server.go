@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -247,6 +248,7 @@ func (s *Server) methodTable() map[string]method {
 		"getMe":                  s.getMe,
 		"getUpdates":             s.getUpdates,
 		"sendMessage":            s.sendMessage,
+		"sendDocument":           s.sendDocument,
 		"editMessageText":        s.editMessageText,
 		"editMessageReplyMarkup": s.editMessageReplyMarkup,
 		"answerCallbackQuery":    s.answerCallbackQuery,
@@ -437,6 +439,37 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // params are a call's parameters as text, however they were encoded.
 type params map[string]string
 
+// fileMark starts the key under which an uploaded file's name is kept
+// beside its content (which is under the field's own name): no Bot API
+// parameter contains a NUL.
+const fileMark = "\x00file:"
+
+// addFile keeps an uploaded file of field key: its content as the
+// field's value, its name under fileMark+key.
+func (p params) addFile(key string, fh *multipart.FileHeader) error {
+	f, err := fh.Open()
+	if err != nil {
+		return fmt.Errorf("can't read uploaded file %q: %v", fh.Filename, err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return fmt.Errorf("can't read uploaded file %q: %v", fh.Filename, err)
+	}
+	p[key] = string(b)
+	p[fileMark+key] = fh.Filename
+	return nil
+}
+
+// file returns the file uploaded as field key, if one was.
+func (p params) file(key string) (name string, content []byte, ok bool) {
+	name, ok = p[fileMark+key]
+	if !ok {
+		return "", nil, false
+	}
+	return name, []byte(p[key]), true
+}
+
 func (p params) has(key string) bool {
 	_, ok := p[key]
 	return ok
@@ -461,6 +494,11 @@ func readParams(r *http.Request) (params, error) {
 		if r.MultipartForm != nil {
 			for k, v := range r.MultipartForm.Value {
 				p[k] = v[0]
+			}
+			for k, fhs := range r.MultipartForm.File {
+				if err := p.addFile(k, fhs[0]); err != nil {
+					return nil, err
+				}
 			}
 		}
 	case "application/x-www-form-urlencoded":

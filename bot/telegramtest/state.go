@@ -24,6 +24,15 @@ type Message struct {
 	ForceReply *ForceReply
 	ReplyTo    int // the message this one replies to, 0 if none
 	Edits      int // successful edits of text or keyboard
+	// Document is the file of a sendDocument, nil for a text message; its
+	// caption is then in Text, PlainText and Entities.
+	Document *Document
+}
+
+// Document is a file the bot sent with sendDocument.
+type Document struct {
+	FileName string
+	Content  []byte
 }
 
 // Chat types Telegram knows.
@@ -59,6 +68,7 @@ type message struct {
 	force     *ForceReply
 	replyTo   int
 	edits     int
+	document  *Document // the text fields hold its caption
 }
 
 // AddChat makes a chat known to the server, so the bot may send to it. typ is
@@ -175,6 +185,11 @@ func (m *message) export() Message {
 		f := *m.force
 		out.ForceReply = &f
 	}
+	if m.document != nil {
+		d := *m.document
+		d.Content = slices.Clone(d.Content)
+		out.Document = &d
+	}
 	return out
 }
 
@@ -206,7 +221,17 @@ type wireMessage struct {
 	EditDate        int64               `json:"edit_date,omitempty"`
 	Text            string              `json:"text,omitempty"`
 	Entities        []Entity            `json:"entities,omitempty"`
+	Document        *wireDocument       `json:"document,omitempty"`
+	Caption         string              `json:"caption,omitempty"`
+	CaptionEntities []Entity            `json:"caption_entities,omitempty"`
 	ReplyMarkup     *wireInlineKeyboard `json:"reply_markup,omitempty"`
+}
+
+type wireDocument struct {
+	FileID       string `json:"file_id"`
+	FileUniqueID string `json:"file_unique_id"`
+	FileName     string `json:"file_name,omitempty"`
+	FileSize     int    `json:"file_size,omitempty"`
 }
 
 type wireInlineKeyboard struct {
@@ -242,6 +267,11 @@ func (s *Server) wireMessageLocked(m *message, withReply bool) *wireMessage {
 	if m.threadID != 0 {
 		w.MessageThreadID = m.threadID
 		w.IsTopicMessage = c.forum
+	}
+	if m.document != nil {
+		id := fmt.Sprintf("doc-%d-%d", m.chatID, m.id)
+		w.Document = &wireDocument{FileID: id, FileUniqueID: id, FileName: m.document.FileName, FileSize: len(m.document.Content)}
+		w.Text, w.Entities, w.Caption, w.CaptionEntities = "", nil, m.plain, m.entities
 	}
 	if len(m.keyboard) > 0 {
 		kb := &wireInlineKeyboard{}
