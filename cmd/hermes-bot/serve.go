@@ -6,36 +6,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
-	"net/http"
 	"os"
-	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
 
-	tgbot "github.com/go-telegram/bot"
-	"github.com/go-telegram/bot/models"
 	"github.com/mattn/go-isatty"
 	"github.com/rs/zerolog"
 
-	"github.com/hermes-bot/hermes-bot/bot"
+	"github.com/hermes-bot/hermes-bot/bot/daemon"
 	"github.com/hermes-bot/hermes-bot/config"
-	"github.com/hermes-bot/hermes-bot/opencode"
-	"github.com/hermes-bot/hermes-bot/pending"
-)
-
-const (
-	// pollTimeout is how long one getUpdates call may wait on Telegram.
-	pollTimeout = 50 * time.Second
-	// shutdownTimeout bounds how long in-flight answers may take to finish
-	// after a signal.
-	shutdownTimeout = 15 * time.Second
-	// drainTimeout bounds how long, at shutdown, the closing edits still
-	// owed may take to reach Telegram; the rest are sent at the next
-	// start. It is short: a service manager kills what takes too long.
-	drainTimeout = 3 * time.Second
 )
 
 type serveCommand struct {
@@ -100,7 +79,17 @@ func (c *serveCommand) run(ctx context.Context, flags *configFlags) error {
 		}
 		log.Warn().Strs("unknown", texts).Msg("ignoring variables named like settings that are none: " + strings.Join(texts, "; "))
 	}
-	return serve(ctx, cfg, log)
+	err = daemon.Run(ctx, cfg, log, daemon.Options{Version: buildVersion()})
+	var ce *daemon.ConfigError
+	if errors.As(err, &ce) {
+		fix := "check " + ce.Setting
+		if ce.Setting == "HERMES_DB" {
+			fix = storeFix
+		}
+		// A restart would not help: a configuration error, exit 2.
+		return usageError{withFix(err, fix)}
+	}
+	return err
 }
 
 func newLogger(cfg *config.Config, w io.Writer) zerolog.Logger {
@@ -121,326 +110,10 @@ func newLogger(cfg *config.Config, w io.Writer) zerolog.Logger {
 	return zerolog.New(w).Level(level).With().Timestamp().Logger()
 }
 
-// serve runs the bridge until ctx ends, then shuts down in order: stop
-// polling and the event stream, let in-flight answers finish, close the
-// store.
-func serve(ctx context.Context, cfg *config.Config, log zerolog.Logger) (err error) {
-	started := time.Now()
-	redact := bot.NewRedactor(cfg.BotToken, cfg.OpencodePassword)
-
-	store, err := pending.Open(cfg.DBPath, pending.WithLogger(log))
-	if err != nil {
-		if badStorePath(err) {
-			// A restart would not help: a configuration error, exit 2.
-			return usageError{withFix(fmt.Errorf("HERMES_DB cannot be used: %w", err), storeFix)}
-		}
-		return fmt.Errorf("open store: %w", err)
-	}
-	defer func() {
-		if cerr := store.Close(); cerr != nil {
-			err = errors.Join(err, fmt.Errorf("close store: %w", cerr))
-		}
-	}()
-
-	oc, err := opencode.NewClient(cfg.OpencodeURL,
-		opencode.WithBasicAuth(cfg.OpencodeUsername, cfg.OpencodePassword),
-		opencode.WithLogger(log))
-	if err != nil {
-		return usageError{fmt.Errorf("opencode client: %w", err)}
-	}
-
-	// Polling resumes after the last update handled before a restart, so
-	// Telegram does not send it again. Update IDs count per bot, whose ID
-	// leads the token.
-	metrics := bot.NewMetrics()
-	metrics.Stream = oc
-	poll := newPollTracker()
-	poll.next = telegramTransport()
-	poll.log = log
-	metrics.LastPoll = poll.LastOK
-
-	botID, _ := strconv.ParseInt(strings.SplitN(cfg.BotToken, ":", 2)[0], 10, 64)
-	offset, err := bot.InitialOffset(store, botID, time.Now())
-	if err != nil {
-		log.Warn().Err(err).Msg("could not read the last Telegram update handled; polling from what Telegram holds")
-		offset = 0
-	}
-
-	tg, err := tgbot.New(cfg.BotToken,
-		tgbot.WithServerURL(cfg.TelegramAPIURL),
-		tgbot.WithSkipGetMe(),
-		tgbot.WithInitialOffset(offset),
-		// poll records getUpdates answers, for /healthz.
-		tgbot.WithHTTPClient(pollTimeout, &http.Client{Timeout: pollTimeout + 20*time.Second, Transport: poll}),
-		tgbot.WithAllowedUpdates(tgbot.AllowedUpdates{"message", "callback_query"}),
-		// Every update goes to the bridge's handler, registered below; the
-		// library's default handler would log each one with log.Printf.
-		tgbot.WithDefaultHandler(func(context.Context, *tgbot.Bot, *models.Update) {}),
-		tgbot.WithErrorsHandler(func(err error) {
-			if errors.Is(err, tgbot.ErrorConflict) {
-				return // poll says it once, plainly, and waits
-			}
-			log.Warn().Err(redact.Error(err)).Msg("telegram polling failed; retrying")
-		}),
-	)
-	if err != nil {
-		return fmt.Errorf("telegram client: %w", redact.Error(err))
-	}
-
-	if cfg.HTTPAddr != "" {
-		hs, err := startHTTP(cfg.HTTPAddr, newHTTPHandler(metrics, oc, poll, log), log)
-		if err != nil {
-			return err
-		}
-		defer func() {
-			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			if cerr := hs.Close(sctx); cerr != nil {
-				err = errors.Join(err, cerr)
-			}
-		}()
-	}
-
-	me, err := getMe(ctx, tg, redact, log)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil // stopped by a signal while waiting for Telegram
-		}
-		return err
-	}
-	if _, err := tg.DeleteWebhook(ctx, &tgbot.DeleteWebhookParams{}); err != nil {
-		log.Warn().Err(redact.Error(err)).Msg("telegram deleteWebhook failed; polling may be refused")
-	}
-
-	// A group upgraded to a supergroup gets a new ID; the store remembers
-	// it so a restart keeps using the new one.
-	chatID, err := store.ChatID(cfg.ChatID)
-	if err != nil {
-		return fmt.Errorf("read remembered chat ID: %w", err)
-	}
-	if chatID != cfg.ChatID {
-		log.Warn().Int64("configured", cfg.ChatID).Int64("chat", chatID).
-			Msg("TELEGRAM_CHAT_ID was migrated to a supergroup; using the new ID (update your settings)")
-	}
-
-	var (
-		wg     sync.WaitGroup
-		bridge *bot.Bridge
-		out    *bot.Outbox
-	)
-	// migrated records a supergroup migration, from a failed send (the
-	// outbox) or the chat's service message (the bridge). It runs on the
-	// chat's send queue, so the re-posting of moved requests, which sends,
-	// runs apart from it.
-	migrated := func(oldID, newID int64) {
-		if err := store.RememberChatMigration(oldID, newID); err != nil {
-			log.Error().Err(err).Int64("oldChatID", oldID).Int64("newChatID", newID).Msg("could not remember the chat migration")
-		}
-		bridge.SetChatID(newID)
-		if ctx.Err() != nil {
-			return // shutting down: the next start posts them
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := bridge.SendUnsent(ctx); err != nil {
-				log.Warn().Err(err).Msg("re-posting requests in the migrated chat failed; will retry after the next connect")
-			}
-		}()
-	}
-	out = bot.NewOutbox(bot.RedactTelegram(tg, redact), bot.OutboxOptions{
-		PerMinute: cfg.TelegramRate,
-		OnMigrate: migrated,
-		Metrics:   metrics,
-	}, log)
-	bridge = bot.NewBridge(bot.Config{
-		ChatID:         chatID,
-		AllowedUserIDs: cfg.AllowedUserIDs,
-		TTL:            cfg.QuestionTTL,
-		BotID:          me.ID,
-		BotUsername:    me.Username,
-		Version:        buildVersion(),
-		Status:         oc,
-		StartedAt:      started,
-		Metrics:        metrics,
-		AutoApprove:    bot.AutoApprovePolicy(cfg.AutoApprove),
-		ThreadID:       cfg.ThreadID, TopicPerProject: cfg.TopicPerProject,
-		Lang:   cfg.Lang,
-		Server: cfg.OpencodeURL,
-		Notify: bot.NotifyOptions{Idle: cfg.Notifies(config.NotifyIdle), Error: cfg.Notifies(config.NotifyError), Messages: oc},
-		OnChatMigrated: func(oldID, newID int64) {
-			out.FollowMigration(oldID, newID)
-			migrated(oldID, newID)
-		},
-	}, store, oc, out, log)
-	tg.RegisterHandlerMatchFunc(func(*models.Update) bool { return true }, bridge.HandleUpdate, bridge.Middlewares()...)
-	// Requests of different sessions are handled side by side, so a burst
-	// of questions is not posted one after the other.
-	lanes := bot.NewLanes(bridge, 0)
-
-	registerCommands(ctx, tg, chatID, bot.Commands(cfg.Lang), redact, log)
-
-	if len(cfg.AllowedUserIDs) == 0 {
-		log.Warn().Int64("chat", chatID).Msg("TELEGRAM_ALLOWED_USER_IDS is empty: any member of the chat may answer")
-	}
-	log.Info().Str("bot", me.Username).Int64("chat", chatID).Str("opencode", cfg.OpencodeURL).
-		Str("db", cfg.DBPath).Int64("resumeAfterUpdate", offset).Str("version", buildVersion()).Msg("hermes-bot started")
-
-	// Requests stored but never posted are posted after the first connect
-	// to opencode (the bridge does it on server.connected), once the
-	// listing has closed those that went away meanwhile.
-	release := releaseMapped(store, log)
-	wg.Add(4)
-	go func() {
-		defer wg.Done()
-		// Closing edits a crash or a stop left unsent; the bridge sends
-		// them again after each connect, but opencode may be down now.
-		bridge.SendOwed(ctx)
-	}()
-	go func() {
-		defer wg.Done()
-		expireLoop(ctx, bridge, sweepInterval(cfg.QuestionTTL), resendInterval, release, log)
-	}()
-	go func() {
-		defer wg.Done()
-		tg.Start(ctx)
-	}()
-	go func() {
-		defer wg.Done()
-		dirs := func(context.Context) []string {
-			d, err := store.Directories()
-			if err != nil {
-				log.Warn().Err(err).Msg("reading known directories from the store failed")
-			}
-			return d
-		}
-		if err := oc.Watch(ctx, settleAfterListing{Lanes: lanes, release: release}, dirs); err != nil && !errors.Is(err, context.Canceled) {
-			log.Error().Err(redact.Error(err)).Msg("opencode event stream stopped")
-		}
-	}()
-
-	<-ctx.Done()
-	log.Info().Msg("shutting down: stopping polling and the event stream")
-	wg.Wait()
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-	defer cancel()
-	if err := lanes.Wait(sctx); err != nil {
-		log.Warn().Err(err).Msg("opencode events in hand did not finish in time")
-	}
-	if err := bridge.Wait(sctx); err != nil {
-		log.Warn().Err(err).Msg("in-flight answers did not finish in time")
-	}
-	dctx, dcancel := context.WithTimeout(context.Background(), drainTimeout)
-	bridge.SendOwed(dctx)
-	dcancel()
-	out.Close()
-	log.Info().Msg("stopped")
-	return nil
-}
-
-// sweepInterval is how often requests past their TTL are closed: every
-// 30 s, or more often when the TTL is so short that 30 s would more than
-// double it.
-func sweepInterval(ttl time.Duration) time.Duration {
-	return max(time.Second, min(30*time.Second, ttl/2))
-}
-
-// resendInterval is how often requests never posted are tried again.
-const resendInterval = 3 * time.Minute
-
-// sweeper is the part of the bridge the expiry loop drives.
-type sweeper interface {
-	ExpireDue(ctx context.Context) error
-	SendUnsent(ctx context.Context) error
-}
-
-// expireLoop closes expired requests at start-up and then every interval
-// until ctx ends.
-//
-// Every resendInterval it also posts requests whose message could not be
-// sent (the bot was removed from the group, Telegram was down): a stream
-// that stays connected for days would otherwise leave them unposted until
-// the next reconnect.
-//
-// After each round it calls settle, if set, to hand back the store pages
-// the round and the writes since the last one left resident.
-func expireLoop(ctx context.Context, bridge sweeper, interval, resendInterval time.Duration, settle func(), log zerolog.Logger) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	lastResend := time.Now()
-	for {
-		if err := bridge.ExpireDue(ctx); err != nil && ctx.Err() == nil {
-			log.Warn().Err(err).Msg("closing expired requests failed; retrying at the next sweep")
-		}
-		if time.Since(lastResend) >= resendInterval {
-			lastResend = time.Now()
-			if err := bridge.SendUnsent(ctx); err != nil && ctx.Err() == nil {
-				log.Warn().Err(err).Msg("posting requests whose message could not be sent failed; retrying later")
-			}
-		}
-		if settle != nil {
-			settle()
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}
-
-// registerCommands tells Telegram the bridge's commands, so clients
-// offer them in the chat. The bridge answers them regardless, so a
-// failure only warns.
-func registerCommands(ctx context.Context, tg *tgbot.Bot, chatID int64, cmds []models.BotCommand, redact *bot.Redactor, log zerolog.Logger) {
-	if _, err := tg.SetMyCommands(ctx, &tgbot.SetMyCommandsParams{
-		Commands: cmds,
-		Scope:    &models.BotCommandScopeChat{ChatID: chatID},
-	}); err != nil {
-		log.Warn().Err(redact.Error(err)).Msg("telegram setMyCommands failed; the commands still work but are not offered in the chat's menu")
-	}
-}
-
-// getMe asks Telegram who the bot is. A refused token ends hermes-bot at
-// once; a network failure or a Telegram outage is retried with backoff,
-// since a daemon started at boot may come up before the network.
-func getMe(ctx context.Context, tg *tgbot.Bot, redact *bot.Redactor, log zerolog.Logger) (*models.User, error) {
-	wait := time.Second
-	for {
-		me, err := tg.GetMe(ctx)
-		if err == nil {
-			return me, nil
-		}
-		err = redact.Error(err)
-		if errors.Is(err, tgbot.ErrorUnauthorized) || errors.Is(err, tgbot.ErrorNotFound) {
-			return nil, fmt.Errorf("telegram refused the bot token (check TELEGRAM_BOT_TOKEN): %w", err)
-		}
-		log.Warn().Err(err).Dur("retry_in", wait).Msg("cannot reach Telegram (getMe); retrying")
-		select {
-		case <-ctx.Done():
-			return nil, fmt.Errorf("telegram getMe: %w", ctx.Err())
-		case <-time.After(wait):
-		}
-		wait = min(2*wait, 30*time.Second)
-	}
-}
-
 // environOf calls environ, if set.
 func environOf(environ func() []string) []string {
 	if environ == nil {
 		return nil
 	}
 	return environ()
-}
-
-// badStorePath tells whether err, from pending.Open, comes from the path
-// itself (a folder that cannot be created, no permission, a read-only
-// file system, a folder where the file should be) rather than from the
-// file's content or a running hermes-bot holding it.
-func badStorePath(err error) bool {
-	if errors.Is(err, pending.ErrLocked) || errors.Is(err, pending.ErrCorrupt) {
-		return false
-	}
-	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) ||
-		errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EISDIR)
 }
