@@ -66,70 +66,36 @@ func (e *ConfigError) Unwrap() error { return e.Err }
 // send what closing edits it can, close the store. A setting it cannot
 // work with is a *ConfigError.
 func Run(ctx context.Context, cfg *config.Config, log zerolog.Logger, opts Options) (err error) {
-	started := time.Now()
-	redact := bot.NewRedactor(cfg.BotToken, cfg.OpencodePassword)
+	d := &daemon{cfg: cfg, log: log, opts: opts, started: time.Now(),
+		redact: bot.NewRedactor(cfg.BotToken, cfg.OpencodePassword)}
 
-	store, err := pending.Open(cfg.DBPath, pending.WithLogger(log))
-	if err != nil {
+	if d.store, err = pending.Open(cfg.DBPath, pending.WithLogger(log)); err != nil {
 		if badStorePath(err) {
-			// A restart would not help.
-			return &ConfigError{Setting: "HERMES_DB", Err: err}
+			return &ConfigError{Setting: "HERMES_DB", Err: err} // a restart would not help
 		}
 		return fmt.Errorf("open store: %w", err)
 	}
 	defer func() {
-		if cerr := store.Close(); cerr != nil {
+		if cerr := d.store.Close(); cerr != nil {
 			err = errors.Join(err, fmt.Errorf("close store: %w", cerr))
 		}
 	}()
-
-	oc, err := opencode.NewClient(cfg.OpencodeURL,
-		opencode.WithBasicAuth(cfg.OpencodeUsername, cfg.OpencodePassword),
-		opencode.WithLogger(log))
-	if err != nil {
+	if d.oc, err = opencode.NewClient(cfg.OpencodeURL,
+		opencode.WithBasicAuth(cfg.OpencodeUsername, cfg.OpencodePassword), opencode.WithLogger(log)); err != nil {
 		return &ConfigError{Setting: "OPENCODE_URL", Err: err}
 	}
-
-	// Polling resumes after the last update handled before a restart, so
-	// Telegram does not send it again. Update IDs count per bot, whose ID
-	// leads the token.
-	metrics := bot.NewMetrics()
-	metrics.Stream = oc
-	poll := newPollTracker()
-	poll.next = telegramTransport()
-	poll.log = log
-	metrics.LastPoll = poll.LastOK
-
-	botID, _ := strconv.ParseInt(strings.SplitN(cfg.BotToken, ":", 2)[0], 10, 64)
-	offset, err := bot.InitialOffset(store, botID, time.Now())
-	if err != nil {
-		log.Warn().Err(err).Msg("could not read the last Telegram update handled; polling from what Telegram holds")
-		offset = 0
-	}
-
-	tg, err := tgbot.New(cfg.BotToken,
-		tgbot.WithServerURL(cfg.TelegramAPIURL),
-		tgbot.WithSkipGetMe(),
-		tgbot.WithInitialOffset(offset),
-		// poll records getUpdates answers, for /healthz.
-		tgbot.WithHTTPClient(pollTimeout, &http.Client{Timeout: pollTimeout + 20*time.Second, Transport: poll}),
-		tgbot.WithAllowedUpdates(tgbot.AllowedUpdates{"message", "callback_query"}),
-		// Every update goes to the bridge's handler, registered below; the
-		// library's default handler would log each one with log.Printf.
-		tgbot.WithDefaultHandler(func(context.Context, *tgbot.Bot, *models.Update) {}),
-		tgbot.WithErrorsHandler(func(err error) {
-			if errors.Is(err, tgbot.ErrorConflict) {
-				return // poll says it once, plainly, and waits
-			}
-			log.Warn().Err(redact.Error(err)).Msg("telegram polling failed; retrying")
-		}),
-	)
-	if err != nil {
-		return fmt.Errorf("telegram client: %w", redact.Error(err))
+	d.metrics = bot.NewMetrics()
+	d.metrics.Stream = d.oc
+	d.poll = newPollTracker()
+	d.poll.next = telegramTransport()
+	d.poll.log = log
+	d.metrics.LastPoll = d.poll.LastOK
+	if err := d.newTelegram(); err != nil {
+		return err
 	}
 
 	if cfg.HTTPAddr != "" {
-		hs, err := startHTTP(cfg.HTTPAddr, newHTTPHandler(metrics, oc, poll, log), log)
+		hs, err := startHTTP(cfg.HTTPAddr, newHTTPHandler(d.metrics, d.oc, d.poll, log), log)
 		if err != nil {
 			return err
 		}
@@ -142,20 +108,88 @@ func Run(ctx context.Context, cfg *config.Config, log zerolog.Logger, opts Optio
 		}()
 	}
 
-	me, err := getMe(ctx, tg, redact, log)
+	me, err := getMe(ctx, d.tg, d.redact, log)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil // stopped by a signal while waiting for Telegram
 		}
 		return err
 	}
-	if _, err := tg.DeleteWebhook(ctx, &tgbot.DeleteWebhookParams{}); err != nil {
-		log.Warn().Err(redact.Error(err)).Msg("telegram deleteWebhook failed; polling may be refused")
+	if _, err := d.tg.DeleteWebhook(ctx, &tgbot.DeleteWebhookParams{}); err != nil {
+		log.Warn().Err(d.redact.Error(err)).Msg("telegram deleteWebhook failed; polling may be refused")
 	}
+	if err := d.wire(ctx, me); err != nil {
+		return err
+	}
+	d.start(ctx)
+	<-ctx.Done()
+	d.stop()
+	return nil
+}
 
-	// A group upgraded to a supergroup gets a new ID; the store remembers
-	// it so a restart keeps using the new one.
-	chatID, err := store.ChatID(cfg.ChatID)
+// daemon is one run of hermes-bot: what Run builds, in the order it
+// builds it.
+type daemon struct {
+	cfg     *config.Config
+	log     zerolog.Logger
+	opts    Options
+	started time.Time
+	redact  *bot.Redactor
+
+	store   *pending.Store
+	oc      *opencode.Client
+	metrics *bot.Metrics
+	poll    *pollTracker
+	tg      *tgbot.Bot
+	offset  int64
+
+	out    *bot.Outbox
+	bridge *bot.Bridge
+	lanes  *bot.Lanes
+	// wg counts the goroutines start and a chat migration start.
+	wg sync.WaitGroup
+}
+
+// newTelegram makes the Telegram client. Polling resumes after the last
+// update handled before a restart, so Telegram does not send it again.
+// Update IDs count per bot, whose ID leads the token.
+func (d *daemon) newTelegram() error {
+	botID, _ := strconv.ParseInt(strings.SplitN(d.cfg.BotToken, ":", 2)[0], 10, 64)
+	offset, err := bot.InitialOffset(d.store, botID, time.Now())
+	if err != nil {
+		d.log.Warn().Err(err).Msg("could not read the last Telegram update handled; polling from what Telegram holds")
+		offset = 0
+	}
+	d.offset = offset
+	d.tg, err = tgbot.New(d.cfg.BotToken,
+		tgbot.WithServerURL(d.cfg.TelegramAPIURL),
+		tgbot.WithSkipGetMe(),
+		tgbot.WithInitialOffset(offset),
+		// poll records getUpdates answers, for /healthz.
+		tgbot.WithHTTPClient(pollTimeout, &http.Client{Timeout: pollTimeout + 20*time.Second, Transport: d.poll}),
+		tgbot.WithAllowedUpdates(tgbot.AllowedUpdates{"message", "callback_query"}),
+		// Every update goes to the bridge's handler, registered by wire;
+		// the library's default handler would log each one with log.Printf.
+		tgbot.WithDefaultHandler(func(context.Context, *tgbot.Bot, *models.Update) {}),
+		tgbot.WithErrorsHandler(func(err error) {
+			if errors.Is(err, tgbot.ErrorConflict) {
+				return // poll says it once, plainly, and waits
+			}
+			d.log.Warn().Err(d.redact.Error(err)).Msg("telegram polling failed; retrying")
+		}),
+	)
+	if err != nil {
+		return fmt.Errorf("telegram client: %w", d.redact.Error(err))
+	}
+	return nil
+}
+
+// wire builds the outbox, the bridge and its lanes for the bot me, in the
+// chat the store remembers (a group upgraded to a supergroup gets a new
+// ID, which a restart keeps using).
+func (d *daemon) wire(ctx context.Context, me *models.User) error {
+	cfg, log := d.cfg, d.log
+	chatID, err := d.store.ChatID(cfg.ChatID)
 	if err != nil {
 		return fmt.Errorf("read remembered chat ID: %w", err)
 	}
@@ -163,120 +197,121 @@ func Run(ctx context.Context, cfg *config.Config, log zerolog.Logger, opts Optio
 		log.Warn().Int64("configured", cfg.ChatID).Int64("chat", chatID).
 			Msg("TELEGRAM_CHAT_ID was migrated to a supergroup; using the new ID (update your settings)")
 	}
-
-	var (
-		wg     sync.WaitGroup
-		bridge *bot.Bridge
-		out    *bot.Outbox
-	)
-	// migrated records a supergroup migration, from a failed send (the
-	// outbox) or the chat's service message (the bridge). It runs on the
-	// chat's send queue, so the re-posting of moved requests, which sends,
-	// runs apart from it.
-	migrated := func(oldID, newID int64) {
-		if err := store.RememberChatMigration(oldID, newID); err != nil {
-			log.Error().Err(err).Int64("oldChatID", oldID).Int64("newChatID", newID).Msg("could not remember the chat migration")
-		}
-		bridge.SetChatID(newID)
-		if ctx.Err() != nil {
-			return // shutting down: the next start posts them
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := bridge.SendUnsent(ctx); err != nil {
-				log.Warn().Err(err).Msg("re-posting requests in the migrated chat failed; will retry after the next connect")
-			}
-		}()
-	}
-	out = bot.NewOutbox(bot.RedactTelegram(tg, redact), bot.OutboxOptions{
+	d.out = bot.NewOutbox(bot.RedactTelegram(d.tg, d.redact), bot.OutboxOptions{
 		PerMinute: cfg.TelegramRate,
-		OnMigrate: migrated,
-		Metrics:   metrics,
+		OnMigrate: func(oldID, newID int64) { d.migrated(ctx, oldID, newID) },
+		Metrics:   d.metrics,
 	}, log)
-	bridge = bot.NewBridge(bot.Config{
+	d.bridge = bot.NewBridge(bot.Config{
 		ChatID:         chatID,
 		AllowedUserIDs: cfg.AllowedUserIDs,
 		TTL:            cfg.QuestionTTL,
 		BotID:          me.ID,
 		BotUsername:    me.Username,
-		Version:        opts.Version,
-		Status:         oc,
-		StartedAt:      started,
-		Metrics:        metrics,
+		Version:        d.opts.Version,
+		Status:         d.oc,
+		StartedAt:      d.started,
+		Metrics:        d.metrics,
 		AutoApprove:    bot.AutoApprovePolicy(cfg.AutoApprove),
 		ThreadID:       cfg.ThreadID, TopicPerProject: cfg.TopicPerProject,
 		Lang:   cfg.Lang,
 		Server: cfg.OpencodeURL,
-		Notify: bot.NotifyOptions{Idle: cfg.Notifies(config.NotifyIdle), Error: cfg.Notifies(config.NotifyError), Messages: oc},
+		Notify: bot.NotifyOptions{Idle: cfg.Notifies(config.NotifyIdle), Error: cfg.Notifies(config.NotifyError), Messages: d.oc},
 		OnChatMigrated: func(oldID, newID int64) {
-			out.FollowMigration(oldID, newID)
-			migrated(oldID, newID)
+			d.out.FollowMigration(oldID, newID)
+			d.migrated(ctx, oldID, newID)
 		},
-	}, store, oc, out, log)
-	tg.RegisterHandlerMatchFunc(func(*models.Update) bool { return true }, bridge.HandleUpdate, bridge.Middlewares()...)
+	}, d.store, d.oc, d.out, log)
+	d.tg.RegisterHandlerMatchFunc(func(*models.Update) bool { return true }, d.bridge.HandleUpdate, d.bridge.Middlewares()...)
 	// Requests of different sessions are handled side by side, so a burst
 	// of questions is not posted one after the other.
-	lanes := bot.NewLanes(bridge, 0)
+	d.lanes = bot.NewLanes(d.bridge, 0)
 
-	registerCommands(ctx, tg, chatID, bot.Commands(cfg.Lang), redact, log)
-
+	registerCommands(ctx, d.tg, chatID, bot.Commands(cfg.Lang), d.redact, log)
 	if len(cfg.AllowedUserIDs) == 0 {
 		log.Warn().Int64("chat", chatID).Msg("TELEGRAM_ALLOWED_USER_IDS is empty: any member of the chat may answer")
 	}
 	log.Info().Str("bot", me.Username).Int64("chat", chatID).Str("opencode", cfg.OpencodeURL).
-		Str("db", cfg.DBPath).Int64("resumeAfterUpdate", offset).Str("version", opts.Version).Msg("hermes-bot started")
+		Str("db", cfg.DBPath).Int64("resumeAfterUpdate", d.offset).Str("version", d.opts.Version).Msg("hermes-bot started")
+	return nil
+}
 
-	// Requests stored but never posted are posted after the first connect
-	// to opencode (the bridge does it on server.connected), once the
-	// listing has closed those that went away meanwhile.
-	release := releaseMapped(store, log)
-	wg.Add(4)
+// migrated records a supergroup migration, from a failed send (the
+// outbox) or the chat's service message (the bridge). It runs on the
+// chat's send queue, so the re-posting of moved requests, which sends,
+// runs apart from it.
+func (d *daemon) migrated(ctx context.Context, oldID, newID int64) {
+	if err := d.store.RememberChatMigration(oldID, newID); err != nil {
+		d.log.Error().Err(err).Int64("oldChatID", oldID).Int64("newChatID", newID).Msg("could not remember the chat migration")
+	}
+	d.bridge.SetChatID(newID)
+	if ctx.Err() != nil {
+		return // shutting down: the next start posts them
+	}
+	d.wg.Add(1)
 	go func() {
-		defer wg.Done()
-		// Closing edits a crash or a stop left unsent; the bridge sends
-		// them again after each connect, but opencode may be down now.
-		bridge.SendOwed(ctx)
+		defer d.wg.Done()
+		if err := d.bridge.SendUnsent(ctx); err != nil {
+			d.log.Warn().Err(err).Msg("re-posting requests in the migrated chat failed; will retry after the next connect")
+		}
+	}()
+}
+
+// start runs, until ctx ends: the closing edits a crash or a stop left
+// unsent, the expiry sweep, Telegram polling, and the opencode event
+// stream. Requests stored but never posted are posted after the first
+// connect to opencode (the bridge does it on server.connected), once the
+// listing has closed those that went away meanwhile.
+func (d *daemon) start(ctx context.Context) {
+	release := releaseMapped(d.store, d.log)
+	d.wg.Add(4)
+	go func() {
+		defer d.wg.Done()
+		// The bridge sends owed edits again after each connect, but
+		// opencode may be down now.
+		d.bridge.SendOwed(ctx)
 	}()
 	go func() {
-		defer wg.Done()
-		expireLoop(ctx, bridge, sweepInterval(cfg.QuestionTTL), resendInterval, release, log)
+		defer d.wg.Done()
+		expireLoop(ctx, d.bridge, sweepInterval(d.cfg.QuestionTTL), resendInterval, release, d.log)
 	}()
 	go func() {
-		defer wg.Done()
-		tg.Start(ctx)
+		defer d.wg.Done()
+		d.tg.Start(ctx)
 	}()
 	go func() {
-		defer wg.Done()
+		defer d.wg.Done()
 		dirs := func(context.Context) []string {
-			d, err := store.Directories()
+			dirs, err := d.store.Directories()
 			if err != nil {
-				log.Warn().Err(err).Msg("reading known directories from the store failed")
+				d.log.Warn().Err(err).Msg("reading known directories from the store failed")
 			}
-			return d
+			return dirs
 		}
-		if err := oc.Watch(ctx, settleAfterListing{Lanes: lanes, release: release}, dirs); err != nil && !errors.Is(err, context.Canceled) {
-			log.Error().Err(redact.Error(err)).Msg("opencode event stream stopped")
+		if err := d.oc.Watch(ctx, settleAfterListing{Lanes: d.lanes, release: release}, dirs); err != nil && !errors.Is(err, context.Canceled) {
+			d.log.Error().Err(d.redact.Error(err)).Msg("opencode event stream stopped")
 		}
 	}()
+}
 
-	<-ctx.Done()
-	log.Info().Msg("shutting down: stopping polling and the event stream")
-	wg.Wait()
+// stop waits for what start ran, then lets the events and answers in hand
+// finish and sends what closing edits it can in a short time.
+func (d *daemon) stop() {
+	d.log.Info().Msg("shutting down: stopping polling and the event stream")
+	d.wg.Wait()
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
-	if err := lanes.Wait(sctx); err != nil {
-		log.Warn().Err(err).Msg("opencode events in hand did not finish in time")
+	if err := d.lanes.Wait(sctx); err != nil {
+		d.log.Warn().Err(err).Msg("opencode events in hand did not finish in time")
 	}
-	if err := bridge.Wait(sctx); err != nil {
-		log.Warn().Err(err).Msg("in-flight answers did not finish in time")
+	if err := d.bridge.Wait(sctx); err != nil {
+		d.log.Warn().Err(err).Msg("in-flight answers did not finish in time")
 	}
 	dctx, dcancel := context.WithTimeout(context.Background(), drainTimeout)
-	bridge.SendOwed(dctx)
+	d.bridge.SendOwed(dctx)
 	dcancel()
-	out.Close()
-	log.Info().Msg("stopped")
-	return nil
+	d.out.Close()
+	d.log.Info().Msg("stopped")
 }
 
 // sweepInterval is how often requests past their TTL are closed: every
