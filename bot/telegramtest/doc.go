@@ -26,7 +26,7 @@
 // deleteMessage, getChat, getChatMember, createForumTopic; set what
 // getChatMember reports with SetMember; Topics lists the topics created).
 // Other methods answer 404 Not Found. sendDocument takes an uploaded file
-// (not a file_id or URL) with Telegram's limits: 50 MB, not empty, a
+// (not a file_id or URL) with Telegram's limits: 50 MB (WithMaxUpload lowers it), not empty, a
 // caption of 1024 characters; Message.Document holds the bytes received.
 // Inline messages, other media, reply keyboards (accepted, not kept),
 // chat usernames,

@@ -323,7 +323,7 @@ func (s *Server) sendDocument(_ context.Context, p params) (any, *apiError) {
 		return nil, badRequest("there is no document in the request")
 	case len(content) == 0:
 		return nil, badRequest("file must be non-empty")
-	case len(content) > maxUploadBytes:
+	case len(content) > s.maxUpload:
 		return nil, &apiError{code: 413, description: "Request Entity Too Large"}
 	}
 	mk, apiErr := parseReplyMarkup(p["reply_markup"], p.has("reply_markup"))

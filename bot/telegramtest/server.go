@@ -26,8 +26,10 @@ type Server struct {
 	token   string
 	bot     User
 	maxPoll time.Duration
-	srv     *httptest.Server
-	methods map[string]method // by lower-case name: Telegram ignores case
+	// maxUpload is the largest file sendDocument takes.
+	maxUpload int
+	srv       *httptest.Server
+	methods   map[string]method // by lower-case name: Telegram ignores case
 
 	closeOnce sync.Once
 	done      chan struct{} // closed by Close to end long polls
@@ -94,6 +96,16 @@ func WithMaxPollWait(d time.Duration) Option {
 	}
 }
 
+// WithMaxUpload lowers the size of a file sendDocument takes (default
+// Telegram's 50 MB), so a test of the limit need not send 50 MB.
+func WithMaxUpload(bytes int) Option {
+	return func(s *Server) {
+		if bytes > 0 {
+			s.maxUpload = bytes
+		}
+	}
+}
+
 const (
 	defaultMaxPoll = time.Second
 	// idleShortPoll is how long a getUpdates without a timeout waits when
@@ -111,6 +123,7 @@ func NewServer(token string, opts ...Option) *Server {
 	s := &Server{
 		token:        token,
 		maxPoll:      defaultMaxPoll,
+		maxUpload:    maxUploadBytes,
 		done:         make(chan struct{}),
 		changed:      make(chan struct{}),
 		chats:        make(map[int64]*chat),
