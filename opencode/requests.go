@@ -23,18 +23,9 @@ func (c *Client) ReplyQuestion(ctx context.Context, dir, requestID string, answe
 	if requestID == "" {
 		return fmt.Errorf("reply question: empty request ID: %w", ErrNotAccepted)
 	}
-	// The server wants arrays, never null: copy rather than change the
-	// caller's slice.
-	clean := make([][]string, len(answers))
-	for i, a := range answers {
-		clean[i] = a
-		if a == nil {
-			clean[i] = []string{}
-		}
-	}
 	body := struct {
 		Answers [][]string `json:"answers"`
-	}{clean}
+	}{nonNilAnswers(answers)}
 	return c.call(ctx, op, http.MethodPost, "/question/"+url.PathEscape(requestID)+"/reply", dirQuery(dir), body, nil)
 }
 

@@ -168,7 +168,7 @@ func (c *Client) logFailure(failures *failureLog, err error, attempt int, up, wa
 	switch {
 	case !logged:
 		e = c.log.Debug().Bool("repeat", true)
-	case errors.Is(err, ErrUnauthorized):
+	case errors.Is(err, ErrUnauthorized), errors.Is(err, ErrUnsupportedServer):
 		e = c.log.Error()
 	default:
 		e = c.log.Warn()
@@ -178,8 +178,12 @@ func (c *Client) logFailure(failures *failureLog, err error, attempt int, up, wa
 		e = e.Dur("connected_for", up)
 	}
 	msg := "opencode event stream failed; reconnecting"
-	if errors.Is(err, ErrUnauthorized) {
+	var unsupported *UnsupportedServerError
+	switch {
+	case errors.Is(err, ErrUnauthorized):
 		msg = "opencode refused the event stream: wrong username or password (check OPENCODE_SERVER_PASSWORD)"
+	case errors.As(err, &unsupported):
+		msg = "opencode server not supported: " + unsupported.Error() + "; retrying"
 	}
 	if repeats > 0 {
 		e = e.Int("unlogged_failures", repeats).Time("unlogged_since", since)
@@ -195,6 +199,8 @@ func errorClass(err error) string {
 		return "silent"
 	case errors.Is(err, ErrUnauthorized):
 		return "unauthorized"
+	case errors.Is(err, ErrUnsupportedServer):
+		return "unsupported"
 	case errors.Is(err, ErrNotFound):
 		return "not_found"
 	case errors.Is(err, ErrNotAccepted):
@@ -231,6 +237,18 @@ func (c *Client) watchOnce(ctx context.Context, h Handler, dirs func(context.Con
 		return 0, c.streamError(connCtx, op+": connect", err)
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusOK && isHTML(resp.Header) || resp.StatusCode == http.StatusNotFound {
+		// No event stream there. Tell OpenCode 2, which answers its web
+		// app on every path outside /api, from a wrong address.
+		err := readAPIError(op+": connect", resp)
+		if resp.StatusCode == http.StatusOK {
+			err = fmt.Errorf("%s: connect: a web page, not an event stream: %w: %w", op, ErrNotAccepted, ErrNoRoute)
+		}
+		if _, perr := c.Probe(ctx); errors.Is(perr, ErrUnsupportedServer) {
+			return 0, perr
+		}
+		return 0, err
+	}
 	if resp.StatusCode != http.StatusOK {
 		return 0, readAPIError(op+": connect", resp)
 	}
