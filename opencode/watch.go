@@ -62,6 +62,9 @@ var errSilent = errors.New("event stream silent")
 // once, at Error for a refused password and at Warn otherwise, then the
 // repeats at Debug, counted in the next line logged.
 //
+// A server hermes-bot cannot serve (OpenCode 2, see Probe) fails every
+// connect with an *UnsupportedServerError, logged at Error level.
+//
 // After every connect, before reading the stream, it lists the questions
 // and permission requests pending in every known directory, because the
 // stream does not replay what was sent while nobody listened. The known
@@ -256,11 +259,16 @@ func (c *Client) watchOnce(ctx context.Context, h Handler, dirs func(context.Con
 
 	ev := c.log.Info().Str("url", c.base)
 	var version string
-	if hl, err := c.Health(ctx); err != nil {
+	switch hl, err := c.Probe(ctx); {
+	case errors.Is(err, ErrUnsupportedServer):
+		// A stream there, but not a server hermes-bot can serve: say so
+		// rather than wait for requests that will never come.
+		return 0, err
+	case err != nil:
 		c.log.Warn().Err(err).Msg("opencode health check failed")
-	} else {
+	default:
 		version = hl.Version
-		ev = ev.Str("version", hl.Version)
+		ev = ev.Str("version", hl.Version).Bool("api", hl.API)
 	}
 	c.state.connected(c.now(), version)
 	msg := "connected to opencode event stream"
