@@ -67,29 +67,38 @@ func (c *Client) Probe(ctx context.Context) (ServerInfo, error) {
 	h, err := c.Health(ctx)
 	switch {
 	case errors.Is(err, ErrNoRoute):
-		if !c.servesAPI(ctx) {
+		api, version := c.apiHealth(ctx)
+		if !api {
 			return ServerInfo{}, fmt.Errorf("probe: neither /global/health nor /api/health answers JSON, "+
 				"so this is not an opencode server (or not its address): %w", err)
 		}
-		return ServerInfo{}, &UnsupportedServerError{Reason: reasonOpencode2}
+		reason := reasonOpencode2
+		if version != "" {
+			reason = "this server, version " + version + ", speaks only the new API of OpenCode 2"
+		}
+		return ServerInfo{}, &UnsupportedServerError{Version: version, Reason: reason}
 	case err != nil:
 		return ServerInfo{}, err
 	case majorVersion(h.Version) > 1:
 		return ServerInfo{}, &UnsupportedServerError{Version: h.Version, Reason: "this server is opencode " + h.Version}
 	}
-	return ServerInfo{Version: h.Version, Healthy: h.Healthy, API: c.servesAPI(ctx)}, nil
+	api, _ := c.apiHealth(ctx)
+	return ServerInfo{Version: h.Version, Healthy: h.Healthy, API: api}, nil
 }
 
-// servesAPI reports whether GET /api/health answers JSON with healthy
-// set. Any failure, a web page included, means no.
-func (c *Client) servesAPI(ctx context.Context) bool {
+// apiHealth reports whether GET /api/health answers JSON with healthy
+// set, and the version it names: opencode 1.18 says only
+// {"healthy":true}, OpenCode 2 adds its version. Any failure, a web page
+// included, means no.
+func (c *Client) apiHealth(ctx context.Context) (ok bool, version string) {
 	var h struct {
-		Healthy *bool `json:"healthy"`
+		Healthy *bool  `json:"healthy"`
+		Version string `json:"version"`
 	}
 	err := c.do(ctx, "api health", http.MethodGet, "/api/health", nil, nil, func(r io.Reader) error {
 		return json.NewDecoder(r).Decode(&h)
 	})
-	return err == nil && h.Healthy != nil
+	return err == nil && h.Healthy != nil, h.Version
 }
 
 // majorVersion returns the leading number of a version such as "1.18.33",

@@ -291,7 +291,7 @@ func TestProbe(t *testing.T) {
 	}
 
 	const want = "hermes-bot supports opencode 1.x (tested with 1.18.33); " +
-		"this server speaks only the new API of OpenCode 2, which is not supported yet"
+		"this server, version 2.0.0, speaks only the new API of OpenCode 2, which is not supported yet"
 	_, err = newServer(t, opencodetest.WithOpencode2()).Client().Probe(ctx)
 	var unsupported *opencode.UnsupportedServerError
 	if !errors.As(err, &unsupported) || err.Error() != want ||
@@ -302,6 +302,24 @@ func TestProbe(t *testing.T) {
 	_, err = newServer(t, opencodetest.WithVersion("2.0.1")).Client().Probe(ctx)
 	if !errors.Is(err, opencode.ErrUnsupportedServer) || !strings.Contains(err.Error(), "this server is opencode 2.0.1") {
 		t.Errorf("version 2.0.1: %v", err)
+	}
+
+	// Without a version on /api/health, the line says no version.
+	bare := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/health" {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"healthy":true}`))
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte("<html></html>"))
+	}))
+	t.Cleanup(bare.Close)
+	c0, _ := opencode.NewClient(bare.URL)
+	const wantBare = "hermes-bot supports opencode 1.x (tested with 1.18.33); " +
+		"this server speaks only the new API of OpenCode 2, which is not supported yet"
+	if _, err := c0.Probe(ctx); !errors.Is(err, opencode.ErrUnsupportedServer) || err.Error() != wantBare {
+		t.Errorf("OpenCode 2 without a version: %v", err)
 	}
 
 	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -336,5 +354,15 @@ func TestWatchRecognisesOpencode2(t *testing.T) {
 	}
 	if st := c.State(); st.LastError != "unsupported" || st.Connected {
 		t.Errorf("state %+v", st)
+	}
+
+	// A stream that works, from a server that says it is 2.x, is refused
+	// too: the connect checks what the server is.
+	v2 := newServer(t, opencodetest.WithVersion("2.1.0"))
+	logs2 := newLogBuffer()
+	startWatch(t, v2.Client(fastOptions(logs2)...), make(events, 100), nil)
+	logs2.waitFor(t, "this server is opencode 2.1.0, which is not supported yet")
+	if n := len(logs2.lines("connected to opencode event stream")); n != 0 {
+		t.Errorf("logged a connect to a 2.x server:\n%s", logs2.String())
 	}
 }

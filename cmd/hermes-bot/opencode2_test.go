@@ -8,7 +8,7 @@ import (
 )
 
 const opencode2Line = "hermes-bot supports opencode 1.x (tested with 1.18.33); " +
-	"this server speaks only the new API of OpenCode 2, which is not supported yet"
+	"this server, version 2.0.0, speaks only the new API of OpenCode 2, which is not supported yet"
 
 func TestCheckOpencode2(t *testing.T) {
 	s := newCheckSetup(t, nil, opencodetest.WithOpencode2())

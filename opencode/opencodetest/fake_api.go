@@ -14,10 +14,11 @@ import (
 // WithOpencode2 makes the server answer like OpenCode 2, which speaks
 // only the /api surface: every path outside /api, /global/health and
 // /global/event included, answers 200 with the web app's page, while
-// GET /api/health answers {"healthy":true} and the /api request routes
-// work as they do on opencode 1.x.
+// GET /api/health answers {"healthy":true,"version","pid"} (version
+// "2.0.0" unless a later WithVersion says otherwise) and the /api request
+// routes work as they do on opencode 1.x.
 func WithOpencode2() ServerOption {
-	return func(s *Server) { s.opencode2 = true }
+	return func(s *Server) { s.opencode2, s.version = true, "2.0.0" }
 }
 
 // fakeWebPage stands for the web app opencode serves on paths it does not
@@ -32,6 +33,11 @@ func fakeWebApp(w http.ResponseWriter, _ *http.Request) {
 
 func (s *Server) routeAPI(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/health", func(w http.ResponseWriter, _ *http.Request) {
+		if s.opencode2 {
+			fakeWriteJSON(w, http.StatusOK, map[string]any{"healthy": true, "version": s.version, "pid": 4242})
+			return
+		}
+		// opencode 1.18 says no more; its version is on /global/health.
 		fakeWriteJSON(w, http.StatusOK, map[string]bool{"healthy": true})
 	})
 	mux.HandleFunc("GET /api/question/request", s.handleAPIListQuestions)
