@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hermes-bot/hermes-bot/opencode"
 	"github.com/hermes-bot/hermes-bot/opencode/opencodetest"
 )
 
@@ -40,5 +41,17 @@ func TestServeOpencode2(t *testing.T) {
 	}
 	if err := bot.stop(t); err != nil {
 		t.Errorf("hermes-bot: %v", err)
+	}
+}
+
+// The README names the opencode release the tests run against, and says
+// where OpenCode 2 stands, so a user learns it before check does.
+func TestReadmeSaysWhichOpencode(t *testing.T) {
+	section := readmeSection(t, "Which opencode")
+	for _, want := range []string{"opencode 1.x", opencode.TestedVersion, opencodetest.OpencodeVersion,
+		"question.v2.asked", "OpenCode 2", "not supported yet"} {
+		if !strings.Contains(section, want) {
+			t.Errorf("README \"Which opencode\" does not say %q", want)
+		}
 	}
 }

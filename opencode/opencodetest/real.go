@@ -21,11 +21,13 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hermes-bot/hermes-bot/opencode"
 )
 
 // OpencodeVersion is the opencode release the harness installs and that
 // hermes-bot is checked against.
-const OpencodeVersion = "1.18.33"
+const OpencodeVersion = opencode.TestedVersion
 
 // Environment variables the harness reads.
 const (
