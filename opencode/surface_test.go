@@ -366,3 +366,38 @@ func TestWatchRecognisesOpencode2(t *testing.T) {
 		t.Errorf("logged a connect to a 2.x server:\n%s", logs2.String())
 	}
 }
+
+// The fake's /api requests reach a watcher as the real server's do: as
+// v2 events in the /api wire shape, decoded into the shared types.
+func TestWatchDeliversAPIEvents(t *testing.T) {
+	srv := newServer(t)
+	c := srv.Client()
+	evs := make(events, 100)
+	startWatch(t, c, evs, nil)
+	evs.next(t, "server.connected", isType(opencode.TypeServerConnected))
+
+	want := opencode.PermissionRequest{ID: "per_1", SessionID: "ses_1", Permission: "edit", Patterns: []string{"main.go"},
+		Always: []string{"*"}, Tool: &opencode.ToolRef{MessageID: "msg_1", CallID: "call_1"}, Surface: opencode.SurfaceAPI}
+	srv.AddAPIPermission("/d", want)
+	ev := evs.next(t, "permission.v2.asked", isType(opencode.TypePermissionV2Asked))
+	if ev.Surface != opencode.SurfaceAPI || ev.Directory != "/d" || !reflect.DeepEqual(*ev.PermissionAsked, want) {
+		t.Errorf("permission.v2.asked = %+v: %+v", ev, ev.PermissionAsked)
+	}
+	if err := c.Requests(ev.Surface).ReplyPermission(testContext(t), ev.Directory, ev.SessionID(), want.ID, "once", ""); err != nil {
+		t.Fatal(err)
+	}
+	replied := evs.next(t, "permission.v2.replied", isType(opencode.TypePermissionV2Replied))
+	if replied.Kind() != opencode.TypePermissionReplied || replied.PermissionReplied.Reply != "once" {
+		t.Errorf("permission.v2.replied = %+v", replied.PermissionReplied)
+	}
+
+	srv.AddAPIQuestion("/d", question("que_1", "ses_1", "call_2"))
+	q := evs.next(t, "question.v2.asked", isType(opencode.TypeQuestionV2Asked))
+	if q.QuestionAsked.Surface != opencode.SurfaceAPI || q.QuestionAsked.Tool.CallID != "call_2" {
+		t.Errorf("question.v2.asked = %+v", q.QuestionAsked)
+	}
+	if err := c.Requests(q.Surface).RejectQuestion(testContext(t), q.Directory, q.SessionID(), "que_1"); err != nil {
+		t.Fatal(err)
+	}
+	evs.next(t, "question.v2.rejected", isType(opencode.TypeQuestionV2Rejected))
+}

@@ -188,7 +188,8 @@ type SessionError struct {
 
 // Event is one relevant record of GET /global/event, decoded. For the
 // request and session types exactly one typed pointer is set, matching
-// Type; server.connected and server.heartbeat carry none.
+// Kind (question.v2.asked sets QuestionAsked, as question.asked does);
+// server.connected and server.heartbeat carry none.
 type Event struct {
 	// Directory is the project directory the event belongs to; empty for
 	// server-wide events.
