@@ -118,6 +118,11 @@ func TestRealAPISurfaceQuestion(t *testing.T) {
 	if other, err := r.c.API().ListQuestions(ctx, r.oc.Dirs[0]); err != nil || len(other) != 0 {
 		t.Errorf("api list of the other project = %+v, %v; want none", other, err)
 	}
+	// A directory the server does not have is a server error (500), not
+	// an empty list: a caller must not read it as "nothing pending".
+	if _, err := r.c.API().ListQuestions(ctx, filepath.Join(dir, "gone")); !errors.Is(err, opencode.ErrTransient) {
+		t.Errorf("api list of a directory that does not exist: %v, want ErrTransient", err)
+	}
 	bySession, err := r.c.API().ListSessionQuestions(ctx, dir, sid)
 	if err != nil || len(bySession) != 1 || bySession[0].ID != q.ID {
 		t.Errorf("api list of the session = %+v, %v", bySession, err)

@@ -118,8 +118,12 @@ func (l LegacyRequests) ReplyPermission(ctx context.Context, dir, sessionID, req
 }
 
 // APIRequests is the Requests of the /api surface (opencode 1.18 and
-// later). Its routes name the session of every request; a directory is
-// sent as location[directory], the server's own when dir is "".
+// later). The per-directory lists send dir as location[directory] (the
+// server's own directory when dir is ""); a directory the server does not
+// have answers 500, which is ErrTransient. The routes of one session
+// (its lists, every reply) send no directory: the server finds it from
+// the session, so a directory that moved or went away cannot misdirect
+// an answer. Their dir argument is there to match Requests.
 //
 // A server without these routes answers them with its web app's HTML
 // page: that is an error wrapping ErrNoRoute, never an empty list.
@@ -199,23 +203,23 @@ func (a APIRequests) ListPermissions(ctx context.Context, dir string) ([]Permiss
 // ListSessionQuestions returns the questions pending in session
 // sessionID (GET /api/session/{id}/question). An unknown session gives
 // ErrNotFound.
-func (a APIRequests) ListSessionQuestions(ctx context.Context, dir, sessionID string) ([]QuestionRequest, error) {
+func (a APIRequests) ListSessionQuestions(ctx context.Context, _, sessionID string) ([]QuestionRequest, error) {
 	op := "list api questions of session " + sessionID
 	if sessionID == "" {
 		return nil, fmt.Errorf("%s: empty session ID: %w", op, ErrNotAccepted)
 	}
-	qs, err := apiList[QuestionRequest](ctx, a.c, op, sessionPath(sessionID, "question"), locationQuery(dir))
+	qs, err := apiList[QuestionRequest](ctx, a.c, op, sessionPath(sessionID, "question"), nil)
 	return markQuestions(qs), err
 }
 
 // ListSessionPermissions returns the permission requests pending in
 // session sessionID (GET /api/session/{id}/permission).
-func (a APIRequests) ListSessionPermissions(ctx context.Context, dir, sessionID string) ([]PermissionRequest, error) {
+func (a APIRequests) ListSessionPermissions(ctx context.Context, _, sessionID string) ([]PermissionRequest, error) {
 	op := "list api permissions of session " + sessionID
 	if sessionID == "" {
 		return nil, fmt.Errorf("%s: empty session ID: %w", op, ErrNotAccepted)
 	}
-	ws, err := apiList[permissionV2](ctx, a.c, op, sessionPath(sessionID, "permission"), locationQuery(dir))
+	ws, err := apiList[permissionV2](ctx, a.c, op, sessionPath(sessionID, "permission"), nil)
 	return mapPermissions(ws), err
 }
 
@@ -233,7 +237,7 @@ func checkIDs(op, sessionID, requestID string) error {
 // ReplyQuestion answers question requestID of session sessionID
 // (POST /api/session/{sid}/question/{id}/reply, {"answers": [[…], …]}).
 // An unknown or answered request, or a wrong session, gives ErrNotFound.
-func (a APIRequests) ReplyQuestion(ctx context.Context, dir, sessionID, requestID string, answers [][]string) error {
+func (a APIRequests) ReplyQuestion(ctx context.Context, _, sessionID, requestID string, answers [][]string) error {
 	op := "reply api question " + requestID
 	if err := checkIDs(op, sessionID, requestID); err != nil {
 		return err
@@ -241,22 +245,22 @@ func (a APIRequests) ReplyQuestion(ctx context.Context, dir, sessionID, requestI
 	body := struct {
 		Answers [][]string `json:"answers"`
 	}{nonNilAnswers(answers)}
-	return a.c.call(ctx, op, http.MethodPost, sessionPath(sessionID, "question", requestID, "reply"), locationQuery(dir), body, nil)
+	return a.c.call(ctx, op, http.MethodPost, sessionPath(sessionID, "question", requestID, "reply"), nil, body, nil)
 }
 
 // RejectQuestion dismisses question requestID of session sessionID
 // (POST /api/session/{sid}/question/{id}/reject).
-func (a APIRequests) RejectQuestion(ctx context.Context, dir, sessionID, requestID string) error {
+func (a APIRequests) RejectQuestion(ctx context.Context, _, sessionID, requestID string) error {
 	op := "reject api question " + requestID
 	if err := checkIDs(op, sessionID, requestID); err != nil {
 		return err
 	}
-	return a.c.call(ctx, op, http.MethodPost, sessionPath(sessionID, "question", requestID, "reject"), locationQuery(dir), nil, nil)
+	return a.c.call(ctx, op, http.MethodPost, sessionPath(sessionID, "question", requestID, "reject"), nil, nil, nil)
 }
 
 // ReplyPermission answers permission requestID of session sessionID
 // (POST /api/session/{sid}/permission/{id}/reply, {"reply", "message"?}).
-func (a APIRequests) ReplyPermission(ctx context.Context, dir, sessionID, requestID, reply, message string) error {
+func (a APIRequests) ReplyPermission(ctx context.Context, _, sessionID, requestID, reply, message string) error {
 	op := "reply api permission " + requestID
 	if err := checkIDs(op, sessionID, requestID); err != nil {
 		return err
@@ -268,7 +272,7 @@ func (a APIRequests) ReplyPermission(ctx context.Context, dir, sessionID, reques
 		Reply   string `json:"reply"`
 		Message string `json:"message,omitempty"`
 	}{reply, message}
-	return a.c.call(ctx, op, http.MethodPost, sessionPath(sessionID, "permission", requestID, "reply"), locationQuery(dir), body, nil)
+	return a.c.call(ctx, op, http.MethodPost, sessionPath(sessionID, "permission", requestID, "reply"), nil, body, nil)
 }
 
 // nonNilAnswers copies answers with every nil answer made empty: the

@@ -175,7 +175,7 @@ func TestRequestsBothSurfaces(t *testing.T) {
 		t.Errorf("replies %+v", reps)
 	}
 	last := srv.Requests()[len(srv.Requests())-2]
-	if last.Path != "/api/session/ses_1/question/que_new/reply" || last.Query.Get("location[directory]") != "/d" ||
+	if last.Path != "/api/session/ses_1/question/que_new/reply" || len(last.Query) != 0 ||
 		strings.TrimSpace(last.Body) != `{"answers":[[],["Postgres"]]}` {
 		t.Errorf("api reply sent %s %s?%s %s", last.Method, last.Path, last.Query.Encode(), last.Body)
 	}
