@@ -401,3 +401,21 @@ func TestWatchDeliversAPIEvents(t *testing.T) {
 	}
 	evs.next(t, "question.v2.rejected", isType(opencode.TypeQuestionV2Rejected))
 }
+
+// ResolveQuestionID searches the lists of the request's own surface: an
+// /api question is found there, and a legacy one of the same tool call
+// is not taken for it.
+func TestResolveQuestionIDOnAPISurface(t *testing.T) {
+	ctx := testContext(t)
+	srv := newServer(t)
+	srv.StoreQuestion("/d", question("que_legacy", "ses_1", "call_1"))
+	srv.StoreAPIQuestion("/d", question("que_api", "ses_1", "call_1"))
+	c := srv.Client(opencode.WithResolveRetry(1, 0))
+	ref := opencode.QuestionRef{Directory: "/d", RequestID: "que_gone", SessionID: "ses_1", CallID: "call_1"}
+	for s, want := range map[opencode.Surface]string{opencode.SurfaceLegacy: "que_legacy", opencode.SurfaceAPI: "que_api"} {
+		ref.Surface = s
+		if id, err := c.ResolveQuestionID(ctx, ref); err != nil || id != want {
+			t.Errorf("%v: %q, %v; want %s", s, id, err, want)
+		}
+	}
+}

@@ -253,4 +253,7 @@ type QuestionRef struct {
 	RequestID string
 	SessionID string
 	CallID    string
+	// Surface is the surface that raised the request; its lists are the
+	// ones searched.
+	Surface Surface
 }
