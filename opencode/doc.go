@@ -36,11 +36,11 @@
 // # Which servers
 //
 // Probe tells opencode 1.x (which serves both surfaces) from OpenCode 2,
-// a separate release that serves only /api, finds its server through a
-// state file and reworks questions as forms: it answers its web app's
-// page on GET /global/health and JSON on GET /api/health. hermes-bot
-// does not support it yet; Probe and Watch say so with an
-// *UnsupportedServerError naming the supported versions.
+// a separate release that serves only /api and reworks questions as
+// forms: it answers its web app's page on GET /global/health and JSON,
+// with its version, on GET /api/health. hermes-bot does not support it
+// yet; Probe and Watch say so with an *UnsupportedServerError naming the
+// supported versions. The README says what support would take.
 //
 // # Errors
 //
@@ -50,8 +50,9 @@
 // ErrNotFound, also the /api surface's SessionNotFoundError: a request
 // under a session that does not exist waits for nobody. A web page where
 // JSON was expected (opencode's answer to an /api path it does not serve)
-// also wraps ErrNoRoute; an unsupported server, ErrUnsupportedServer. A cancelled context
-// also stays visible as context.Canceled or context.DeadlineExceeded.
+// also wraps ErrNoRoute; an unsupported server, ErrUnsupportedServer. A
+// cancelled context also stays visible as context.Canceled or
+// context.DeadlineExceeded.
 // Neither the password nor any other credential is ever part of an error or
 // a log line.
 //
