@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"strings"
@@ -299,6 +300,16 @@ func (c *Client) do(ctx context.Context, op, method, path string, query url.Valu
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return readAPIError(op, resp)
 	}
+	if isHTML(resp.Header) {
+		// opencode answers a path under /api it does not serve with its
+		// web app: 200, and a page that must not pass for an answer.
+		// Elsewhere a page is more likely a proxy's, which may go away.
+		class := ErrTransient
+		if strings.HasPrefix(path, "/api/") {
+			class = ErrNotAccepted
+		}
+		return fmt.Errorf("%s: HTTP %d with %s: %w: %w", op, resp.StatusCode, resp.Header.Get("Content-Type"), class, ErrNoRoute)
+	}
 	if decode == nil {
 		// Drain a little so the connection can be reused.
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
@@ -308,6 +319,12 @@ func (c *Client) do(ctx context.Context, op, method, path string, query url.Valu
 		return transientError(ctx, op+": decode answer", err)
 	}
 	return nil
+}
+
+// isHTML reports whether an answer is a web page.
+func isHTML(h http.Header) bool {
+	mt, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
+	return mt == "text/html" || mt == "application/xhtml+xml"
 }
 
 // transientError wraps a network failure. A cancelled or expired ctx stays

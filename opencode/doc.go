@@ -14,12 +14,48 @@
 // one Snapshot, with flags saying which lists succeeded, so the caller can
 // also close what is gone; a plain Handler gets listed events instead.
 //
+// # Two surfaces
+//
+// An opencode 1.x server (1.18 and later) asks in two ways side by side.
+// A session prompted through the old routes raises question.asked and
+// permission.asked, listed and answered through /question and
+// /permission: SurfaceLegacy. A session prompted through
+// POST /api/session/{id}/prompt raises question.v2.asked and
+// permission.v2.asked, listed and answered only through /api/…:
+// SurfaceAPI. Each surface answers 404 for the other's requests. Both
+// kinds arrive on GET /global/event; the reader decodes them into the same
+// Event fields, marks each Event and request with its Surface, and
+// Event.Kind names the legacy type either stands for. Client.Requests
+// returns the adapter that lists and answers the requests of one surface,
+// with the same calls for both, so a caller keeps the surface with each
+// request instead of branching on it. Watch lists only the legacy surface
+// after a connect.
+//
+// The /api lists are per directory (there is none across directories) or
+// per session. A permission request of the /api surface is mapped into
+// PermissionRequest: action, resources, save and source are Permission,
+// Patterns, Always and Tool.
+//
+// # Which servers
+//
+// Probe tells opencode 1.x (which serves both surfaces) from OpenCode 2,
+// a separate release that serves only /api and reworks questions as
+// forms: it answers its web app's page on GET /global/health and JSON,
+// with its version, on GET /api/health. hermes-bot does not support it
+// yet; Probe and Watch say so with an *UnsupportedServerError naming the
+// supported versions. The README says what support would take.
+//
 // # Errors
 //
 // Every error a Client method returns wraps exactly one of ErrNotFound,
 // ErrUnauthorized, ErrNotAccepted or ErrTransient, so callers decide with
-// errors.Is; an answer other than 2xx is an *APIError. A cancelled context
-// also stays visible as context.Canceled or context.DeadlineExceeded.
+// errors.Is; an answer other than 2xx is an *APIError. Every 404 is
+// ErrNotFound, also the /api surface's SessionNotFoundError: a request
+// under a session that does not exist waits for nobody. A web page where
+// JSON was expected (opencode's answer to an /api path it does not serve)
+// also wraps ErrNoRoute; an unsupported server, ErrUnsupportedServer. A
+// cancelled context also stays visible as context.Canceled or
+// context.DeadlineExceeded.
 // Neither the password nor any other credential is ever part of an error or
 // a log line.
 //

@@ -1,6 +1,7 @@
 package opencode
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 )
@@ -23,6 +24,21 @@ var (
 	ErrTransient = errors.New("transient failure")
 )
 
+// These errors say more about a failure. They are never returned alone,
+// always with one of the errors above.
+var (
+	// ErrNoRoute is returned when the server answered a web page rather
+	// than JSON, as opencode does for any path under /api it does not
+	// know. Under /api it comes with ErrNotAccepted: the route is not
+	// served. Elsewhere, where the page is more likely a proxy's, it comes
+	// with ErrTransient.
+	ErrNoRoute = errors.New("route not served (the server answered a web page, not JSON)")
+	// ErrUnsupportedServer is returned, with ErrNotAccepted, by Probe and
+	// Watch when the server is not one hermes-bot can work with, such as
+	// OpenCode 2. The error is an *UnsupportedServerError.
+	ErrUnsupportedServer = errors.New("unsupported opencode server")
+)
+
 // APIError is an unsuccessful HTTP answer from the server.
 type APIError struct {
 	Op     string // e.g. "reply question que_…"
@@ -34,7 +50,24 @@ func (e *APIError) Error() string {
 	return fmt.Sprintf("%s: HTTP %d: %s", e.Op, e.Status, e.Body)
 }
 
-// Unwrap maps the status to one of the sentinel errors.
+// Tag returns the "_tag" of a JSON error body, as the /api routes send
+// ("QuestionNotFoundError", "SessionNotFoundError", …), or "" when the
+// body has none or was cut short.
+func (e *APIError) Tag() string {
+	var body struct {
+		Tag string `json:"_tag"`
+	}
+	if json.Unmarshal([]byte(e.Body), &body) != nil {
+		return ""
+	}
+	return body.Tag
+}
+
+// Unwrap maps the status to one of the sentinel errors. Every 404 is
+// ErrNotFound, whatever its tag: a request unknown or already answered
+// (QuestionNotFoundError, PermissionNotFoundError) and one named with a
+// session that does not exist (SessionNotFoundError) are alike to a
+// caller — nothing under that name waits for an answer.
 func (e *APIError) Unwrap() error {
 	switch {
 	case e.Status == 404:

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/rs/zerolog"
 )
@@ -211,6 +212,7 @@ func (er *EventReader) decode(data []byte) (Event, bool) {
 		return Event{}, false
 	}
 	ev.Directory, ev.Project, ev.ID = rec.Directory, rec.Project, rec.Payload.ID
+	ev.setSurface()
 	if missing := ev.missingField(); missing != "" {
 		er.log.Warn().Str("type", typ).Str("event_id", ev.ID).Str("directory", ev.Directory).
 			Str("missing", missing).Msg("opencode event lacks a required field; skipped")
@@ -224,6 +226,9 @@ func (er *EventReader) decode(data []byte) (Event, bool) {
 // reader, its checks and Event.SessionID all read this table.
 type eventKind struct {
 	name string
+	// legacy is, for a type of the /api surface, the legacy type it
+	// stands for; "" for a legacy type.
+	legacy string
 	// props points ev's field for this type at a zero value and returns
 	// it, for json to decode into; nil for a type without properties.
 	props func(ev *Event) any
@@ -237,7 +242,25 @@ type eventKind struct {
 
 // eventKinds are the event types hermes-bot acts on. Every other type on
 // the stream is skipped after reading only its type.
-var eventKinds = []eventKind{
+var eventKinds = slices.Concat(legacyKinds, []eventKind{
+	// The /api surface's requests: the same properties, under their own
+	// names. Only the permission request has a shape of its own.
+	v2Kind(TypeQuestionV2Asked, TypeQuestionAsked, nil),
+	v2Kind(TypeQuestionV2Replied, TypeQuestionReplied, nil),
+	v2Kind(TypeQuestionV2Rejected, TypeQuestionRejected, nil),
+	v2Kind(TypePermissionV2Asked, TypePermissionAsked, func(ev *Event) any {
+		ev.PermissionAsked = new(PermissionRequest)
+		return &permissionV2Decoder{ev.PermissionAsked}
+	}),
+	v2Kind(TypePermissionV2Replied, TypePermissionReplied, nil),
+	// server.connected and server.heartbeat carry nothing to keep.
+	{name: TypeServerConnected},
+	{name: TypeServerHeartbeat},
+})
+
+// legacyKinds are the event types of the legacy surface that carry
+// properties; the /api surface's kinds are built from them.
+var legacyKinds = []eventKind{
 	{
 		name:  TypeQuestionAsked,
 		props: func(ev *Event) any { ev.QuestionAsked = new(QuestionRequest); return ev.QuestionAsked },
@@ -302,9 +325,41 @@ var eventKinds = []eventKind{
 			return field(ev.SessionError, func(p *SessionError) string { return p.SessionID })
 		},
 	},
-	// server.connected and server.heartbeat carry nothing to keep.
-	{name: TypeServerConnected},
-	{name: TypeServerHeartbeat},
+}
+
+// v2Kind is the entry of a type of the /api surface that stands for
+// legacy type legacy: legacy's entry of legacyKinds under another name,
+// with props replaced when props is not nil.
+func v2Kind(name, legacy string, props func(ev *Event) any) eventKind {
+	var k eventKind
+	for i := range legacyKinds {
+		if legacyKinds[i].name == legacy {
+			k = legacyKinds[i]
+		}
+	}
+	if k.name == "" {
+		panic("opencode: no event kind " + legacy)
+	}
+	k.name, k.legacy = name, legacy
+	if props != nil {
+		k.props = props
+	}
+	return k
+}
+
+// setSurface marks an event of the /api surface, and the request it
+// carries, as such.
+func (ev *Event) setSurface() {
+	if k := kindOf(ev.Type); k == nil || k.legacy == "" {
+		return
+	}
+	ev.Surface = SurfaceAPI
+	if ev.QuestionAsked != nil {
+		ev.QuestionAsked.Surface = SurfaceAPI
+	}
+	if ev.PermissionAsked != nil {
+		ev.PermissionAsked.Surface = SurfaceAPI
+	}
 }
 
 // field returns f(p), or "" when p is nil.

@@ -229,7 +229,7 @@ func TestEventReaderSkipsBadRecords(t *testing.T) {
 		{"properties of wrong shape", record(`{"payload":{"type":"session.idle","properties":[1]}}`), true},
 		{"sync", record(`{"directory":"/d","payload":{"type":"sync","syncEvent":{"type":"question.asked.1"}}}`), false},
 		{"unknown type", record(`{"payload":{"id":"e","type":"message.part.delta","properties":{"delta":"}{\"type\":"}}}`), false},
-		{"unknown v2 type", record(`{"payload":{"type":"question.v2.asked","properties":{}}}`), false},
+		{"an /api type not acted on", record(`{"payload":{"type":"session.next.tool.called","properties":{}}}`), false},
 		{"nested type is not the type", record(`{"payload":{"properties":{"type":"session.idle","sessionID":"s"},"type":"session.status"}}`), false},
 		{"comment", ": keep-alive\n\n", false},
 		{"other fields", "event: message\nid: 7\nretry: 100\n\n", false},

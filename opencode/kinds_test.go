@@ -37,7 +37,8 @@ func TestEventKinds(t *testing.T) {
 		}
 	}
 	for _, typ := range []string{TypeQuestionAsked, TypeQuestionReplied, TypeQuestionRejected, TypePermissionAsked,
-		TypePermissionReplied, TypeSessionIdle, TypeSessionError, TypeServerConnected, TypeServerHeartbeat} {
+		TypePermissionReplied, TypeSessionIdle, TypeSessionError, TypeServerConnected, TypeServerHeartbeat,
+		TypeQuestionV2Asked, TypeQuestionV2Replied, TypeQuestionV2Rejected, TypePermissionV2Asked, TypePermissionV2Replied} {
 		if !seen[typ] {
 			t.Errorf("%s is not in the table", typ)
 		}

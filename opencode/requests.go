@@ -23,18 +23,9 @@ func (c *Client) ReplyQuestion(ctx context.Context, dir, requestID string, answe
 	if requestID == "" {
 		return fmt.Errorf("reply question: empty request ID: %w", ErrNotAccepted)
 	}
-	// The server wants arrays, never null: copy rather than change the
-	// caller's slice.
-	clean := make([][]string, len(answers))
-	for i, a := range answers {
-		clean[i] = a
-		if a == nil {
-			clean[i] = []string{}
-		}
-	}
 	body := struct {
 		Answers [][]string `json:"answers"`
-	}{clean}
+	}{nonNilAnswers(answers)}
 	return c.call(ctx, op, http.MethodPost, "/question/"+url.PathEscape(requestID)+"/reply", dirQuery(dir), body, nil)
 }
 
@@ -91,7 +82,7 @@ func (c *Client) ReplyPermission(ctx context.Context, dir, sessionID, requestID,
 // ResolveQuestionID finds the current ID of the question request ref
 // describes, before an answer is sent: the ID held may no longer be
 // listed though the same tool call still waits. It lists the questions of ref.Directory
-// and takes, in this order: ref.RequestID if it is listed; the request
+// on ref.Surface and takes, in this order: ref.RequestID if it is listed; the request
 // raised by tool call ref.CallID; the only pending request of ref.SessionID
 // — unless that request names a different tool call than ref does, which
 // proves it is another question. While none matches it lists again, up to
@@ -112,7 +103,7 @@ func (c *Client) ResolveQuestionID(ctx context.Context, ref QuestionRef) (string
 		}
 	}()
 	for attempt := 1; ; attempt++ {
-		qs, err := c.ListQuestions(ctx, ref.Directory)
+		qs, err := c.Requests(ref.Surface).ListQuestions(ctx, ref.Directory)
 		switch {
 		case err == nil:
 			if id, ok := matchQuestion(qs, ref); ok {

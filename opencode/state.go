@@ -19,7 +19,8 @@ type WatchState struct {
 	// connect; empty if it never answered.
 	Version string
 	// LastError names the class of the last failure ("unauthorized",
-	// "transient", "silent", "not_found", "not_accepted", "other"), empty
+	// "unsupported", "transient", "silent", "not_found", "not_accepted",
+	// "other"), empty
 	// if none; LastErrorAt is when it happened. Kept after a reconnect.
 	LastError   string
 	LastErrorAt time.Time

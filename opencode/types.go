@@ -16,6 +16,16 @@ const (
 	TypeSessionError      = "session.error"
 	TypeServerConnected   = "server.connected"
 	TypeServerHeartbeat   = "server.heartbeat"
+
+	// The request events of the /api surface. They carry the same
+	// properties as their legacy counterparts (a v2 permission request
+	// is mapped into PermissionRequest), and set Event.Surface to
+	// SurfaceAPI. Event.Kind names the legacy counterpart.
+	TypeQuestionV2Asked     = "question.v2.asked"
+	TypeQuestionV2Replied   = "question.v2.replied"
+	TypeQuestionV2Rejected  = "question.v2.rejected"
+	TypePermissionV2Asked   = "permission.v2.asked"
+	TypePermissionV2Replied = "permission.v2.replied"
 )
 
 // Option is one choice offered by a question.
@@ -46,16 +56,32 @@ type ToolRef struct {
 }
 
 // QuestionRequest is the properties of question.asked, and one element of
-// GET /question.
+// GET /question; the same shape is question.v2.asked and an element of
+// the /api question lists, with Surface set to SurfaceAPI.
 type QuestionRequest struct {
 	ID        string     `json:"id"`
 	SessionID string     `json:"sessionID"`
 	Questions []Question `json:"questions"`
 	Tool      *ToolRef   `json:"tool,omitempty"`
+	// Surface is the surface that raised the request, which is the only
+	// one that can answer it. It is not part of the wire shape.
+	Surface Surface `json:"-"`
 }
 
 // PermissionRequest is the properties of permission.asked, and one element
 // of GET /permission.
+//
+// A request of the /api surface (permission.v2.asked, the /api lists) is
+// mapped into it, field for field, as the two mean the same:
+//
+//	action                     → Permission (the tool: "bash", "edit", …)
+//	resources                  → Patterns   (what it acts on: the command, the files)
+//	save                       → Always     (what a reply of "always" remembers)
+//	metadata                   → Metadata
+//	source {type:"tool", messageID, callID} → Tool
+//
+// with Surface set to SurfaceAPI. Nothing is lost: the schema allows
+// only "tool" as source type.
 type PermissionRequest struct {
 	ID         string          `json:"id"`
 	SessionID  string          `json:"sessionID"`
@@ -64,6 +90,68 @@ type PermissionRequest struct {
 	Metadata   json.RawMessage `json:"metadata,omitempty"`
 	Always     []string        `json:"always,omitempty"`
 	Tool       *ToolRef        `json:"tool,omitempty"`
+	// Surface is the surface that raised the request; see QuestionRequest.
+	Surface Surface `json:"-"`
+}
+
+// permissionV2 is the wire shape of a permission request of the /api
+// surface.
+type permissionV2 struct {
+	ID        string          `json:"id"`
+	SessionID string          `json:"sessionID"`
+	Action    string          `json:"action"`
+	Resources []string        `json:"resources,omitempty"`
+	Save      []string        `json:"save,omitempty"`
+	Metadata  json.RawMessage `json:"metadata,omitempty"`
+	Source    *struct {
+		Type      string `json:"type"`
+		MessageID string `json:"messageID"`
+		CallID    string `json:"callID"`
+	} `json:"source,omitempty"`
+}
+
+func (w permissionV2) request() PermissionRequest {
+	p := PermissionRequest{
+		ID: w.ID, SessionID: w.SessionID, Permission: w.Action, Patterns: w.Resources,
+		Always: w.Save, Metadata: w.Metadata, Surface: SurfaceAPI,
+	}
+	if w.Source != nil && (w.Source.MessageID != "" || w.Source.CallID != "") {
+		p.Tool = &ToolRef{MessageID: w.Source.MessageID, CallID: w.Source.CallID}
+	}
+	return p
+}
+
+// permissionV2Decoder decodes a permission request of the /api surface
+// into the PermissionRequest it points at.
+type permissionV2Decoder struct{ dst *PermissionRequest }
+
+func (d *permissionV2Decoder) UnmarshalJSON(b []byte) error {
+	var w permissionV2
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*d.dst = w.request()
+	return nil
+}
+
+// V2 returns p in the wire shape of the /api surface, as opencode sends
+// it: for test doubles that serve that surface.
+func (p PermissionRequest) V2() any {
+	w := permissionV2{
+		ID: p.ID, SessionID: p.SessionID, Action: p.Permission, Resources: p.Patterns,
+		Save: p.Always, Metadata: p.Metadata,
+	}
+	if w.Resources == nil {
+		w.Resources = []string{} // required by the schema
+	}
+	if p.Tool != nil {
+		w.Source = &struct {
+			Type      string `json:"type"`
+			MessageID string `json:"messageID"`
+			CallID    string `json:"callID"`
+		}{"tool", p.Tool.MessageID, p.Tool.CallID}
+	}
+	return w
 }
 
 // QuestionReplied is the properties of question.replied.
@@ -100,7 +188,8 @@ type SessionError struct {
 
 // Event is one relevant record of GET /global/event, decoded. For the
 // request and session types exactly one typed pointer is set, matching
-// Type; server.connected and server.heartbeat carry none.
+// Kind (question.v2.asked sets QuestionAsked, as question.asked does);
+// server.connected and server.heartbeat carry none.
 type Event struct {
 	// Directory is the project directory the event belongs to; empty for
 	// server-wide events.
@@ -111,6 +200,9 @@ type Event struct {
 	// Listed is true when the event was synthesised from a list call after
 	// a connect rather than received on the stream.
 	Listed bool
+	// Surface is the surface whose request the event is about: SurfaceAPI
+	// for the *.v2.* types, SurfaceLegacy for every other.
+	Surface Surface
 
 	QuestionAsked     *QuestionRequest
 	QuestionReplied   *QuestionReplied
@@ -137,6 +229,17 @@ type Project struct {
 	Sandboxes []string `json:"sandboxes,omitempty"`
 }
 
+// Kind returns the legacy type matching ev.Type: "question.asked" for
+// both question.asked and question.v2.asked, and so on. Other types are
+// returned as they are. A caller that treats both surfaces alike switches
+// on Kind and answers through ev.Surface.
+func (ev Event) Kind() string {
+	if k := kindOf(ev.Type); k != nil && k.legacy != "" {
+		return k.legacy
+	}
+	return ev.Type
+}
+
 // Health is GET /global/health.
 type Health struct {
 	Healthy bool   `json:"healthy"`
@@ -150,4 +253,7 @@ type QuestionRef struct {
 	RequestID string
 	SessionID string
 	CallID    string
+	// Surface is the surface that raised the request; its lists are the
+	// ones searched.
+	Surface Surface
 }

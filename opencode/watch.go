@@ -62,6 +62,9 @@ var errSilent = errors.New("event stream silent")
 // once, at Error for a refused password and at Warn otherwise, then the
 // repeats at Debug, counted in the next line logged.
 //
+// A server hermes-bot cannot serve (OpenCode 2, see Probe) fails every
+// connect with an *UnsupportedServerError, logged at Error level.
+//
 // After every connect, before reading the stream, it lists the questions
 // and permission requests pending in every known directory, because the
 // stream does not replay what was sent while nobody listened. The known
@@ -168,7 +171,7 @@ func (c *Client) logFailure(failures *failureLog, err error, attempt int, up, wa
 	switch {
 	case !logged:
 		e = c.log.Debug().Bool("repeat", true)
-	case errors.Is(err, ErrUnauthorized):
+	case errors.Is(err, ErrUnauthorized), errors.Is(err, ErrUnsupportedServer):
 		e = c.log.Error()
 	default:
 		e = c.log.Warn()
@@ -178,8 +181,12 @@ func (c *Client) logFailure(failures *failureLog, err error, attempt int, up, wa
 		e = e.Dur("connected_for", up)
 	}
 	msg := "opencode event stream failed; reconnecting"
-	if errors.Is(err, ErrUnauthorized) {
+	var unsupported *UnsupportedServerError
+	switch {
+	case errors.Is(err, ErrUnauthorized):
 		msg = "opencode refused the event stream: wrong username or password (check OPENCODE_SERVER_PASSWORD)"
+	case errors.As(err, &unsupported):
+		msg = "opencode server not supported: " + unsupported.Error() + "; retrying"
 	}
 	if repeats > 0 {
 		e = e.Int("unlogged_failures", repeats).Time("unlogged_since", since)
@@ -195,6 +202,8 @@ func errorClass(err error) string {
 		return "silent"
 	case errors.Is(err, ErrUnauthorized):
 		return "unauthorized"
+	case errors.Is(err, ErrUnsupportedServer):
+		return "unsupported"
 	case errors.Is(err, ErrNotFound):
 		return "not_found"
 	case errors.Is(err, ErrNotAccepted):
@@ -231,6 +240,18 @@ func (c *Client) watchOnce(ctx context.Context, h Handler, dirs func(context.Con
 		return 0, c.streamError(connCtx, op+": connect", err)
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusOK && isHTML(resp.Header) || resp.StatusCode == http.StatusNotFound {
+		// No event stream there. Tell OpenCode 2, which answers its web
+		// app on every path outside /api, from a wrong address.
+		err := readAPIError(op+": connect", resp)
+		if resp.StatusCode == http.StatusOK {
+			err = fmt.Errorf("%s: connect: a web page, not an event stream: %w: %w", op, ErrNotAccepted, ErrNoRoute)
+		}
+		if _, perr := c.Probe(ctx); errors.Is(perr, ErrUnsupportedServer) {
+			return 0, perr
+		}
+		return 0, err
+	}
 	if resp.StatusCode != http.StatusOK {
 		return 0, readAPIError(op+": connect", resp)
 	}
@@ -238,11 +259,16 @@ func (c *Client) watchOnce(ctx context.Context, h Handler, dirs func(context.Con
 
 	ev := c.log.Info().Str("url", c.base)
 	var version string
-	if hl, err := c.Health(ctx); err != nil {
+	switch hl, err := c.Probe(ctx); {
+	case errors.Is(err, ErrUnsupportedServer):
+		// A stream there, but not a server hermes-bot can serve: say so
+		// rather than wait for requests that will never come.
+		return 0, err
+	case err != nil:
 		c.log.Warn().Err(err).Msg("opencode health check failed")
-	} else {
+	default:
 		version = hl.Version
-		ev = ev.Str("version", hl.Version)
+		ev = ev.Str("version", hl.Version).Bool("api", hl.API)
 	}
 	c.state.connected(c.now(), version)
 	msg := "connected to opencode event stream"

@@ -387,10 +387,14 @@ func (c *checkCommand) checkOpencode(ctx context.Context, cfg *config.Config, r 
 		return
 	}
 	cctx, cancel := context.WithTimeout(ctx, c.timeout)
-	h, err := oc.Health(cctx)
+	h, err := oc.Probe(cctx)
 	cancel()
 	start := "start it, for example: OPENCODE_SERVER_PASSWORD=… opencode serve --port 4096 --hostname 127.0.0.1; or correct OPENCODE_URL"
 	switch {
+	case errors.Is(err, opencode.ErrUnsupportedServer):
+		r.fail(name, err.Error(), "run opencode "+testedOpencode+"x instead (npm install -g opencode-ai@1.18), or point OPENCODE_URL at one")
+	case errors.Is(err, opencode.ErrNoRoute):
+		r.fail(name, "web pages there, not opencode's JSON: not an opencode server, or not its address", "correct OPENCODE_URL")
 	case errors.Is(err, opencode.ErrUnauthorized) && cfg.OpencodePassword == "":
 		r.fail(name, "opencode wants a password and OPENCODE_SERVER_PASSWORD is empty",
 			"set OPENCODE_SERVER_PASSWORD to the password opencode serve was started with")

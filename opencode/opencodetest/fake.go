@@ -26,7 +26,19 @@ import (
 //	POST /session/{sessionID}/permissions/{id} (the older permission route)
 //	GET  /session/{id}                        GET /project
 //
-// Per-directory state is keyed by the directory query parameter; a request
+// and the /api surface's request routes (see AddAPIQuestion):
+//
+//	GET  /api/health
+//	GET  /api/question/request                GET /api/permission/request
+//	GET  /api/session/{sid}/question          GET /api/session/{sid}/permission
+//	POST /api/session/{sid}/question/{id}/reply, …/reject
+//	POST /api/session/{sid}/permission/{id}/reply
+//
+// Any other path under /api answers 200 with a web page, as the real
+// server's web app does.
+//
+// Per-directory state is keyed by the directory query parameter (on /api,
+// location[directory] or the x-opencode-directory header); a request
 // without it uses the directory "". Every request is recorded (Requests),
 // and every accepted answer too (Replies).
 //
@@ -42,6 +54,7 @@ type Server struct {
 	user, password    string
 	version           string
 	legacyPermissions bool
+	opencode2         bool
 
 	closing   chan struct{}
 	closeOnce sync.Once
@@ -50,14 +63,19 @@ type Server struct {
 	changed     chan struct{} // closed and replaced on every change waiters care about
 	questions   map[string][]opencode.QuestionRequest
 	permissions map[string][]opencode.PermissionRequest
-	sessions    map[string]opencode.Session
-	projects    []opencode.Project
-	requests    []Request
-	replies     []Reply
-	faults      []fakeFault
-	streams     map[*fakeStream]struct{}
-	connections int
-	eventSeq    int
+	// The /api surface's requests, kept apart as the real server keeps
+	// them: neither surface's routes find the other's.
+	apiQuestions   map[string][]opencode.QuestionRequest
+	apiPermissions map[string][]opencode.PermissionRequest
+	apiSessions    map[string]string // session ID → directory, of every /api request stored
+	sessions       map[string]opencode.Session
+	projects       []opencode.Project
+	requests       []Request
+	replies        []Reply
+	faults         []fakeFault
+	streams        map[*fakeStream]struct{}
+	connections    int
+	eventSeq       int
 }
 
 // ServerOption configures a Server.
@@ -120,6 +138,9 @@ type Reply struct {
 	Reply     string     // ReplyPermission only: once, always or reject
 	Message   string     // ReplyPermission only
 	Legacy    bool       // answered through the older permission route
+	// Surface is the surface answered through: SurfaceAPI for the /api
+	// routes.
+	Surface opencode.Surface
 }
 
 type fakeFault struct {
@@ -161,25 +182,36 @@ func NewServer(opts ...ServerOption) *Server {
 		changed:     make(chan struct{}),
 		questions:   make(map[string][]opencode.QuestionRequest),
 		permissions: make(map[string][]opencode.PermissionRequest),
-		sessions:    make(map[string]opencode.Session),
-		streams:     make(map[*fakeStream]struct{}),
+
+		apiQuestions:   make(map[string][]opencode.QuestionRequest),
+		apiPermissions: make(map[string][]opencode.PermissionRequest),
+		apiSessions:    make(map[string]string),
+		sessions:       make(map[string]opencode.Session),
+		streams:        make(map[*fakeStream]struct{}),
 	}
 	for _, o := range opts {
 		o(s)
 	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /global/health", s.handleHealth)
-	mux.HandleFunc("GET /global/event", s.handleEvents)
-	mux.HandleFunc("GET /question", s.handleListQuestions)
-	mux.HandleFunc("POST /question/{id}/reply", s.handleReplyQuestion)
-	mux.HandleFunc("POST /question/{id}/reject", s.handleRejectQuestion)
-	mux.HandleFunc("GET /permission", s.handleListPermissions)
-	if !s.legacyPermissions {
-		mux.HandleFunc("POST /permission/{id}/reply", s.handleReplyPermission)
+	if !s.opencode2 {
+		mux.HandleFunc("GET /global/health", s.handleHealth)
+		mux.HandleFunc("GET /global/event", s.handleEvents)
+		mux.HandleFunc("GET /question", s.handleListQuestions)
+		mux.HandleFunc("POST /question/{id}/reply", s.handleReplyQuestion)
+		mux.HandleFunc("POST /question/{id}/reject", s.handleRejectQuestion)
+		mux.HandleFunc("GET /permission", s.handleListPermissions)
+		if !s.legacyPermissions {
+			mux.HandleFunc("POST /permission/{id}/reply", s.handleReplyPermission)
+		}
+		mux.HandleFunc("POST /session/{sessionID}/permissions/{id}", s.handleLegacyPermission)
+		mux.HandleFunc("GET /session/{id}", s.handleGetSession)
+		mux.HandleFunc("GET /project", s.handleProjects)
 	}
-	mux.HandleFunc("POST /session/{sessionID}/permissions/{id}", s.handleLegacyPermission)
-	mux.HandleFunc("GET /session/{id}", s.handleGetSession)
-	mux.HandleFunc("GET /project", s.handleProjects)
+	s.routeAPI(mux)
+	if s.opencode2 {
+		// Every path outside /api is the web app's.
+		mux.HandleFunc("/", fakeWebApp)
+	}
 	s.srv = httptest.NewServer(s.middleware(mux))
 	s.URL = s.srv.URL
 	return s
@@ -448,6 +480,8 @@ func eventProperties(e opencode.Event) any {
 		return e.QuestionReplied
 	case e.QuestionRejected != nil:
 		return e.QuestionRejected
+	case e.PermissionAsked != nil && e.Type == opencode.TypePermissionV2Asked:
+		return e.PermissionAsked.V2()
 	case e.PermissionAsked != nil:
 		return e.PermissionAsked
 	case e.PermissionReplied != nil:

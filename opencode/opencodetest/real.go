@@ -21,11 +21,13 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hermes-bot/hermes-bot/opencode"
 )
 
 // OpencodeVersion is the opencode release the harness installs and that
 // hermes-bot is checked against.
-const OpencodeVersion = "1.18.33"
+const OpencodeVersion = opencode.TestedVersion
 
 // Environment variables the harness reads.
 const (
@@ -663,4 +665,53 @@ func (oc *Opencode) PromptIn(ctx context.Context, dir, sessionID, text string) e
 		return fmt.Errorf("prompt session %s: %w", sessionID, err)
 	}
 	return nil
+}
+
+// PromptAPI sends text to a session of Dir through the /api surface.
+func (oc *Opencode) PromptAPI(ctx context.Context, sessionID, text string) error {
+	return oc.PromptAPIIn(ctx, oc.Dir, sessionID, text)
+}
+
+// PromptAPIIn sends text to session sessionID of the project folder dir
+// through the /api surface (POST /api/session/{id}/prompt), as newer
+// clients do: the requests the turn raises are question.v2.asked and
+// permission.v2.asked, answered only through /api.
+//
+// It first waits until the folder's /api services know the scripted
+// model, then makes it the session's. A prompt sent before (opencode
+// boots those services lazily, seconds after the first call) was seen to
+// run on a model of opencode's built-in catalogue, or to fail with
+// "Model unavailable", and never to reach the scripted model.
+func (oc *Opencode) PromptAPIIn(ctx context.Context, dir, sessionID, text string) error {
+	if err := oc.waitModel(ctx, dir); err != nil {
+		return err
+	}
+	path := "/api/session/" + url.PathEscape(sessionID)
+	model := map[string]any{"model": map[string]string{"providerID": "mock", "id": "mock-model"}}
+	if err := oc.Post(ctx, path+"/model", model, nil); err != nil {
+		return fmt.Errorf("set model of session %s: %w", sessionID, err)
+	}
+	body := map[string]any{"prompt": map[string]string{"text": text}}
+	if err := oc.Post(ctx, path+"/prompt", body, nil); err != nil {
+		return fmt.Errorf("prompt session %s through /api: %w", sessionID, err)
+	}
+	return nil
+}
+
+// waitModel polls GET /api/model of dir until it lists the scripted model.
+func (oc *Opencode) waitModel(ctx context.Context, dir string) error {
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		var models json.RawMessage
+		err := oc.Get(ctx, "/api/model?"+url.Values{"location[directory]": {dir}}.Encode(), &models)
+		if err == nil && bytes.Contains(models, []byte(`"mock-model"`)) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("opencode's /api never listed the scripted model (last error: %v): %w", err, ctx.Err())
+		case <-tick.C:
+		}
+	}
 }

@@ -1,0 +1,113 @@
+package opencode
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// TestedVersion is the opencode release hermes-bot is tested with.
+const TestedVersion = "1.18.33"
+
+// SupportedVersions says, for people, which opencode releases hermes-bot
+// works with.
+const SupportedVersions = "opencode 1.x (tested with " + TestedVersion + ")"
+
+// ServerInfo is what Probe learnt of a server hermes-bot can work with.
+type ServerInfo struct {
+	// Version is what GET /global/health reported.
+	Version string
+	// Healthy is what GET /global/health said of the server.
+	Healthy bool
+	// API is true when the server also serves the /api surface (opencode
+	// 1.18 and later): GET /api/health answered JSON.
+	API bool
+}
+
+// UnsupportedServerError is the error of Probe (and of Watch) for a
+// server hermes-bot cannot work with. It wraps ErrUnsupportedServer and
+// ErrNotAccepted: trying again will not help until the server changes.
+type UnsupportedServerError struct {
+	// Version is the version the server reported, "" when it said none.
+	Version string
+	// Reason says what the server is, e.g. "this server speaks only the
+	// new API of OpenCode 2".
+	Reason string
+}
+
+func (e *UnsupportedServerError) Error() string {
+	return "hermes-bot supports " + SupportedVersions + "; " + e.Reason + ", which is not supported yet"
+}
+
+// Unwrap returns ErrUnsupportedServer and ErrNotAccepted.
+func (e *UnsupportedServerError) Unwrap() []error {
+	return []error{ErrUnsupportedServer, ErrNotAccepted}
+}
+
+// reasonOpencode2 is what an OpenCode 2 server is, for UnsupportedServerError.
+const reasonOpencode2 = "this server speaks only the new API of OpenCode 2"
+
+// Probe finds out what kind of server the Client talks to. For opencode
+// 1.x it returns its version and whether it serves the /api surface.
+//
+// A server that answers a web page on GET /global/health but JSON on
+// GET /api/health speaks only the /api surface: OpenCode 2, which is
+// recognised and refused with an *UnsupportedServerError, as is a
+// /global/health reporting a major version above 1. A server that answers
+// JSON on neither is not opencode: that error wraps ErrNoRoute. Other
+// failures (a wrong password, a server that is down) are those of Health.
+//
+// It blocks for up to three calls and is safe for concurrent use.
+func (c *Client) Probe(ctx context.Context) (ServerInfo, error) {
+	h, err := c.Health(ctx)
+	switch {
+	case errors.Is(err, ErrNoRoute):
+		api, version := c.apiHealth(ctx)
+		if !api {
+			return ServerInfo{}, fmt.Errorf("probe: neither /global/health nor /api/health answers JSON, "+
+				"so this is not an opencode server (or not its address): %w", err)
+		}
+		reason := reasonOpencode2
+		if version != "" {
+			reason = "this server, version " + version + ", speaks only the new API of OpenCode 2"
+		}
+		return ServerInfo{}, &UnsupportedServerError{Version: version, Reason: reason}
+	case err != nil:
+		return ServerInfo{}, err
+	case majorVersion(h.Version) > 1:
+		return ServerInfo{}, &UnsupportedServerError{Version: h.Version, Reason: "this server is opencode " + h.Version}
+	}
+	api, _ := c.apiHealth(ctx)
+	return ServerInfo{Version: h.Version, Healthy: h.Healthy, API: api}, nil
+}
+
+// apiHealth reports whether GET /api/health answers JSON with healthy
+// set, and the version it names: opencode 1.18 says only
+// {"healthy":true}, OpenCode 2 adds its version. Any failure, a web page
+// included, means no.
+func (c *Client) apiHealth(ctx context.Context) (ok bool, version string) {
+	var h struct {
+		Healthy *bool  `json:"healthy"`
+		Version string `json:"version"`
+	}
+	err := c.do(ctx, "api health", http.MethodGet, "/api/health", nil, nil, func(r io.Reader) error {
+		return json.NewDecoder(r).Decode(&h)
+	})
+	return err == nil && h.Healthy != nil, h.Version
+}
+
+// majorVersion returns the leading number of a version such as "1.18.33",
+// or 0 when there is none.
+func majorVersion(v string) int {
+	major, _, _ := strings.Cut(strings.TrimPrefix(v, "v"), ".")
+	n, err := strconv.Atoi(major)
+	if err != nil {
+		return 0
+	}
+	return n
+}
