@@ -277,6 +277,8 @@ func errorWords(tx *i18n.Text, class string) string {
 		return tx.ErrNotFound
 	case "not_accepted":
 		return tx.ErrNotAccepted
+	case "unsupported":
+		return tx.ErrUnsupported
 	default:
 		return tx.ErrUnexpected
 	}

@@ -193,6 +193,14 @@ func TestCommandStatusDisconnected(t *testing.T) {
 	if got := h.oneReply(testChat, alice, "/status"); !strings.Contains(got, "not connected yet") {
 		t.Errorf("/status before any connect:\n%s", got)
 	}
+
+	// A server hermes-bot cannot speak to is named, not "unexpected".
+	st.LastError = "unsupported"
+	h = newHarness(t, Config{Status: st})
+	h.b.now = func() time.Time { return clock }
+	if got := h.oneReply(testChat, alice, "/status"); !strings.Contains(got, "OpenCode 2") {
+		t.Errorf("/status with an OpenCode 2 server:\n%s", got)
+	}
 }
 
 func TestCommandHelp(t *testing.T) {

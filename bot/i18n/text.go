@@ -188,7 +188,7 @@ type Text struct {
 	WaitingCount                   func(n int) string
 	PendingLists                   string
 	ErrUnauthorized, ErrTransient, ErrSilent, ErrNotFound,
-	ErrNotAccepted, ErrUnexpected string
+	ErrNotAccepted, ErrUnexpected, ErrUnsupported string
 	JustNow     string
 	Ago         func(span string) string
 	UnderMinute string
@@ -395,6 +395,7 @@ var English = Text{
 	ErrNotFound:     "opencode does not know the event stream (wrong URL?)",
 	ErrNotAccepted:  "opencode refused the request",
 	ErrUnexpected:   "an unexpected error (see the log)",
+	ErrUnsupported:  "a server hermes-bot does not support (OpenCode 2; see the log)",
 	JustNow:         "just now",
 	Ago:             func(span string) string { return span + " ago" },
 	UnderMinute:     "under a minute",
@@ -575,6 +576,7 @@ var Chinese = Text{
 	ErrNotFound:     "opencode 不认识这个事件流（URL 错了？）",
 	ErrNotAccepted:  "opencode 拒绝了请求",
 	ErrUnexpected:   "意外错误（见日志）",
+	ErrUnsupported:  "hermes-bot 不支持的服务器（OpenCode 2；见日志）",
 	JustNow:         "刚刚",
 	Ago:             func(span string) string { return span + "前" },
 	UnderMinute:     "不到 1 分钟",
