@@ -16,6 +16,7 @@ import (
 	"github.com/go-telegram/bot/models"
 	"github.com/rs/zerolog"
 
+	"github.com/hermes-bot/hermes-bot/bot/internal/bounded"
 	"github.com/hermes-bot/hermes-bot/opencode"
 	"github.com/hermes-bot/hermes-bot/pending"
 )
@@ -140,14 +141,17 @@ type Bridge struct {
 	running tracker
 	// posting counts the new questions being sent and not yet stored.
 	posting tracker
-	closed  closedSet
+	// closed remembers how the requests this process closed most
+	// recently ended. It spares a late press a store read, and covers the
+	// rare store that failed to record it.
+	closed *bounded.Map[string, pending.ClosedRequest]
 	// prompting is read-held while a force_reply prompt is sent and
 	// recorded. A reply to a bot message not (yet) known as a prompt takes
 	// it for writing once, so it cannot overtake the recording.
 	prompting sync.RWMutex
 	sessions  sessionCache
 	offsets   offsetTracker
-	notices   notifyLimiter
+	notices   *notifyLimiter
 
 	// topicMu serialises finding or creating a project's forum topic;
 	// topicFailed, under it, holds when creating one last failed.
@@ -196,6 +200,9 @@ func NewBridge(cfg Config, store *pending.Store, oc Opencode, tg Telegram, log z
 		sessionTimeout: sessionTimeout,
 		expireRetryFor: expireRetryFor,
 		excerptTimeout: excerptTimeout,
+		closed:         bounded.New[string, pending.ClosedRequest](closedMemory),
+		sessions:       newSessionCache(),
+		notices:        newNotifyLimiter(),
 	}
 	b.chatID.Store(cfg.ChatID)
 	b.started = cfg.StartedAt
@@ -552,7 +559,7 @@ const pruneEvery = time.Hour
 func (b *Bridge) deleteEntry(log zerolog.Logger, e *pending.Entry, toast i18n.Toast, owed ...pending.Edit) {
 	c := b.closedRecord(e, toast, owed)
 	b.cfg.Metrics.requestClosed(toast, c.At.Sub(e.CreatedAt))
-	b.closed.add(e.UID, c)
+	b.closed.Put(e.UID, c)
 	if err := b.store.DeleteClosed(e.UID, c, owed...); err != nil {
 		log.Error().Err(err).Msg("could not delete closed request from the store")
 	}
@@ -572,7 +579,7 @@ func (b *Bridge) rememberGroup(log zerolog.Logger, key string, closed []*pending
 		e = closed[0]
 	}
 	c := b.closedRecord(e, toast, owed)
-	b.closed.add(key, c)
+	b.closed.Put(key, c)
 	if err := b.store.RememberClosed(key, c); err != nil {
 		log.Warn().Err(err).Str("key", key).Msg("could not remember that the request closed; a late press hears only that it is no longer pending")
 	}
@@ -598,7 +605,7 @@ func (b *Bridge) closedRecord(e *pending.Entry, toast i18n.Toast, owed []pending
 // for the requests this process closed, else in the store, which keeps
 // them across restarts for closedRetention.
 func (b *Bridge) closedAs(log zerolog.Logger, uid string) (pending.ClosedRequest, bool) {
-	if c, ok := b.closed.get(uid); ok {
+	if c, ok := b.closed.Get(uid); ok {
 		return c, true
 	}
 	c, ok, err := b.store.Closed(uid)
@@ -632,40 +639,8 @@ func (b *Bridge) pruneClosed() {
 	}
 }
 
-// closedMemory is how many closed requests closedSet remembers.
+// closedMemory is how many closed requests Bridge.closed remembers.
 const closedMemory = 512
-
-// closedSet remembers how the requests this process closed most recently
-// ended. It spares a late press a store read, and covers the rare store
-// that failed to record it.
-type closedSet struct {
-	mu    sync.Mutex
-	rec   map[string]pending.ClosedRequest
-	order []string
-}
-
-func (c *closedSet) add(uid string, rec pending.ClosedRequest) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.rec == nil {
-		c.rec = make(map[string]pending.ClosedRequest)
-	}
-	if _, ok := c.rec[uid]; !ok {
-		c.order = append(c.order, uid)
-	}
-	c.rec[uid] = rec
-	if len(c.order) > closedMemory {
-		delete(c.rec, c.order[0])
-		c.order = c.order[1:]
-	}
-}
-
-func (c *closedSet) get(uid string) (pending.ClosedRequest, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	r, ok := c.rec[uid]
-	return r, ok
-}
 
 // edit replaces the text of e's message. A nil kb removes the keyboard:
 // editMessageText without reply_markup drops it (Telegram removes a

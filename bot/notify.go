@@ -10,6 +10,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/hermes-bot/hermes-bot/bot/internal/bounded"
 	"github.com/hermes-bot/hermes-bot/opencode"
 	"github.com/hermes-bot/hermes-bot/pending"
 )
@@ -65,18 +66,22 @@ const (
 )
 
 // notifyLimiter coalesces notices: one per session per gap, and at most
-// perMinute of all sessions in any minute.
+// perMinute of all sessions in any minute. Make one with newNotifyLimiter.
 type notifyLimiter struct {
 	mu sync.Mutex
 	// last is when each session's last notice was posted (or held back
-	// for a reason that also holds back the next, an abort).
-	last  map[string]time.Time
-	order []string
+	// for a reason that also holds back the next, an abort), for the
+	// maxNotifySessions sessions marked last.
+	last *bounded.Map[string, time.Time]
 	// sent are the times of the notices posted in the last minute.
 	sent []time.Time
 	// dropped counts the notices refused for the global cap since the
 	// last one posted.
 	dropped int
+}
+
+func newNotifyLimiter() *notifyLimiter {
+	return &notifyLimiter{last: bounded.New[string, time.Time](maxNotifySessions)}
 }
 
 // verdict is what the limiter says of a notice.
@@ -93,7 +98,7 @@ const (
 func (l *notifyLimiter) take(session string, now time.Time, gap time.Duration, perMinute int) (v verdict, dropped int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if t, ok := l.last[session]; ok && now.Sub(t) < gap && now.Sub(t) >= 0 {
+	if t, ok := l.last.Get(session); ok && now.Sub(t) < gap && now.Sub(t) >= 0 {
 		return notifyCoalesced, 0
 	}
 	keep := l.sent[:0]
@@ -122,17 +127,7 @@ func (l *notifyLimiter) mark(session string, now time.Time) {
 }
 
 func (l *notifyLimiter) markLocked(session string, now time.Time) {
-	if l.last == nil {
-		l.last = make(map[string]time.Time)
-	}
-	if _, ok := l.last[session]; !ok {
-		l.order = append(l.order, session)
-	}
-	l.last[session] = now
-	for len(l.order) > maxNotifySessions {
-		delete(l.last, l.order[0])
-		l.order = l.order[1:]
-	}
+	l.last.Put(session, now)
 }
 
 func (b *Bridge) notifyGap() time.Duration {

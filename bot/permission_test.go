@@ -520,13 +520,13 @@ func TestSessionLookupFailureFallsBack(t *testing.T) {
 }
 
 func TestSessionCacheBounded(t *testing.T) {
-	var c sessionCache
+	c := newSessionCache()
 	now := time.Now()
 	for i := range maxCachedSessions + 10 {
 		c.put(sessionKey{"d", string(rune('a'+i%26)) + strings.Repeat("x", i/26)}, cachedSession{})
 	}
-	if len(c.m) != maxCachedSessions || len(c.order) != maxCachedSessions {
-		t.Fatalf("cache holds %d (%d in order), want %d", len(c.m), len(c.order), maxCachedSessions)
+	if n := c.m.Len(); n != maxCachedSessions {
+		t.Fatalf("cache holds %d, want %d", n, maxCachedSessions)
 	}
 	if _, ok := c.get(sessionKey{"d", "a"}, now); ok {
 		t.Error("the oldest entry was kept")

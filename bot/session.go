@@ -2,9 +2,9 @@ package bot
 
 import (
 	"context"
-	"sync"
 	"time"
 
+	"github.com/hermes-bot/hermes-bot/bot/internal/bounded"
 	"github.com/hermes-bot/hermes-bot/opencode"
 	"github.com/hermes-bot/hermes-bot/pending"
 )
@@ -22,11 +22,14 @@ const (
 
 // sessionCache remembers the sessions looked up, by directory and ID. A
 // session found is kept (its title rarely changes, and a stale title only
-// labels a message); a failure is kept for sessionRetryAfter.
+// labels a message); a failure is kept for sessionRetryAfter. Make one
+// with newSessionCache.
 type sessionCache struct {
-	mu    sync.Mutex
-	m     map[sessionKey]cachedSession
-	order []sessionKey
+	m *bounded.Map[sessionKey, cachedSession]
+}
+
+func newSessionCache() sessionCache {
+	return sessionCache{m: bounded.New[sessionKey, cachedSession](maxCachedSessions)}
 }
 
 type sessionKey struct{ dir, id string }
@@ -37,30 +40,16 @@ type cachedSession struct {
 	failedAt time.Time
 }
 
-func (c *sessionCache) get(k sessionKey, now time.Time) (cachedSession, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	s, ok := c.m[k]
+func (c sessionCache) get(k sessionKey, now time.Time) (cachedSession, bool) {
+	s, ok := c.m.Get(k)
 	if ok && !s.failedAt.IsZero() && now.Sub(s.failedAt) >= sessionRetryAfter {
 		return cachedSession{}, false
 	}
 	return s, ok
 }
 
-func (c *sessionCache) put(k sessionKey, s cachedSession) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = make(map[sessionKey]cachedSession)
-	}
-	if _, ok := c.m[k]; !ok {
-		c.order = append(c.order, k)
-	}
-	c.m[k] = s
-	for len(c.order) > maxCachedSessions {
-		delete(c.m, c.order[0])
-		c.order = c.order[1:]
-	}
+func (c sessionCache) put(k sessionKey, s cachedSession) {
+	c.m.Put(k, s)
 }
 
 // session returns session id of directory dir, from the cache or from
