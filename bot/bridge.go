@@ -286,6 +286,28 @@ func (b *Bridge) HandleEvent(ctx context.Context, ev opencode.Event) {
 	}
 }
 
+// newEntry starts the entry of a request of session sessionID asked in
+// ev, with what questions and permissions have alike: where the request
+// comes from, the tool call that asked (tool may be nil), the chat it goes
+// to, and when it was made and expires. The caller adds what is asked.
+func (b *Bridge) newEntry(kind pending.Kind, ev opencode.Event, sessionID, requestID string, tool *opencode.ToolRef) *pending.Entry {
+	now := b.now()
+	e := &pending.Entry{
+		Kind:      kind,
+		Directory: ev.Directory,
+		Project:   ev.Project,
+		SessionID: sessionID,
+		RequestID: requestID,
+		ChatID:    b.ChatID(),
+		CreatedAt: now,
+		ExpiresAt: now.Add(b.cfg.TTL),
+	}
+	if tool != nil {
+		e.CallID, e.ToolMessageID = tool.CallID, tool.MessageID
+	}
+	return e
+}
+
 // questionAsked posts a new request, then stores it. A request already
 // held is skipped: this is the dedupe check of every path that can see a
 // request twice. The paths that can see one request twice (its event, a
@@ -293,20 +315,7 @@ func (b *Bridge) HandleEvent(ctx context.Context, ev opencode.Event) {
 // session are handled in order (see Lanes) and a listing waits for them.
 func (b *Bridge) questionAsked(ctx context.Context, ev opencode.Event) {
 	q := ev.QuestionAsked
-	now := b.now()
-	e := &pending.Entry{
-		Kind:      pending.KindQuestion,
-		Directory: ev.Directory,
-		Project:   ev.Project,
-		SessionID: q.SessionID,
-		RequestID: q.ID,
-		ChatID:    b.ChatID(),
-		CreatedAt: now,
-		ExpiresAt: now.Add(b.cfg.TTL),
-	}
-	if q.Tool != nil {
-		e.CallID, e.ToolMessageID = q.Tool.CallID, q.Tool.MessageID
-	}
+	e := b.newEntry(pending.KindQuestion, ev, q.SessionID, q.ID, q.Tool)
 	for _, oq := range q.Questions {
 		pq := pending.Question{
 			Text:     oq.Question,

@@ -122,25 +122,12 @@ func samePermission(a, b *pending.Permission) bool {
 // request's message. A request already held is skipped.
 func (b *Bridge) permissionAsked(ctx context.Context, ev opencode.Event) {
 	p := ev.PermissionAsked
-	now := b.now()
-	e := &pending.Entry{
-		Kind:      pending.KindPermission,
-		Directory: ev.Directory,
-		Project:   ev.Project,
-		SessionID: p.SessionID,
-		RequestID: p.ID,
-		ChatID:    b.ChatID(),
-		CreatedAt: now,
-		ExpiresAt: now.Add(b.cfg.TTL),
-		Permission: &pending.Permission{
-			Kind:     p.Permission,
-			Patterns: slices.Clone(p.Patterns),
-			Always:   slices.Clone(p.Always),
-			Metadata: p.Metadata,
-		},
-	}
-	if p.Tool != nil {
-		e.CallID, e.ToolMessageID = p.Tool.CallID, p.Tool.MessageID
+	e := b.newEntry(pending.KindPermission, ev, p.SessionID, p.ID, p.Tool)
+	e.Permission = &pending.Permission{
+		Kind:     p.Permission,
+		Patterns: slices.Clone(p.Patterns),
+		Always:   slices.Clone(p.Always),
+		Metadata: p.Metadata,
 	}
 	log := b.entryLog(e)
 	if p.ID == "" {
