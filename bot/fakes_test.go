@@ -470,6 +470,8 @@ type harness struct {
 
 const testChat int64 = -1001234
 
+// syncBuffer collects a logger's output; the logger's goroutines may
+// write while a test reads it.
 type syncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer

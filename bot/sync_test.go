@@ -1,13 +1,11 @@
 package bot_test
 
 import (
-	"bytes"
 	"context"
 	"net/http"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -40,8 +38,7 @@ type syncRig struct {
 	tg     *telegramtest.Server
 	tb     *tgbot.Bot
 	dbPath string
-	logMu  sync.Mutex
-	logs   bytes.Buffer
+	logs   bot.SyncBuffer
 
 	// Set by open.
 	store  *pending.Store
@@ -66,24 +63,14 @@ func newSyncRig(t *testing.T) *syncRig {
 	r.tb = newFakeBot(t, r.tg, syncToken)
 	t.Cleanup(func() {
 		if t.Failed() {
-			r.logMu.Lock()
 			t.Logf("bridge log:\n%s", r.logs.String())
-			r.logMu.Unlock()
 		}
 	})
 	r.open()
 	return r
 }
 
-func (r *syncRig) Write(p []byte) (int, error) {
-	r.logMu.Lock()
-	defer r.logMu.Unlock()
-	return r.logs.Write(p)
-}
-
 func (r *syncRig) logLines(s string) int {
-	r.logMu.Lock()
-	defer r.logMu.Unlock()
 	return strings.Count(r.logs.String(), s)
 }
 
@@ -99,7 +86,7 @@ func (r *syncRig) open() {
 	redactor := bot.NewRedactor(syncToken)
 	r.store = store
 	r.bridge = bot.NewBridge(bot.Config{ChatID: syncChat}, store, r.client(),
-		bot.RedactTelegram(r.tb, redactor), zerolog.New(zerolog.SyncWriter(r)))
+		bot.RedactTelegram(r.tb, redactor), zerolog.New(&r.logs))
 	r.connected = make(chan struct{}, 10)
 }
 

@@ -1,7 +1,6 @@
 package bot_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -111,7 +110,7 @@ type rig struct {
 	bridge *bot.Bridge
 	oc     *recordingOpencode
 	store  *pending.Store
-	logs   *bytes.Buffer
+	logs   *bot.SyncBuffer
 }
 
 // startRig runs a real go-telegram/bot client against the fake Bot API,
@@ -134,13 +133,8 @@ func startRig(t *testing.T, allowed ...int64) (*rig, context.Context) {
 
 	redactor := bot.NewRedactor(token)
 	tb := newFakeBot(t, srv, token)
-	logs := &bytes.Buffer{}
-	var logMu sync.Mutex
-	log := zerolog.New(zerolog.SyncWriter(writerFunc(func(p []byte) (int, error) {
-		logMu.Lock()
-		defer logMu.Unlock()
-		return logs.Write(p)
-	})))
+	logs := &bot.SyncBuffer{}
+	log := zerolog.New(logs)
 	oc := &recordingOpencode{changed: make(chan struct{}, 1)}
 	br := bot.NewBridge(bot.Config{ChatID: chatID, AllowedUserIDs: allowed, BotID: tb.ID(), BotUsername: srv.BotUser().Username},
 		store, oc, bot.RedactTelegram(tb, redactor), log)
@@ -159,17 +153,11 @@ func startRig(t *testing.T, allowed ...int64) (*rig, context.Context) {
 			t.Error(err)
 		}
 		if t.Failed() {
-			logMu.Lock()
 			t.Logf("bridge log:\n%s", logs.String())
-			logMu.Unlock()
 		}
 	})
 	return &rig{srv: srv, bridge: br, oc: oc, store: store, logs: logs}, ctx
 }
-
-type writerFunc func([]byte) (int, error)
-
-func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 func question(id string) opencode.Event {
 	return opencode.Event{

@@ -1,11 +1,9 @@
 package bot_test
 
 import (
-	"bytes"
 	"context"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -28,24 +26,7 @@ type topicRig struct {
 	out   *bot.Outbox
 	store *pending.Store
 	oc    *recordingOpencode
-	logs  *syncLog
-}
-
-type syncLog struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *syncLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *syncLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+	logs  *bot.SyncBuffer
 }
 
 func startTopicRig(t *testing.T, forum bool) (*topicRig, context.Context) {
@@ -68,7 +49,7 @@ func startTopicRig(t *testing.T, forum bool) (*topicRig, context.Context) {
 	t.Cleanup(func() { _ = store.Close() })
 	redactor := bot.NewRedactor(token)
 	tb := newFakeBot(t, srv, token)
-	r := &topicRig{t: t, srv: srv, tb: tb, store: store, oc: &recordingOpencode{changed: make(chan struct{}, 1)}, logs: &syncLog{}}
+	r := &topicRig{t: t, srv: srv, tb: tb, store: store, oc: &recordingOpencode{changed: make(chan struct{}, 1)}, logs: &bot.SyncBuffer{}}
 	r.out = bot.NewOutbox(bot.RedactTelegram(tb, redactor), bot.OutboxOptions{}, zerolog.New(r.logs))
 	t.Cleanup(r.out.Close)
 	t.Cleanup(func() {
