@@ -53,21 +53,23 @@ var (
 	eve  = telegramtest.User{ID: 6660, FirstName: "Eve", Username: "eve"}
 )
 
-// logSink collects what hermes-bot writes and lets a test wait for it.
+// logSink collects what hermes-bot writes, from any goroutine, and lets
+// a test wait for it. The zero value is ready to use.
 type logSink struct {
-	mu      sync.Mutex
-	buf     bytes.Buffer
+	mu  sync.Mutex
+	buf bytes.Buffer
+	// changed, when a test waits, is closed by the next Write.
 	changed chan struct{}
 }
-
-func newLogSink() *logSink { return &logSink{changed: make(chan struct{})} }
 
 func (l *logSink) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.buf.Write(p)
-	close(l.changed)
-	l.changed = make(chan struct{})
+	if l.changed != nil {
+		close(l.changed)
+		l.changed = nil
+	}
 	return len(p), nil
 }
 
@@ -98,6 +100,9 @@ func (l *logSink) waitLines(tb testing.TB, n int, subs ...string) []string {
 	deadline := time.After(30 * time.Second)
 	for {
 		l.mu.Lock()
+		if l.changed == nil {
+			l.changed = make(chan struct{})
+		}
 		ch := l.changed
 		l.mu.Unlock()
 		if got := l.lines(subs...); len(got) >= n {
@@ -209,7 +214,7 @@ type instance struct {
 func start(t *testing.T, env map[string]string) *instance {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	in := &instance{cancel: cancel, done: make(chan struct{}), out: newLogSink()}
+	in := &instance{cancel: cancel, done: make(chan struct{}), out: &logSink{}}
 	go func() {
 		defer close(in.done)
 		in.err = run(ctx, nil, func(k string) string { return env[k] }, nil, in.out, in.out)

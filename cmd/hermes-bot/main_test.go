@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -168,7 +167,7 @@ func TestSignalWhileTelegramUnreachableExits0(t *testing.T) {
 	// A closed port: every getMe fails with a network error and is retried.
 	env := serveEnv(t, "http://127.0.0.1:9", "111:some-secret-token")
 	ctx, cancel := context.WithCancel(context.Background())
-	var out, errb syncWriter
+	var out, errb logSink
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, nil, func(k string) string { return env[k] }, nil, &out, &errb) }()
 	deadline := time.After(20 * time.Second)
@@ -188,24 +187,6 @@ func TestSignalWhileTelegramUnreachableExits0(t *testing.T) {
 	if strings.Contains(errb.String(), "some-secret-token") {
 		t.Fatalf("output leaks the token:\n%s", errb.String())
 	}
-}
-
-// syncWriter is a bytes.Buffer safe for the logger's goroutines.
-type syncWriter struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (w *syncWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
-}
-
-func (w *syncWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.String()
 }
 
 // TestMissingEnvFileSaysHowToCreateIt: the README's first command, run

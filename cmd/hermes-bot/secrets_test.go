@@ -166,7 +166,7 @@ func TestNoSecretInStartupErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			var stdout, stderr syncWriter
+			var stdout, stderr logSink
 			err := run(context.Background(), tc.args, func(k string) string { return tc.env[k] }, nil, &stdout, &stderr)
 			if code := exitCode(err, &stderr); code != 2 {
 				t.Errorf("exit %d, want 2 (bad settings)", code)
