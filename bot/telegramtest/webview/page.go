@@ -46,7 +46,7 @@ func (v *View) handlePage(w http.ResponseWriter, r *http.Request) {
 	if v.opts.Panels != nil {
 		d.Panels = v.opts.Panels()
 	}
-	msgs := v.tg.Messages(v.chatID)
+	msgs := v.tg.History(v.chatID)
 	byID := make(map[int]telegramtest.Message, len(msgs))
 	for _, m := range msgs {
 		byID[m.ID] = m

@@ -205,7 +205,7 @@ func (v *View) handleReply(w http.ResponseWriter, r *http.Request) {
 // their edits.
 func (v *View) version() int {
 	n := 0
-	for _, m := range v.tg.Messages(v.chatID) {
+	for _, m := range v.tg.History(v.chatID) {
 		n += 1 + m.Edits
 	}
 	return n
