@@ -313,7 +313,6 @@ func contains(lines []string, subs ...string) bool {
 	return false
 }
 
-
 func mustURL(t *testing.T, raw string) *url.URL {
 	t.Helper()
 	u, err := url.Parse(raw)
