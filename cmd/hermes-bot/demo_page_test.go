@@ -36,7 +36,7 @@ type pageMessage struct {
 type demoPage struct {
 	url      *url.URL
 	messages []pageMessage
-	panel    []string // the fake opencode's lines
+	panel    []string // the opencode panel's title and lines
 	activity []string
 	compose  *pageForm
 	actAs    map[string]string // user's link text → href
@@ -121,6 +121,11 @@ func parseDemoPage(u *url.URL, body string) (*demoPage, error) {
 				}
 				return
 			case n.Data == "section" && hasClass(n, "panel"):
+				for h := range n.Descendants() {
+					if h.Type == html.ElementNode && h.Data == "h2" {
+						p.panel = append(p.panel, textOf(h))
+					}
+				}
 				p.panel = append(p.panel, items(n)...)
 				return
 			case n.Data == "section" && hasClass(n, "activity"):

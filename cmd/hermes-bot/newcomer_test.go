@@ -171,3 +171,25 @@ func TestReadmeTellsHowTheServiceRestarts(t *testing.T) {
 		t.Error("the launchd agent does not run serve with --config-error-exit=0 under KeepAlive SuccessfulExit false")
 	}
 }
+
+// TestReadmeOffersTheDemoFirst: the README's first screen, before any
+// set-up, offers the demo, which needs no bot; "Run it" keeps its two
+// commands.
+func TestReadmeOffersTheDemoFirst(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, ok := strings.Cut(string(data), "\n## ")
+	if !ok {
+		t.Fatal("README has no section")
+	}
+	for _, want := range []string{"go run ./cmd/hermes-bot demo", "no bot needed"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("README's first screen does not say %q", want)
+		}
+	}
+	if strings.Contains(readmeSection(t, "Run it"), "demo") {
+		t.Error(`README "Run it" mentions the demo: it keeps the two set-up commands only`)
+	}
+}
