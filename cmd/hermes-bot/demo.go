@@ -32,21 +32,25 @@ const (
 	demoAddr = "127.0.0.1:0"
 )
 
-var (
-	demoAllowed = webview.User{User: telegramtest.User{ID: 1001, FirstName: "Alice", Username: "alice"},
-		Note: "on the allow-list"}
-	demoStranger = webview.User{User: telegramtest.User{ID: 1002, FirstName: "Mallory", Username: "mallory"},
-		Note: "not on the allow-list"}
-)
+// demoUsers are who the page lets a person act as: the first is on the
+// allow-list, the second is not, to show what the allow-list does.
+func demoUsers() []webview.User {
+	return []webview.User{
+		{User: telegramtest.User{ID: 1001, FirstName: "Alice", Username: "alice"}, Note: "on the allow-list"},
+		{User: telegramtest.User{ID: 1002, FirstName: "Mallory", Username: "mallory"}, Note: "not on the allow-list"},
+	}
+}
 
-// demoPassThrough are the settings the demo takes from the environment;
+// demoPassThrough lists the settings the demo takes from the environment;
 // every other one is the demo's own, so that a real token or chat in the
 // environment is never used and nothing but loopback and the given
 // OPENCODE_URL is contacted.
-var demoPassThrough = []string{
-	"OPENCODE_URL", "OPENCODE_SERVER_USERNAME", "OPENCODE_SERVER_PASSWORD",
-	"HERMES_DB", "HERMES_LANG", "HERMES_LOG_LEVEL", "HERMES_LOG_FORMAT",
-	"HERMES_AUTO_APPROVE", "HERMES_QUESTION_TTL", "HERMES_NOTIFY",
+func demoPassThrough() []string {
+	return []string{
+		"OPENCODE_URL", "OPENCODE_SERVER_USERNAME", "OPENCODE_SERVER_PASSWORD",
+		"HERMES_DB", "HERMES_LANG", "HERMES_LOG_LEVEL", "HERMES_LOG_FORMAT",
+		"HERMES_AUTO_APPROVE", "HERMES_QUESTION_TTL", "HERMES_NOTIFY",
+	}
 }
 
 // demoCommand runs the whole bridge in-process against the built-in fake
@@ -161,7 +165,7 @@ func startDemo(ctx context.Context, s demoSettings) (_ *demo, err error) {
 	}()
 
 	env := map[string]string{}
-	for _, k := range demoPassThrough {
+	for _, k := range demoPassThrough() {
 		if v := s.getenv(k); v != "" {
 			env[k] = v
 		}
@@ -183,7 +187,8 @@ func startDemo(ctx context.Context, s demoSettings) (_ *demo, err error) {
 	}
 	env["TELEGRAM_BOT_TOKEN"] = demoToken
 	env["TELEGRAM_CHAT_ID"] = strconv.FormatInt(demoChatID, 10)
-	env["TELEGRAM_ALLOWED_USER_IDS"] = strconv.FormatInt(demoAllowed.ID, 10)
+	users := demoUsers()
+	env["TELEGRAM_ALLOWED_USER_IDS"] = strconv.FormatInt(users[0].ID, 10)
 	env["TELEGRAM_API_URL"] = d.tg.URL
 	env["HERMES_TELEGRAM_RATE"] = "0" // the fake has no rate limit to respect
 	if env["OPENCODE_URL"] == "" {
@@ -200,7 +205,7 @@ func startDemo(ctx context.Context, s demoSettings) (_ *demo, err error) {
 
 	opts := webview.Options{
 		Title:  "hermes-bot demo: the Telegram group",
-		Users:  []webview.User{demoAllowed, demoStranger},
+		Users:  users,
 		Panels: d.panels(cfg.OpencodeURL),
 		Settle: s.settle,
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -19,6 +20,37 @@ import (
 // installs "chromium"; other systems have the others.
 var browserNames = []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"}
 
+// lookBrowser returns the path of a Chromium on PATH, or why there is
+// none.
+func lookBrowser() (string, string) {
+	for _, name := range browserNames {
+		if path, err := exec.LookPath(name); err == nil {
+			return path, ""
+		}
+	}
+	return "", fmt.Sprintf("no Chromium to drive: none of %s is on PATH (on Debian: apt-get install chromium)",
+		strings.Join(browserNames, ", "))
+}
+
+// announceNoBrowser says, in a line go test shows without -v, that the
+// browser test was skipped, as opencodetest.AnnounceUnavailable does for
+// the end-to-end tests.
+func announceNoBrowser() {
+	if e2e := os.Getenv(opencodetest.EnvE2E); e2e == "0" || e2e == "1" {
+		return // skipped as asked, or failed saying why
+	}
+	_, why := lookBrowser()
+	if why == "" {
+		return
+	}
+	var w io.Writer = os.Stderr
+	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
+		defer tty.Close()
+		w = tty
+	}
+	fmt.Fprintf(w, "cmd/hermes-bot: browser test SKIPPED: %s\n", why)
+}
+
 // findBrowser returns the path of a Chromium, or skips the test saying
 // why; with HERMES_E2E=1 a missing browser fails it instead, as a missing
 // opencode does, and HERMES_E2E=0 skips it without looking.
@@ -28,13 +60,10 @@ func findBrowser(t *testing.T) string {
 	if e2e == "0" {
 		t.Skipf("%s=0: the browser test is skipped", opencodetest.EnvE2E)
 	}
-	for _, name := range browserNames {
-		if path, err := exec.LookPath(name); err == nil {
-			return path
-		}
+	path, why := lookBrowser()
+	if path != "" {
+		return path
 	}
-	why := fmt.Sprintf("no Chromium to drive: none of %s is on PATH (on Debian: apt-get install chromium)",
-		strings.Join(browserNames, ", "))
 	if e2e == "1" {
 		t.Fatalf("%s=1, but %s", opencodetest.EnvE2E, why)
 	}

@@ -14,7 +14,9 @@ import (
 )
 
 // demoSession is the fake agent session every sample request comes from.
-var demoSession = opencode.Session{ID: "ses_demo", Title: "Add orders to the shop", Directory: demoDir}
+func demoSession() opencode.Session {
+	return opencode.Session{ID: "ses_demo", Title: "Add orders to the shop", Directory: demoDir}
+}
 
 // demoSample is one request the fake opencode makes.
 type demoSample struct {
@@ -28,7 +30,7 @@ func demoSamples() []demoSample {
 	question := func(q opencode.Question) func(*opencodetest.Server, string) {
 		return func(oc *opencodetest.Server, id string) {
 			oc.AddQuestion(demoDir, opencode.QuestionRequest{
-				ID: id, SessionID: demoSession.ID, Questions: []opencode.Question{q},
+				ID: id, SessionID: demoSession().ID, Questions: []opencode.Question{q},
 				Tool: &opencode.ToolRef{MessageID: "msg_" + id, CallID: "call_" + id},
 			})
 		}
@@ -55,7 +57,7 @@ func demoSamples() []demoSample {
 			cmd := "go test -race ./..."
 			meta, _ := json.Marshal(map[string]string{"command": cmd, "description": "Run the tests"})
 			oc.AddPermission(demoDir, opencode.PermissionRequest{
-				ID: id, SessionID: demoSession.ID, Permission: "bash",
+				ID: id, SessionID: demoSession().ID, Permission: "bash",
 				Patterns: []string{cmd}, Always: []string{"go test *"}, Metadata: meta,
 				Tool: &opencode.ToolRef{MessageID: "msg_" + id, CallID: "call_" + id},
 			})
@@ -76,7 +78,7 @@ type demoScript struct {
 
 func newDemoScript(oc *opencodetest.Server) *demoScript {
 	oc.SetProjects([]opencode.Project{{ID: "shop", Worktree: demoDir}})
-	oc.AddSession(demoSession)
+	oc.AddSession(demoSession())
 	return &demoScript{oc: oc, samples: demoSamples(), titles: map[string]string{}}
 }
 

@@ -173,8 +173,8 @@ func TestReadmeTellsHowTheServiceRestarts(t *testing.T) {
 }
 
 // TestReadmeOffersTheDemoFirst: the README's first screen, before any
-// set-up, offers the demo, which needs no bot (TestReadmeRunItSaysWhatThe-
-// CommandsNeed checks that "Run it" keeps its two commands).
+// set-up, offers the demo, which needs no bot, before the command that
+// needs one. (The test of "Run it" checks that it keeps its two commands.)
 func TestReadmeOffersTheDemoFirst(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
 	if err != nil {
