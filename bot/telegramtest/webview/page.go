@@ -119,7 +119,8 @@ blockquote { border-left: 3px solid #aaa; margin: 0.2rem 0; padding-left: 0.5rem
 .keyboard form { flex: 1; margin: 0; }
 .keyboard button, .keyboard a.button { width: 100%; padding: 0.4rem; border: 0; border-radius: 6px; background: #5d8fbb33; cursor: pointer; font: inherit; text-align: center; display: block; }
 .force { margin-top: 0.4rem; }
-textarea { width: 100%; box-sizing: border-box; font: inherit; }
+textarea, select { width: 100%; box-sizing: border-box; font: inherit; }
+h2 { font-size: 1rem; margin: 0.2rem 0; }
 .activity li, .panel li { font-size: 0.85rem; }
 </style>
 </head>
