@@ -159,3 +159,62 @@ func TestDemoWithOpencodeURL(t *testing.T) {
 		t.Error("the page shows the opencode password")
 	}
 }
+
+// TestDemoWithRealOpencode: pointed at a real opencode, the demo shows
+// the agent's own question, and the answer pressed on the page reaches
+// the model. Skipped, like the other end-to-end tests, where opencode
+// cannot be had.
+func TestDemoWithRealOpencode(t *testing.T) {
+	t.Parallel()
+	model := opencodetest.NewModel()
+	t.Cleanup(model.Close)
+	oc := opencodetest.StartOpencode(t, opencodetest.OpencodeOptions{ModelURL: model.URL})
+	if oc == nil {
+		return // skipped, saying why
+	}
+	env := map[string]string{"OPENCODE_URL": oc.URL, "OPENCODE_SERVER_USERNAME": oc.Username, "OPENCODE_SERVER_PASSWORD": oc.Password}
+	ctx, cancel := context.WithCancel(context.Background())
+	log := newLogSink()
+	d, err := startDemo(ctx, demoSettings{addr: "127.0.0.1:0", getenv: func(k string) string { return env[k] },
+		log: log, settle: 30 * time.Second})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		if err := d.Wait(); err != nil {
+			t.Errorf("the demo stopped with %v", err)
+		}
+		if t.Failed() {
+			t.Logf("hermes-bot's log:\n%s", log)
+		}
+	})
+
+	wctx, wcancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer wcancel()
+	session, err := oc.CreateSession(wctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := model.AskQuestion(opencodetest.QuestionArg{
+		Question: "Which port should the shop listen on?", Header: "Port",
+		Options: []opencodetest.OptionArg{{Label: "8080", Description: "the usual"}, {Label: "3000", Description: "node's"}},
+	})
+	if err := oc.Prompt(wctx, session, "start the shop"); err != nil {
+		t.Fatal(err)
+	}
+	m := waitBot(t, d, "the agent's question", func(m telegramtest.Message) bool {
+		return strings.Contains(m.PlainText, "Which port should the shop listen on?") && len(m.Keyboard) > 0
+	})
+	c := newPageClient(t)
+	page := c.get(d.URL)
+	c.submit(page, page.byID(t, m.ID).button(t, "3000"), "")
+	result, err := model.WaitToolResult(wctx, call)
+	if err != nil {
+		t.Fatalf("the model never received the answer: %v", err)
+	}
+	if !strings.Contains(result, "3000") {
+		t.Fatalf("the model was told %q, want 3000", result)
+	}
+}
