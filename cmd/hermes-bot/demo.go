@@ -98,15 +98,21 @@ func (c *demoCommand) Run(ctx context.Context, args []string) error {
 	}
 	d, err := startDemo(ctx, demoSettings{addr: *addr, getenv: c.getenv, log: c.stderr})
 	if err != nil {
-		var ce *daemon.ConfigError
-		var ve *config.ValidationError
-		if errors.As(err, &ce) || errors.As(err, &ve) {
-			return usageError{err}
-		}
-		return err
+		return demoError(err)
 	}
 	fmt.Fprintf(c.stdout, "hermes-bot demo: open %s in a browser to see the group and answer as a user (Ctrl-C stops)\n", d.URL)
-	return d.Wait()
+	return demoError(d.Wait())
+}
+
+// demoError makes a setting the demo cannot work with (a bad HERMES_DB or
+// OPENCODE_URL, say) a usageError, exit 2, as serve does.
+func demoError(err error) error {
+	var ce *daemon.ConfigError
+	var ve *config.ValidationError
+	if errors.As(err, &ce) || errors.As(err, &ve) {
+		return usageError{err}
+	}
+	return err
 }
 
 // checkLoopback accepts only addresses on the loopback interface: the page

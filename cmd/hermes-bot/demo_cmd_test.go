@@ -91,6 +91,13 @@ func TestDemoFlags(t *testing.T) {
 			t.Errorf("demo --addr %s: code %d, stderr %q; want 2 and a word about loopback", addr, code, stderr)
 		}
 	}
+	// A store that cannot be opened is a setting to fix: exit 2, naming it.
+	for _, db := range []string{"relative/pending.db", "/proc/nope/pending.db"} {
+		_, stderr, code := runCmd(t, map[string]string{"HERMES_DB": db}, "demo")
+		if code != 2 || !strings.Contains(stderr, "HERMES_DB") {
+			t.Errorf("demo with HERMES_DB=%s: code %d, stderr %q; want 2 naming HERMES_DB", db, code, stderr)
+		}
+	}
 	stdout, stderr, code := runCmd(t, nil, "demo", "--help")
 	if code != 0 || stderr != "" || !strings.Contains(stdout, "hermes-bot demo") || !strings.Contains(stdout, "-addr") {
 		t.Errorf("demo --help: code %d, stderr %q, stdout:\n%s", code, stderr, stdout)
