@@ -18,7 +18,9 @@
 // failures with FailNext, and hold calls, or their answers, with Hold and
 // HoldReplies (to kill a bot between Telegram taking a call and the bot
 // learning it); and they wait for the bot with Wait, WaitMessage,
-// WaitAnswer and WaitRequests instead of sleeping.
+// WaitAnswer and WaitRequests instead of sleeping. History lists the
+// users' messages as well as the bot's; package webview shows a chat as a
+// web page where a person can press and reply.
 //
 // It owns only the fake: no bot logic, and only the API methods hermes-bot
 // calls (getMe, getUpdates, sendMessage, sendDocument, editMessageText,

@@ -86,6 +86,12 @@ func WithUsername(username string) Option {
 	return func(s *Server) { s.bot.Username = username }
 }
 
+// WithFirstName sets the bot's name as clients show it (default "Hermes
+// Test").
+func WithFirstName(name string) Option {
+	return func(s *Server) { s.bot.FirstName = name }
+}
+
 // WithMaxPollWait caps how long getUpdates waits for an update, whatever
 // timeout the client asks for (default 1 s), so tests stay quick.
 func WithMaxPollWait(d time.Duration) Option {

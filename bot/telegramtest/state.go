@@ -141,6 +141,24 @@ func (s *Server) Messages(chatID int64) []Message {
 	return out
 }
 
+// History returns every message of a chat not deleted, the users' as
+// well as the bot's, each in its current state, oldest first: the chat as
+// a member sees it.
+func (s *Server) History(chatID int64) []Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.chats[chatID]
+	if !ok {
+		return nil
+	}
+	out := make([]Message, 0, len(c.msgs))
+	for _, m := range c.msgs {
+		out = append(out, m.export())
+	}
+	slices.SortFunc(out, func(a, b Message) int { return a.ID - b.ID })
+	return out
+}
+
 // Message returns one message of a chat, sent by the bot or by a user, in
 // its current state.
 func (s *Server) Message(chatID int64, id int) (Message, bool) {

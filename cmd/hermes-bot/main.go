@@ -66,6 +66,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, environ
 			return (&versionCommand{stdout: stdout}).Run(ctx, args[1:])
 		case "check":
 			return (&checkCommand{getenv: getenv, environ: environ, stdout: stdout, stderr: stderr}).Run(ctx, args[1:])
+		case "demo":
+			return (&demoCommand{getenv: getenv, stdout: stdout, stderr: stderr}).Run(ctx, args[1:])
 		case "service":
 			return (&serviceCommand{getenv: getenv, stdout: stdout, stderr: stderr,
 				goos: runtime.GOOS, executable: executablePath}).Run(ctx, args[1:])

@@ -171,3 +171,25 @@ func TestReadmeTellsHowTheServiceRestarts(t *testing.T) {
 		t.Error("the launchd agent does not run serve with --config-error-exit=0 under KeepAlive SuccessfulExit false")
 	}
 }
+
+// TestReadmeOffersTheDemoFirst: the README's first screen, before any
+// set-up, offers the demo, which needs no bot, before the command that
+// needs one. (The test of "Run it" checks that it keeps its two commands.)
+func TestReadmeOffersTheDemoFirst(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, ok := strings.Cut(string(data), "\n## ")
+	if !ok {
+		t.Fatal("README has no section")
+	}
+	for _, want := range []string{"go run ./cmd/hermes-bot demo", "no bot needed"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("README's first screen does not say %q", want)
+		}
+	}
+	if strings.Index(string(data), "go run ./cmd/hermes-bot demo") > strings.Index(string(data), "go run ./cmd/hermes-bot --env-file") {
+		t.Error("README shows the demo after the command that needs a bot")
+	}
+}
