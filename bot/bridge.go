@@ -25,17 +25,30 @@ import (
 // wrap opencode's ErrNotFound, ErrNotAccepted, ErrUnauthorized or
 // ErrTransient, as the client's do.
 type Opencode interface {
-	ReplyQuestion(ctx context.Context, dir, requestID string, answers [][]string) error
-	RejectQuestion(ctx context.Context, dir, requestID string) error
+	// Requests lists and answers the requests of surface s: a request is
+	// answered through the surface that raised it (Entry.Surface). Its
+	// lists tell, just before a listed request is posted, whether it is
+	// still pending (see HandleSnapshot).
+	Requests(s opencode.Surface) opencode.Requests
 	ResolveQuestionID(ctx context.Context, ref opencode.QuestionRef) (string, error)
-	// ReplyPermission answers a permission request with "once", "always"
-	// or "reject"; message, with a reject, tells the agent why.
-	ReplyPermission(ctx context.Context, dir, sessionID, requestID, reply, message string) error
 	GetSession(ctx context.Context, dir, id string) (opencode.Session, error)
-	// ListQuestions and ListPermissions tell, just before a listed
-	// request is posted, whether it is still pending (see HandleSnapshot).
-	ListQuestions(ctx context.Context, dir string) ([]opencode.QuestionRequest, error)
-	ListPermissions(ctx context.Context, dir string) ([]opencode.PermissionRequest, error)
+}
+
+// surfaceOf is the surface request e was asked through.
+func surfaceOf(e *pending.Entry) opencode.Surface {
+	if e.Surface == opencode.SurfaceAPI.String() {
+		return opencode.SurfaceAPI
+	}
+	return opencode.SurfaceLegacy
+}
+
+// storedSurface is how an entry records surface s: legacy, the default,
+// as nothing, so entries written before surfaces existed read as legacy.
+func storedSurface(s opencode.Surface) string {
+	if s == opencode.SurfaceLegacy {
+		return ""
+	}
+	return s.String()
 }
 
 var _ Opencode = (*opencode.Client)(nil)
@@ -237,7 +250,9 @@ func (b *Bridge) HandleEvent(ctx context.Context, ev opencode.Event) {
 	// shutdown) finishes its edits instead of being cut off halfway.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.handlerTimeout)
 	defer cancel()
-	switch ev.Type {
+	// An event of opencode's /api surface (question.v2.asked, …) is handled
+	// as its original kind; the request remembers its surface.
+	switch ev.Kind() {
 	case opencode.TypeQuestionAsked:
 		if ev.QuestionAsked != nil {
 			b.questionAsked(ctx, ev)
@@ -290,7 +305,7 @@ func (b *Bridge) HandleEvent(ctx context.Context, ev opencode.Event) {
 // ev, with what questions and permissions have alike: where the request
 // comes from, the tool call that asked (tool may be nil), the chat it goes
 // to, and when it was made and expires. The caller adds what is asked.
-func (b *Bridge) newEntry(kind pending.Kind, ev opencode.Event, sessionID, requestID string, tool *opencode.ToolRef) *pending.Entry {
+func (b *Bridge) newEntry(kind pending.Kind, ev opencode.Event, surface opencode.Surface, sessionID, requestID string, tool *opencode.ToolRef) *pending.Entry {
 	now := b.now()
 	e := &pending.Entry{
 		Kind:      kind,
@@ -298,6 +313,7 @@ func (b *Bridge) newEntry(kind pending.Kind, ev opencode.Event, sessionID, reque
 		Project:   ev.Project,
 		SessionID: sessionID,
 		RequestID: requestID,
+		Surface:   storedSurface(surface),
 		ChatID:    b.ChatID(),
 		CreatedAt: now,
 		ExpiresAt: now.Add(b.cfg.TTL),
@@ -315,7 +331,7 @@ func (b *Bridge) newEntry(kind pending.Kind, ev opencode.Event, sessionID, reque
 // session are handled in order (see Lanes) and a listing waits for them.
 func (b *Bridge) questionAsked(ctx context.Context, ev opencode.Event) {
 	q := ev.QuestionAsked
-	e := b.newEntry(pending.KindQuestion, ev, q.SessionID, q.ID, q.Tool)
+	e := b.newEntry(pending.KindQuestion, ev, q.Surface, q.SessionID, q.ID, q.Tool)
 	for _, oq := range q.Questions {
 		pq := pending.Question{
 			Text:     oq.Question,

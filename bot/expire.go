@@ -158,18 +158,19 @@ func (b *Bridge) expire(ctx context.Context, key string) error {
 // rejectExpired tells opencode nobody answered request e.
 func (b *Bridge) rejectExpired(ctx context.Context, e *pending.Entry) error {
 	if e.Kind == pending.KindPermission {
-		return b.oc.ReplyPermission(ctx, e.Directory, e.SessionID, e.RequestID, replyReject, expiredReason)
+		return b.oc.Requests(surfaceOf(e)).ReplyPermission(ctx, e.Directory, e.SessionID, e.RequestID, replyReject, expiredReason)
 	}
 	id, err := b.oc.ResolveQuestionID(ctx, opencode.QuestionRef{
 		Directory: e.Directory,
 		RequestID: e.RequestID,
 		SessionID: e.SessionID,
 		CallID:    e.CallID,
+		Surface:   surfaceOf(e),
 	})
 	if err != nil {
 		return err
 	}
-	return b.oc.RejectQuestion(ctx, e.Directory, id)
+	return b.oc.Requests(surfaceOf(e)).RejectQuestion(ctx, e.Directory, e.SessionID, id)
 }
 
 // human writes d the short way: 30m, 1h30m, 45s.

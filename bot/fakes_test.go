@@ -61,15 +61,57 @@ type fakeOpencode struct {
 
 type permCall struct {
 	Dir, SessionID, RequestID, Reply, Message string
+	// Surface is the surface the reply went through; legacy is "".
+	Surface string
 }
 
 type replyCall struct {
 	Dir, RequestID string
 	Answers        [][]string
 	CtxErr         error
+	Surface        string
 }
 
 var _ Opencode = (*fakeOpencode)(nil)
+
+// Requests returns the fake's calls of surface sf, recorded with it.
+func (f *fakeOpencode) Requests(sf opencode.Surface) opencode.Requests { return fakeRequests{f, sf} }
+
+// fakeRequests is fakeOpencode seen through one surface.
+type fakeRequests struct {
+	f  *fakeOpencode
+	sf opencode.Surface
+}
+
+func (r fakeRequests) Surface() opencode.Surface { return r.sf }
+
+func (r fakeRequests) ListQuestions(ctx context.Context, dir string) ([]opencode.QuestionRequest, error) {
+	return r.f.ListQuestions(ctx, dir)
+}
+
+func (r fakeRequests) ListPermissions(ctx context.Context, dir string) ([]opencode.PermissionRequest, error) {
+	return r.f.ListPermissions(ctx, dir)
+}
+
+func (r fakeRequests) ReplyQuestion(ctx context.Context, dir, _, requestID string, answers [][]string) error {
+	return r.f.replyQuestion(ctx, r.sf, dir, requestID, answers)
+}
+
+func (r fakeRequests) RejectQuestion(ctx context.Context, dir, _, requestID string) error {
+	return r.f.RejectQuestion(ctx, dir, requestID)
+}
+
+func (r fakeRequests) ReplyPermission(ctx context.Context, dir, sessionID, requestID, reply, message string) error {
+	return r.f.replyPermission(r.sf, dir, sessionID, requestID, reply, message)
+}
+
+// surfaceName is how the calls record surface sf: legacy as "".
+func surfaceName(sf opencode.Surface) string {
+	if sf == opencode.SurfaceLegacy {
+		return ""
+	}
+	return sf.String()
+}
 
 func (f *fakeOpencode) ResolveQuestionID(ctx context.Context, ref opencode.QuestionRef) (string, error) {
 	f.mu.Lock()
@@ -84,7 +126,7 @@ func (f *fakeOpencode) ResolveQuestionID(ctx context.Context, ref opencode.Quest
 	return ref.RequestID, nil
 }
 
-func (f *fakeOpencode) ReplyQuestion(ctx context.Context, dir, requestID string, answers [][]string) error {
+func (f *fakeOpencode) replyQuestion(ctx context.Context, sf opencode.Surface, dir, requestID string, answers [][]string) error {
 	f.mu.Lock()
 	block, started := f.block, f.started
 	f.mu.Unlock()
@@ -99,7 +141,7 @@ func (f *fakeOpencode) ReplyQuestion(ctx context.Context, dir, requestID string,
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.replies = append(f.replies, replyCall{Dir: dir, RequestID: requestID, Answers: answers, CtxErr: ctx.Err()})
+	f.replies = append(f.replies, replyCall{Dir: dir, RequestID: requestID, Answers: answers, CtxErr: ctx.Err(), Surface: surfaceName(sf)})
 	if len(f.replyErrs) > 0 {
 		err := f.replyErrs[0]
 		f.replyErrs = f.replyErrs[1:]
@@ -130,10 +172,10 @@ func (f *fakeOpencode) RejectQuestion(ctx context.Context, dir, requestID string
 	return nil
 }
 
-func (f *fakeOpencode) ReplyPermission(ctx context.Context, dir, sessionID, requestID, reply, message string) error {
+func (f *fakeOpencode) replyPermission(sf opencode.Surface, dir, sessionID, requestID, reply, message string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.permReplies = append(f.permReplies, permCall{dir, sessionID, requestID, reply, message})
+	f.permReplies = append(f.permReplies, permCall{dir, sessionID, requestID, reply, message, surfaceName(sf)})
 	if errs := f.permErrs[requestID]; len(errs) > 0 {
 		f.permErrs[requestID] = errs[1:]
 		if errs[0] != nil {

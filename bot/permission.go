@@ -122,7 +122,7 @@ func samePermission(a, b *pending.Permission) bool {
 // request's message. A request already held is skipped.
 func (b *Bridge) permissionAsked(ctx context.Context, ev opencode.Event) {
 	p := ev.PermissionAsked
-	e := b.newEntry(pending.KindPermission, ev, p.SessionID, p.ID, p.Tool)
+	e := b.newEntry(pending.KindPermission, ev, p.Surface, p.SessionID, p.ID, p.Tool)
 	e.Permission = &pending.Permission{
 		Kind:     p.Permission,
 		Patterns: slices.Clone(p.Patterns),
@@ -211,7 +211,7 @@ func (b *Bridge) autoApprove(ctx context.Context, log zerolog.Logger, e *pending
 		return false // posted meanwhile (a reconnect's resend): the group decides
 	}
 	e = members[i]
-	err = b.oc.ReplyPermission(ctx, e.Directory, e.SessionID, e.RequestID, replyOnce, "")
+	err = b.oc.Requests(surfaceOf(e)).ReplyPermission(ctx, e.Directory, e.SessionID, e.RequestID, replyOnce, "")
 	switch {
 	case errors.Is(err, opencode.ErrNotFound):
 		log.Info().Err(err).Msg("permission request to auto-approve is no longer pending in opencode; closing it")
@@ -564,7 +564,7 @@ func (b *Bridge) decide(ctx context.Context, log zerolog.Logger, key string, mem
 	var done, gone, refused, failed []*pending.Entry
 	for _, m := range members {
 		mlog := b.entryLog(m)
-		err := b.oc.ReplyPermission(ctx, m.Directory, m.SessionID, m.RequestID, reply, message)
+		err := b.oc.Requests(surfaceOf(m)).ReplyPermission(ctx, m.Directory, m.SessionID, m.RequestID, reply, message)
 		switch {
 		case err == nil:
 			mlog.Info().Str("reply", reply).Str("by", displayName(user)).Bool("reason", message != "").Msg("permission decision delivered to opencode")

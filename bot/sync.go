@@ -96,22 +96,25 @@ func (b *Bridge) HandleSnapshot(ctx context.Context, s opencode.Snapshot) {
 // no longer has it. A failed list keeps them all: a request not posted
 // would wait for the next connect.
 func (b *Bridge) stillPending(ctx context.Context, log zerolog.Logger, dir string, qs []opencode.QuestionRequest, ps []opencode.PermissionRequest) ([]opencode.QuestionRequest, []opencode.PermissionRequest) {
-	if len(qs) > 0 {
-		if now, err := b.oc.ListQuestions(ctx, dir); err != nil {
-			log.Warn().Err(err).Msg("could not check that new questions are still pending; posting them")
-		} else {
-			qs = slices.DeleteFunc(qs, func(q opencode.QuestionRequest) bool {
-				return !slices.ContainsFunc(now, func(x opencode.QuestionRequest) bool { return x.ID == q.ID })
-			})
+	for _, sf := range opencode.Surfaces {
+		of := func(s opencode.Surface) bool { return s == sf }
+		if slices.ContainsFunc(qs, func(q opencode.QuestionRequest) bool { return of(q.Surface) }) {
+			if now, err := b.oc.Requests(sf).ListQuestions(ctx, dir); err != nil {
+				log.Warn().Err(err).Msg("could not check that new questions are still pending; posting them")
+			} else {
+				qs = slices.DeleteFunc(qs, func(q opencode.QuestionRequest) bool {
+					return of(q.Surface) && !slices.ContainsFunc(now, func(x opencode.QuestionRequest) bool { return x.ID == q.ID })
+				})
+			}
 		}
-	}
-	if len(ps) > 0 {
-		if now, err := b.oc.ListPermissions(ctx, dir); err != nil {
-			log.Warn().Err(err).Msg("could not check that new permission requests are still pending; posting them")
-		} else {
-			ps = slices.DeleteFunc(ps, func(p opencode.PermissionRequest) bool {
-				return !slices.ContainsFunc(now, func(x opencode.PermissionRequest) bool { return x.ID == p.ID })
-			})
+		if slices.ContainsFunc(ps, func(p opencode.PermissionRequest) bool { return of(p.Surface) }) {
+			if now, err := b.oc.Requests(sf).ListPermissions(ctx, dir); err != nil {
+				log.Warn().Err(err).Msg("could not check that new permission requests are still pending; posting them")
+			} else {
+				ps = slices.DeleteFunc(ps, func(p opencode.PermissionRequest) bool {
+					return of(p.Surface) && !slices.ContainsFunc(now, func(x opencode.PermissionRequest) bool { return x.ID == p.ID })
+				})
+			}
 		}
 	}
 	return qs, ps
@@ -134,9 +137,9 @@ func gone(e *pending.Entry, s opencode.Snapshot, listed map[string]bool) bool {
 	}
 	switch e.Kind {
 	case pending.KindQuestion:
-		return s.QuestionsListed
+		return s.Listed(surfaceOf(e), opencode.KindQuestions)
 	case pending.KindPermission:
-		return s.PermissionsListed
+		return s.Listed(surfaceOf(e), opencode.KindPermissions)
 	}
 	return false
 }

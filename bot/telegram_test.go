@@ -51,7 +51,12 @@ func (o *recordingOpencode) ResolveQuestionID(_ context.Context, ref opencode.Qu
 	return ref.RequestID, nil
 }
 
-func (o *recordingOpencode) ReplyQuestion(_ context.Context, _, _ string, answers [][]string) error {
+// Requests answers for every surface alike.
+func (o *recordingOpencode) Requests(opencode.Surface) opencode.Requests { return o }
+
+func (o *recordingOpencode) Surface() opencode.Surface { return opencode.SurfaceLegacy }
+
+func (o *recordingOpencode) ReplyQuestion(_ context.Context, _, _, _ string, answers [][]string) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.replies = append(o.replies, answers)
@@ -62,7 +67,7 @@ func (o *recordingOpencode) ReplyQuestion(_ context.Context, _, _ string, answer
 	return nil
 }
 
-func (o *recordingOpencode) RejectQuestion(context.Context, string, string) error { return nil }
+func (o *recordingOpencode) RejectQuestion(context.Context, string, string, string) error { return nil }
 
 func (o *recordingOpencode) ReplyPermission(_ context.Context, _, _, requestID, reply, message string) error {
 	o.mu.Lock()

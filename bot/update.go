@@ -420,6 +420,7 @@ func (b *Bridge) submit(ctx context.Context, log zerolog.Logger, e *pending.Entr
 		RequestID: e.RequestID,
 		SessionID: e.SessionID,
 		CallID:    e.CallID,
+		Surface:   surfaceOf(e),
 	})
 	if err == nil {
 		if id != e.RequestID {
@@ -431,7 +432,7 @@ func (b *Bridge) submit(ctx context.Context, log zerolog.Logger, e *pending.Entr
 				log.Warn().Err(uerr).Msg("could not save the resolved request ID")
 			}
 		}
-		err = b.oc.ReplyQuestion(ctx, e.Directory, id, answers)
+		err = b.oc.Requests(surfaceOf(e)).ReplyQuestion(ctx, e.Directory, e.SessionID, id, answers)
 	}
 	switch {
 	case err == nil:

@@ -28,14 +28,53 @@ type Snapshot struct {
 	Questions   []QuestionRequest
 	Permissions []PermissionRequest
 	// QuestionsListed and PermissionsListed are false when that list call
-	// failed: the matching slice is then empty but proves nothing, so a
-	// stored request of that kind must not be taken as gone.
-	QuestionsListed, PermissionsListed bool
+	// of the original surface failed: the requests of that kind and
+	// surface are then missing from the slices, which prove nothing
+	// about them, so a stored one must not be taken as gone. The API
+	// fields say the same of the /api surface. Both surfaces' requests
+	// are in the slices, each with its Surface set.
+	QuestionsListed, PermissionsListed       bool
+	APIQuestionsListed, APIPermissionsListed bool
 	// Taken is when listing this directory began, before its list calls.
 	// A request stored after it may be missing from the lists without
 	// being gone. Directories are listed a few at a time, so Taken can be
 	// well before the snapshot is handed over.
 	Taken time.Time
+}
+
+// The kinds of request a Snapshot lists.
+const (
+	KindQuestions   = "questions"
+	KindPermissions = "permissions"
+)
+
+func (s *Snapshot) setListed(sf Surface, kind string) {
+	switch {
+	case sf == SurfaceAPI && kind == KindQuestions:
+		s.APIQuestionsListed = true
+	case sf == SurfaceAPI:
+		s.APIPermissionsListed = true
+	case kind == KindQuestions:
+		s.QuestionsListed = true
+	default:
+		s.PermissionsListed = true
+	}
+}
+
+// Listed reports whether the list of kind (KindQuestions or
+// KindPermissions) of surface sf succeeded, so a stored request of that
+// kind and surface missing from it is gone.
+func (s Snapshot) Listed(sf Surface, kind string) bool {
+	switch {
+	case sf == SurfaceAPI && kind == KindQuestions:
+		return s.APIQuestionsListed
+	case sf == SurfaceAPI:
+		return s.APIPermissionsListed
+	case kind == KindQuestions:
+		return s.QuestionsListed
+	default:
+		return s.PermissionsListed
+	}
 }
 
 // SnapshotHandler is a Handler that takes what is pending after a connect
@@ -259,6 +298,7 @@ func (c *Client) watchOnce(ctx context.Context, h Handler, dirs func(context.Con
 
 	ev := c.log.Info().Str("url", c.base)
 	var version string
+	api := apiUnknown
 	switch hl, err := c.Probe(ctx); {
 	case errors.Is(err, ErrUnsupportedServer):
 		// A stream there, but not a server hermes-bot can serve: say so
@@ -269,6 +309,10 @@ func (c *Client) watchOnce(ctx context.Context, h Handler, dirs func(context.Con
 	default:
 		version = hl.Version
 		ev = ev.Str("version", hl.Version).Bool("api", hl.API)
+		api = apiNone
+		if hl.API {
+			api = apiServed
+		}
 	}
 	c.state.connected(c.now(), version)
 	msg := "connected to opencode event stream"
@@ -278,7 +322,7 @@ func (c *Client) watchOnce(ctx context.Context, h Handler, dirs func(context.Con
 	}
 	ev.Msg(msg)
 
-	c.listPending(ctx, h, dirs, known)
+	c.listPending(ctx, h, dirs, known, api)
 	if ctx.Err() != nil {
 		return time.Since(connected), ctx.Err()
 	}
@@ -320,7 +364,7 @@ const listParallel = 4
 // listPending hands h what is pending in every known directory, in sorted
 // directory order. It returns once all of it is handed over, or ctx is
 // done; either way no list call is left running.
-func (c *Client) listPending(ctx context.Context, h Handler, dirs func(context.Context) []string, known map[string]struct{}) {
+func (c *Client) listPending(ctx context.Context, h Handler, dirs func(context.Context) []string, known map[string]struct{}, api apiState) {
 	if dirs != nil {
 		for _, d := range dirs(ctx) {
 			if d != "" {
@@ -363,7 +407,7 @@ func (c *Client) listPending(ctx context.Context, h Handler, dirs func(context.C
 		for ; next < len(all) && next < i+listParallel; next++ {
 			n := next
 			ready[n] = make(chan Snapshot, 1)
-			wg.Go(func() { ready[n] <- c.snapshot(ctx, all[n]) })
+			wg.Go(func() { ready[n] <- c.snapshot(ctx, all[n], api) })
 		}
 		var s Snapshot
 		select {
@@ -391,44 +435,76 @@ func (c *Client) listPending(ctx context.Context, h Handler, dirs func(context.C
 // false; a listed request without an ID is dropped, as nothing could
 // answer it. Once ctx is done the snapshot is of no use, and failures
 // are not logged. It is safe for concurrent use.
-func (c *Client) snapshot(ctx context.Context, dir string) Snapshot {
+func (c *Client) snapshot(ctx context.Context, dir string, api apiState) Snapshot {
 	s := Snapshot{Directory: dir, Taken: time.Now()}
-	qs, err := c.ListQuestions(ctx, dir)
-	if ctx.Err() != nil {
+	c.listSurface(ctx, &s, SurfaceLegacy)
+	switch {
+	case ctx.Err() != nil:
 		return s
+	case api == apiServed:
+		c.listSurface(ctx, &s, SurfaceAPI)
+	case api == apiNone:
+		// Nothing can be pending on a surface the server does not serve.
+		s.setListed(SurfaceAPI, KindQuestions)
+		s.setListed(SurfaceAPI, KindPermissions)
 	}
-	if err != nil {
-		c.log.Warn().Err(err).Str("directory", dir).Str("class", errorClass(err)).
-			Msg("listing pending opencode questions failed")
-	} else {
-		s.QuestionsListed = true
-		s.Questions = slices.DeleteFunc(qs, func(q QuestionRequest) bool {
+	c.log.Debug().Str("directory", dir).Int("questions", len(s.Questions)).Int("permissions", len(s.Permissions)).
+		Bool("questionsListed", s.QuestionsListed).Bool("permissionsListed", s.PermissionsListed).
+		Bool("apiQuestionsListed", s.APIQuestionsListed).Bool("apiPermissionsListed", s.APIPermissionsListed).
+		Msg("listed pending opencode requests")
+	return s
+}
+
+// apiState is what the probe at a connect found of the /api surface.
+type apiState int
+
+const (
+	// apiUnknown: the probe failed; the /api lists are not tried, and
+	// prove nothing.
+	apiUnknown apiState = iota
+	apiNone
+	apiServed
+)
+
+// listSurface adds to s what surface sf has pending in s.Directory. A
+// server without the /api surface (it answers a web page there) has
+// nothing pending on it: that list counts as listed.
+func (c *Client) listSurface(ctx context.Context, s *Snapshot, sf Surface) {
+	r := c.Requests(sf)
+	dir := s.Directory
+	listed := func(what string, err error) bool {
+		switch {
+		case err == nil:
+			return true
+		case ctx.Err() != nil:
+			return false
+		case sf == SurfaceAPI && errors.Is(err, ErrNoRoute):
+			return true
+		}
+		c.log.Warn().Err(err).Str("directory", dir).Str("surface", sf.String()).Str("class", errorClass(err)).
+			Msg("listing pending opencode " + what + " failed")
+		return false
+	}
+	qs, err := r.ListQuestions(ctx, dir)
+	if ok := listed("questions", err); ok {
+		s.setListed(sf, KindQuestions)
+		s.Questions = append(s.Questions, slices.DeleteFunc(qs, func(q QuestionRequest) bool {
 			if q.ID == "" {
 				c.log.Warn().Str("directory", dir).Msg("listed opencode question without id; skipped")
 			}
 			return q.ID == ""
-		})
+		})...)
 	}
-	ps, err := c.ListPermissions(ctx, dir)
-	if ctx.Err() != nil {
-		return s
-	}
-	if err != nil {
-		c.log.Warn().Err(err).Str("directory", dir).Str("class", errorClass(err)).
-			Msg("listing pending opencode permissions failed")
-	} else {
-		s.PermissionsListed = true
-		s.Permissions = slices.DeleteFunc(ps, func(p PermissionRequest) bool {
+	ps, err := r.ListPermissions(ctx, dir)
+	if ok := listed("permissions", err); ok {
+		s.setListed(sf, KindPermissions)
+		s.Permissions = append(s.Permissions, slices.DeleteFunc(ps, func(p PermissionRequest) bool {
 			if p.ID == "" {
 				c.log.Warn().Str("directory", dir).Msg("listed opencode permission without id; skipped")
 			}
 			return p.ID == ""
-		})
+		})...)
 	}
-	c.log.Debug().Str("directory", dir).Int("questions", len(s.Questions)).Int("permissions", len(s.Permissions)).
-		Bool("questionsListed", s.QuestionsListed).Bool("permissionsListed", s.PermissionsListed).
-		Msg("listed pending opencode requests")
-	return s
 }
 
 // silenceReader arms the silence timer only while waiting for the server,

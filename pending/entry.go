@@ -58,6 +58,10 @@ type Entry struct {
 	// RequestID is opencode's ID for the request (que_… or per_…). It is
 	// unique across entries.
 	RequestID string `json:"requestID"`
+	// Surface names the way the request was asked, which is the only way
+	// it can be listed and answered: "" for opencode's original routes,
+	// "api" for its /api surface. The store does not read it.
+	Surface string `json:"surface,omitempty"`
 
 	Questions  []Question  `json:"questions,omitempty"`
 	Permission *Permission `json:"permission,omitempty"`

@@ -1,0 +1,79 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/hermes-bot/hermes-bot/opencode"
+	"github.com/hermes-bot/hermes-bot/pending"
+)
+
+// asAPI turns an event of the original surface into the /api surface's,
+// as the reader decodes question.v2.asked and permission.v2.asked.
+func asAPI(ev opencode.Event) opencode.Event {
+	switch ev.Type {
+	case opencode.TypeQuestionAsked:
+		ev.Type = opencode.TypeQuestionV2Asked
+		ev.QuestionAsked.Surface = opencode.SurfaceAPI
+	case opencode.TypePermissionAsked:
+		ev.Type = opencode.TypePermissionV2Asked
+		ev.PermissionAsked.Surface = opencode.SurfaceAPI
+	}
+	ev.Surface = opencode.SurfaceAPI
+	return ev
+}
+
+// A request of the /api surface is posted like any other, remembers its
+// surface, and is answered through it.
+func TestAPISurfaceAnsweredThroughIt(t *testing.T) {
+	h := newHarness(t, Config{})
+	h.b.HandleEvent(context.Background(), asAPI(askedEvent("que_api", dbQuestion())))
+	e, err := h.store.ByRequestID("que_api")
+	if err != nil {
+		t.Fatalf("an /api question was not stored: %v", err)
+	}
+	if e.Surface != "api" || e.MessageID == 0 {
+		t.Fatalf("entry %+v: want surface api and a message", e)
+	}
+	h.press(alice, data(t, actOption, e.UID, 0, 1), e)
+	if r := h.oc.Replies(); len(r) != 1 || r[0].Surface != "api" || r[0].Answers[0][0] != "SQLite" {
+		t.Fatalf("replies %+v: want SQLite through the api surface", r)
+	}
+
+	p := h.askPerm(asAPI(permEvent("per_api", "make test")))
+	if p.Surface != "api" {
+		t.Fatalf("permission entry surface %q", p.Surface)
+	}
+	h.press(alice, permData(t, actAllowOnce, p.UID), p)
+	if r := h.oc.PermReplies(); len(r) != 1 || r[0].Surface != "api" || r[0].Reply != "once" {
+		t.Fatalf("permission replies %+v: want once through the api surface", r)
+	}
+
+	// The original surface is untouched.
+	q := h.ask("que_old", dbQuestion())
+	h.press(alice, data(t, actOption, q.UID, 0, 0), q)
+	if r := h.oc.Replies(); len(r) != 2 || r[1].Surface != "" {
+		t.Fatalf("replies %+v: want the second through the original surface", r)
+	}
+}
+
+// A connect whose /api lists were not taken proves nothing about a held
+// /api request: it stays open. One whose /api lists were taken and lack
+// it closes it.
+func TestAPISurfaceGoneOnlyWhenListed(t *testing.T) {
+	h := newHarness(t, Config{})
+	h.b.HandleEvent(context.Background(), asAPI(askedEvent("que_api", dbQuestion())))
+	dir := "/home/user/projects/demo"
+	later := time.Now().Add(time.Minute)
+	h.b.HandleSnapshot(context.Background(), opencode.Snapshot{Directory: dir, QuestionsListed: true, PermissionsListed: true, Taken: later})
+	if _, err := h.store.ByRequestID("que_api"); err != nil {
+		t.Fatalf("an /api question was closed by a listing of the original surface only: %v", err)
+	}
+	h.b.HandleSnapshot(context.Background(), opencode.Snapshot{Directory: dir, QuestionsListed: true, PermissionsListed: true,
+		APIQuestionsListed: true, APIPermissionsListed: true, Taken: later})
+	if _, err := h.store.ByRequestID("que_api"); !errors.Is(err, pending.ErrNotFound) {
+		t.Fatalf("an /api question missing from the /api list is still held: %v", err)
+	}
+}
