@@ -221,7 +221,7 @@ func lex(src string) ([]simpleCmd, error) {
 // checkCommand checks one simple command against the grammar.
 func checkCommand(dir string, c simpleCmd) error {
 	name, args := c.words[0], c.words[1:]
-	p, ok := grammar[name]
+	p, ok := grammarTable()[name]
 	if !ok {
 		if strings.ContainsAny(name, `/\`) {
 			return refuse("program %q is given by path", name)
@@ -279,7 +279,7 @@ func checkArgs(dir, name string, s spec, args []string) error {
 			operands = append(operands, w)
 		case w == "--":
 			dashdash = len(operands)
-		case s.numericShort && len(w) > 1 && numberRE.MatchString(w):
+		case s.numericShort && len(w) > 1 && kindREs().numberRE.MatchString(w):
 			// head -20, git log -3
 		case strings.HasPrefix(w, "--"):
 			if o, ok := s.opts[w]; ok && o.kind == argNone {

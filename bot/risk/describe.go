@@ -30,13 +30,13 @@ var kindNames = map[argKind]string{
 // read from the table itself.
 func Describe() string {
 	var b strings.Builder
-	names := make([]string, 0, len(grammar))
-	for n := range grammar {
+	names := make([]string, 0, len(grammarTable()))
+	for n := range grammarTable() {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		p := grammar[n]
+		p := grammarTable()[n]
 		if p.subs == nil {
 			fmt.Fprintf(&b, "- `%s`%s\n", n, describeSpec(p.spec))
 			continue

@@ -3,6 +3,7 @@ package risk
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // This file is the auto-approval grammar as data: every program a command
@@ -117,194 +118,205 @@ func with(m map[string]opt, more map[string]opt) map[string]opt {
 
 func enum(values ...string) opt { return opt{kind: argEnum, values: values} }
 
-// grammar is every program auto-approval allows, and how.
-var grammar = map[string]program{
-	// Listing and reading files.
-	"ls": {spec: spec{
-		opts: flags("-l", "-a", "-A", "-h", "-1", "-t", "-r", "-S", "-d", "-F", "-R", "-C", "-p", "-s", "-i", "-n",
-			"--all", "--almost-all", "--human-readable", "--reverse", "--recursive", "--directory", "--size"),
-		rest: argPath, max: unbound,
-	}},
-	"cat": {spec: spec{
-		opts: flags("-n", "-b", "-s", "-A", "-E", "-T", "-v", "--number", "--number-nonblank", "--squeeze-blank", "--show-all"),
-		rest: argPath, max: unbound,
-	}},
-	"head": {spec: spec{
-		opts: with(flags("-q", "-v", "--quiet", "--silent", "--verbose"),
-			map[string]opt{"-n": number, "-c": number, "--lines": number, "--bytes": number}),
-		rest: argPath, max: unbound, numericShort: true,
-	}},
-	// tail without -f: following a file never ends.
-	"tail": {spec: spec{
-		opts: with(flags("-q", "-v", "--quiet", "--silent", "--verbose"),
-			map[string]opt{"-n": number, "-c": number, "--lines": number, "--bytes": number}),
-		rest: argPath, max: unbound, numericShort: true,
-	}},
-	"wc": {spec: spec{
-		opts: flags("-l", "-w", "-c", "-m", "-L", "--lines", "--words", "--bytes", "--chars", "--max-line-length"),
-		rest: argPath, max: unbound,
-	}},
-	"nl":  {spec: spec{rest: argPath, max: unbound}},
-	"tac": {spec: spec{rest: argPath, max: unbound}},
-	"rev": {spec: spec{rest: argPath, max: unbound}},
-	"file": {spec: spec{
-		opts: flags("-b", "-i", "-L", "--brief", "--mime", "--mime-type", "--dereference"),
-		rest: argPath, max: unbound,
-	}},
-	"stat": {spec: spec{
-		opts: with(flags("-L", "--dereference", "-t", "--terse"), map[string]opt{"-c": text, "--format": text}),
-		rest: argPath, max: unbound,
-	}},
-	"du": {spec: spec{
-		opts: with(flags("-s", "-h", "-c", "-k", "-m", "--summarize", "--human-readable", "--total"),
-			map[string]opt{"-d": number, "--max-depth": number}),
-		rest: argPath, max: unbound,
-	}},
-	"realpath": {spec: spec{rest: argPath, max: unbound}},
-	// tree skips hidden files unless -a, which is not listed.
-	"tree": {spec: spec{
-		opts: with(flags("-d", "-f", "-F", "-i", "-n", "--noreport", "--dirsfirst"),
-			map[string]opt{"-L": number, "-I": text}),
-		rest: argPath, max: unbound,
-	}},
+// grammarTable is every program auto-approval allows, and how. It is
+// built on first use, not when the package initialises: most runs of
+// hermes-bot never auto-approve anything.
+var grammarTable = sync.OnceValue(buildGrammar)
 
-	// Searching. Recursive searches only through rg and fd, which skip
-	// hidden and ignored files by default; grep reads the files it is
-	// given (no -r).
-	"grep": {spec: spec{
-		opts: with(flags("-n", "-i", "-v", "-c", "-l", "-L", "-w", "-x", "-E", "-F", "-G", "-o", "-h", "-H", "-s", "-q", "-I",
-			"--line-number", "--ignore-case", "--invert-match", "--count", "--files-with-matches",
-			"--files-without-match", "--word-regexp", "--line-regexp", "--extended-regexp", "--fixed-strings",
-			"--only-matching", "--no-filename", "--with-filename", "--no-messages", "--quiet", "--silent"),
-			map[string]opt{"-e": text, "--regexp": text, "-A": number, "-B": number, "-C": number, "-m": number,
-				"--after-context": number, "--before-context": number, "--context": number, "--max-count": number}),
-		lead: []argKind{argText}, rest: argPath, max: unbound, leadDroppedBy: []string{"-e", "--regexp"},
-	}},
-	"rg": {spec: spec{
-		opts: with(flags("-n", "-N", "-i", "-S", "-s", "-w", "-x", "-F", "-l", "-c", "-v", "-o", "-H", "-I",
-			"--line-number", "--no-line-number", "--ignore-case", "--smart-case", "--case-sensitive",
-			"--word-regexp", "--line-regexp", "--fixed-strings", "--files-with-matches", "--count", "--invert-match",
-			"--only-matching", "--with-filename", "--no-filename", "--no-heading", "--heading", "--vimgrep",
-			"--json", "--stats", "--files", "--column", "--trim"),
-			map[string]opt{"-e": text, "--regexp": text, "-t": {kind: argType}, "-T": {kind: argType},
-				"--type": {kind: argType}, "--type-not": {kind: argType}, "-A": number, "-B": number, "-C": number,
-				"-m": number, "--max-count": number, "--max-depth": number, "-d": number,
-				"--after-context": number, "--before-context": number, "--context": number,
-				"--color": enum("never", "auto", "always", "ansi"), "--sort": enum("path", "modified", "accessed", "created", "none")}),
-		lead: []argKind{argText}, rest: argPath, max: unbound, leadDroppedBy: []string{"-e", "--regexp", "--files"},
-	}},
-	"fd": {spec: spec{
-		opts: with(flags("-i", "-s", "-F", "-g", "-p", "-a", "--ignore-case", "--case-sensitive", "--fixed-strings",
-			"--glob", "--full-path", "--absolute-path"),
-			map[string]opt{"-t": {kind: argType}, "--type": {kind: argType}, "-e": {kind: argExt}, "--extension": {kind: argExt},
-				"-d": number, "--max-depth": number, "--min-depth": number, "--max-results": number}),
-		lead: []argKind{argText}, rest: argPath, max: unbound,
-	}},
+func buildGrammar() map[string]program {
+	gitDiffOpts, gitLogOpts := gitDiffOpts(), gitLogOpts()
+	return map[string]program{
+		// Listing and reading files.
+		"ls": {spec: spec{
+			opts: flags("-l", "-a", "-A", "-h", "-1", "-t", "-r", "-S", "-d", "-F", "-R", "-C", "-p", "-s", "-i", "-n",
+				"--all", "--almost-all", "--human-readable", "--reverse", "--recursive", "--directory", "--size"),
+			rest: argPath, max: unbound,
+		}},
+		"cat": {spec: spec{
+			opts: flags("-n", "-b", "-s", "-A", "-E", "-T", "-v", "--number", "--number-nonblank", "--squeeze-blank", "--show-all"),
+			rest: argPath, max: unbound,
+		}},
+		"head": {spec: spec{
+			opts: with(flags("-q", "-v", "--quiet", "--silent", "--verbose"),
+				map[string]opt{"-n": number, "-c": number, "--lines": number, "--bytes": number}),
+			rest: argPath, max: unbound, numericShort: true,
+		}},
+		// tail without -f: following a file never ends.
+		"tail": {spec: spec{
+			opts: with(flags("-q", "-v", "--quiet", "--silent", "--verbose"),
+				map[string]opt{"-n": number, "-c": number, "--lines": number, "--bytes": number}),
+			rest: argPath, max: unbound, numericShort: true,
+		}},
+		"wc": {spec: spec{
+			opts: flags("-l", "-w", "-c", "-m", "-L", "--lines", "--words", "--bytes", "--chars", "--max-line-length"),
+			rest: argPath, max: unbound,
+		}},
+		"nl":  {spec: spec{rest: argPath, max: unbound}},
+		"tac": {spec: spec{rest: argPath, max: unbound}},
+		"rev": {spec: spec{rest: argPath, max: unbound}},
+		"file": {spec: spec{
+			opts: flags("-b", "-i", "-L", "--brief", "--mime", "--mime-type", "--dereference"),
+			rest: argPath, max: unbound,
+		}},
+		"stat": {spec: spec{
+			opts: with(flags("-L", "--dereference", "-t", "--terse"), map[string]opt{"-c": text, "--format": text}),
+			rest: argPath, max: unbound,
+		}},
+		"du": {spec: spec{
+			opts: with(flags("-s", "-h", "-c", "-k", "-m", "--summarize", "--human-readable", "--total"),
+				map[string]opt{"-d": number, "--max-depth": number}),
+			rest: argPath, max: unbound,
+		}},
+		"realpath": {spec: spec{rest: argPath, max: unbound}},
+		// tree skips hidden files unless -a, which is not listed.
+		"tree": {spec: spec{
+			opts: with(flags("-d", "-f", "-F", "-i", "-n", "--noreport", "--dirsfirst"),
+				map[string]opt{"-L": number, "-I": text}),
+			rest: argPath, max: unbound,
+		}},
 
-	// Text processing of files or of the previous command's output.
-	"sort": {spec: spec{
-		opts: with(flags("-n", "-r", "-u", "-f", "-h", "-V", "-b", "-g", "-s",
-			"--numeric-sort", "--reverse", "--unique", "--ignore-case", "--human-numeric-sort", "--version-sort",
-			"--ignore-leading-blanks", "--general-numeric-sort", "--stable"),
-			map[string]opt{"-k": {kind: argSortKey}, "--key": {kind: argSortKey}, "-t": {kind: argChar}, "--field-separator": {kind: argChar}}),
-		rest: argPath, max: unbound,
-	}},
-	// uniq writes its output to a second operand: one at most.
-	"uniq": {spec: spec{
-		opts: flags("-c", "-d", "-u", "-i", "--count", "--repeated", "--unique", "--ignore-case"),
-		rest: argPath, max: 1,
-	}},
-	"cut": {spec: spec{
-		opts: with(flags("-s", "--only-delimited", "--complement"),
-			map[string]opt{"-d": {kind: argChar}, "--delimiter": {kind: argChar}, "-f": {kind: argList}, "--fields": {kind: argList},
-				"-c": {kind: argList}, "--characters": {kind: argList}, "-b": {kind: argList}, "--bytes": {kind: argList}}),
-		rest: argPath, max: unbound,
-	}},
-	"tr": {spec: spec{
-		opts: flags("-d", "-s", "-c", "-C", "--delete", "--squeeze-repeats", "--complement"),
-		rest: argText, max: 2,
-	}},
-	"diff": {spec: spec{
-		opts: with(flags("-u", "-q", "-w", "-b", "-B", "-i", "--brief", "--ignore-all-space", "--ignore-space-change",
-			"--ignore-blank-lines", "--ignore-case", "--side-by-side", "-y"),
-			map[string]opt{"-U": number, "--unified": number}),
-		rest: argPath, max: 2,
-	}},
-	// sed only with a script that prints, deletes or quits at line
-	// numbers (sed -n 10,20p FILE); its other commands write files (w)
-	// or run programs (e).
-	"sed": {spec: spec{
-		opts: flags("-n", "--quiet", "--silent"),
-		lead: []argKind{argSedLine}, rest: argPath, max: unbound,
-	}},
-	// jq only with a filter that walks into its input (.name, .a[0]):
-	// other filters can read the environment ($ENV, env) or files.
-	"jq": {spec: spec{
-		opts: flags("-r", "-c", "-S", "-e", "-M", "--raw-output", "--compact-output", "--sort-keys", "--monochrome-output"),
-		lead: []argKind{argJqPath}, rest: argPath, max: unbound,
-	}},
-	"md5sum":    {spec: spec{rest: argPath, max: unbound}},
-	"sha1sum":   {spec: spec{rest: argPath, max: unbound}},
-	"sha256sum": {spec: spec{rest: argPath, max: unbound}},
-	"sha512sum": {spec: spec{rest: argPath, max: unbound}},
+		// Searching. Recursive searches only through rg and fd, which skip
+		// hidden and ignored files by default; grep reads the files it is
+		// given (no -r).
+		"grep": {spec: spec{
+			opts: with(flags("-n", "-i", "-v", "-c", "-l", "-L", "-w", "-x", "-E", "-F", "-G", "-o", "-h", "-H", "-s", "-q", "-I",
+				"--line-number", "--ignore-case", "--invert-match", "--count", "--files-with-matches",
+				"--files-without-match", "--word-regexp", "--line-regexp", "--extended-regexp", "--fixed-strings",
+				"--only-matching", "--no-filename", "--with-filename", "--no-messages", "--quiet", "--silent"),
+				map[string]opt{"-e": text, "--regexp": text, "-A": number, "-B": number, "-C": number, "-m": number,
+					"--after-context": number, "--before-context": number, "--context": number, "--max-count": number}),
+			lead: []argKind{argText}, rest: argPath, max: unbound, leadDroppedBy: []string{"-e", "--regexp"},
+		}},
+		"rg": {spec: spec{
+			opts: with(flags("-n", "-N", "-i", "-S", "-s", "-w", "-x", "-F", "-l", "-c", "-v", "-o", "-H", "-I",
+				"--line-number", "--no-line-number", "--ignore-case", "--smart-case", "--case-sensitive",
+				"--word-regexp", "--line-regexp", "--fixed-strings", "--files-with-matches", "--count", "--invert-match",
+				"--only-matching", "--with-filename", "--no-filename", "--no-heading", "--heading", "--vimgrep",
+				"--json", "--stats", "--files", "--column", "--trim"),
+				map[string]opt{"-e": text, "--regexp": text, "-t": {kind: argType}, "-T": {kind: argType},
+					"--type": {kind: argType}, "--type-not": {kind: argType}, "-A": number, "-B": number, "-C": number,
+					"-m": number, "--max-count": number, "--max-depth": number, "-d": number,
+					"--after-context": number, "--before-context": number, "--context": number,
+					"--color": enum("never", "auto", "always", "ansi"), "--sort": enum("path", "modified", "accessed", "created", "none")}),
+			lead: []argKind{argText}, rest: argPath, max: unbound, leadDroppedBy: []string{"-e", "--regexp", "--files"},
+		}},
+		"fd": {spec: spec{
+			opts: with(flags("-i", "-s", "-F", "-g", "-p", "-a", "--ignore-case", "--case-sensitive", "--fixed-strings",
+				"--glob", "--full-path", "--absolute-path"),
+				map[string]opt{"-t": {kind: argType}, "--type": {kind: argType}, "-e": {kind: argExt}, "--extension": {kind: argExt},
+					"-d": number, "--max-depth": number, "--min-depth": number, "--max-results": number}),
+			lead: []argKind{argText}, rest: argPath, max: unbound,
+		}},
 
-	// Printing words and facts about the machine.
-	"echo":     {spec: spec{opts: flags("-n", "-e", "-E"), rest: argText, max: unbound}},
-	"pwd":      {spec: spec{opts: flags("-L", "-P"), max: 0}},
-	"basename": {spec: spec{rest: argText, max: 2}},
-	"dirname":  {spec: spec{rest: argText, max: unbound}},
-	"whoami":   {spec: spec{max: 0}},
-	"nproc":    {spec: spec{max: 0}},
-	"true":     {spec: spec{max: 0}},
-	"false":    {spec: spec{max: 0}},
-	"uname": {spec: spec{
-		opts: flags("-a", "-s", "-n", "-r", "-v", "-m", "-p", "-i", "-o", "--all", "--kernel-name", "--kernel-release", "--machine"),
-		max:  0,
-	}},
-	// date's operand sets the clock unless it is a +FORMAT.
-	"date":  {spec: spec{opts: flags("-u", "-R", "--utc", "--rfc-email"), rest: argDateFmt, max: 1}},
-	"which": {spec: spec{opts: flags("-a"), rest: argCmdName, max: unbound}},
+		// Text processing of files or of the previous command's output.
+		"sort": {spec: spec{
+			opts: with(flags("-n", "-r", "-u", "-f", "-h", "-V", "-b", "-g", "-s",
+				"--numeric-sort", "--reverse", "--unique", "--ignore-case", "--human-numeric-sort", "--version-sort",
+				"--ignore-leading-blanks", "--general-numeric-sort", "--stable"),
+				map[string]opt{"-k": {kind: argSortKey}, "--key": {kind: argSortKey}, "-t": {kind: argChar}, "--field-separator": {kind: argChar}}),
+			rest: argPath, max: unbound,
+		}},
+		// uniq writes its output to a second operand: one at most.
+		"uniq": {spec: spec{
+			opts: flags("-c", "-d", "-u", "-i", "--count", "--repeated", "--unique", "--ignore-case"),
+			rest: argPath, max: 1,
+		}},
+		"cut": {spec: spec{
+			opts: with(flags("-s", "--only-delimited", "--complement"),
+				map[string]opt{"-d": {kind: argChar}, "--delimiter": {kind: argChar}, "-f": {kind: argList}, "--fields": {kind: argList},
+					"-c": {kind: argList}, "--characters": {kind: argList}, "-b": {kind: argList}, "--bytes": {kind: argList}}),
+			rest: argPath, max: unbound,
+		}},
+		"tr": {spec: spec{
+			opts: flags("-d", "-s", "-c", "-C", "--delete", "--squeeze-repeats", "--complement"),
+			rest: argText, max: 2,
+		}},
+		"diff": {spec: spec{
+			opts: with(flags("-u", "-q", "-w", "-b", "-B", "-i", "--brief", "--ignore-all-space", "--ignore-space-change",
+				"--ignore-blank-lines", "--ignore-case", "--side-by-side", "-y"),
+				map[string]opt{"-U": number, "--unified": number}),
+			rest: argPath, max: 2,
+		}},
+		// sed only with a script that prints, deletes or quits at line
+		// numbers (sed -n 10,20p FILE); its other commands write files (w)
+		// or run programs (e).
+		"sed": {spec: spec{
+			opts: flags("-n", "--quiet", "--silent"),
+			lead: []argKind{argSedLine}, rest: argPath, max: unbound,
+		}},
+		// jq only with a filter that walks into its input (.name, .a[0]):
+		// other filters can read the environment ($ENV, env) or files.
+		"jq": {spec: spec{
+			opts: flags("-r", "-c", "-S", "-e", "-M", "--raw-output", "--compact-output", "--sort-keys", "--monochrome-output"),
+			lead: []argKind{argJqPath}, rest: argPath, max: unbound,
+		}},
+		"md5sum":    {spec: spec{rest: argPath, max: unbound}},
+		"sha1sum":   {spec: spec{rest: argPath, max: unbound}},
+		"sha256sum": {spec: spec{rest: argPath, max: unbound}},
+		"sha512sum": {spec: spec{rest: argPath, max: unbound}},
 
-	// git: only subcommands that read, with options that neither write
-	// files (--output), run programs (--ext-diff, -c) nor leave the
-	// repository (-C, --git-dir, --no-index).
-	"git": {
-		global: flags("--no-pager"),
-		bare:   true,
-		spec:   spec{opts: flags("--version"), max: 0},
-		subs: map[string]spec{
-			"status": {opts: flags("-s", "-b", "--short", "--branch", "--porcelain", "--porcelain=v1", "--porcelain=v2",
-				"--long", "-uno", "-unormal", "-uall", "--untracked-files=no", "--untracked-files=normal",
-				"--untracked-files=all", "--ignored", "--no-renames"), rest: argPath, max: unbound},
-			"diff":     {opts: gitDiffOpts, rest: argPath, max: unbound, revsThenPaths: true},
-			"log":      {opts: gitLogOpts, rest: argPath, max: unbound, revsThenPaths: true, numericShort: true},
-			"show":     {opts: gitLogOpts, rest: argPath, max: unbound, revsThenPaths: true},
-			"blame":    {opts: with(flags("-w", "-s", "-e", "-M", "-C", "--show-email"), map[string]opt{"-L": {kind: argRange}}), rest: argPath, max: unbound, revsThenPaths: true},
-			"branch":   {opts: flags("-a", "-r", "-v", "-vv", "--all", "--remotes", "--verbose", "--show-current", "--no-color"), max: 0},
-			"ls-files": {opts: flags("-m", "-o", "-d", "-c", "-s", "-z", "--modified", "--others", "--deleted", "--cached", "--stage", "--exclude-standard"), rest: argPath, max: unbound},
-			"rev-parse": {opts: flags("--show-toplevel", "--abbrev-ref", "--short", "--is-inside-work-tree", "--show-prefix",
-				"--verify", "-q", "--quiet", "--symbolic-full-name"), rest: argRev, max: unbound},
-			"describe": {opts: flags("--tags", "--always", "--long", "--dirty", "--all"), rest: argRev, max: unbound},
-			"shortlog": {opts: flags("-s", "-n", "-e", "--summary", "--numbered", "--email"), rest: argRev, max: unbound},
-			"version":  {max: 0},
+		// Printing words and facts about the machine.
+		"echo":     {spec: spec{opts: flags("-n", "-e", "-E"), rest: argText, max: unbound}},
+		"pwd":      {spec: spec{opts: flags("-L", "-P"), max: 0}},
+		"basename": {spec: spec{rest: argText, max: 2}},
+		"dirname":  {spec: spec{rest: argText, max: unbound}},
+		"whoami":   {spec: spec{max: 0}},
+		"nproc":    {spec: spec{max: 0}},
+		"true":     {spec: spec{max: 0}},
+		"false":    {spec: spec{max: 0}},
+		"uname": {spec: spec{
+			opts: flags("-a", "-s", "-n", "-r", "-v", "-m", "-p", "-i", "-o", "--all", "--kernel-name", "--kernel-release", "--machine"),
+			max:  0,
+		}},
+		// date's operand sets the clock unless it is a +FORMAT.
+		"date":  {spec: spec{opts: flags("-u", "-R", "--utc", "--rfc-email"), rest: argDateFmt, max: 1}},
+		"which": {spec: spec{opts: flags("-a"), rest: argCmdName, max: unbound}},
+
+		// git: only subcommands that read, with options that neither write
+		// files (--output), run programs (--ext-diff, -c) nor leave the
+		// repository (-C, --git-dir, --no-index).
+		"git": {
+			global: flags("--no-pager"),
+			bare:   true,
+			spec:   spec{opts: flags("--version"), max: 0},
+			subs: map[string]spec{
+				"status": {opts: flags("-s", "-b", "--short", "--branch", "--porcelain", "--porcelain=v1", "--porcelain=v2",
+					"--long", "-uno", "-unormal", "-uall", "--untracked-files=no", "--untracked-files=normal",
+					"--untracked-files=all", "--ignored", "--no-renames"), rest: argPath, max: unbound},
+				"diff":     {opts: gitDiffOpts, rest: argPath, max: unbound, revsThenPaths: true},
+				"log":      {opts: gitLogOpts, rest: argPath, max: unbound, revsThenPaths: true, numericShort: true},
+				"show":     {opts: gitLogOpts, rest: argPath, max: unbound, revsThenPaths: true},
+				"blame":    {opts: with(flags("-w", "-s", "-e", "-M", "-C", "--show-email"), map[string]opt{"-L": {kind: argRange}}), rest: argPath, max: unbound, revsThenPaths: true},
+				"branch":   {opts: flags("-a", "-r", "-v", "-vv", "--all", "--remotes", "--verbose", "--show-current", "--no-color"), max: 0},
+				"ls-files": {opts: flags("-m", "-o", "-d", "-c", "-s", "-z", "--modified", "--others", "--deleted", "--cached", "--stage", "--exclude-standard"), rest: argPath, max: unbound},
+				"rev-parse": {opts: flags("--show-toplevel", "--abbrev-ref", "--short", "--is-inside-work-tree", "--show-prefix",
+					"--verify", "-q", "--quiet", "--symbolic-full-name"), rest: argRev, max: unbound},
+				"describe": {opts: flags("--tags", "--always", "--long", "--dirty", "--all"), rest: argRev, max: unbound},
+				"shortlog": {opts: flags("-s", "-n", "-e", "--summary", "--numbered", "--email"), rest: argRev, max: unbound},
+				"version":  {max: 0},
+			},
 		},
-	},
+	}
 }
 
-var gitDiffOpts = with(flags("--stat", "--numstat", "--shortstat", "--name-only", "--name-status", "--cached", "--staged",
-	"-p", "--patch", "--no-color", "--color=never", "--no-ext-diff", "--no-textconv", "-w", "-b", "--ignore-all-space",
-	"--ignore-space-change", "-R", "--minimal", "--summary", "--exit-code", "--quiet", "--word-diff", "--check", "-M"),
-	map[string]opt{"--unified": {kind: argNumber, attached: true}, "-U": {kind: argNumber, attached: true}})
+func gitDiffOpts() map[string]opt {
+	return with(flags("--stat", "--numstat", "--shortstat", "--name-only", "--name-status", "--cached", "--staged",
+		"-p", "--patch", "--no-color", "--color=never", "--no-ext-diff", "--no-textconv", "-w", "-b", "--ignore-all-space",
+		"--ignore-space-change", "-R", "--minimal", "--summary", "--exit-code", "--quiet", "--word-diff", "--check", "-M"),
+		map[string]opt{"--unified": {kind: argNumber, attached: true}, "-U": {kind: argNumber, attached: true}})
+}
 
-var gitLogOpts = with(flags("--oneline", "--graph", "--decorate", "--all", "--stat", "--numstat", "--shortstat",
-	"--name-only", "--name-status", "-p", "--patch", "--no-patch", "-s", "--no-merges", "--merges", "--reverse",
-	"--first-parent", "--abbrev-commit", "--no-color", "--color=never", "--follow", "--no-ext-diff", "--no-textconv",
-	"--date=relative", "--date=short", "--date=iso", "--date=local", "--date=rfc"),
-	map[string]opt{"-n": number, "--max-count": number, "--skip": number, "--since": {kind: argDateText},
-		"--until": {kind: argDateText}, "--after": {kind: argDateText}, "--before": {kind: argDateText},
-		"--author": text, "--grep": text,
-		"--format": {kind: argText, attached: true}, "--pretty": {kind: argText, attached: true},
-		"--unified": {kind: argNumber, attached: true}, "-U": {kind: argNumber, attached: true}})
+func gitLogOpts() map[string]opt {
+	return with(flags("--oneline", "--graph", "--decorate", "--all", "--stat", "--numstat", "--shortstat",
+		"--name-only", "--name-status", "-p", "--patch", "--no-patch", "-s", "--no-merges", "--merges", "--reverse",
+		"--first-parent", "--abbrev-commit", "--no-color", "--color=never", "--follow", "--no-ext-diff", "--no-textconv",
+		"--date=relative", "--date=short", "--date=iso", "--date=local", "--date=rfc"),
+		map[string]opt{"-n": number, "--max-count": number, "--skip": number, "--since": {kind: argDateText},
+			"--until": {kind: argDateText}, "--after": {kind: argDateText}, "--before": {kind: argDateText},
+			"--author": text, "--grep": text,
+			"--format": {kind: argText, attached: true}, "--pretty": {kind: argText, attached: true},
+			"--unified": {kind: argNumber, attached: true}, "-U": {kind: argNumber, attached: true}})
+}
 
 // secretNames are file names never read without a person, matched
 // against each path component (case-insensitive). Hidden names (.env,
@@ -316,54 +328,73 @@ var secretNames = []string{
 	"known_hosts", "service-account*", "htpasswd", "netrc", "pgpass", "keychain*", "*.keychain*",
 }
 
-// Value and operand checks by kind.
-var (
-	numberRE   = regexp.MustCompile(`^[+-]?[0-9]{1,9}$`)
-	revPartRE  = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_./-]*([~^][0-9]{0,4})*$`)
-	sedLineRE  = regexp.MustCompile(`^([0-9]{1,9}|\$)(,([0-9]{1,9}|\$))?[pdq]$`)
-	jqPathRE   = regexp.MustCompile(`^\.([A-Za-z_][A-Za-z0-9_]*|\[[0-9]{0,9}\])?(\.[A-Za-z_][A-Za-z0-9_]*|\[[0-9]{0,9}\])*$`)
-	dateFmtRE  = regexp.MustCompile(`^\+[A-Za-z0-9%:_ ./,-]*$`)
-	cmdNameRE  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
-	listRE     = regexp.MustCompile(`^[0-9]{1,6}(-[0-9]{0,6})?(,[0-9]{1,6}(-[0-9]{0,6})?)*$|^-[0-9]{1,6}$`)
-	sortKeyRE  = regexp.MustCompile(`^[0-9]{1,4}(\.[0-9]{1,4})?[bdfghinrV]*(,[0-9]{1,4}(\.[0-9]{1,4})?[bdfghinrV]*)?$`)
-	typeRE     = regexp.MustCompile(`^[a-z0-9]{1,20}$`)
-	extRE      = regexp.MustCompile(`^[A-Za-z0-9]{1,16}$`)
-	rangeRE    = regexp.MustCompile(`^[0-9]{1,9},[+-]?[0-9]{1,9}$`)
-	dateTextRE = regexp.MustCompile(`^[A-Za-z0-9 .:-]{1,40}$`)
-)
+// kindRegexps are the value and operand checks by kind, compiled on
+// first use like the grammar.
+type kindRegexps struct {
+	numberRE   *regexp.Regexp
+	revPartRE  *regexp.Regexp
+	sedLineRE  *regexp.Regexp
+	jqPathRE   *regexp.Regexp
+	dateFmtRE  *regexp.Regexp
+	cmdNameRE  *regexp.Regexp
+	listRE     *regexp.Regexp
+	sortKeyRE  *regexp.Regexp
+	typeRE     *regexp.Regexp
+	extRE      *regexp.Regexp
+	rangeRE    *regexp.Regexp
+	dateTextRE *regexp.Regexp
+}
+
+var kindREs = sync.OnceValue(func() *kindRegexps {
+	return &kindRegexps{
+		numberRE:   regexp.MustCompile(`^[+-]?[0-9]{1,9}$`),
+		revPartRE:  regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_./-]*([~^][0-9]{0,4})*$`),
+		sedLineRE:  regexp.MustCompile(`^([0-9]{1,9}|\$)(,([0-9]{1,9}|\$))?[pdq]$`),
+		jqPathRE:   regexp.MustCompile(`^\.([A-Za-z_][A-Za-z0-9_]*|\[[0-9]{0,9}\])?(\.[A-Za-z_][A-Za-z0-9_]*|\[[0-9]{0,9}\])*$`),
+		dateFmtRE:  regexp.MustCompile(`^\+[A-Za-z0-9%:_ ./,-]*$`),
+		cmdNameRE:  regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`),
+		listRE:     regexp.MustCompile(`^[0-9]{1,6}(-[0-9]{0,6})?(,[0-9]{1,6}(-[0-9]{0,6})?)*$|^-[0-9]{1,6}$`),
+		sortKeyRE:  regexp.MustCompile(`^[0-9]{1,4}(\.[0-9]{1,4})?[bdfghinrV]*(,[0-9]{1,4}(\.[0-9]{1,4})?[bdfghinrV]*)?$`),
+		typeRE:     regexp.MustCompile(`^[a-z0-9]{1,20}$`),
+		extRE:      regexp.MustCompile(`^[A-Za-z0-9]{1,16}$`),
+		rangeRE:    regexp.MustCompile(`^[0-9]{1,9},[+-]?[0-9]{1,9}$`),
+		dateTextRE: regexp.MustCompile(`^[A-Za-z0-9 .:-]{1,40}$`),
+	}
+})
 
 // checkKind reports whether w is a valid word of kind k; for a path it
 // leaves the project check to checkPath.
 func checkKind(k argKind, o opt, w string) bool {
+	re := kindREs()
 	switch k {
 	case argText:
 		return true
 	case argNumber:
-		return numberRE.MatchString(w)
+		return re.numberRE.MatchString(w)
 	case argRev:
 		return isRev(w)
 	case argSedLine:
-		return sedLineRE.MatchString(w)
+		return re.sedLineRE.MatchString(w)
 	case argJqPath:
-		return jqPathRE.MatchString(w)
+		return re.jqPathRE.MatchString(w)
 	case argDateFmt:
-		return dateFmtRE.MatchString(w)
+		return re.dateFmtRE.MatchString(w)
 	case argCmdName:
-		return cmdNameRE.MatchString(w)
+		return re.cmdNameRE.MatchString(w)
 	case argChar:
 		return len([]rune(w)) == 1
 	case argList:
-		return listRE.MatchString(w)
+		return re.listRE.MatchString(w)
 	case argSortKey:
-		return sortKeyRE.MatchString(w)
+		return re.sortKeyRE.MatchString(w)
 	case argType:
-		return typeRE.MatchString(w)
+		return re.typeRE.MatchString(w)
 	case argExt:
-		return extRE.MatchString(w)
+		return re.extRE.MatchString(w)
 	case argRange:
-		return rangeRE.MatchString(w)
+		return re.rangeRE.MatchString(w)
 	case argDateText:
-		return dateTextRE.MatchString(w)
+		return re.dateTextRE.MatchString(w)
 	case argEnum:
 		for _, v := range o.values {
 			if w == v {
@@ -378,6 +409,7 @@ func checkKind(k argKind, o opt, w string) bool {
 // range of two (a..b, a...b): no ":" (a path in a tree, such as
 // HEAD:.env), no "@{" and no hidden or secret name.
 func isRev(w string) bool {
+	re := kindREs()
 	parts := []string{w}
 	if a, b, ok := strings.Cut(w, "..."); ok {
 		parts = []string{a, b}
@@ -385,7 +417,7 @@ func isRev(w string) bool {
 		parts = []string{a, b}
 	}
 	for _, p := range parts {
-		if !revPartRE.MatchString(p) || hasHiddenOrSecret(p) {
+		if !re.revPartRE.MatchString(p) || hasHiddenOrSecret(p) {
 			return false
 		}
 	}

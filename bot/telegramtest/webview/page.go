@@ -78,7 +78,7 @@ func (v *View) handlePage(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	// An error here is a client gone, or a bug the page tests catch; the
 	// header is out, so all there is to do is stop writing.
-	_ = page.Execute(w, d)
+	_ = v.page.Execute(w, d)
 }
 
 // snippet is the start of text on one line, cut to a length that fits a
@@ -91,9 +91,13 @@ func snippet(text string) string {
 	return line
 }
 
-var page = template.Must(template.New("page").Funcs(template.FuncMap{
-	"id": func(n int64) string { return strconv.FormatInt(n, 10) },
-}).Parse(`<!doctype html>
+// parsePage parses the page's template. It runs when a View is made, not
+// when the package initialises: the package is linked into hermes-bot for
+// its demo, and every other run of hermes-bot must not pay for it.
+func parsePage() *template.Template {
+	return template.Must(template.New("page").Funcs(template.FuncMap{
+		"id": func(n int64) string { return strconv.FormatInt(n, 10) },
+	}).Parse(`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -161,3 +165,4 @@ h2 { font-size: 1rem; margin: 0.2rem 0; }
 </body>
 </html>
 `))
+}

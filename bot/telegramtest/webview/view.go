@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"html/template"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -56,6 +57,7 @@ type View struct {
 	chatID int64
 	opts   Options
 	mux    *http.ServeMux
+	page   *template.Template
 
 	mu       sync.Mutex
 	activity []string // newest last
@@ -75,7 +77,7 @@ func New(tg *telegramtest.Server, chatID int64, opts Options) (*View, error) {
 	if opts.Title == "" {
 		opts.Title = "Telegram chat"
 	}
-	v := &View{tg: tg, chatID: chatID, opts: opts, mux: http.NewServeMux()}
+	v := &View{tg: tg, chatID: chatID, opts: opts, mux: http.NewServeMux(), page: parsePage()}
 	v.mux.HandleFunc("GET /{$}", v.handlePage)
 	v.mux.HandleFunc("POST /press", v.handlePress)
 	v.mux.HandleFunc("POST /reply", v.handleReply)
