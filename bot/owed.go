@@ -64,9 +64,16 @@ func (b *Bridge) settleOwed(log zerolog.Logger, o pending.Edit, err error) {
 	if err != nil && !isNotModified(err) && !isMessageGone(err) && (!isClientError(err) || errors.Is(err, tgbot.ErrorForbidden)) {
 		return
 	}
-	if serr := b.store.Edited(o); serr != nil {
-		log.Warn().Err(serr).Int("messageID", o.MessageID).Msg("could not forget a closing edit Telegram took; it is sent again at the next start, harmlessly")
-	}
+	// Forgetting it is a store write (an fsync) that nothing waits on:
+	// done beside, it does not hold up the next event of the session's
+	// lane. Wait waits for it; a crash before it only sends the edit again.
+	b.running.add()
+	go func() {
+		defer b.running.done()
+		if serr := b.store.Edited(o); serr != nil {
+			log.Warn().Err(serr).Int("messageID", o.MessageID).Msg("could not forget a closing edit Telegram took; it is sent again at the next start, harmlessly")
+		}
+	}()
 }
 
 // sendOwed edits message o to show its outcome, without buttons, and
