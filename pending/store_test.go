@@ -60,6 +60,7 @@ func fullEntry() *pending.Entry {
 		CallID:        "call_1",
 		ToolMessageID: "msg_1",
 		RequestID:     "per_1",
+		Surface:       "api",
 		Questions: []pending.Question{{
 			Text:     "Which <b>colour</b>?",
 			Header:   "Colour",
