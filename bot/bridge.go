@@ -32,6 +32,27 @@ type Opencode interface {
 	Requests(s opencode.Surface) opencode.Requests
 	ResolveQuestionID(ctx context.Context, ref opencode.QuestionRef) (string, error)
 	GetSession(ctx context.Context, dir, id string) (opencode.Session, error)
+	// ShowToast tells the person at opencode's terminal (its TUI) what
+	// happened; without one attached it does nothing.
+	ShowToast(ctx context.Context, dir, message string, variant opencode.ToastVariant) error
+}
+
+// toastTimeout bounds the terminal toast that follows an answer.
+const toastTimeout = 3 * time.Second
+
+// tellTerminal shows message as a toast in the terminal of e's project,
+// beside the answer's own work: nothing waits for it, and a failure (no
+// terminal, opencode busy) is only noted. Wait waits for it.
+func (b *Bridge) tellTerminal(log zerolog.Logger, e *pending.Entry, message string) {
+	b.running.add()
+	go func() {
+		defer b.running.done()
+		ctx, cancel := context.WithTimeout(context.Background(), toastTimeout)
+		defer cancel()
+		if err := b.oc.ShowToast(ctx, e.Directory, message, opencode.ToastInfo); err != nil {
+			log.Debug().Err(err).Msg("could not show a toast in opencode's terminal")
+		}
+	}()
 }
 
 // surfaceOf is the surface request e was asked through.

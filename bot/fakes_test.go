@@ -57,6 +57,26 @@ type fakeOpencode struct {
 	sessionErr   error
 	sessionBlock bool
 	sessionCalls []string
+
+	// toasts are the terminal toasts shown; toastErr fails every one.
+	toasts   []string
+	toastErr error
+}
+
+func (f *fakeOpencode) ShowToast(_ context.Context, dir, message string, _ opencode.ToastVariant) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.toastErr != nil {
+		return fmt.Errorf("show toast: %w", f.toastErr)
+	}
+	f.toasts = append(f.toasts, dir+": "+message)
+	return nil
+}
+
+func (f *fakeOpencode) Toasts() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.toasts)
 }
 
 type permCall struct {

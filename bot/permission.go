@@ -568,6 +568,7 @@ func (b *Bridge) decide(ctx context.Context, log zerolog.Logger, key string, mem
 		switch {
 		case err == nil:
 			mlog.Info().Str("reply", reply).Str("by", displayName(user)).Bool("reason", message != "").Msg("permission decision delivered to opencode")
+			b.tellTerminal(mlog, m, b.text.TerminalDecided(reply, displayName(user)))
 			done = append(done, m)
 		case errors.Is(err, opencode.ErrNotFound):
 			mlog.Warn().Err(err).Msg("permission request is no longer pending in opencode; closing it")

@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -75,5 +76,31 @@ func TestAPISurfaceGoneOnlyWhenListed(t *testing.T) {
 		APIQuestionsListed: true, APIPermissionsListed: true, Taken: later})
 	if _, err := h.store.ByRequestID("que_api"); !errors.Is(err, pending.ErrNotFound) {
 		t.Fatalf("an /api question missing from the /api list is still held: %v", err)
+	}
+}
+
+// An answer given in the chat is told in opencode's terminal, by whom; a
+// terminal that cannot be told changes nothing of the answer.
+func TestAnswerToldInTerminal(t *testing.T) {
+	h := newHarness(t, Config{})
+	e := h.ask("que_1", dbQuestion())
+	h.press(alice, data(t, actOption, e.UID, 0, 1), e)
+	p := h.askPerm(permEvent("per_1", "make test"))
+	h.press(alice, permData(t, actReject, p.UID), p)
+	if err := h.b.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	dir := "/home/user/projects/demo: "
+	want := []string{dir + "Answered from Telegram by Alice", dir + "Rejected from Telegram by Alice"}
+	if got := h.oc.Toasts(); !slices.Equal(got, want) {
+		t.Errorf("terminal toasts %q, want %q", got, want)
+	}
+
+	h = newHarness(t, Config{})
+	h.oc.toastErr = opencode.ErrTransient
+	e = h.ask("que_2", dbQuestion())
+	h.press(alice, data(t, actOption, e.UID, 0, 0), e)
+	if r := h.oc.Replies(); len(r) != 1 {
+		t.Fatalf("replies %+v: the answer must not depend on the toast", r)
 	}
 }

@@ -51,6 +51,10 @@ func (o *recordingOpencode) ResolveQuestionID(_ context.Context, ref opencode.Qu
 	return ref.RequestID, nil
 }
 
+func (o *recordingOpencode) ShowToast(context.Context, string, string, opencode.ToastVariant) error {
+	return nil
+}
+
 // Requests answers for every surface alike.
 func (o *recordingOpencode) Requests(opencode.Surface) opencode.Requests { return o }
 

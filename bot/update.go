@@ -437,6 +437,7 @@ func (b *Bridge) submit(ctx context.Context, log zerolog.Logger, e *pending.Entr
 	switch {
 	case err == nil:
 		log.Info().Str("by", displayName(user)).Msg("answer delivered to opencode")
+		b.tellTerminal(log, e, b.text.TerminalAnswered(displayName(user)))
 		b.cfg.Metrics.answerDelivered(ctx, b.now())
 		text := renderOutcome(b.text, e, "✅", answers, b.text.AnsweredBy(who(user)))
 		b.deleteEntry(log, e, i18n.ToastAnswered, owedEdit(e, text)...)

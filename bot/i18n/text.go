@@ -196,6 +196,12 @@ type Text struct {
 	Hours       func(h, m int) string // m may be 0
 	Days        func(d, h int) string // h may be 0
 
+	// Toasts in opencode's terminal after an answer from the chat (plain
+	// text): who answered, and for a permission what was decided ("once",
+	// "always" or "reject").
+	TerminalAnswered func(who string) string
+	TerminalDecided  func(reply, who string) string
+
 	// Session notices.
 	Finished, Failed string
 	Skipped          func(n int) string
@@ -413,6 +419,17 @@ var English = Text{
 		return fmt.Sprintf("%d d %d h", d, h)
 	},
 
+	TerminalAnswered: func(who string) string { return "Answered from Telegram by " + who },
+	TerminalDecided: func(reply, who string) string {
+		switch reply {
+		case "once":
+			return "Allowed once from Telegram by " + who
+		case "always":
+			return "Always allowed from Telegram by " + who
+		}
+		return "Rejected from Telegram by " + who
+	},
+
 	Finished: "finished",
 	Failed:   "failed",
 	Skipped: func(n int) string {
@@ -592,6 +609,17 @@ var Chinese = Text{
 			return fmt.Sprintf("%d 天", d)
 		}
 		return fmt.Sprintf("%d 天 %d 小时", d, h)
+	},
+
+	TerminalAnswered: func(who string) string { return who + " 已在 Telegram 中回答" },
+	TerminalDecided: func(reply, who string) string {
+		switch reply {
+		case "once":
+			return who + " 已在 Telegram 中允许一次"
+		case "always":
+			return who + " 已在 Telegram 中始终允许"
+		}
+		return who + " 已在 Telegram 中拒绝"
 	},
 
 	Finished: "已完成",
