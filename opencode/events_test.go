@@ -15,9 +15,9 @@ import (
 	"github.com/hermes-bot/hermes-bot/opencode"
 )
 
-// samplePath is GET /global/event recorded from a real opencode 1.18.33
-// (a copy of shared/reference/opencode-global-events.sample.txt), kept
-// here so the test never depends on what lies outside the repository.
+// samplePath is GET /global/event recorded from a real opencode 1.18.33:
+// questions, permissions, their answers, sessions going idle, and the
+// streaming noise between them.
 const samplePath = "testdata/global-events.sample.txt"
 
 func readSample(tb testing.TB) []byte {
