@@ -90,11 +90,10 @@ type program struct {
 
 // Shorthands keep the table readable.
 var (
-	noValue  = opt{kind: argNone}
-	number   = opt{kind: argNumber}
-	text     = opt{kind: argText}
-	unbound  = -1
-	gitPaths = spec{rest: argPath, max: unbound, revsThenPaths: true}
+	noValue = opt{kind: argNone}
+	number  = opt{kind: argNumber}
+	text    = opt{kind: argText}
+	unbound = -1
 )
 
 func flags(names ...string) map[string]opt {
