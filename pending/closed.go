@@ -124,7 +124,7 @@ func (s *Store) DeleteClosed(uid string, c ClosedRequest, owed ...Edit) error {
 				return fmt.Errorf("index by request %s: %w", c.RequestID, err)
 			}
 		}
-		if err := putOwed(meta, owed); err != nil {
+		if err := putOwed(meta, owed, s.now()); err != nil {
 			return err
 		}
 		return putClosed(meta, uid, c)

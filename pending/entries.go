@@ -516,7 +516,7 @@ func (s *Store) Update(uid string, fn func(*Entry) error, owed ...Edit) (*Entry,
 		if err := b.put(next); err != nil {
 			return err
 		}
-		if err := putOwed(b.meta, owed); err != nil {
+		if err := putOwed(b.meta, owed, s.now()); err != nil {
 			return err
 		}
 		out = next

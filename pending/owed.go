@@ -35,8 +35,8 @@ type Edit struct {
 	ChatID    int64  `json:"chatID"`
 	MessageID int    `json:"messageID"`
 	Text      string `json:"text"`
-	// At is when it was owed; PruneClosed forgets it with the closed
-	// requests of that time.
+	// At is when it was owed (the store's clock when left zero);
+	// PruneClosed forgets it with the closed requests of that time.
 	At time.Time `json:"at"`
 }
 
@@ -44,11 +44,16 @@ type Edit struct {
 func (e Edit) valid() bool { return e.ChatID != 0 && e.MessageID != 0 && e.Text != "" }
 
 // putOwed records the edits that are valid; the others name no message
-// (a request never posted) and are skipped.
-func putOwed(meta *bolt.Bucket, edits []Edit) error {
+// (a request never posted) and are skipped. An edit without a time is
+// stamped now: PruneClosed judges it by its time, and the zero time would
+// make the first prune forget it before anything could send it.
+func putOwed(meta *bolt.Bucket, edits []Edit, now time.Time) error {
 	for _, e := range edits {
 		if !e.valid() {
 			continue
+		}
+		if e.At.IsZero() {
+			e.At = now
 		}
 		e.At = e.At.Round(0)
 		raw, err := json.Marshal(e)

@@ -99,3 +99,37 @@ func TestUIDFor(t *testing.T) {
 	s := mustOpenStore(t)
 	mustCreate(t, s, &pending.Entry{UID: a, Kind: pending.KindQuestion, RequestID: "que_1"})
 }
+
+// An edit owed without a time is stamped with the store's clock when it is
+// recorded, so pruning the closed requests of long ago keeps it. Unstamped,
+// it read as owed since the year 1, and the first prune after a crash
+// dropped it before the restart could send it.
+func TestOwedEditWithoutTimeIsStampedAndSurvivesPrune(t *testing.T) {
+	now := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
+	s, err := pending.Open(filepath.Join(t.TempDir(), "pending.db"), pending.WithClock(func() time.Time { return now }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	q := mustCreate(t, s, &pending.Entry{Kind: pending.KindQuestion, RequestID: "que_1", ChatID: -5, MessageID: 7})
+	p := mustCreate(t, s, &pending.Entry{Kind: pending.KindPermission, RequestID: "per_1", ChatID: -5, MessageID: 8})
+	if err := s.DeleteClosed(q.UID, pending.ClosedRequest{Toast: "answered", At: now}, pending.Edit{ChatID: -5, MessageID: 7, Text: "✅"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Update(p.UID, func(e *pending.Entry) error { e.ExpiredNotified = true; return nil },
+		pending.Edit{ChatID: -5, MessageID: 8, Text: "⌛"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.PruneClosed(now.Add(-24 * time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.OwedEdits()
+	if err != nil || len(got) != 2 {
+		t.Fatalf("OwedEdits after prune = %+v, %v; want both edits", got, err)
+	}
+	for _, e := range got {
+		if !e.At.Equal(now) {
+			t.Errorf("edit of message %d owed at %v, want the store's clock %v", e.MessageID, e.At, now)
+		}
+	}
+}
