@@ -6,11 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 
 	"github.com/hermes-bot/hermes-bot/opencode"
 	"github.com/hermes-bot/hermes-bot/pending"

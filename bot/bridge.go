@@ -4,13 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
+	"github.com/hermes-bot/hermes-bot/bot/telegram"
 
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
@@ -733,7 +735,7 @@ func (b *Bridge) edit(ctx context.Context, log zerolog.Logger, e *pending.Entry,
 	}
 	_, err := b.tg.EditMessageText(ctx, p)
 	switch {
-	case err == nil || isNotModified(err):
+	case err == nil || telegram.IsNotModified(err):
 	case isMessageGone(err) && kb != nil:
 		b.repost(ctx, log, e, text, kb)
 		return

@@ -3,12 +3,13 @@ package bot
 import (
 	"context"
 	"errors"
-	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"reflect"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"

@@ -3,11 +3,12 @@ package bot
 import (
 	"context"
 	"fmt"
-	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"strconv"
+
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
+	"github.com/hermes-bot/hermes-bot/bot/telegram"
 
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
@@ -169,7 +171,7 @@ func (b *Bridge) editCopy(ctx context.Context, log zerolog.Logger, chatID int64,
 		LinkPreviewOptions: noPreview(),
 	})
 	switch {
-	case err == nil || isNotModified(err):
+	case err == nil || telegram.IsNotModified(err):
 	case isMessageGone(err):
 		log.Debug().Err(err).Int("staleMessageID", messageID).Msg("stale copy of the request's message is gone already")
 	default:

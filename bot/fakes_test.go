@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -13,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"

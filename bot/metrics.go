@@ -126,15 +126,15 @@ func (m *Metrics) answerDelivered(ctx context.Context, now time.Time) {
 	}
 }
 
-// rateLimited records a 429 from Telegram.
-func (m *Metrics) rateLimited() {
+// RateLimited records a 429 from Telegram.
+func (m *Metrics) RateLimited() {
 	if m != nil {
 		m.limited.Add(1)
 	}
 }
 
-// retried records a Telegram call retried after a 5xx or network error.
-func (m *Metrics) retried() {
+// Retried records a Telegram call retried after a 5xx or network error.
+func (m *Metrics) Retried() {
 	if m != nil {
 		m.retries.Add(1)
 	}

@@ -2,9 +2,10 @@ package bot
 
 import (
 	"context"
-	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"strings"
 	"testing"
+
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 
 	"github.com/go-telegram/bot/models"
 )

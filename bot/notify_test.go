@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 
 	"github.com/hermes-bot/hermes-bot/opencode"
 )

@@ -10,6 +10,7 @@ import (
 	"github.com/go-telegram/bot/models"
 	"github.com/rs/zerolog"
 
+	"github.com/hermes-bot/hermes-bot/bot/telegram"
 	"github.com/hermes-bot/hermes-bot/pending"
 )
 
@@ -61,7 +62,7 @@ func keyLast(es []*pending.Entry, key string) []*pending.Entry {
 // message is gone, or Telegram refused it for good). A 403 (the bot is
 // out of the group), a network failure or a shutdown keep it owed.
 func (b *Bridge) settleOwed(log zerolog.Logger, o pending.Edit, err error) {
-	if err != nil && !isNotModified(err) && !isMessageGone(err) && (!isClientError(err) || errors.Is(err, tgbot.ErrorForbidden)) {
+	if err != nil && !telegram.IsNotModified(err) && !isMessageGone(err) && (!telegram.IsClientError(err) || errors.Is(err, tgbot.ErrorForbidden)) {
 		return
 	}
 	// Forgetting it is a store write (an fsync) that nothing waits on:
@@ -123,7 +124,7 @@ func (b *Bridge) SendOwed(ctx context.Context) {
 			defer wg.Done()
 			defer func() { <-sem }()
 			log := b.log.With().Int64("chatID", o.ChatID).Int("messageID", o.MessageID).Logger()
-			if err := b.sendOwed(ctx, log, o); err != nil && !isNotModified(err) && !isMessageGone(err) {
+			if err := b.sendOwed(ctx, log, o); err != nil && !telegram.IsNotModified(err) && !isMessageGone(err) {
 				log.Warn().Err(err).Msg("could not send a closing edit still owed; it is sent again later")
 			}
 		}()
@@ -142,7 +143,7 @@ func (b *Bridge) repairClosed(ctx context.Context, log zerolog.Logger, cq *model
 	}
 	log.Info().Int("messageID", m.ID).Msg("press on a closed request whose message still shows buttons; showing its outcome again")
 	o := pending.Edit{ChatID: c.ChatID, MessageID: c.MessageID, Text: c.Text}
-	if err := b.sendOwed(ctx, log, o); err != nil && !isNotModified(err) && !isMessageGone(err) {
+	if err := b.sendOwed(ctx, log, o); err != nil && !telegram.IsNotModified(err) && !isMessageGone(err) {
 		log.Warn().Err(err).Msg("could not show the outcome of a closed request again")
 	}
 	return true

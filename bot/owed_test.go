@@ -3,10 +3,11 @@ package bot
 import (
 	"context"
 	"errors"
-	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 
 	"github.com/hermes-bot/hermes-bot/opencode"
 	"github.com/hermes-bot/hermes-bot/pending"

@@ -3,11 +3,12 @@ package bot
 import (
 	"context"
 	"encoding/json"
-	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 
 	"github.com/go-telegram/bot/models"
 

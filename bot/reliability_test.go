@@ -3,13 +3,14 @@ package bot
 import (
 	"context"
 	"fmt"
-	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"

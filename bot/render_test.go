@@ -2,10 +2,11 @@ package bot
 
 import (
 	"fmt"
-	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"html"
 	"strings"
 	"testing"
+
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 
 	"github.com/go-telegram/bot/models"
 

@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hermes-bot/hermes-bot/bot"
+	"github.com/hermes-bot/hermes-bot/bot/telegram"
 	"github.com/hermes-bot/hermes-bot/bot/telegramtest"
 	"github.com/hermes-bot/hermes-bot/opencode"
 	"github.com/hermes-bot/hermes-bot/opencode/opencodetest"
@@ -83,10 +84,10 @@ func (r *syncRig) open() {
 		r.t.Fatal(err)
 	}
 	r.t.Cleanup(func() { _ = store.Close() })
-	redactor := bot.NewRedactor(syncToken)
+	redactor := telegram.NewRedactor(syncToken)
 	r.store = store
 	r.bridge = bot.NewBridge(bot.Config{ChatID: syncChat}, store, r.client(),
-		bot.RedactTelegram(r.tb, redactor), zerolog.New(&r.logs))
+		telegram.RedactTelegram(r.tb, redactor), zerolog.New(&r.logs))
 	r.connected = make(chan struct{}, 10)
 }
 

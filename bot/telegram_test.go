@@ -17,6 +17,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hermes-bot/hermes-bot/bot"
+	"github.com/hermes-bot/hermes-bot/bot/telegram"
 	"github.com/hermes-bot/hermes-bot/bot/telegramtest"
 	"github.com/hermes-bot/hermes-bot/opencode"
 	"github.com/hermes-bot/hermes-bot/pending"
@@ -140,13 +141,13 @@ func startRig(t *testing.T, allowed ...int64) (*rig, context.Context) {
 	}
 	t.Cleanup(func() { _ = store.Close() })
 
-	redactor := bot.NewRedactor(token)
+	redactor := telegram.NewRedactor(token)
 	tb := newFakeBot(t, srv, token)
 	logs := &bot.SyncBuffer{}
 	log := zerolog.New(logs)
 	oc := &recordingOpencode{changed: make(chan struct{}, 1)}
 	br := bot.NewBridge(bot.Config{ChatID: chatID, AllowedUserIDs: allowed, BotID: tb.ID(), BotUsername: srv.BotUser().Username},
-		store, oc, bot.RedactTelegram(tb, redactor), log)
+		store, oc, telegram.RedactTelegram(tb, redactor), log)
 	tb.RegisterHandlerMatchFunc(func(*models.Update) bool { return true }, br.HandleUpdate, br.Middlewares()...)
 
 	polling, stop := context.WithCancel(ctx)
@@ -416,7 +417,7 @@ func TestTelegramPermission(t *testing.T) {
 // opts come last, so they override these defaults.
 func newFakeBot(t *testing.T, srv *telegramtest.Server, token string, opts ...tgbot.Option) *tgbot.Bot {
 	t.Helper()
-	redactor := bot.NewRedactor(token)
+	redactor := telegram.NewRedactor(token)
 	base := []tgbot.Option{
 		tgbot.WithServerURL(srv.URL),
 		tgbot.WithSkipGetMe(),

@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hermes-bot/hermes-bot/bot"
+	"github.com/hermes-bot/hermes-bot/bot/telegram"
 	"github.com/hermes-bot/hermes-bot/bot/telegramtest"
 	"github.com/hermes-bot/hermes-bot/pending"
 )
@@ -23,7 +24,7 @@ type topicRig struct {
 	t     *testing.T
 	srv   *telegramtest.Server
 	tb    *tgbot.Bot
-	out   *bot.Outbox
+	out   *telegram.Outbox
 	store *pending.Store
 	oc    *recordingOpencode
 	logs  *bot.SyncBuffer
@@ -47,10 +48,10 @@ func startTopicRig(t *testing.T, forum bool) (*topicRig, context.Context) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = store.Close() })
-	redactor := bot.NewRedactor(token)
+	redactor := telegram.NewRedactor(token)
 	tb := newFakeBot(t, srv, token)
 	r := &topicRig{t: t, srv: srv, tb: tb, store: store, oc: &recordingOpencode{changed: make(chan struct{}, 1)}, logs: &bot.SyncBuffer{}}
-	r.out = bot.NewOutbox(bot.RedactTelegram(tb, redactor), bot.OutboxOptions{}, zerolog.New(r.logs))
+	r.out = telegram.NewOutbox(telegram.RedactTelegram(tb, redactor), telegram.OutboxOptions{}, zerolog.New(r.logs))
 	t.Cleanup(r.out.Close)
 	t.Cleanup(func() {
 		if t.Failed() {

@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -13,6 +14,8 @@ import (
 	"github.com/go-telegram/bot/models"
 	"github.com/rs/zerolog"
 
+	"github.com/hermes-bot/hermes-bot/bot/telegram"
+	"github.com/hermes-bot/hermes-bot/bot/telegramtest"
 	"github.com/hermes-bot/hermes-bot/pending"
 )
 
@@ -45,8 +48,8 @@ func BenchmarkDuplicateWindow(b *testing.B) {
 		token    = "123:abc"
 		sessions = 50
 	)
-	tg := &answeredAt{Telegram: loopbackClient(b, token, testChat, 0), at: make(map[int]time.Time)}
-	out := NewOutbox(tg, OutboxOptions{}, zerolog.Nop())
+	tg := &answeredAt{Telegram: windowClient(b, token), at: make(map[int]time.Time)}
+	out := telegram.NewOutbox(tg, telegram.OutboxOptions{}, zerolog.Nop())
 	defer out.Close()
 	store, err := pending.Open(filepath.Join(b.TempDir(), "pending.db"))
 	if err != nil {
@@ -92,4 +95,22 @@ func BenchmarkDuplicateWindow(b *testing.B) {
 	b.ReportMetric(ms(0.99), "ms-p99")
 	b.ReportMetric(ms(1), "ms-max")
 
+}
+
+// windowClient is a Bot API client of a fake Telegram on loopback holding
+// testChat, with an idle connection for every call the Outbox has in flight.
+func windowClient(b *testing.B, token string) *tgbot.Bot {
+	srv := telegramtest.NewServer(token)
+	b.Cleanup(srv.Close)
+	if err := srv.AddChat(testChat, telegramtest.ChatSupergroup); err != nil {
+		b.Fatal(err)
+	}
+	transport := &http.Transport{MaxIdleConnsPerHost: 2 * telegram.DefaultOutboxMaxInFlight}
+	b.Cleanup(transport.CloseIdleConnections)
+	tb, err := tgbot.New(token, tgbot.WithServerURL(srv.URL), tgbot.WithSkipGetMe(),
+		tgbot.WithHTTPClient(time.Second, &http.Client{Timeout: 10 * time.Second, Transport: transport}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return tb
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hermes-bot/hermes-bot/bot"
+	"github.com/hermes-bot/hermes-bot/bot/telegram"
 	"github.com/hermes-bot/hermes-bot/config"
 	"github.com/hermes-bot/hermes-bot/opencode"
 	"github.com/hermes-bot/hermes-bot/pending"
@@ -67,7 +68,7 @@ func (e *ConfigError) Unwrap() error { return e.Err }
 // work with is a *ConfigError.
 func Run(ctx context.Context, cfg *config.Config, log zerolog.Logger, opts Options) (err error) {
 	d := &daemon{cfg: cfg, log: log, opts: opts, started: time.Now(),
-		redact: bot.NewRedactor(cfg.BotToken, cfg.OpencodePassword)}
+		redact: telegram.NewRedactor(cfg.BotToken, cfg.OpencodePassword)}
 
 	if d.store, err = pending.Open(cfg.DBPath, pending.WithLogger(log)); err != nil {
 		if badStorePath(err) {
@@ -134,7 +135,7 @@ type daemon struct {
 	log     zerolog.Logger
 	opts    Options
 	started time.Time
-	redact  *bot.Redactor
+	redact  *telegram.Redactor
 
 	store   *pending.Store
 	oc      *opencode.Client
@@ -143,7 +144,7 @@ type daemon struct {
 	tg      *tgbot.Bot
 	offset  int64
 
-	out    *bot.Outbox
+	out    *telegram.Outbox
 	bridge *bot.Bridge
 	lanes  *bot.Lanes
 	// wg counts the goroutines start and a chat migration start.
@@ -197,7 +198,7 @@ func (d *daemon) wire(ctx context.Context, me *models.User) error {
 		log.Warn().Int64("configured", cfg.ChatID).Int64("chat", chatID).
 			Msg("TELEGRAM_CHAT_ID was migrated to a supergroup; using the new ID (update your settings)")
 	}
-	d.out = bot.NewOutbox(bot.RedactTelegram(d.tg, d.redact), bot.OutboxOptions{
+	d.out = telegram.NewOutbox(telegram.RedactTelegram(d.tg, d.redact), telegram.OutboxOptions{
 		PerMinute: cfg.TelegramRate,
 		OnMigrate: func(oldID, newID int64) { d.migrated(ctx, oldID, newID) },
 		Metrics:   d.metrics,
@@ -368,7 +369,7 @@ func expireLoop(ctx context.Context, bridge sweeper, interval, resendInterval ti
 // registerCommands tells Telegram the bridge's commands, so clients
 // offer them in the chat. The bridge answers them regardless, so a
 // failure only warns.
-func registerCommands(ctx context.Context, tg *tgbot.Bot, chatID int64, cmds []models.BotCommand, redact *bot.Redactor, log zerolog.Logger) {
+func registerCommands(ctx context.Context, tg *tgbot.Bot, chatID int64, cmds []models.BotCommand, redact *telegram.Redactor, log zerolog.Logger) {
 	if _, err := tg.SetMyCommands(ctx, &tgbot.SetMyCommandsParams{
 		Commands: cmds,
 		Scope:    &models.BotCommandScopeChat{ChatID: chatID},
@@ -380,7 +381,7 @@ func registerCommands(ctx context.Context, tg *tgbot.Bot, chatID int64, cmds []m
 // getMe asks Telegram who the bot is. A refused token ends hermes-bot at
 // once; a network failure or a Telegram outage is retried with backoff,
 // since a daemon started at boot may come up before the network.
-func getMe(ctx context.Context, tg *tgbot.Bot, redact *bot.Redactor, log zerolog.Logger) (*models.User, error) {
+func getMe(ctx context.Context, tg *tgbot.Bot, redact *telegram.Redactor, log zerolog.Logger) (*models.User, error) {
 	wait := time.Second
 	for {
 		me, err := tg.GetMe(ctx)

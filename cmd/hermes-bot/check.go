@@ -17,7 +17,7 @@ import (
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
-	"github.com/hermes-bot/hermes-bot/bot"
+	"github.com/hermes-bot/hermes-bot/bot/telegram"
 	"github.com/hermes-bot/hermes-bot/config"
 	"github.com/hermes-bot/hermes-bot/opencode"
 	"github.com/hermes-bot/hermes-bot/pending"
@@ -45,8 +45,8 @@ type checkCommand struct {
 	getenv         func(string) string
 	environ        func() []string // nil: the environment is not searched for misspelled settings
 	stdout, stderr io.Writer
-	timeout        time.Duration // per network call; checkTimeout when 0
-	redact         *bot.Redactor // for every text that comes from outside
+	timeout        time.Duration      // per network call; checkTimeout when 0
+	redact         *telegram.Redactor // for every text that comes from outside
 }
 
 func (c *checkCommand) usage(fs *flag.FlagSet) func() {
@@ -85,7 +85,7 @@ func (c *checkCommand) Run(ctx context.Context, args []string) error {
 		warnUnknown(unknown, r)
 		return r.finish()
 	}
-	c.redact = bot.NewRedactor(cfg.BotToken, cfg.OpencodePassword)
+	c.redact = telegram.NewRedactor(cfg.BotToken, cfg.OpencodePassword)
 	from := []string{"the environment"}
 	if *flags.envFile != "" {
 		from = append([]string{"the env-file " + *flags.envFile}, from...)

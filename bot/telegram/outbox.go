@@ -1,4 +1,4 @@
-package bot
+package telegram
 
 import (
 	"context"
@@ -78,7 +78,13 @@ type OutboxOptions struct {
 	// goroutine for that.
 	OnMigrate func(oldChatID, newChatID int64)
 	// Metrics, if set, counts 429s and retries.
-	Metrics *Metrics
+	Metrics Counter
+}
+
+// Counter counts what the Outbox meets; *bot.Metrics is one.
+type Counter interface {
+	RateLimited()
+	Retried()
 }
 
 // telegramPassthrough lets Outbox embed the Telegram it wraps without
@@ -646,7 +652,7 @@ func (o *Outbox) run(j *job, q *chatQueue, chat chatKey, call func(context.Conte
 		case errors.As(err, &tooMany):
 			wait := max(time.Duration(tooMany.RetryAfter)*time.Second, time.Second)
 			o.hold(q, wait)
-			o.opts.Metrics.rateLimited()
+			o.count(Counter.RateLimited)
 			o.log.Warn().Str("chat", chat.String()).Str("method", j.method).Dur("retryAfter", wait).
 				Msg("telegram rate limit hit (429): holding this chat's queue, then retrying")
 			if serr := o.sleep(ctx, wait); serr != nil {
@@ -678,7 +684,7 @@ func (o *Outbox) run(j *job, q *chatQueue, chat chatKey, call func(context.Conte
 		}
 		wait := o.backoff(failures)
 		failures++
-		o.opts.Metrics.retried()
+		o.count(Counter.Retried)
 		o.log.Warn().Err(err).Str("chat", chat.String()).Str("method", j.method).
 			Int("attempt", failures).Dur("retryIn", wait).Msg("telegram call failed; retrying")
 		if serr := o.sleep(ctx, wait); serr != nil {
@@ -800,6 +806,13 @@ func (o *Outbox) logRefused(chat chatKey, err error) {
 	if due {
 		o.log.Error().Err(err).Str("chat", chat.String()).
 			Msgf("bot is not a member of chat %s: add it back; requests stay pending", chat)
+	}
+}
+
+// count calls f on the Outbox's Counter, if it has one.
+func (o *Outbox) count(f func(Counter)) {
+	if o.opts.Metrics != nil {
+		f(o.opts.Metrics)
 	}
 }
 

@@ -1,4 +1,4 @@
-package bot
+package telegram
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/rs/zerolog"
 	"go.uber.org/goleak"
 
+	"github.com/hermes-bot/hermes-bot/bot/internal/testlog"
 	"github.com/hermes-bot/hermes-bot/bot/telegramtest"
 )
 
@@ -218,7 +220,7 @@ func (c *outboxClock) Sleeps() []time.Duration {
 type outboxRig struct {
 	o        *Outbox
 	clock    *outboxClock
-	logs     *syncBuffer
+	logs     *testlog.Buffer
 	enqueued chan string // method of each call as it joins a queue
 }
 
@@ -229,7 +231,7 @@ func newOutboxRig(t *testing.T, tg Telegram, opts OutboxOptions) *outboxRig {
 	ignore := goleak.IgnoreCurrent()
 	r := &outboxRig{
 		clock:    &outboxClock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)},
-		logs:     &syncBuffer{},
+		logs:     &testlog.Buffer{},
 		enqueued: make(chan string, 256),
 	}
 	r.o = NewOutbox(tg, opts, zerolog.New(r.logs))
@@ -1379,5 +1381,25 @@ func TestOutboxPacesCallsInFlight(t *testing.T) {
 	}
 	if most, _, _ := f.stats(); most != 5 {
 		t.Fatalf("%d calls at Telegram at once, want all 5", most)
+	}
+}
+
+// counted is a Counter that counts.
+type counted struct{ limited, retried atomic.Int32 }
+
+func (c *counted) RateLimited() { c.limited.Add(1) }
+func (c *counted) Retried()     { c.retried.Add(1) }
+
+func TestOutboxCountsRateLimitsAndRetries(t *testing.T) {
+	m := &counted{}
+	tg := newOutboxFake()
+	tg.failNext("sendMessage", &tgbot.TooManyRequestsError{Message: "too many requests", RetryAfter: 2})
+	tg.failNext("sendMessage", errors.New("connection reset by peer"))
+	r := newOutboxRig(t, tg, OutboxOptions{Metrics: m})
+	if _, err := r.o.SendMessage(outboxCtx(t), &tgbot.SendMessageParams{ChatID: int64(-1), Text: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	if l, n := m.limited.Load(), m.retried.Load(); l != 1 || n != 1 {
+		t.Fatalf("429s %d, retries %d, want 1 and 1", l, n)
 	}
 }
