@@ -337,7 +337,7 @@ func (b *Bridge) newEntry(kind pending.Kind, ev opencode.Event, surface opencode
 		SessionID: sessionID,
 		RequestID: requestID,
 		Surface:   storedSurface(surface),
-		ChatID:    b.ChatID(),
+		Place:     pending.Place{Chat: b.ChatID()},
 		CreatedAt: now,
 		ExpiresAt: now.Add(b.cfg.TTL),
 	}
@@ -383,7 +383,7 @@ func (b *Bridge) questionAsked(ctx context.Context, ev opencode.Event) {
 		log.Error().Err(err).Msg("could not read the store to check whether the question request is held; it is not posted")
 		return
 	}
-	e.ThreadID = b.threadFor(ctx, log, e.ChatID, e.Directory)
+	e.Place.Thread = b.threadFor(ctx, log, e.Place.Chat, e.Directory)
 	e.UID = b.uidFor(q.ID)
 	log = b.entryLog(e)
 	log.Info().Bool("listed", ev.Listed).Int("questions", len(e.Questions)).Msg("question asked")
@@ -403,7 +403,7 @@ func (b *Bridge) questionAsked(ctx context.Context, ev opencode.Event) {
 	b.posting.add()
 	defer b.posting.done()
 	msgID, sendErr := b.sendQuestion(ctx, log, e)
-	e.MessageID = msgID
+	e.Place.Message = msgID
 	if err := b.store.Create(e); err != nil {
 		ev := log.Error().Err(err).Int("messageID", msgID)
 		if msgID != 0 {
@@ -462,7 +462,7 @@ func (b *Bridge) closedBefore(log zerolog.Logger, ev opencode.Event, requestID s
 // saves its message ID. A permission request sharing the message of an
 // identical one is not sent again: it gets that message's ID (and the
 // message is sent, for the whole group, if it never was). Failures are
-// logged and returned; the entry stays with MessageID 0 so SendUnsent
+// logged and returned; the entry stays with Place.Message 0 so SendUnsent
 // tries again.
 func (b *Bridge) post(ctx context.Context, uid string) error {
 	e, err := b.store.Get(uid)
@@ -490,7 +490,7 @@ func (b *Bridge) post(ctx context.Context, uid string) error {
 		return fmt.Errorf("post %s: %w", uid, err)
 	}
 	log := b.entryLog(e)
-	if e.MessageID != 0 || e.Kind != pending.KindQuestion || e.ExpiredNotified {
+	if e.Place.Message != 0 || e.Kind != pending.KindQuestion || e.ExpiredNotified {
 		return nil
 	}
 	msgID, err := b.sendQuestion(ctx, log, e)
@@ -499,7 +499,7 @@ func (b *Bridge) post(ctx context.Context, uid string) error {
 	}
 	ctxFrom := *e
 	if _, err := b.store.Update(uid, func(x *pending.Entry) error {
-		x.MessageID = msgID
+		x.Place.Message = msgID
 		copyContext(x, &ctxFrom)
 		return nil
 	}); err != nil {
@@ -521,7 +521,7 @@ func (b *Bridge) sendQuestion(ctx context.Context, log zerolog.Logger, e *pendin
 		log.Error().Err(err).Msg("could not render question")
 		return 0, err
 	}
-	msg, err := b.tg.SendMessage(ctx, htmlMessage(e.ChatID, e.ThreadID, text, kb, 0))
+	msg, err := b.tg.SendMessage(ctx, htmlMessage(e.Place.Chat, e.Place.Thread, text, kb, 0))
 	if err != nil {
 		log.Error().Err(err).Msg("could not post question to Telegram; it is sent again at start-up or after a reconnect")
 		return 0, err
@@ -638,10 +638,10 @@ func (b *Bridge) rememberGroup(log zerolog.Logger, key string, closed []*pending
 // it still shows buttons can put the outcome back.
 func (b *Bridge) closedRecord(e *pending.Entry, toast i18n.Toast, owed []pending.Edit) pending.ClosedRequest {
 	c := pending.ClosedRequest{Toast: string(toast), At: b.now()}
-	if e != nil && e.MessageID != 0 {
-		c.ChatID, c.MessageID = e.ChatID, e.MessageID
+	if e != nil && e.Place.Message != 0 {
+		c.Place.Chat, c.Place.Message = e.Place.Chat, e.Place.Message
 		for _, o := range owed {
-			if o.ChatID == e.ChatID && o.MessageID == e.MessageID {
+			if o.Place.Chat == e.Place.Chat && o.Place.Message == e.Place.Message {
 				c.Text = o.Text
 			}
 		}
@@ -706,7 +706,7 @@ const closedMemory = 512
 // to go and is dropped. The outcome also goes to a stale copy of the
 // message the press being handled came from (see pressedCopy).
 func (b *Bridge) edit(ctx context.Context, log zerolog.Logger, e *pending.Entry, text string, kb *models.InlineKeyboardMarkup) {
-	if e.MessageID == 0 {
+	if e.Place.Message == 0 {
 		return
 	}
 	if kb == nil && e.Kind == pending.KindPermission {
@@ -719,13 +719,13 @@ func (b *Bridge) edit(ctx context.Context, log zerolog.Logger, e *pending.Entry,
 		}
 	}
 	if kb == nil {
-		if pc := pressedCopyOf(ctx); pc != nil && pc.chatID == e.ChatID && pc.messageID != e.MessageID {
+		if pc := pressedCopyOf(ctx); pc != nil && pc.chatID == e.Place.Chat && pc.messageID != e.Place.Message {
 			pc.outcome = text
 		}
 	}
 	p := &tgbot.EditMessageTextParams{
-		ChatID:             e.ChatID,
-		MessageID:          e.MessageID,
+		ChatID:             e.Place.Chat,
+		MessageID:          e.Place.Message,
 		Text:               text,
 		ParseMode:          models.ParseModeHTML,
 		LinkPreviewOptions: noPreview(),
@@ -740,12 +740,12 @@ func (b *Bridge) edit(ctx context.Context, log zerolog.Logger, e *pending.Entry,
 		b.repost(ctx, log, e, text, kb)
 		return
 	case isMessageGone(err):
-		log.Debug().Err(err).Int("messageID", e.MessageID).Msg("request message is gone from Telegram; its outcome is not shown")
+		log.Debug().Err(err).Int("messageID", e.Place.Message).Msg("request message is gone from Telegram; its outcome is not shown")
 	default:
-		log.Warn().Err(err).Int("messageID", e.MessageID).Msg("could not edit request message")
+		log.Warn().Err(err).Int("messageID", e.Place.Message).Msg("could not edit request message")
 	}
 	if kb == nil {
-		b.settleOwed(log, pending.Edit{ChatID: e.ChatID, MessageID: e.MessageID, Text: text}, err)
+		b.settleOwed(log, pending.Edit{Place: pending.Place{Chat: e.Place.Chat, Message: e.Place.Message}, Text: text}, err)
 	}
 }
 

@@ -132,7 +132,7 @@ func (b *Bridge) awaitPosting(ctx context.Context, open []*pending.Entry) {
 	ctx, cancel := context.WithTimeout(ctx, b.lockWait)
 	defer cancel()
 	for i, e := range open {
-		if e.MessageID != 0 {
+		if e.Place.Message != 0 {
 			continue
 		}
 		key := e.UID
@@ -190,11 +190,11 @@ func pendingLine(tx *i18n.Text, e *pending.Entry, now time.Time) string {
 		what = title(tx, e, e.Current) + ": " + oneLine(e.Questions[e.Current].Text)
 	}
 	label := "<b>" + kind + "</b>"
-	switch link := messageLink(e.ChatID, e.MessageID); {
+	switch link := messageLink(e.Place.Chat, e.Place.Message); {
 	case link != "":
 		label = `<a href="` + link + `">` + label + "</a>"
-	case e.MessageID != 0:
-		label += tx.MessageN(e.MessageID)
+	case e.Place.Message != 0:
+		label += tx.MessageN(e.Place.Message)
 	default:
 		label += tx.NotPostedYet
 	}

@@ -88,12 +88,12 @@ func (b *Bridge) adopt(log zerolog.Logger, cq *models.CallbackQuery, uid string,
 		return
 	}
 	for _, e := range es {
-		if e.MessageID != 0 || e.ChatID != m.Chat.ID || e.ExpiredNotified {
+		if e.Place.Message != 0 || e.Place.Chat != m.Chat.ID || e.ExpiredNotified {
 			continue
 		}
 		next, err := b.store.Update(e.UID, func(x *pending.Entry) error {
-			if x.MessageID == 0 {
-				x.MessageID = m.ID
+			if x.Place.Message == 0 {
+				x.Place.Message = m.ID
 			}
 			return nil
 		})
@@ -102,7 +102,7 @@ func (b *Bridge) adopt(log zerolog.Logger, cq *models.CallbackQuery, uid string,
 			continue
 		}
 		*e = *next
-		log.Info().Str("uid", e.UID).Int("messageID", e.MessageID).
+		log.Info().Str("uid", e.UID).Int("messageID", e.Place.Message).
 			Msg("a press came from a message of the request whose ID was never saved; it is the request's message now")
 	}
 }
@@ -119,8 +119,8 @@ func (b *Bridge) settleCopy(ctx context.Context, log zerolog.Logger, pc *pressed
 		return
 	}
 	if es, err := b.group(key); err == nil {
-		if m := messageOf(es); m != nil && m.ChatID == pc.chatID {
-			current = m.MessageID
+		if m := messageOf(es); m != nil && m.Place.Chat == pc.chatID {
+			current = m.Place.Message
 		}
 	}
 	if current == 0 || current == pc.messageID {
@@ -135,13 +135,13 @@ func (b *Bridge) settleCopy(ctx context.Context, log zerolog.Logger, pc *pressed
 // came from another message than the one showing the outcome, that
 // message is a stale copy, and becomes a note pointing at the outcome.
 func (b *Bridge) settleClosedCopy(ctx context.Context, log zerolog.Logger, cq *models.CallbackQuery, uid string, c pending.ClosedRequest) {
-	pc := staleCopy(cq, uid, c.ChatID, c.MessageID)
+	pc := staleCopy(cq, uid, c.Place.Chat, c.Place.Message)
 	if pc == nil {
 		return
 	}
-	log.Info().Int("staleMessageID", pc.messageID).Int("messageID", c.MessageID).
+	log.Info().Int("staleMessageID", pc.messageID).Int("messageID", c.Place.Message).
 		Msg("press on a stale copy of a closed request's message; it now points at the outcome")
-	b.editCopy(ctx, log, pc.chatID, pc.messageID, renderMoved(b.text, pc.chatID, pc.messageID, c.MessageID, true))
+	b.editCopy(ctx, log, pc.chatID, pc.messageID, renderMoved(b.text, pc.chatID, pc.messageID, c.Place.Message, true))
 }
 
 // refuseClosed answers a press on request uid, which is no longer held,
@@ -183,10 +183,10 @@ func (b *Bridge) editCopy(ctx context.Context, log zerolog.Logger, chatID int64,
 // said the message e names is gone, and saves the new message's ID on
 // every request the old one showed (a permission's group shares it). The
 // caller holds e's lock, or its group's. When the send fails the requests
-// are left without a message (MessageID 0), so SendUnsent posts them at
+// are left without a message (Place.Message 0), so SendUnsent posts them at
 // the next connect.
 func (b *Bridge) repost(ctx context.Context, log zerolog.Logger, e *pending.Entry, text string, kb *models.InlineKeyboardMarkup) {
-	old := e.MessageID
+	old := e.Place.Message
 	members := []*pending.Entry{e}
 	if e.Kind == pending.KindPermission {
 		if g, err := b.group(lockKey(e)); err == nil {
@@ -194,7 +194,7 @@ func (b *Bridge) repost(ctx context.Context, log zerolog.Logger, e *pending.Entr
 		}
 	}
 	msgID := 0
-	msg, err := b.tg.SendMessage(ctx, htmlMessage(e.ChatID, e.ThreadID, text, kb, 0))
+	msg, err := b.tg.SendMessage(ctx, htmlMessage(e.Place.Chat, e.Place.Thread, text, kb, 0))
 	if err != nil {
 		log.Error().Err(err).Int("oldMessageID", old).
 			Msg("request message was deleted in Telegram and posting it again failed; it is posted again after the next connect")
@@ -203,12 +203,12 @@ func (b *Bridge) repost(ctx context.Context, log zerolog.Logger, e *pending.Entr
 	}
 	var errs []error
 	for _, m := range members {
-		if m.MessageID != old || m.ChatID != e.ChatID {
+		if m.Place.Message != old || m.Place.Chat != e.Place.Chat {
 			continue
 		}
 		_, uerr := b.store.Update(m.UID, func(x *pending.Entry) error {
-			if x.MessageID == old {
-				x.MessageID = msgID
+			if x.Place.Message == old {
+				x.Place.Message = msgID
 			}
 			return nil
 		})
@@ -216,7 +216,7 @@ func (b *Bridge) repost(ctx context.Context, log zerolog.Logger, e *pending.Entr
 			errs = append(errs, uerr)
 		}
 	}
-	e.MessageID = msgID
+	e.Place.Message = msgID
 	if err := errors.Join(errs...); err != nil {
 		log.Error().Err(err).Int("oldMessageID", old).Int("messageID", msgID).
 			Msg("request message was deleted in Telegram; could not save the ID of the new one")

@@ -677,7 +677,7 @@ func (h *harness) pressIn(chat int64, user models.User, data string, msgID int) 
 
 func (h *harness) press(user models.User, data string, e *pending.Entry) string {
 	h.t.Helper()
-	return h.pressIn(testChat, user, data, e.MessageID)
+	return h.pressIn(testChat, user, data, e.Place.Message)
 }
 
 // toast returns the single answer of callback id.

@@ -42,7 +42,7 @@ func TestStoreWrittenByOlderReleaseAnswers(t *testing.T) {
 	h.b.lockWait = 50 * time.Millisecond
 
 	q, err := store.Get("qFixture")
-	if err != nil || q.RequestID != "que_fixture" || q.MessageID != 7 || q.Surface != "" {
+	if err != nil || q.RequestID != "que_fixture" || q.Place.Message != 7 || q.Surface != "" {
 		t.Fatalf("question %+v, %v", q, err)
 	}
 	h.pressIn(fixtureChat, alice, data(t, actOption, "qFixture", 0, 1), 7)

@@ -37,7 +37,7 @@ const offsetMaxAge = 24 * time.Hour
 // was recorded or the record is older than a day. Read it before
 // building the bot, once the store is open.
 func InitialOffset(store *pending.Store, botID int64, now time.Time) (int64, error) {
-	id, at, err := store.LastUpdateID(botID)
+	id, at, err := store.InputCursor(botID)
 	if err != nil {
 		return 0, fmt.Errorf("initial update offset: %w", err)
 	}
@@ -104,7 +104,7 @@ func (b *Bridge) offsetMiddleware(next tgbot.HandlerFunc) tgbot.HandlerFunc {
 }
 
 func (b *Bridge) saveOffset(id int64) error {
-	err := b.store.SetLastUpdateID(b.cfg.BotID, id, b.now())
+	err := b.store.SetInputCursor(b.cfg.BotID, id, b.now())
 	if err != nil {
 		b.log.Warn().Err(err).Int64("updateID", id).
 			Msg("could not record the last Telegram update handled; after a restart Telegram may send some updates again, which are told their request closed")

@@ -29,10 +29,10 @@ const owedSenders = 8
 // owedEdit is the closing edit of e's message showing text, as
 // deleteEntry records it; none when the message was never sent.
 func owedEdit(e *pending.Entry, text string) []pending.Edit {
-	if e == nil || e.MessageID == 0 {
+	if e == nil || e.Place.Message == 0 {
 		return nil
 	}
-	return []pending.Edit{{ChatID: e.ChatID, MessageID: e.MessageID, Text: text}}
+	return []pending.Edit{{Place: pending.Place{Chat: e.Place.Chat, Message: e.Place.Message}, Text: text}}
 }
 
 // closingEdit is owedEdit for a request that may share its message with
@@ -72,7 +72,7 @@ func (b *Bridge) settleOwed(log zerolog.Logger, o pending.Edit, err error) {
 	go func() {
 		defer b.running.done()
 		if serr := b.store.Edited(o); serr != nil {
-			log.Warn().Err(serr).Int("messageID", o.MessageID).Msg("could not forget a closing edit Telegram took; it is sent again at the next start, harmlessly")
+			log.Warn().Err(serr).Int("messageID", o.Place.Message).Msg("could not forget a closing edit Telegram took; it is sent again at the next start, harmlessly")
 		}
 	}()
 }
@@ -81,8 +81,8 @@ func (b *Bridge) settleOwed(log zerolog.Logger, o pending.Edit, err error) {
 // settles it.
 func (b *Bridge) sendOwed(ctx context.Context, log zerolog.Logger, o pending.Edit) error {
 	_, err := b.tg.EditMessageText(ctx, &tgbot.EditMessageTextParams{
-		ChatID:             o.ChatID,
-		MessageID:          o.MessageID,
+		ChatID:             o.Place.Chat,
+		MessageID:          o.Place.Message,
 		Text:               o.Text,
 		ParseMode:          models.ParseModeHTML,
 		LinkPreviewOptions: noPreview(),
@@ -123,7 +123,7 @@ func (b *Bridge) SendOwed(ctx context.Context) {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			log := b.log.With().Int64("chatID", o.ChatID).Int("messageID", o.MessageID).Logger()
+			log := b.log.With().Int64("chatID", o.Place.Chat).Int("messageID", o.Place.Message).Logger()
 			if err := b.sendOwed(ctx, log, o); err != nil && !telegram.IsNotModified(err) && !isMessageGone(err) {
 				log.Warn().Err(err).Msg("could not send a closing edit still owed; it is sent again later")
 			}
@@ -138,11 +138,11 @@ func (b *Bridge) SendOwed(ctx context.Context) {
 // reports whether it was that message.
 func (b *Bridge) repairClosed(ctx context.Context, log zerolog.Logger, cq *models.CallbackQuery, uid string, c pending.ClosedRequest) bool {
 	m := cq.Message.Message
-	if m == nil || c.Text == "" || c.MessageID == 0 || m.ID != c.MessageID || m.Chat.ID != c.ChatID || !carries(m, uid) {
+	if m == nil || c.Text == "" || c.Place.Message == 0 || m.ID != c.Place.Message || m.Chat.ID != c.Place.Chat || !carries(m, uid) {
 		return false
 	}
 	log.Info().Int("messageID", m.ID).Msg("press on a closed request whose message still shows buttons; showing its outcome again")
-	o := pending.Edit{ChatID: c.ChatID, MessageID: c.MessageID, Text: c.Text}
+	o := pending.Edit{Place: pending.Place{Chat: c.Place.Chat, Message: c.Place.Message}, Text: c.Text}
 	if err := b.sendOwed(ctx, log, o); err != nil && !telegram.IsNotModified(err) && !isMessageGone(err) {
 		log.Warn().Err(err).Msg("could not show the outcome of a closed request again")
 	}

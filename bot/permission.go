@@ -104,7 +104,7 @@ func open(es []*pending.Entry) []*pending.Entry {
 // messageOf returns the first of es whose message was sent, or nil.
 func messageOf(es []*pending.Entry) *pending.Entry {
 	for _, e := range es {
-		if e.MessageID != 0 {
+		if e.Place.Message != 0 {
 			return e
 		}
 	}
@@ -141,7 +141,7 @@ func (b *Bridge) permissionAsked(ctx context.Context, ev opencode.Event) {
 		log.Debug().Bool("listed", ev.Listed).Msg("permission request already held")
 		return
 	}
-	e.ThreadID = b.threadFor(ctx, log, e.ChatID, e.Directory)
+	e.Place.Thread = b.threadFor(ctx, log, e.Place.Chat, e.Directory)
 	e.UID = b.uidFor(p.ID)
 	if key, ok := b.findTwin(e); ok {
 		joined, post := b.join(ctx, e, key)
@@ -207,7 +207,7 @@ func (b *Bridge) autoApprove(ctx context.Context, log zerolog.Logger, e *pending
 	switch {
 	case i < 0:
 		return true // answered in opencode meanwhile
-	case members[i].MessageID != 0 || members[i].ExpiredNotified:
+	case members[i].Place.Message != 0 || members[i].ExpiredNotified:
 		return false // posted meanwhile (a reconnect's resend): the group decides
 	}
 	e = members[i]
@@ -225,7 +225,7 @@ func (b *Bridge) autoApprove(ctx context.Context, log zerolog.Logger, e *pending
 		Str("reply", replyOnce).Msg("permission auto-approved (low risk)")
 	b.deleteEntry(log, e, i18n.ToastAnswered)
 	b.addContext(ctx, e)
-	if _, err := b.tg.SendMessage(ctx, htmlMessage(e.ChatID, e.ThreadID, renderAutoApproved(b.text, e), nil, 0)); err != nil {
+	if _, err := b.tg.SendMessage(ctx, htmlMessage(e.Place.Chat, e.Place.Thread, renderAutoApproved(b.text, e), nil, 0)); err != nil {
 		log.Warn().Err(err).Msg("could not post the auto-approval notice; the request was allowed all the same")
 	}
 	return true
@@ -285,10 +285,10 @@ func (b *Bridge) join(ctx context.Context, e *pending.Entry, key string) (joined
 	}
 	e.SharedWith = key
 	// The message is shared, so is its thread.
-	e.ThreadID = live[0].ThreadID
+	e.Place.Thread = live[0].Place.Thread
 	copyContext(e, live[0])
 	if m := messageOf(live); m != nil {
-		e.MessageID = m.MessageID
+		e.Place.Message = m.Place.Message
 	}
 	if err := b.store.Create(e); err != nil {
 		if !errors.Is(err, pending.ErrExists) {
@@ -298,7 +298,7 @@ func (b *Bridge) join(ctx context.Context, e *pending.Entry, key string) (joined
 	}
 	log := b.entryLog(e)
 	log.Info().Str("sharedWith", key).Int("requests", len(live)+1).Msg("permission asked again; it shares the message of the identical request")
-	if e.MessageID == 0 {
+	if e.Place.Message == 0 {
 		return true, true
 	}
 	b.rerenderPermission(ctx, log, key, append(live, e))
@@ -316,14 +316,14 @@ func (b *Bridge) postPermission(ctx context.Context, uid, key string) error {
 		return fmt.Errorf("post %s: %w", uid, err)
 	}
 	i := slices.IndexFunc(members, func(m *pending.Entry) bool { return m.UID == uid })
-	if i < 0 || members[i].MessageID != 0 || members[i].ExpiredNotified {
+	if i < 0 || members[i].Place.Message != 0 || members[i].ExpiredNotified {
 		return nil
 	}
 	e := members[i]
 	log := b.entryLog(e)
 	msgID, sent := 0, false
 	if m := messageOf(members); m != nil {
-		msgID = m.MessageID
+		msgID = m.Place.Message
 	} else {
 		b.addContext(ctx, e)
 		for _, m := range members {
@@ -336,7 +336,7 @@ func (b *Bridge) postPermission(ctx context.Context, uid, key string) error {
 			log.Error().Err(err).Msg("could not render permission request")
 			return fmt.Errorf("post %s: %w", uid, err)
 		}
-		msg, err := b.tg.SendMessage(ctx, htmlMessage(e.ChatID, e.ThreadID, text, kb, 0))
+		msg, err := b.tg.SendMessage(ctx, htmlMessage(e.Place.Chat, e.Place.Thread, text, kb, 0))
 		if err != nil {
 			log.Error().Err(err).Msg("could not post permission request to Telegram; it is sent again at start-up or after a reconnect")
 			return fmt.Errorf("post %s: %w", uid, err)
@@ -345,13 +345,13 @@ func (b *Bridge) postPermission(ctx context.Context, uid, key string) error {
 	}
 	var errs []error
 	for _, m := range members {
-		if m.MessageID != 0 {
+		if m.Place.Message != 0 {
 			continue
 		}
 		ctxFrom := *m
 		next, err := b.store.Update(m.UID, func(x *pending.Entry) error {
-			if x.MessageID == 0 {
-				x.MessageID = msgID
+			if x.Place.Message == 0 {
+				x.Place.Message = msgID
 			}
 			if x.SessionTitle == "" && x.ParentSessionID == "" {
 				copyContext(x, &ctxFrom)
@@ -403,7 +403,7 @@ func (b *Bridge) stillOpen(e *pending.Entry) []*pending.Entry {
 		return nil
 	}
 	return slices.DeleteFunc(open(members), func(m *pending.Entry) bool {
-		return m.UID == e.UID || m.MessageID != e.MessageID
+		return m.UID == e.UID || m.Place.Message != e.Place.Message
 	})
 }
 
@@ -477,11 +477,11 @@ func (b *Bridge) pressPermission(ctx context.Context, log zerolog.Logger, cq *mo
 	a.log = &elog
 	b.adopt(elog, cq, data.UID, members)
 	if m := messageOf(members); m != nil {
-		if pc := staleCopy(cq, data.UID, m.ChatID, m.MessageID); pc != nil {
+		if pc := staleCopy(cq, data.UID, m.Place.Chat, m.Place.Message); pc != nil {
 			// Runs before unlock, deferred earlier: the copy is settled
 			// while the requests cannot change.
 			ctx = withPressedCopy(ctx, pc)
-			defer b.settleCopy(ctx, elog, pc, data.UID, m.MessageID)
+			defer b.settleCopy(ctx, elog, pc, data.UID, m.Place.Message)
 		}
 	}
 	switch {
@@ -489,8 +489,8 @@ func (b *Bridge) pressPermission(ctx context.Context, log zerolog.Logger, cq *mo
 		elog.Info().Str("data", cq.Data).Msg("refusing button that does not match its request")
 		a.toast(i18n.ToastUnknown)
 		return
-	case chatID == 0 && e.ChatID != b.ChatID():
-		elog.Info().Int64("chatID", e.ChatID).Msg("refusing press on a request of another chat")
+	case chatID == 0 && e.Place.Chat != b.ChatID():
+		elog.Info().Int64("chatID", e.Place.Chat).Msg("refusing press on a request of another chat")
 		a.toast(i18n.ToastNotAllowed)
 		return
 	case slices.ContainsFunc(members, func(m *pending.Entry) bool { return m.ExpiredNotified }):
@@ -544,7 +544,7 @@ func (b *Bridge) reasonReceived(ctx context.Context, log zerolog.Logger, e *pend
 	holder := members[i]
 	elog := b.entryLog(holder).With().Int64("userID", user.ID).Logger()
 	switch {
-	case !holder.AwaitingText || (reply != nil && reply.ID != holder.PromptMessageID):
+	case !holder.AwaitingText || (reply != nil && reply.ID != holder.Prompt):
 		elog.Debug().Msg("ignoring typed reason: request no longer awaits this prompt")
 		return
 	case slices.ContainsFunc(members, func(m *pending.Entry) bool { return m.ExpiredNotified }):

@@ -80,9 +80,9 @@ func (h *harness) restart() {
 // entry as stored, which knows the second.
 func (h *harness) crashCopy(e *pending.Entry) (int, *pending.Entry) {
 	h.t.Helper()
-	stale := e.MessageID
+	stale := e.Place.Message
 	if _, err := h.store.Update(e.UID, func(x *pending.Entry) error {
-		x.MessageID = 0
+		x.Place.Message = 0
 		return nil
 	}); err != nil {
 		h.t.Fatal(err)
@@ -91,8 +91,8 @@ func (h *harness) crashCopy(e *pending.Entry) (int, *pending.Entry) {
 		h.t.Fatal(err)
 	}
 	now := h.entry(e.UID)
-	if now.MessageID == 0 || now.MessageID == stale {
-		h.t.Fatalf("request not posted again: message %d, stale %d", now.MessageID, stale)
+	if now.Place.Message == 0 || now.Place.Message == stale {
+		h.t.Fatalf("request not posted again: message %d, stale %d", now.Place.Message, stale)
 	}
 	return stale, now
 }
@@ -125,7 +125,7 @@ func (h *harness) pressSent(user models.User, data string, msgID int) string {
 func TestSameUpdateTwiceRepliesOnce(t *testing.T) {
 	h := newHarness(t, Config{BotID: 123})
 	e := h.ask("que_1", dbQuestion())
-	upd := callbackUpdate(7, "cb7", alice, data(t, actOption, e.UID, 0, 0), e.MessageID)
+	upd := callbackUpdate(7, "cb7", alice, data(t, actOption, e.UID, 0, 0), e.Place.Message)
 	h.deliver(upd)
 	h.deliver(upd)
 	if n := len(h.oc.Replies()); n != 1 {
@@ -140,8 +140,8 @@ func TestPressRedeliveredAfterRestart(t *testing.T) {
 	h := newHarness(t, Config{BotID: 123})
 	q := h.ask("que_1", dbQuestion())
 	p := h.askPerm(permEvent("per_1", "make"))
-	uq := callbackUpdate(7, "cb7", alice, data(t, actOption, q.UID, 0, 1), q.MessageID)
-	up := callbackUpdate(8, "cb8", bob, permData(t, actAllowOnce, p.UID), p.MessageID)
+	uq := callbackUpdate(7, "cb7", alice, data(t, actOption, q.UID, 0, 1), q.Place.Message)
+	up := callbackUpdate(8, "cb8", bob, permData(t, actAllowOnce, p.UID), p.Place.Message)
 	h.deliver(uq)
 	h.deliver(up)
 	if len(h.oc.Replies()) != 1 || len(h.oc.PermReplies()) != 1 {
@@ -150,7 +150,7 @@ func TestPressRedeliveredAfterRestart(t *testing.T) {
 	edits := len(h.tg.Edits())
 
 	h.restart()
-	if id, _, err := h.store.LastUpdateID(123); id != 8 || err != nil {
+	if id, _, err := h.store.InputCursor(123); id != 8 || err != nil {
 		t.Errorf("last update recorded = %d, %v; want 8", id, err)
 	}
 	h.deliver(uq)
@@ -173,7 +173,7 @@ func TestClosedForgottenAfterADay(t *testing.T) {
 	clock := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
 	h.b.now = func() time.Time { return clock }
 	e := h.ask("que_1", dbQuestion())
-	upd := callbackUpdate(7, "cb7", alice, data(t, actOption, e.UID, 0, 0), e.MessageID)
+	upd := callbackUpdate(7, "cb7", alice, data(t, actOption, e.UID, 0, 0), e.Place.Message)
 	h.deliver(upd)
 
 	h.restart()
@@ -235,7 +235,7 @@ func TestConcurrentPressesReplyOnce(t *testing.T) {
 	for i := range 8 {
 		datas = append(datas, data(t, actOption, e.UID, 0, i%2))
 	}
-	toasts := h.pressAll(e.MessageID, datas...)
+	toasts := h.pressAll(e.Place.Message, datas...)
 	if n := len(h.oc.Replies()); n != 1 {
 		t.Fatalf("%d replies to opencode for 8 presses at once", n)
 	}
@@ -246,7 +246,7 @@ func TestConcurrentPressesReplyOnce(t *testing.T) {
 	for i := range 8 {
 		datas = append(datas, permData(t, []action{actAllowOnce, actReject, actAllowAlways}[i%3], p.UID))
 	}
-	toasts = h.pressAll(p.MessageID, datas...)
+	toasts = h.pressAll(p.Place.Message, datas...)
 	if n := len(h.oc.PermReplies()); n != 1 {
 		t.Fatalf("%d permission replies for 8 presses at once", n)
 	}
@@ -283,7 +283,7 @@ func TestUpdateOffsetRecorded(t *testing.T) {
 	})
 	last := func() int64 {
 		t.Helper()
-		id, _, err := h.store.LastUpdateID(123)
+		id, _, err := h.store.InputCursor(123)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -332,15 +332,15 @@ func TestUpdateOffsetRecorded(t *testing.T) {
 func TestDeletedMessageRepostedOnRerender(t *testing.T) {
 	h := newHarness(t, Config{})
 	e := h.ask("que_1", multiSelect())
-	h.tg.Delete(e.MessageID)
+	h.tg.Delete(e.Place.Message)
 	id := h.press(alice, data(t, actToggle, e.UID, 0, 1), e)
 	if got := h.toast(id); got != "☑ B" {
 		t.Errorf("toast = %q", got)
 	}
 	now := h.entry(e.UID)
 	sent := h.lastSent()
-	if now.MessageID != sent.ID || now.MessageID == e.MessageID {
-		t.Fatalf("entry message %d, last sent %d, deleted %d: want the new one saved", now.MessageID, sent.ID, e.MessageID)
+	if now.Place.Message != sent.ID || now.Place.Message == e.Place.Message {
+		t.Fatalf("entry message %d, last sent %d, deleted %d: want the new one saved", now.Place.Message, sent.ID, e.Place.Message)
 	}
 	if got := buttons(t, sent.P.ReplyMarkup); got[1][0] != "☑ B" {
 		t.Errorf("new message's buttons = %q, want the selection shown", got)
@@ -356,7 +356,7 @@ func TestDeletedMessageRepostedOnRerender(t *testing.T) {
 	if r := h.oc.Replies(); len(r) != 1 || r[0].Answers[0][0] != "B" {
 		t.Fatalf("replies = %+v", r)
 	}
-	if ed := h.lastEdit(); ed.MessageID != now.MessageID || ed.ReplyMarkup != nil {
+	if ed := h.lastEdit(); ed.MessageID != now.Place.Message || ed.ReplyMarkup != nil {
 		t.Errorf("outcome edit = %+v", ed)
 	}
 }
@@ -370,11 +370,11 @@ func TestDeletedMessageRepostedWithNextQuestion(t *testing.T) {
 	h := newHarness(t, Config{})
 	q2 := opencode.Question{Question: "Strict?", Header: "Strict", Options: []opencode.Option{{Label: "Yes"}, {Label: "No"}}}
 	e := h.ask("que_1", dbQuestion(), q2)
-	h.tg.Delete(e.MessageID)
+	h.tg.Delete(e.Place.Message)
 	h.press(alice, data(t, actOption, e.UID, 0, 0), e)
 	sent := h.lastSent()
-	if !strings.Contains(sent.P.Text, "Question 2/2") || h.entry(e.UID).MessageID != sent.ID {
-		t.Fatalf("after the first answer on a deleted message: sent %d %s; entry has %d", sent.ID, sent.P.Text, h.entry(e.UID).MessageID)
+	if !strings.Contains(sent.P.Text, "Question 2/2") || h.entry(e.UID).Place.Message != sent.ID {
+		t.Fatalf("after the first answer on a deleted message: sent %d %s; entry has %d", sent.ID, sent.P.Text, h.entry(e.UID).Place.Message)
 	}
 	if got := buttons(t, sent.P.ReplyMarkup); got[0][1] != data(t, actOption, e.UID, 1, 0) {
 		t.Errorf("new message's buttons = %q", got)
@@ -384,7 +384,7 @@ func TestDeletedMessageRepostedWithNextQuestion(t *testing.T) {
 func TestDeletedMessageOutcomeDropped(t *testing.T) {
 	h := newHarness(t, Config{})
 	e := h.ask("que_1", dbQuestion())
-	h.tg.Delete(e.MessageID)
+	h.tg.Delete(e.Place.Message)
 	sent := len(h.tg.Sent())
 	h.press(alice, data(t, actOption, e.UID, 0, 0), e)
 	if len(h.oc.Replies()) != 1 {
@@ -403,15 +403,15 @@ func TestDeletedMessageOutcomeDropped(t *testing.T) {
 func TestDeletedSharedPermissionMessageReposted(t *testing.T) {
 	h := newHarness(t, Config{})
 	p := h.askPerm(permEvent("per_1", "go test ./..."))
-	h.tg.Delete(p.MessageID)
+	h.tg.Delete(p.Place.Message)
 	s := h.askPerm(permEvent("per_2", "go test ./..."))
 	if s.SharedWith != p.UID {
 		t.Fatalf("second request not shared: %+v", s)
 	}
 	sent := h.lastSent()
 	first, second := h.entry(p.UID), h.entry(s.UID)
-	if sent.ID == p.MessageID || first.MessageID != sent.ID || second.MessageID != sent.ID {
-		t.Fatalf("messages: first %d, second %d, last sent %d, deleted %d", first.MessageID, second.MessageID, sent.ID, p.MessageID)
+	if sent.ID == p.Place.Message || first.Place.Message != sent.ID || second.Place.Message != sent.ID {
+		t.Fatalf("messages: first %d, second %d, last sent %d, deleted %d", first.Place.Message, second.Place.Message, sent.ID, p.Place.Message)
 	}
 	wantIn(t, sent.P.Text, "×2")
 	if got := buttons(t, sent.P.ReplyMarkup); got[0][1] != "ponce:"+p.UID {
@@ -429,20 +429,20 @@ func TestDeletedSharedPermissionMessageReposted(t *testing.T) {
 func TestDeletedMessageRepostFailsThenSentUnsent(t *testing.T) {
 	h := newHarness(t, Config{})
 	e := h.ask("que_1", multiSelect())
-	h.tg.Delete(e.MessageID)
+	h.tg.Delete(e.Place.Message)
 	h.tg.mu.Lock()
 	h.tg.sendErrs = []error{fmt.Errorf("%w: telegram down", tgbot.ErrorForbidden)}
 	h.tg.mu.Unlock()
 	h.press(alice, data(t, actToggle, e.UID, 0, 0), e)
-	if got := h.entry(e.UID); got.MessageID != 0 || !slices.Equal(got.Selected, []string{"A"}) {
+	if got := h.entry(e.UID); got.Place.Message != 0 || !slices.Equal(got.Selected, []string{"A"}) {
 		t.Fatalf("entry after a failed repost = %+v, want no message and the selection kept", got)
 	}
 	if err := h.b.SendUnsent(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	got, sent := h.entry(e.UID), h.lastSent()
-	if got.MessageID != sent.ID || got.MessageID == 0 {
-		t.Fatalf("entry message %d, last sent %d", got.MessageID, sent.ID)
+	if got.Place.Message != sent.ID || got.Place.Message == 0 {
+		t.Fatalf("entry message %d, last sent %d", got.Place.Message, sent.ID)
 	}
 	if b := buttons(t, sent.P.ReplyMarkup); b[0][0] != "☑ A" {
 		t.Errorf("buttons = %q", b)
@@ -457,10 +457,10 @@ func TestStaleCopyPressClosesBoth(t *testing.T) {
 	if h.toast(id) != i18n.ToastSending || len(h.oc.Replies()) != 1 {
 		t.Fatalf("toast %q, replies %+v", h.toast(id), h.oc.Replies())
 	}
-	h.checkAnsweredSQLite(now.MessageID, stale)
+	h.checkAnsweredSQLite(now.Place.Message, stale)
 	// A later press hears it was answered and edits nothing.
 	edits := len(h.tg.Edits())
-	if id := h.pressIn(testChat, bob, data(t, actOption, e.UID, 0, 0), now.MessageID); h.toast(id) != i18n.ToastAnswered {
+	if id := h.pressIn(testChat, bob, data(t, actOption, e.UID, 0, 0), now.Place.Message); h.toast(id) != i18n.ToastAnswered {
 		t.Errorf("late press toast = %q", h.toast(id))
 	}
 	if n := len(h.tg.Edits()); n != edits {
@@ -476,7 +476,7 @@ func TestStaleCopyRerenderBecomesPointer(t *testing.T) {
 	if h.toast(id) != "☑ C" {
 		t.Errorf("toast = %q", h.toast(id))
 	}
-	cur := h.tg.EditsOf(now.MessageID)
+	cur := h.tg.EditsOf(now.Place.Message)
 	if len(cur) != 1 || buttons(t, cur[0].ReplyMarkup)[2][0] != "☑ C" {
 		t.Fatalf("edits of the current message = %+v, want the selection", cur)
 	}
@@ -500,8 +500,8 @@ func TestStaleCopyCustomAnswer(t *testing.T) {
 	stale, now := h.crashCopy(e)
 	h.pressSent(alice, data(t, actCustom, e.UID, 0, 0), stale)
 	prompt := h.lastSent()
-	if rp := prompt.P.ReplyParameters; rp == nil || rp.MessageID != now.MessageID {
-		t.Errorf("prompt replies to %+v, want the current message %d", rp, now.MessageID)
+	if rp := prompt.P.ReplyParameters; rp == nil || rp.MessageID != now.Place.Message {
+		t.Errorf("prompt replies to %+v, want the current message %d", rp, now.Place.Message)
 	}
 	if old := h.tg.EditsOf(stale); len(old) != 1 || !strings.Contains(old[0].Text, "moved") {
 		t.Errorf("stale copy edits = %+v, want the pointer", old)
@@ -510,7 +510,7 @@ func TestStaleCopyCustomAnswer(t *testing.T) {
 	if len(h.oc.Replies()) != 1 {
 		t.Fatal("typed answer not delivered")
 	}
-	if ed := h.lastEdit(); ed.MessageID != now.MessageID || !strings.Contains(ed.Text, "MariaDB") {
+	if ed := h.lastEdit(); ed.MessageID != now.Place.Message || !strings.Contains(ed.Text, "MariaDB") {
 		t.Errorf("outcome edit = %+v", ed)
 	}
 }
@@ -542,7 +542,7 @@ func TestStaleCopyPermission(t *testing.T) {
 	if r := h.oc.PermReplies(); len(r) != 1 || r[0].Reply != "reject" {
 		t.Fatalf("replies = %+v", r)
 	}
-	for _, msg := range []int{now.MessageID, stale} {
+	for _, msg := range []int{now.Place.Message, stale} {
 		eds := h.tg.EditsOf(msg)
 		if len(eds) != 1 || eds[0].ReplyMarkup != nil || !strings.Contains(eds[0].Text, "Rejected") {
 			t.Errorf("edits of message %d = %+v, want the outcome", msg, eds)
@@ -555,30 +555,30 @@ func TestTamperedPressMakesNoCopy(t *testing.T) {
 	x := h.ask("que_1", dbQuestion())
 	y := h.ask("que_2", dbQuestion())
 	// Data naming x, pressed on y's message (whose buttons name y).
-	h.pressSent(alice, data(t, actOption, x.UID, 0, 0), y.MessageID)
-	if n := len(h.tg.EditsOf(y.MessageID)); n != 0 {
+	h.pressSent(alice, data(t, actOption, x.UID, 0, 0), y.Place.Message)
+	if n := len(h.tg.EditsOf(y.Place.Message)); n != 0 {
 		t.Errorf("y's message edited %d times by a press naming x", n)
 	}
-	if got := h.entry(y.UID); got.MessageID != y.MessageID {
-		t.Errorf("y's message = %d", got.MessageID)
+	if got := h.entry(y.UID); got.Place.Message != y.Place.Message {
+		t.Errorf("y's message = %d", got.Place.Message)
 	}
 }
 
 func TestPressAdoptsUnsavedMessage(t *testing.T) {
 	h := newHarness(t, Config{})
 	e := h.ask("que_1", multiSelect())
-	sent := e.MessageID
+	sent := e.Place.Message
 	// The process died before saving the message ID, and the restart
 	// could not post it again yet.
 	if _, err := h.store.Update(e.UID, func(x *pending.Entry) error {
-		x.MessageID = 0
+		x.Place.Message = 0
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
 	h.pressSent(alice, data(t, actToggle, e.UID, 0, 0), sent)
-	if got := h.entry(e.UID); got.MessageID != sent {
-		t.Fatalf("entry message = %d, want the pressed %d", got.MessageID, sent)
+	if got := h.entry(e.UID); got.Place.Message != sent {
+		t.Fatalf("entry message = %d, want the pressed %d", got.Place.Message, sent)
 	}
 	if eds := h.tg.EditsOf(sent); len(eds) != 1 || buttons(t, eds[0].ReplyMarkup)[0][0] != "☑ A" {
 		t.Errorf("edits of the pressed message = %+v", eds)
@@ -661,7 +661,7 @@ func (h *harness) checkAnsweredSQLite(msgs ...int) {
 func TestCopyPostedBeforeACrashAnswers(t *testing.T) {
 	h := newHarness(t, Config{Server: "http://127.0.0.1:4096"})
 	e := h.ask("que_1", dbQuestion())
-	stale := e.MessageID
+	stale := e.Place.Message
 	if err := h.store.Delete(e.UID); err != nil {
 		t.Fatal(err) // as if never stored
 	}
@@ -670,14 +670,14 @@ func TestCopyPostedBeforeACrashAnswers(t *testing.T) {
 	ev.Listed = true
 	h.b.HandleEvent(context.Background(), ev)
 	now, err := h.store.ByRequestID("que_1")
-	if err != nil || now.UID != e.UID || now.MessageID == stale {
+	if err != nil || now.UID != e.UID || now.Place.Message == stale {
 		t.Fatalf("posted again as %+v, %v; want UID %s on a new message", now, err, e.UID)
 	}
 	id := h.pressSent(alice, data(t, actOption, e.UID, 0, 1), stale)
 	if h.toast(id) != i18n.ToastSending || len(h.oc.Replies()) != 1 {
 		t.Fatalf("toast %q, replies %+v", h.toast(id), h.oc.Replies())
 	}
-	h.checkAnsweredSQLite(now.MessageID, stale)
+	h.checkAnsweredSQLite(now.Place.Message, stale)
 }
 
 // A closed record written before toasts had identifiers holds the English

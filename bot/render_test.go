@@ -21,7 +21,7 @@ func entryWith(qs ...pending.Question) *pending.Entry {
 		SessionID: "ses_dd4235358ffeK4sOj0rQeppn49",
 		RequestID: "que_1",
 		Questions: qs,
-		ChatID:    testChat,
+		Place:     pending.Place{Chat: testChat},
 	}
 }
 

@@ -34,7 +34,7 @@ func sessionBenchBridge(b *testing.B) (*Bridge, *pending.Entry) {
 			Directory: fmt.Sprintf("/home/user/projects/p%d", i%7), Project: "global",
 			SessionID: session, RequestID: fmt.Sprintf("per_%07d", i),
 			CallID: "call_" + fmt.Sprint(i), ToolMessageID: "msg_1",
-			ChatID: testChat, MessageID: i + 1, SessionTitle: "Fix the login bug",
+			Place: pending.Place{Chat: testChat, Message: i + 1}, SessionTitle: "Fix the login bug",
 			Permission: &pending.Permission{Kind: "bash", Patterns: []string{"go test ./..."}, Always: []string{"go *"}, Metadata: meta},
 			CreatedAt:  now.Add(time.Duration(i) * time.Second), ExpiresAt: now.Add(time.Hour),
 		}

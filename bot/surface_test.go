@@ -35,7 +35,7 @@ func TestAPISurfaceAnsweredThroughIt(t *testing.T) {
 	if err != nil {
 		t.Fatalf("an /api question was not stored: %v", err)
 	}
-	if e.Surface != "api" || e.MessageID == 0 {
+	if e.Surface != "api" || e.Place.Message == 0 {
 		t.Fatalf("entry %+v: want surface api and a message", e)
 	}
 	h.press(alice, data(t, actOption, e.UID, 0, 1), e)

@@ -200,7 +200,7 @@ func (b *Bridge) closeGone(ctx context.Context, uid string, s opencode.Snapshot,
 		return
 	}
 	log := b.entryLog(e)
-	log.Info().Str("kind", string(e.Kind)).Int("messageID", e.MessageID).
+	log.Info().Str("kind", string(e.Kind)).Int("messageID", e.Place.Message).
 		Msg("request no longer pending in opencode (answered or dismissed elsewhere); closed")
 	text := renderOutcome(b.text, e, "✅", nil, b.text.GoneFooter)
 	b.deleteEntry(log, e, i18n.ToastGone, b.closingEdit(e, text)...)

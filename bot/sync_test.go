@@ -202,7 +202,7 @@ func (r *syncRig) held(requestID string) *pending.Entry {
 	if err != nil {
 		r.t.Fatalf("request %s not held: %v", requestID, err)
 	}
-	if e.MessageID == 0 {
+	if e.Place.Message == 0 {
 		r.t.Fatalf("request %s not posted", requestID)
 	}
 	return e
@@ -264,7 +264,7 @@ func TestSyncPostsWhatOnlyProjectsKnow(t *testing.T) {
 	r.waitConnected()
 
 	m := r.one("Asked while the bot was down?")
-	if e := r.held("que_repo"); e.Directory != repo || e.MessageID != m.ID || e.CallID != "call_repo" {
+	if e := r.held("que_repo"); e.Directory != repo || e.Place.Message != m.ID || e.CallID != "call_repo" {
 		t.Errorf("entry %+v, want directory %s and message %d", e, repo, m.ID)
 	}
 	if e := r.held("per_sandbox"); e.Directory != sandbox || e.Kind != pending.KindPermission {
@@ -287,11 +287,11 @@ func TestSyncClosesWhatIsGoneAfterRestart(t *testing.T) {
 	r.watch()
 	r.waitConnected()
 
-	r.closedGone(q.MessageID)
-	r.closedGone(p.MessageID)
+	r.closedGone(q.Place.Message)
+	r.closedGone(p.Place.Message)
 	r.notHeld("que_gone")
 	r.notHeld("per_gone")
-	r.untouched(k.MessageID)
+	r.untouched(k.Place.Message)
 	if e := r.held("que_kept"); e.UID != k.UID {
 		t.Errorf("kept question is now %+v", e)
 	}
@@ -311,16 +311,16 @@ func TestSyncKeepsWhatAFailedListCannotProve(t *testing.T) {
 	r.watch()
 	r.waitConnected()
 
-	r.untouched(q.MessageID)
+	r.untouched(q.Place.Message)
 	r.held("que_1")
 	// The permission list worked: that one is gone.
-	r.closedGone(p.MessageID)
+	r.closedGone(p.Place.Message)
 	r.notHeld("per_1")
 
 	// The next connect lists questions again and closes the question.
 	r.oc.DropStreams()
 	r.waitConnected()
-	r.closedGone(q.MessageID)
+	r.closedGone(q.Place.Message)
 	r.notHeld("que_1")
 }
 
@@ -406,11 +406,11 @@ func TestSyncSparesRequestsNewerThanTheListing(t *testing.T) {
 	// Asked after the listing began: an empty list does not prove it gone.
 	e := r.ask(syncQuestion("que_new", "call_new", "Asked during the listing"))
 	r.bridge.HandleSnapshot(r.ctx, opencode.Snapshot{Directory: syncDir, QuestionsListed: true, PermissionsListed: true, Taken: taken})
-	r.untouched(e.MessageID)
+	r.untouched(e.Place.Message)
 	r.held("que_new")
 
 	r.bridge.HandleSnapshot(r.ctx, opencode.Snapshot{Directory: syncDir, QuestionsListed: true, PermissionsListed: true, Taken: time.Now()})
-	r.closedGone(e.MessageID)
+	r.closedGone(e.Place.Message)
 	r.notHeld("que_new")
 }
 
@@ -418,7 +418,7 @@ func TestSyncSparesOtherDirectories(t *testing.T) {
 	r := newSyncRig(t)
 	e := r.ask(syncQuestion("que_1", "call_1", "Somewhere else"))
 	r.bridge.HandleSnapshot(r.ctx, opencode.Snapshot{Directory: syncDir + "-other", QuestionsListed: true, PermissionsListed: true, Taken: time.Now()})
-	r.untouched(e.MessageID)
+	r.untouched(e.Place.Message)
 	r.held("que_1")
 }
 
@@ -433,11 +433,11 @@ func TestSyncNewRequestIDOfSameToolCallKeepsMessage(t *testing.T) {
 	r.waitConnected()
 
 	e := r.held("que_new")
-	if e.UID != old.UID || e.MessageID != old.MessageID {
+	if e.UID != old.UID || e.Place.Message != old.Place.Message {
 		t.Errorf("entry %+v, want the old entry %s under the new ID", e, old.UID)
 	}
 	r.notHeld("que_old")
-	r.untouched(old.MessageID)
+	r.untouched(old.Place.Message)
 	r.one("Asked before opencode restarted")
 	if n := r.logLines("opencode lists the question under a new request ID"); n != 1 {
 		t.Errorf("%d log lines about the new ID, want 1", n)
@@ -446,7 +446,7 @@ func TestSyncNewRequestIDOfSameToolCallKeepsMessage(t *testing.T) {
 	// Events name the new ID now.
 	r.oc.AnswerQuestion(syncDir, "que_new", [][]string{{"Yes"}})
 	if _, err := r.tg.WaitMessage(r.ctx, syncChat, func(m telegramtest.Message) bool {
-		return m.ID == old.MessageID && m.Keyboard == nil && strings.Contains(m.PlainText, "Answered in opencode")
+		return m.ID == old.Place.Message && m.Keyboard == nil && strings.Contains(m.PlainText, "Answered in opencode")
 	}); err != nil {
 		t.Fatal(err)
 	}

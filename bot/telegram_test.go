@@ -194,9 +194,9 @@ func (r *rig) posted(t *testing.T, ctx context.Context, id string) telegramtest.
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, ok := r.srv.Message(chatID, e.MessageID)
-	if !ok || e.MessageID == 0 {
-		t.Fatalf("message of %s not posted (message ID %d)", id, e.MessageID)
+	m, ok := r.srv.Message(chatID, e.Place.Message)
+	if !ok || e.Place.Message == 0 {
+		t.Fatalf("message of %s not posted (message ID %d)", id, e.Place.Message)
 	}
 	return m
 }

@@ -57,7 +57,7 @@ func (b *Bridge) threadFor(ctx context.Context, log zerolog.Logger, chatID int64
 	}
 	b.topicMu.Lock()
 	defer b.topicMu.Unlock()
-	id, ok, err := b.store.TopicFor(chatID, dir)
+	id, ok, err := b.store.ThreadFor(chatID, dir)
 	if err != nil {
 		log.Warn().Err(err).Int("threadID", fallback).Msg("could not look up the project's forum topic; posting in the configured thread")
 		return fallback
@@ -92,7 +92,7 @@ func (b *Bridge) threadFor(ctx context.Context, log zerolog.Logger, chatID int64
 		return fallback
 	}
 	delete(b.topicFailed, key)
-	if err := b.store.RememberTopic(chatID, dir, id); err != nil {
+	if err := b.store.RememberThread(chatID, dir, id); err != nil {
 		log.Warn().Err(err).Int("threadID", id).Msg("created the project's forum topic but could not remember it; a restart creates another")
 	}
 	log.Info().Int("threadID", id).Str("topic", topicName(dir)).Msg("forum topic created for the project")

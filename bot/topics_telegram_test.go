@@ -95,9 +95,9 @@ func (r *topicRig) message(ctx context.Context, br *bot.Bridge, id, dir string) 
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	m, ok := r.srv.Message(chatID, e.MessageID)
-	if !ok || e.MessageID == 0 {
-		r.t.Fatalf("message of %s not posted (message ID %d)", id, e.MessageID)
+	m, ok := r.srv.Message(chatID, e.Place.Message)
+	if !ok || e.Place.Message == 0 {
+		r.t.Fatalf("message of %s not posted (message ID %d)", id, e.Place.Message)
 	}
 	return m
 }

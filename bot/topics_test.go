@@ -43,8 +43,8 @@ func TestConfiguredThread(t *testing.T) {
 	h := newHarness(t, Config{ThreadID: 7})
 	e := h.ask("que_1", dbQuestion())
 	p := h.askPerm(permEvent("per_1", "rm -rf build"))
-	if e.ThreadID != 7 || h.entry(p.UID).ThreadID != 7 {
-		t.Fatalf("entries' threads %d, %d; want 7", e.ThreadID, h.entry(p.UID).ThreadID)
+	if e.Place.Thread != 7 || h.entry(p.UID).Place.Thread != 7 {
+		t.Fatalf("entries' threads %d, %d; want 7", e.Place.Thread, h.entry(p.UID).Place.Thread)
 	}
 	wantThreads(t, h, 7, 7)
 	if n := len(h.tg.Topics()); n != 0 {
@@ -53,7 +53,7 @@ func TestConfiguredThread(t *testing.T) {
 	// The prompt for a typed answer and a note about the answer follow.
 	h.press(alice, data(t, actCustom, e.UID, 0, 0), e)
 	h.oc.replyErrs = []error{opencode.ErrNotAccepted}
-	h.text(alice, "MySQL", h.entry(e.UID).PromptMessageID)
+	h.text(alice, "MySQL", h.entry(e.UID).Prompt)
 	wantThreads(t, h, 7, 7, 7, 7)
 	if !strings.Contains(h.lastSent().P.Text, "did not accept") {
 		t.Fatalf("last message %q, want the note that opencode refused the answer", h.lastSent().P.Text)
@@ -70,7 +70,7 @@ func TestTopicPerProject(t *testing.T) {
 		t.Fatalf("topics created %q, want one for demo and one for other", got)
 	}
 	for _, e := range []string{e1.UID, e2.UID, p.UID} {
-		if th := h.entry(e).ThreadID; th != 100 {
+		if th := h.entry(e).Place.Thread; th != 100 {
 			t.Errorf("entry %s in thread %d, want demo's 100", e, th)
 		}
 	}
@@ -101,7 +101,7 @@ func TestTopicCreationFailureFallsBack(t *testing.T) {
 	now = now.Add(topicRetry)
 	h.ask("que_3", dbQuestion())
 	wantThreads(t, h, 7, 7, 100)
-	if _, ok, _ := h.store.TopicFor(testChat, "/home/user/projects/demo"); !ok {
+	if _, ok, _ := h.store.ThreadFor(testChat, "/home/user/projects/demo"); !ok {
 		t.Fatal("the topic created was not remembered")
 	}
 }
@@ -160,8 +160,8 @@ func TestPlainTextInTopic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e1.ThreadID != 100 || e2.ThreadID != 101 {
-		t.Fatalf("threads %d, %d; want 100, 101", e1.ThreadID, e2.ThreadID)
+	if e1.Place.Thread != 100 || e2.Place.Thread != 101 {
+		t.Fatalf("threads %d, %d; want 100, 101", e1.Place.Thread, e2.Place.Thread)
 	}
 	h.press(alice, data(t, actCustom, e1.UID, 0, 0), e1)
 	h.press(bob, data(t, actCustom, e2.UID, 0, 0), e2)

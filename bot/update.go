@@ -115,18 +115,18 @@ func (b *Bridge) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 	}
 	elog := b.entryLog(e).With().Str("callbackID", cq.ID).Int64("userID", cq.From.ID).Logger()
 	a.log = &elog
-	if chatID == 0 && e.ChatID != b.ChatID() {
+	if chatID == 0 && e.Place.Chat != b.ChatID() {
 		// The pressed message is inaccessible; the entry says where it is.
-		elog.Info().Int64("chatID", e.ChatID).Msg("refusing press on a request of another chat")
+		elog.Info().Int64("chatID", e.Place.Chat).Msg("refusing press on a request of another chat")
 		a.toast(i18n.ToastNotAllowed)
 		return
 	}
 	b.adopt(elog, cq, e.UID, []*pending.Entry{e})
-	if pc := staleCopy(cq, e.UID, e.ChatID, e.MessageID); pc != nil {
+	if pc := staleCopy(cq, e.UID, e.Place.Chat, e.Place.Message); pc != nil {
 		// Runs before unlock, deferred earlier: the copy is settled while
 		// the request cannot change.
 		ctx = withPressedCopy(ctx, pc)
-		defer b.settleCopy(ctx, elog, pc, e.UID, e.MessageID)
+		defer b.settleCopy(ctx, elog, pc, e.UID, e.Place.Message)
 	}
 	if e.Kind != pending.KindQuestion || data.Question >= len(e.Questions) {
 		elog.Info().Str("data", cq.Data).Msg("refusing button that does not match its request")
@@ -232,11 +232,11 @@ func (b *Bridge) askForText(ctx context.Context, log zerolog.Logger, e *pending.
 func (b *Bridge) prompt(ctx context.Context, log zerolog.Logger, e *pending.Entry, qi int, text, placeholder string, user *models.User, a *ack, what string) {
 	b.prompting.RLock()
 	defer b.prompting.RUnlock()
-	msg, err := b.tg.SendMessage(ctx, htmlMessage(e.ChatID, e.ThreadID, text, &models.ForceReply{
+	msg, err := b.tg.SendMessage(ctx, htmlMessage(e.Place.Chat, e.Place.Thread, text, &models.ForceReply{
 		ForceReply:            true,
 		InputFieldPlaceholder: placeholder,
 		Selective:             true,
-	}, e.MessageID))
+	}, e.Place.Message))
 	if err != nil {
 		log.Error().Err(err).Msg("could not send the prompt for a typed answer")
 		a.toast(i18n.ToastPromptFailed)
@@ -248,7 +248,7 @@ func (b *Bridge) prompt(ctx context.Context, log zerolog.Logger, e *pending.Entr
 		x.AwaitingText = true
 		x.AwaitingQuestion = qi
 		x.AwaitingUserID = user.ID
-		x.PromptMessageID = msg.ID
+		x.Prompt = msg.ID
 		return nil
 	}); err != nil {
 		log.Error().Err(err).Int("promptMessageID", msg.ID).Msg("could not save the prompt for a typed answer")
@@ -322,7 +322,7 @@ func (b *Bridge) handleMessage(ctx context.Context, m *models.Message) {
 			// Requests are posted in topics: text answers a prompt of its
 			// own topic only.
 			thread := threadOf(m)
-			waiting = slices.DeleteFunc(waiting, func(e *pending.Entry) bool { return e.ThreadID != thread })
+			waiting = slices.DeleteFunc(waiting, func(e *pending.Entry) bool { return e.Place.Thread != thread })
 		}
 		if len(waiting) != 1 {
 			log.Debug().Int("awaiting", len(waiting)).Msg("ignoring text that replies to nothing: not exactly one request awaits text")
@@ -356,7 +356,7 @@ func (b *Bridge) handleMessage(ctx context.Context, m *models.Message) {
 	}
 	elog := b.entryLog(e).With().Int("messageID", m.ID).Int64("userID", m.From.ID).Logger()
 	switch {
-	case !e.AwaitingText || (reply != nil && reply.ID != e.PromptMessageID):
+	case !e.AwaitingText || (reply != nil && reply.ID != e.Prompt):
 		elog.Debug().Msg("ignoring typed answer: request no longer awaits this prompt")
 		return
 	case e.ExpiredNotified:
@@ -409,7 +409,7 @@ func clearAwaiting(e *pending.Entry) {
 	e.AwaitingText = false
 	e.AwaitingQuestion = 0
 	e.AwaitingUserID = 0
-	e.PromptMessageID = 0
+	e.Prompt = 0
 }
 
 // submit sends the answers of every question to opencode and shows the
@@ -472,7 +472,7 @@ func (b *Bridge) submit(ctx context.Context, log zerolog.Logger, e *pending.Entr
 // tell sends a short note to the person, replying to the request message.
 // msg is HTML.
 func (b *Bridge) tell(ctx context.Context, log zerolog.Logger, e *pending.Entry, user *models.User, msg string) {
-	if _, err := b.tg.SendMessage(ctx, htmlMessage(e.ChatID, e.ThreadID, mention(user)+": "+msg, nil, e.MessageID)); err != nil {
+	if _, err := b.tg.SendMessage(ctx, htmlMessage(e.Place.Chat, e.Place.Thread, mention(user)+": "+msg, nil, e.Place.Message)); err != nil {
 		log.Warn().Err(err).Msg("could not tell the person what happened to their answer")
 	}
 }

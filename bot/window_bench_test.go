@@ -62,7 +62,7 @@ func BenchmarkDuplicateWindow(b *testing.B) {
 	br.stored = func(e *pending.Entry) {
 		now := time.Now()
 		tg.mu.Lock()
-		at, ok := tg.at[e.MessageID]
+		at, ok := tg.at[e.Place.Message]
 		tg.mu.Unlock()
 		if ok {
 			mu.Lock()

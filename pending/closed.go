@@ -34,10 +34,9 @@ type ClosedRequest struct {
 	Toast string `json:"toast"`
 	// At is when it closed; PruneClosed forgets it some time after.
 	At time.Time `json:"at"`
-	// ChatID and MessageID locate the message that shows the outcome; 0
-	// when there was none.
-	ChatID    int64 `json:"chatID,omitempty"`
-	MessageID int   `json:"messageID,omitempty"`
+	// Place is the message that shows the outcome; zero when there was
+	// none, and then left out of the JSON.
+	Place Place `json:"place,omitzero"`
 	// RequestID is opencode's ID of the request, set by DeleteClosed from
 	// the entry it deletes.
 	RequestID string `json:"requestID,omitempty"`

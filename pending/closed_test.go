@@ -15,9 +15,9 @@ func TestClosedRememberedAcrossReopen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := mustCreate(t, s, &pending.Entry{Kind: pending.KindQuestion, RequestID: "que_1", ChatID: -5, MessageID: 7, PromptMessageID: 9})
+	e := mustCreate(t, s, &pending.Entry{Kind: pending.KindQuestion, RequestID: "que_1", Place: pending.Place{Chat: -5, Message: 7}, Prompt: 9})
 	at := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
-	want := pending.ClosedRequest{Toast: "answered", At: at, ChatID: -5, MessageID: 7}
+	want := pending.ClosedRequest{Toast: "answered", At: at, Place: pending.Place{Chat: -5, Message: 7}}
 	if err := s.DeleteClosed(e.UID, want); err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestClosedRememberedAcrossReopen(t *testing.T) {
 
 	s = openMetaStore(t, path)
 	got, ok, err := s.Closed(e.UID)
-	if err != nil || !ok || got.Toast != want.Toast || !got.At.Equal(at) || got.ChatID != -5 || got.MessageID != 7 || got.RequestID != "que_1" {
+	if err != nil || !ok || got.Toast != want.Toast || !got.At.Equal(at) || got.Place.Chat != -5 || got.Place.Message != 7 || got.RequestID != "que_1" {
 		t.Fatalf("Closed after reopen = %+v, %v, %v; want %+v for request que_1", got, ok, err, want)
 	}
 	if uid, got, ok, err := s.ClosedByRequestID("que_1"); err != nil || !ok || uid != e.UID || got.Toast != want.Toast {
@@ -104,7 +104,7 @@ func TestPruneClosed(t *testing.T) {
 		}
 	}
 	// Other meta keys are left alone.
-	if err := s.RememberChatMigration(-5, -100999); err != nil {
+	if err := s.MoveChat(-5, -100999); err != nil {
 		t.Fatal(err)
 	}
 	// Closed through DeleteClosed, so also found by request ID.
@@ -134,7 +134,7 @@ func TestPruneClosed(t *testing.T) {
 	if n, err := s.PruneClosed(now.Add(-24 * time.Hour)); n != 0 || err != nil {
 		t.Errorf("second PruneClosed = %d, %v; want 0", n, err)
 	}
-	if id, err := s.ChatID(-5); id != -100999 || err != nil {
+	if id, err := s.ChatFor(-5); id != -100999 || err != nil {
 		t.Errorf("migration lost by prune: %d, %v", id, err)
 	}
 }
@@ -154,7 +154,7 @@ func TestClosedAfterClose(t *testing.T) {
 	if _, err := s.PruneClosed(time.Now()); !errors.Is(err, pending.ErrClosed) {
 		t.Errorf("PruneClosed after Close = %v", err)
 	}
-	if err := s.SetLastUpdateID(1, 2, time.Now()); !errors.Is(err, pending.ErrClosed) {
-		t.Errorf("SetLastUpdateID after Close = %v", err)
+	if err := s.SetInputCursor(1, 2, time.Now()); !errors.Is(err, pending.ErrClosed) {
+		t.Errorf("SetInputCursor after Close = %v", err)
 	}
 }

@@ -1,16 +1,25 @@
 // Package pending owns the bbolt file of requests in flight: each Entry,
-// keyed by a short UID derived from its request (UIDFor), and the indexes kept consistent with it in
-// the same transaction (by opencode request ID, by the Telegram
-// force-reply prompt that awaits a typed answer, by directory, by expiry
-// time, by session and parent session, by the message a request shares,
-// and of entries not yet posted), the queries the bridge runs (Expired,
-// Unsent, Directories, CompareListed, AwaitingText, BySession, Group), a
-// small meta bucket (a chat's supergroup migration, the last handled
-// Telegram update, requests closed in the last day so a late press is
-// told how they closed, and the closing edits still owed to their
-// messages, recorded in the transaction that closes them) and the single-instance lock on the file. It
-// knows nothing of HTTP, Telegram or opencode: deciding what an entry
-// means, and talking to either side, is left to package bot.
+// keyed by a short UID derived from its request (UIDFor), and the indexes
+// kept consistent with it in the same transaction (by opencode request ID,
+// by the prompt that awaits a typed answer, by directory, by expiry time,
+// by session and parent session, by the message a request shares, and of
+// entries not yet posted), the queries the bridge runs (Expired, Unsent,
+// Directories, CompareListed, AwaitingText, BySession, Group), a small
+// meta bucket (a chat's move to another, the thread each project posts
+// in, the front-end's input cursor, requests closed in the last day so a
+// late press is told how they closed, and the closing edits still owed to
+// their messages, recorded in the transaction that closes them) and the
+// single-instance lock on the file. It knows nothing of HTTP, Telegram or
+// opencode: deciding what an entry means, and talking to either side, is
+// left to package bot.
+//
+// The store is front-end neutral. Where a request is shown is a Place: a
+// chat, a message in it and the thread of the chat it is in, numbers the
+// front-end gives and reads (for Telegram a chat ID, a message ID and a
+// forum topic's thread ID); the store keeps them and indexes them (a prompt
+// by its chat and message, an unsent entry by its message 0) without
+// knowing what they mean. Files written before Place named those numbers
+// after Telegram; their records read the same (place.go).
 //
 // # Basics
 //
@@ -33,7 +42,7 @@
 // write is on disk. The function passed to Update runs inside the write
 // transaction, possibly more than once (see Update), so it must be quick,
 // must not block and must change nothing but the entry it is given:
-// nobody calls Telegram, opencode or anything else on the network inside
+// nobody calls the front-end, opencode or anything else on the network inside
 // a transaction, and nobody calls another Store method from it (that
 // would deadlock). Read, decide, talk to the network, then write with
 // Update.

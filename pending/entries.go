@@ -79,8 +79,10 @@ func validUID(uid string) bool {
 	return true
 }
 
-func promptKey(chatID int64, messageID int) []byte {
-	return []byte(strconv.FormatInt(chatID, 10) + ":" + strconv.Itoa(messageID))
+// promptKey is the byPrompt key of a prompt: its chat and message in
+// decimal, as files hold them.
+func promptKey(chat int64, message int) []byte {
+	return []byte(strconv.FormatInt(chat, 10) + ":" + strconv.Itoa(message))
 }
 
 // buckets is one transaction's view of the entries and their indexes;
@@ -92,7 +94,7 @@ func promptKey(chatID int64, messageID int) []byte {
 // without decoding every one: byDirectory has a key dir + "\x00" + uid per
 // entry, whose value is the request ID; byExpiry has a key expiryStamp +
 // uid per entry with an ExpiresAt; unsent has the UID of every entry whose
-// message was never sent (MessageID 0). bySession has a key session +
+// message was never sent (Place.Message 0). bySession has a key session +
 // "\x00" + uid per entry under its SessionID, and another under its
 // ParentSessionID when that is set and differs; bySharedWith has a key
 // sharedWith + "\x00" + uid per entry with a SharedWith. Their values are
@@ -210,8 +212,8 @@ func (b *buckets) checkFree(e *Entry) error {
 			return fmt.Errorf("request %s is held by entry %s: %w", e.RequestID, owner, ErrExists)
 		}
 	}
-	if e.PromptMessageID != 0 {
-		key := promptKey(e.ChatID, e.PromptMessageID)
+	if e.Prompt != 0 {
+		key := promptKey(e.Place.Chat, e.Prompt)
 		if owner := b.byPrompt.Get(key); owner != nil && string(owner) != e.UID {
 			return fmt.Errorf("prompt %s is held by entry %s: %w", key, owner, ErrExists)
 		}
@@ -238,8 +240,8 @@ func (b *buckets) index(e *Entry) error {
 			return fmt.Errorf("index request %s: %w", e.RequestID, err)
 		}
 	}
-	if e.PromptMessageID != 0 {
-		if err := b.byPrompt.Put(promptKey(e.ChatID, e.PromptMessageID), uid); err != nil {
+	if e.Prompt != 0 {
+		if err := b.byPrompt.Put(promptKey(e.Place.Chat, e.Prompt), uid); err != nil {
 			return fmt.Errorf("index prompt of entry %s: %w", e.UID, err)
 		}
 	}
@@ -273,7 +275,7 @@ func (b *buckets) indexListings(e *Entry) error {
 			return fmt.Errorf("index expiry of entry %s: %w", e.UID, err)
 		}
 	}
-	if e.MessageID == 0 {
+	if e.Place.Message == 0 {
 		if err := b.unsent.Put(uid, []byte{}); err != nil {
 			return fmt.Errorf("index entry %s as unsent: %w", e.UID, err)
 		}
@@ -292,8 +294,8 @@ func (b *buckets) unindex(e *Entry) error {
 			return err
 		}
 	}
-	if e.PromptMessageID != 0 {
-		if err := deleteIfOwned(b.byPrompt, promptKey(e.ChatID, e.PromptMessageID), uid); err != nil {
+	if e.Prompt != 0 {
+		if err := deleteIfOwned(b.byPrompt, promptKey(e.Place.Chat, e.Prompt), uid); err != nil {
 			return err
 		}
 	}
@@ -444,10 +446,10 @@ func (s *Store) ByRequestID(requestID string) (*Entry, error) {
 	return s.byIndex(func(b *buckets) *bolt.Bucket { return b.byRequest }, []byte(requestID), "request "+requestID)
 }
 
-// ByPrompt returns the entry whose force-reply prompt is messageID in
-// chatID, or an error wrapping ErrNotFound.
-func (s *Store) ByPrompt(chatID int64, messageID int) (*Entry, error) {
-	key := promptKey(chatID, messageID)
+// ByPrompt returns the entry whose Prompt is message in chat, or an error
+// wrapping ErrNotFound.
+func (s *Store) ByPrompt(chat int64, message int) (*Entry, error) {
+	key := promptKey(chat, message)
 	return s.byIndex(func(b *buckets) *bolt.Bucket { return b.byPrompt }, key, "prompt "+string(key))
 }
 
@@ -473,7 +475,7 @@ func (s *Store) byIndex(index func(*buckets) *bolt.Bucket, key []byte, what stri
 // Update reads the entry, lets fn change it, and writes it back with its
 // index keys, all in one write transaction. An error from fn aborts the
 // transaction and is returned wrapped; nothing is written. A changed
-// RequestID or prompt (ChatID, PromptMessageID) moves its index key; taking
+// RequestID or prompt (Place.Chat, Prompt) moves its index key; taking
 // one that another entry holds fails with ErrExists. fn must not change the
 // UID (ErrInvalid). Update returns the entry as stored.
 //
@@ -646,16 +648,16 @@ func (s *Store) Expired(now time.Time) ([]*Entry, error) {
 	return out, nil
 }
 
-// AwaitingText returns the entries in chatID waiting for a typed answer,
+// AwaitingText returns the entries in chat waiting for a typed answer,
 // oldest first.
-func (s *Store) AwaitingText(chatID int64) ([]*Entry, error) {
+func (s *Store) AwaitingText(chat int64) ([]*Entry, error) {
 	return s.scan("list entries awaiting text", func(e *Entry) bool {
-		return e.AwaitingText && e.ChatID == chatID
+		return e.AwaitingText && e.Place.Chat == chat
 	})
 }
 
-// Unsent returns the entries whose Telegram message was never sent
-// (MessageID 0), oldest first, so start-up can send them again. Only those
+// Unsent returns the entries whose message was never sent
+// (Place.Message 0), oldest first, so start-up can send them again. Only those
 // entries are decoded.
 func (s *Store) Unsent() ([]*Entry, error) {
 	var out []*Entry
@@ -668,7 +670,7 @@ func (s *Store) Unsent() ([]*Entry, error) {
 		if err != nil {
 			return err
 		}
-		out = s.lookup(b, uids, func(e *Entry) bool { return e.MessageID == 0 })
+		out = s.lookup(b, uids, func(e *Entry) bool { return e.Place.Message == 0 })
 		return nil
 	})
 	if err != nil {

@@ -38,8 +38,8 @@ type Permission struct {
 	Metadata json.RawMessage `json:"metadata,omitempty"`
 }
 
-// Entry is one request in flight: what opencode asked, where it was posted
-// in Telegram, and what has been answered so far. Entries are stored as
+// Entry is one request in flight: what opencode asked, where the front-end
+// shows it, and what has been answered so far. Entries are stored as
 // JSON, so fields may be added without a migration.
 type Entry struct {
 	// UID is the short key of the entry; it appears in callback data.
@@ -66,14 +66,10 @@ type Entry struct {
 	Questions  []Question  `json:"questions,omitempty"`
 	Permission *Permission `json:"permission,omitempty"`
 
-	// ChatID and MessageID locate the Telegram message; MessageID is 0
-	// until the message was sent.
-	ChatID    int64 `json:"chatID"`
-	MessageID int   `json:"messageID,omitempty"`
-	// ThreadID is the forum topic the request is posted in, and every
-	// message about it after; 0 for the chat itself or a forum's General
-	// topic, which Telegram wants addressed without a thread ID.
-	ThreadID int `json:"threadID,omitempty"`
+	// Place is where the request is shown; its Message is 0 until the
+	// message was sent, and its Thread is where every message about the
+	// request goes after (0: the chat itself). Indexed: unsent.
+	Place Place `json:"place"`
 
 	// Current is the index of the question being answered.
 	Current int `json:"current,omitempty"`
@@ -82,13 +78,14 @@ type Entry struct {
 	// Selected holds the labels toggled so far for a multi-select question.
 	Selected []string `json:"selected,omitempty"`
 
-	// AwaitingText is set while a force_reply prompt waits for a typed
-	// answer to question AwaitingQuestion, asked of AwaitingUserID.
+	// AwaitingText is set while a prompt waits for a typed answer to
+	// question AwaitingQuestion, asked of AwaitingUserID.
 	AwaitingText     bool  `json:"awaitingText,omitempty"`
 	AwaitingQuestion int   `json:"awaitingQuestion,omitempty"`
 	AwaitingUserID   int64 `json:"awaitingUserID,omitempty"`
-	// PromptMessageID is the force_reply prompt's message ID; indexed.
-	PromptMessageID int `json:"promptMessageID,omitempty"`
+	// Prompt is the message, in Place.Chat, of the prompt waiting for a
+	// typed answer; indexed (ByPrompt).
+	Prompt int `json:"prompt,omitempty"`
 
 	// SessionTitle is the title of the session that asked, and for a
 	// subagent's child session ParentSessionID and ParentTitle name its

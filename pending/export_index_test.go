@@ -33,14 +33,14 @@ func CheckIndexes(s *Store) error {
 			if e.RequestID != "" {
 				want["byRequest"][e.RequestID] = e.UID
 			}
-			if e.PromptMessageID != 0 {
-				want["byPrompt"][string(promptKey(e.ChatID, e.PromptMessageID))] = e.UID
+			if e.Prompt != 0 {
+				want["byPrompt"][string(promptKey(e.Place.Chat, e.Prompt))] = e.UID
 			}
 			want["byDirectory"][string(directoryKey(e.Directory, e.UID))] = e.RequestID
 			if !e.ExpiresAt.IsZero() {
 				want["byExpiry"][string(expiryKey(e.ExpiresAt, e.UID))] = ""
 			}
-			if e.MessageID == 0 {
+			if e.Place.Message == 0 {
 				want["unsent"][e.UID] = ""
 			}
 			want["bySession"][e.SessionID+"\x00"+e.UID] = ""

@@ -13,20 +13,22 @@ import (
 // The meta bucket holds small facts about the deployment, each under its
 // own key, next to the entries so they are committed with them.
 
-// chatMigrationPrefix starts the meta key of a chat's migration; the old
-// chat ID follows and the value is the new chat ID, both in decimal.
+// chatMigrationPrefix starts the meta key of a chat's move (MoveChat); the
+// old chat follows and the value is the new chat, both in decimal. (The
+// name is from when the store knew only Telegram's chat migrations; the
+// key stays as files hold it.)
 const chatMigrationPrefix = "chatMigration:"
 
 // maxMigrationHops bounds the walk along remembered migrations, so a file
-// edited by hand into a loop cannot hang ChatID.
+// edited by hand into a loop cannot hang ChatFor.
 const maxMigrationHops = 8
 
 func chatMigrationKey(old int64) []byte {
 	return []byte(chatMigrationPrefix + strconv.FormatInt(old, 10))
 }
 
-// migratedTo returns what chat became by the migrations in meta, and
-// whether it migrated at all.
+// migratedTo returns what chat became by the moves in meta, and whether
+// it moved at all.
 func migratedTo(meta *bolt.Bucket, chat int64) (int64, bool, error) {
 	id, moved := chat, false
 	for range maxMigrationHops {
@@ -43,12 +45,12 @@ func migratedTo(meta *bolt.Bucket, chat int64) (int64, bool, error) {
 	return 0, false, fmt.Errorf("%w: migrations starting at chat %d go round in a loop", ErrCorrupt, chat)
 }
 
-// ChatID returns the chat to post to for the configured chat ID: the ID
-// Telegram gave the group when it was upgraded to a supergroup, if
-// RememberChatMigration recorded one, else configured itself. Call it at
-// start-up, so a restart keeps posting where the group went even though
-// TELEGRAM_CHAT_ID still names the old ID.
-func (s *Store) ChatID(configured int64) (int64, error) {
+// ChatFor returns the chat to post to for the configured chat: where it
+// moved, if MoveChat recorded a move (Telegram's group upgraded to a
+// supergroup), else configured itself. Call it at start-up, so a restart
+// keeps posting where the chat went even though the configuration still
+// names the old one.
+func (s *Store) ChatFor(configured int64) (int64, error) {
 	var id int64
 	err := closedErr(s.db.View(func(tx *bolt.Tx) (err error) {
 		id, _, err = migratedTo(tx.Bucket(bucketMeta), configured)
@@ -60,18 +62,18 @@ func (s *Store) ChatID(configured int64) (int64, error) {
 	return id, nil
 }
 
-// RememberChatMigration records that chat oldID is now chat newID, as Telegram
-// reports when a group becomes a supergroup, so ChatID(oldID) returns newID
-// from now on, across restarts. In the same transaction every entry in
-// chat oldID moves to chat newID, and, since Telegram gives the supergroup's
-// messages new IDs, loses its message: MessageID and PromptMessageID
+// MoveChat records that chat oldID is now chat newID, as Telegram reports
+// when a group becomes a supergroup, so ChatFor(oldID) returns newID from
+// now on, across restarts. In the same transaction every entry in chat
+// oldID moves to chat newID and, since the messages of the old chat are
+// not those of the new one, loses its message: Place.Message and Prompt
 // become 0 and a typed answer is no longer awaited (AwaitingText false).
 // Unsent then lists those entries, so the bridge posts them again; an
-// open force_reply prompt is not re-sent, the person presses the button
-// again. Entries that cannot be decoded are left alone, with a warning.
-// Remembering a migration again does nothing more; oldID and newID must be
-// different non-zero IDs (ErrInvalid).
-func (s *Store) RememberChatMigration(oldID, newID int64) error {
+// open prompt is not re-sent, the person presses the button again.
+// Entries that cannot be decoded are left alone, with a warning. Moving a
+// chat again does nothing more; oldID and newID must be different non-zero
+// IDs (ErrInvalid).
+func (s *Store) MoveChat(oldID, newID int64) error {
 	if oldID == 0 || newID == 0 || oldID == newID {
 		return fmt.Errorf("remember migration of chat %d to %d: %w: two different non-zero chat IDs are needed", oldID, newID, ErrInvalid)
 	}
@@ -116,7 +118,7 @@ func (s *Store) RememberChatMigration(oldID, newID int64) error {
 }
 
 // moveEntries moves every entry of chat old to chat to, as
-// RememberChatMigration describes.
+// MoveChat describes.
 func (s *Store) moveEntries(b *buckets, old, to int64) error {
 	var stale []*Entry
 	err := b.entries.ForEach(func(k, v []byte) error {
@@ -126,7 +128,7 @@ func (s *Store) moveEntries(b *buckets, old, to int64) error {
 				Msg("not moving an entry of the pending store that cannot be decoded to the upgraded chat")
 			return nil
 		}
-		if e.ChatID == old {
+		if e.Place.Chat == old {
 			stale = append(stale, e)
 		}
 		return nil
@@ -139,9 +141,9 @@ func (s *Store) moveEntries(b *buckets, old, to int64) error {
 		if err := b.unindex(e); err != nil {
 			return err
 		}
-		e.ChatID = to
-		e.MessageID = 0
-		e.PromptMessageID = 0
+		e.Place.Chat = to
+		e.Place.Message = 0
+		e.Prompt = 0
 		e.AwaitingText, e.AwaitingQuestion, e.AwaitingUserID = false, 0, 0
 		if err := b.put(e); err != nil {
 			return err
@@ -150,46 +152,47 @@ func (s *Store) moveEntries(b *buckets, old, to int64) error {
 	return nil
 }
 
-// updateOffsetPrefix starts the meta key of the last Telegram update a bot
-// handled; the bot's user ID follows, since update IDs count per bot. The
-// value is an updateOffset in JSON.
+// updateOffsetPrefix starts the meta key of an input cursor (SetInputCursor);
+// the source follows, in decimal. The value is an inputCursor in JSON. (Key
+// and JSON are named for Telegram's update IDs, the first such cursor, and
+// stay as files hold them.)
 const updateOffsetPrefix = "updateOffset:"
 
-func updateOffsetKey(botID int64) []byte {
-	return []byte(updateOffsetPrefix + strconv.FormatInt(botID, 10))
+func updateOffsetKey(source int64) []byte {
+	return []byte(updateOffsetPrefix + strconv.FormatInt(source, 10))
 }
 
-type updateOffset struct {
-	UpdateID int64     `json:"updateID"`
-	At       time.Time `json:"at"`
+type inputCursor struct {
+	Cursor int64     `json:"updateID"`
+	At     time.Time `json:"at"`
 }
 
-// SetLastUpdateID records that bot botID has handled every Telegram update
-// up to updateID, at time at, so a restart can ask Telegram for the
-// updates after it only (LastUpdateID). It replaces what was recorded
-// before, even with a smaller ID.
-func (s *Store) SetLastUpdateID(botID, updateID int64, at time.Time) error {
-	raw, err := json.Marshal(updateOffset{UpdateID: updateID, At: at.Round(0)})
+// SetInputCursor records that the front-end has handled its input from
+// source up to cursor, at time at, so a restart can ask for the input after
+// it only (InputCursor): for Telegram, the last update ID a bot handled,
+// per bot since update IDs count per bot. It replaces what was recorded
+// before, even with a smaller cursor.
+func (s *Store) SetInputCursor(source, cursor int64, at time.Time) error {
+	raw, err := json.Marshal(inputCursor{Cursor: cursor, At: at.Round(0)})
 	if err != nil {
-		return fmt.Errorf("remember last update %d: %w", updateID, err)
+		return fmt.Errorf("remember input cursor %d of %d: %w", cursor, source, err)
 	}
 	err = s.write(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketMeta).Put(updateOffsetKey(botID), raw)
+		return tx.Bucket(bucketMeta).Put(updateOffsetKey(source), raw)
 	})
 	if err != nil {
-		return fmt.Errorf("remember last update %d: %w", updateID, err)
+		return fmt.Errorf("remember input cursor %d of %d: %w", cursor, source, err)
 	}
 	return nil
 }
 
-// LastUpdateID returns what SetLastUpdateID last recorded for bot botID:
-// the update ID and when it was recorded; 0 and the zero time when
-// nothing was. A record that cannot be decoded gives an error wrapping
-// ErrCorrupt.
-func (s *Store) LastUpdateID(botID int64) (updateID int64, at time.Time, err error) {
-	var rec updateOffset
+// InputCursor returns what SetInputCursor last recorded for source: the
+// cursor and when it was recorded; 0 and the zero time when nothing was.
+// A record that cannot be decoded gives an error wrapping ErrCorrupt.
+func (s *Store) InputCursor(source int64) (cursor int64, at time.Time, err error) {
+	var rec inputCursor
 	err = closedErr(s.db.View(func(tx *bolt.Tx) error {
-		raw := tx.Bucket(bucketMeta).Get(updateOffsetKey(botID))
+		raw := tx.Bucket(bucketMeta).Get(updateOffsetKey(source))
 		if raw == nil {
 			return nil
 		}
@@ -199,7 +202,7 @@ func (s *Store) LastUpdateID(botID int64) (updateID int64, at time.Time, err err
 		return nil
 	}))
 	if err != nil {
-		return 0, time.Time{}, fmt.Errorf("read last update of bot %d: %w", botID, err)
+		return 0, time.Time{}, fmt.Errorf("read input cursor of %d: %w", source, err)
 	}
-	return rec.UpdateID, rec.At, nil
+	return rec.Cursor, rec.At, nil
 }

@@ -24,90 +24,90 @@ func openMetaStore(t *testing.T, path string) *pending.Store {
 	return s
 }
 
-func wantChatID(t *testing.T, s *pending.Store, configured, want int64) {
+func wantChatFor(t *testing.T, s *pending.Store, configured, want int64) {
 	t.Helper()
-	got, err := s.ChatID(configured)
+	got, err := s.ChatFor(configured)
 	if err != nil || got != want {
-		t.Fatalf("ChatID(%d) = %d, %v; want %d", configured, got, err, want)
+		t.Fatalf("ChatFor(%d) = %d, %v; want %d", configured, got, err, want)
 	}
 }
 
-func TestChatMigrationRoundTrip(t *testing.T) {
+func TestMoveChatRoundTrip(t *testing.T) {
 	s := openMetaStore(t, filepath.Join(t.TempDir(), "pending.db"))
-	wantChatID(t, s, -5, -5)
-	if err := s.RememberChatMigration(-5, -100999); err != nil {
+	wantChatFor(t, s, -5, -5)
+	if err := s.MoveChat(-5, -100999); err != nil {
 		t.Fatal(err)
 	}
-	wantChatID(t, s, -5, -100999)
-	wantChatID(t, s, -100999, -100999)
-	wantChatID(t, s, -6, -6)
-	if err := s.RememberChatMigration(-5, -100999); err != nil {
+	wantChatFor(t, s, -5, -100999)
+	wantChatFor(t, s, -100999, -100999)
+	wantChatFor(t, s, -6, -6)
+	if err := s.MoveChat(-5, -100999); err != nil {
 		t.Fatalf("remembering twice: %v", err)
 	}
-	wantChatID(t, s, -5, -100999)
+	wantChatFor(t, s, -5, -100999)
 }
 
-func TestChatMigrationSurvivesReopen(t *testing.T) {
+func TestMoveChatSurvivesReopen(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "pending.db")
 	s, err := pending.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.RememberChatMigration(-5, -100999); err != nil {
+	if err := s.MoveChat(-5, -100999); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	wantChatID(t, openMetaStore(t, path), -5, -100999)
+	wantChatFor(t, openMetaStore(t, path), -5, -100999)
 }
 
-func TestChatMigrationChains(t *testing.T) {
+func TestMoveChatChains(t *testing.T) {
 	s := openMetaStore(t, filepath.Join(t.TempDir(), "pending.db"))
 	// b → c first, then a → b: a ends at c.
-	if err := s.RememberChatMigration(-2, -3); err != nil {
+	if err := s.MoveChat(-2, -3); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.RememberChatMigration(-1, -2); err != nil {
+	if err := s.MoveChat(-1, -2); err != nil {
 		t.Fatal(err)
 	}
-	wantChatID(t, s, -1, -3)
+	wantChatFor(t, s, -1, -3)
 	// And c → d moves both on.
-	if err := s.RememberChatMigration(-3, -4); err != nil {
+	if err := s.MoveChat(-3, -4); err != nil {
 		t.Fatal(err)
 	}
-	wantChatID(t, s, -1, -4)
-	wantChatID(t, s, -2, -4)
-	if err := s.RememberChatMigration(-4, -1); !errors.Is(err, pending.ErrInvalid) {
+	wantChatFor(t, s, -1, -4)
+	wantChatFor(t, s, -2, -4)
+	if err := s.MoveChat(-4, -1); !errors.Is(err, pending.ErrInvalid) {
 		t.Fatalf("a loop was accepted: %v", err)
 	}
 }
 
-func TestChatMigrationRefusesBadIDs(t *testing.T) {
+func TestMoveChatRefusesBadIDs(t *testing.T) {
 	s := openMetaStore(t, filepath.Join(t.TempDir(), "pending.db"))
 	for _, ids := range [][2]int64{{0, -1}, {-1, 0}, {-1, -1}} {
-		if err := s.RememberChatMigration(ids[0], ids[1]); !errors.Is(err, pending.ErrInvalid) {
-			t.Errorf("RememberChatMigration(%d, %d) = %v, want ErrInvalid", ids[0], ids[1], err)
+		if err := s.MoveChat(ids[0], ids[1]); !errors.Is(err, pending.ErrInvalid) {
+			t.Errorf("MoveChat(%d, %d) = %v, want ErrInvalid", ids[0], ids[1], err)
 		}
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.ChatID(-1); !errors.Is(err, pending.ErrClosed) {
+	if _, err := s.ChatFor(-1); !errors.Is(err, pending.ErrClosed) {
 		t.Errorf("ChatID after Close: %v", err)
 	}
-	if err := s.RememberChatMigration(-1, -2); !errors.Is(err, pending.ErrClosed) {
-		t.Errorf("RememberChatMigration after Close: %v", err)
+	if err := s.MoveChat(-1, -2); !errors.Is(err, pending.ErrClosed) {
+		t.Errorf("MoveChat after Close: %v", err)
 	}
 }
 
-func TestChatMigrationMovesEntries(t *testing.T) {
+func TestMoveChatMovesEntries(t *testing.T) {
 	s := openMetaStore(t, filepath.Join(t.TempDir(), "pending.db"))
-	posted := &pending.Entry{RequestID: "que_posted", ChatID: -5, MessageID: 42}
-	prompting := &pending.Entry{RequestID: "que_prompt", ChatID: -5, MessageID: 43,
-		AwaitingText: true, AwaitingQuestion: 1, AwaitingUserID: 7, PromptMessageID: 44,
+	posted := &pending.Entry{RequestID: "que_posted", Place: pending.Place{Chat: -5, Message: 42}}
+	prompting := &pending.Entry{RequestID: "que_prompt", Place: pending.Place{Chat: -5, Message: 43},
+		AwaitingText: true, AwaitingQuestion: 1, AwaitingUserID: 7, Prompt: 44,
 		Answers: [][]string{{"yes"}}, Current: 1}
-	elsewhere := &pending.Entry{RequestID: "que_other", ChatID: -6, MessageID: 50, AwaitingText: true, PromptMessageID: 51}
+	elsewhere := &pending.Entry{RequestID: "que_other", Place: pending.Place{Chat: -6, Message: 50}, AwaitingText: true, Prompt: 51}
 	for _, e := range []*pending.Entry{posted, prompting, elsewhere} {
 		if err := s.Create(e); err != nil {
 			t.Fatal(err)
@@ -117,7 +117,7 @@ func TestChatMigrationMovesEntries(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if err := s.RememberChatMigration(-5, -100999); err != nil {
+	if err := s.MoveChat(-5, -100999); err != nil {
 		t.Fatal(err)
 	}
 
@@ -126,7 +126,7 @@ func TestChatMigrationMovesEntries(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if e.ChatID != -100999 || e.MessageID != 0 || e.PromptMessageID != 0 || e.AwaitingText || e.AwaitingUserID != 0 {
+		if e.Place.Chat != -100999 || e.Place.Message != 0 || e.Prompt != 0 || e.AwaitingText || e.AwaitingUserID != 0 {
 			t.Fatalf("entry %s after migration: %+v", uid, e)
 		}
 	}
@@ -154,7 +154,7 @@ func TestChatMigrationMovesEntries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if other.ChatID != -6 || other.MessageID != 50 || !other.AwaitingText || other.PromptMessageID != 51 {
+	if other.Place.Chat != -6 || other.Place.Message != 50 || !other.AwaitingText || other.Prompt != 51 {
 		t.Fatalf("entry of another chat changed: %+v", other)
 	}
 	if _, err := s.ByPrompt(-6, 51); err != nil {
@@ -165,36 +165,36 @@ func TestChatMigrationMovesEntries(t *testing.T) {
 	}
 }
 
-func TestLastUpdateIDRoundTrip(t *testing.T) {
+func TestInputCursorRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "pending.db")
 	s, err := pending.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if id, at, err := s.LastUpdateID(123); id != 0 || !at.IsZero() || err != nil {
-		t.Fatalf("LastUpdateID of a new store = %d, %v, %v", id, at, err)
+	if id, at, err := s.InputCursor(123); id != 0 || !at.IsZero() || err != nil {
+		t.Fatalf("InputCursor of a new store = %d, %v, %v", id, at, err)
 	}
 	at := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
-	if err := s.SetLastUpdateID(123, 900, at); err != nil {
+	if err := s.SetInputCursor(123, 900, at); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetLastUpdateID(123, 901, at.Add(time.Second)); err != nil {
+	if err := s.SetInputCursor(123, 901, at.Add(time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetLastUpdateID(456, 5, at); err != nil {
+	if err := s.SetInputCursor(456, 5, at); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
 	s = openMetaStore(t, path)
-	if id, got, err := s.LastUpdateID(123); id != 901 || !got.Equal(at.Add(time.Second)) || err != nil {
-		t.Errorf("LastUpdateID(123) after reopen = %d, %v, %v; want 901", id, got, err)
+	if id, got, err := s.InputCursor(123); id != 901 || !got.Equal(at.Add(time.Second)) || err != nil {
+		t.Errorf("InputCursor(123) after reopen = %d, %v, %v; want 901", id, got, err)
 	}
-	if id, _, err := s.LastUpdateID(456); id != 5 || err != nil {
-		t.Errorf("LastUpdateID(456) = %d, %v; want 5: update IDs count per bot", id, err)
+	if id, _, err := s.InputCursor(456); id != 5 || err != nil {
+		t.Errorf("InputCursor(456) = %d, %v; want 5: update IDs count per bot", id, err)
 	}
-	if id, _, err := s.LastUpdateID(789); id != 0 || err != nil {
-		t.Errorf("LastUpdateID of another bot = %d, %v", id, err)
+	if id, _, err := s.InputCursor(789); id != 0 || err != nil {
+		t.Errorf("InputCursor of another bot = %d, %v", id, err)
 	}
 }

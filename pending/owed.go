@@ -13,35 +13,34 @@ import (
 
 // A request's message must end showing how the request closed, without
 // buttons, even when the process dies before the edit that says so
-// reaches Telegram. So the edit is part of closing: DeleteClosed (or an
-// Update that closes the request in place) records it as owed in the same
-// transaction that closes the request, and Edited forgets it once
-// Telegram has taken it. OwedEdits lists what is left, for a restart or a
-// reconnect to send again; an edit Telegram already shows is answered
-// "message is not modified", so sending one twice is harmless.
+// reaches the front-end. So the edit is part of closing: DeleteClosed (or
+// an Update that closes the request in place) records it as owed in the
+// same transaction that closes the request, and Edited forgets it once
+// the front-end has taken it. OwedEdits lists what is left, for a restart
+// or a reconnect to send again; so the front-end must take an edit twice
+// harmlessly (Telegram answers "message is not modified").
 
-// owedPrefix starts the meta key of an owed edit; the chat ID, ":" and
-// the message ID follow, so a message owes one edit at most: a later one
-// replaces it.
+// owedPrefix starts the meta key of an owed edit; the place's chat, ":"
+// and its message follow, in decimal, so a message owes one edit at most:
+// a later one replaces it.
 const owedPrefix = "owed:"
 
-func owedKey(chatID int64, messageID int) []byte {
-	return []byte(owedPrefix + strconv.FormatInt(chatID, 10) + ":" + strconv.Itoa(messageID))
+func owedKey(chat int64, message int) []byte {
+	return []byte(owedPrefix + strconv.FormatInt(chat, 10) + ":" + strconv.Itoa(message))
 }
 
-// Edit is a closing edit owed to a Telegram message: the HTML text the
-// message must end showing, without buttons.
+// Edit is a closing edit owed to a message: the text (HTML for Telegram)
+// the message must end showing, without buttons.
 type Edit struct {
-	ChatID    int64  `json:"chatID"`
-	MessageID int    `json:"messageID"`
-	Text      string `json:"text"`
+	Place Place  `json:"place"`
+	Text  string `json:"text"`
 	// At is when it was owed (the store's clock when left zero);
 	// PruneClosed forgets it with the closed requests of that time.
 	At time.Time `json:"at"`
 }
 
 // valid reports whether e names a message and says what it shows.
-func (e Edit) valid() bool { return e.ChatID != 0 && e.MessageID != 0 && e.Text != "" }
+func (e Edit) valid() bool { return e.Place.Chat != 0 && e.Place.Message != 0 && e.Text != "" }
 
 // putOwed records the edits that are valid; the others name no message
 // (a request never posted) and are skipped. An edit without a time is
@@ -58,21 +57,21 @@ func putOwed(meta *bolt.Bucket, edits []Edit, now time.Time) error {
 		e.At = e.At.Round(0)
 		raw, err := json.Marshal(e)
 		if err != nil {
-			return fmt.Errorf("encode owed edit of message %d: %w", e.MessageID, err)
+			return fmt.Errorf("encode owed edit of message %d: %w", e.Place.Message, err)
 		}
-		if err := meta.Put(owedKey(e.ChatID, e.MessageID), raw); err != nil {
-			return fmt.Errorf("record owed edit of message %d: %w", e.MessageID, err)
+		if err := meta.Put(owedKey(e.Place.Chat, e.Place.Message), raw); err != nil {
+			return fmt.Errorf("record owed edit of message %d: %w", e.Place.Message, err)
 		}
 	}
 	return nil
 }
 
-// Edited forgets the edit owed to e's message, once Telegram has taken
-// it, or answered that the message is gone or already shows it. An edit
+// Edited forgets the edit owed to e's message, once the front-end has
+// taken it, or answered that the message is gone or already shows it. An edit
 // owed since with another text is kept: it was not the one sent.
 // Forgetting an edit nobody owes does nothing.
 func (s *Store) Edited(e Edit) error {
-	key := owedKey(e.ChatID, e.MessageID)
+	key := owedKey(e.Place.Chat, e.Place.Message)
 	owes := func(meta *bolt.Bucket) bool {
 		var old Edit
 		raw := meta.Get(key)
@@ -93,7 +92,7 @@ func (s *Store) Edited(e Edit) error {
 		})
 	}
 	if err != nil {
-		return fmt.Errorf("forget owed edit of message %d: %w", e.MessageID, err)
+		return fmt.Errorf("forget owed edit of message %d: %w", e.Place.Message, err)
 	}
 	return nil
 }

@@ -74,16 +74,14 @@ func fullEntry() *pending.Entry {
 			Always:   []string{"ls"},
 			Metadata: json.RawMessage(`{"command":"ls -la"}`),
 		},
-		ChatID:           -100123,
-		MessageID:        42,
-		ThreadID:         7,
+		Place:            pending.Place{Chat: -100123, Message: 42, Thread: 7},
 		Current:          1,
 		Answers:          [][]string{{"red", "blue"}},
 		Selected:         []string{"red"},
 		AwaitingText:     true,
 		AwaitingQuestion: 1,
 		AwaitingUserID:   777,
-		PromptMessageID:  43,
+		Prompt:           43,
 		SessionTitle:     "Fix the login bug",
 		ParentSessionID:  "ses_parent",
 		ParentTitle:      "Plan the release",
@@ -110,7 +108,7 @@ func TestRoundTripEveryField(t *testing.T) {
 	for name, get := range map[string]func() (*pending.Entry, error){
 		"Get":         func() (*pending.Entry, error) { return s.Get(want.UID) },
 		"ByRequestID": func() (*pending.Entry, error) { return s.ByRequestID(want.RequestID) },
-		"ByPrompt":    func() (*pending.Entry, error) { return s.ByPrompt(want.ChatID, want.PromptMessageID) },
+		"ByPrompt":    func() (*pending.Entry, error) { return s.ByPrompt(want.Place.Chat, want.Prompt) },
 	} {
 		got, err := get()
 		if err != nil {
@@ -196,19 +194,19 @@ func TestCreateSameRequestConcurrently(t *testing.T) {
 
 func TestUpdateReindexes(t *testing.T) {
 	s := mustOpenStore(t)
-	e := mustCreate(t, s, &pending.Entry{RequestID: "que_old", ChatID: 5, PromptMessageID: 10})
-	other := mustCreate(t, s, &pending.Entry{RequestID: "que_other", ChatID: 5, PromptMessageID: 20})
+	e := mustCreate(t, s, &pending.Entry{RequestID: "que_old", Place: pending.Place{Chat: 5}, Prompt: 10})
+	other := mustCreate(t, s, &pending.Entry{RequestID: "que_other", Place: pending.Place{Chat: 5}, Prompt: 20})
 
 	got, err := s.Update(e.UID, func(e *pending.Entry) error {
 		e.RequestID = "que_new"
-		e.PromptMessageID = 11
-		e.MessageID = 99
+		e.Prompt = 11
+		e.Place.Message = 99
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.RequestID != "que_new" || got.MessageID != 99 {
+	if got.RequestID != "que_new" || got.Place.Message != 99 {
 		t.Errorf("Update returned %+v", got)
 	}
 	if _, err := s.ByRequestID("que_old"); !errors.Is(err, pending.ErrNotFound) {
@@ -221,13 +219,13 @@ func TestUpdateReindexes(t *testing.T) {
 		"new request": func() (*pending.Entry, error) { return s.ByRequestID("que_new") },
 		"new prompt":  func() (*pending.Entry, error) { return s.ByPrompt(5, 11) },
 	} {
-		if found, err := get(); err != nil || found.UID != e.UID || found.MessageID != 99 {
+		if found, err := get(); err != nil || found.UID != e.UID || found.Place.Message != 99 {
 			t.Errorf("%s: %+v, %v", name, found, err)
 		}
 	}
 
 	// The prompt key depends on the chat too.
-	if _, err := s.Update(e.UID, func(e *pending.Entry) error { e.ChatID = 6; return nil }); err != nil {
+	if _, err := s.Update(e.UID, func(e *pending.Entry) error { e.Place.Chat = 6; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.ByPrompt(5, 11); !errors.Is(err, pending.ErrNotFound) {
@@ -238,7 +236,7 @@ func TestUpdateReindexes(t *testing.T) {
 	}
 
 	// Clearing the prompt removes its key.
-	if _, err := s.Update(e.UID, func(e *pending.Entry) error { e.PromptMessageID = 0; return nil }); err != nil {
+	if _, err := s.Update(e.UID, func(e *pending.Entry) error { e.Prompt = 0; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.ByPrompt(6, 11); !errors.Is(err, pending.ErrNotFound) {
@@ -248,7 +246,7 @@ func TestUpdateReindexes(t *testing.T) {
 	// Taking another entry's keys fails and changes nothing.
 	for name, fn := range map[string]func(*pending.Entry){
 		"request": func(x *pending.Entry) { x.RequestID = other.RequestID },
-		"prompt":  func(x *pending.Entry) { x.ChatID, x.PromptMessageID = 5, 20 },
+		"prompt":  func(x *pending.Entry) { x.Place.Chat, x.Prompt = 5, 20 },
 	} {
 		_, err := s.Update(e.UID, func(x *pending.Entry) error { fn(x); x.Directory = "/changed"; return nil })
 		if !errors.Is(err, pending.ErrExists) {
@@ -292,8 +290,8 @@ func TestUpdateAborts(t *testing.T) {
 
 func TestDelete(t *testing.T) {
 	s := mustOpenStore(t)
-	e := mustCreate(t, s, &pending.Entry{RequestID: "que_1", ChatID: 5, PromptMessageID: 10})
-	keep := mustCreate(t, s, &pending.Entry{RequestID: "que_2", ChatID: 5, PromptMessageID: 11})
+	e := mustCreate(t, s, &pending.Entry{RequestID: "que_1", Place: pending.Place{Chat: 5}, Prompt: 10})
+	keep := mustCreate(t, s, &pending.Entry{RequestID: "que_2", Place: pending.Place{Chat: 5}, Prompt: 11})
 
 	if err := s.Delete(e.UID); err != nil {
 		t.Fatal(err)
@@ -321,10 +319,10 @@ func TestQueries(t *testing.T) {
 	s := mustOpenStore(t)
 	now := base.Add(time.Hour)
 	// Created out of order, so List must sort.
-	late := mustCreate(t, s, &pending.Entry{Directory: "/b", CreatedAt: base.Add(3 * time.Second), ExpiresAt: now, MessageID: 1, ChatID: 1})
-	early := mustCreate(t, s, &pending.Entry{Directory: "/a", CreatedAt: base.Add(1 * time.Second), ExpiresAt: now.Add(-time.Second), ChatID: 1, AwaitingText: true})
-	mid := mustCreate(t, s, &pending.Entry{Directory: "/b", CreatedAt: base.Add(2 * time.Second), ExpiresAt: now.Add(time.Nanosecond), MessageID: 2, ChatID: 2, AwaitingText: true})
-	never := mustCreate(t, s, &pending.Entry{CreatedAt: base.Add(4 * time.Second), MessageID: 3, ChatID: 1, AwaitingText: true})
+	late := mustCreate(t, s, &pending.Entry{Directory: "/b", CreatedAt: base.Add(3 * time.Second), ExpiresAt: now, Place: pending.Place{Message: 1, Chat: 1}})
+	early := mustCreate(t, s, &pending.Entry{Directory: "/a", CreatedAt: base.Add(1 * time.Second), ExpiresAt: now.Add(-time.Second), Place: pending.Place{Chat: 1}, AwaitingText: true})
+	mid := mustCreate(t, s, &pending.Entry{Directory: "/b", CreatedAt: base.Add(2 * time.Second), ExpiresAt: now.Add(time.Nanosecond), Place: pending.Place{Message: 2, Chat: 2}, AwaitingText: true})
+	never := mustCreate(t, s, &pending.Entry{CreatedAt: base.Add(4 * time.Second), Place: pending.Place{Message: 3, Chat: 1}, AwaitingText: true})
 
 	check := func(name string, got []*pending.Entry, err error, want ...*pending.Entry) {
 		t.Helper()
@@ -539,7 +537,7 @@ func TestOpenCorrupt(t *testing.T) {
 func TestUndecodableEntrySkipped(t *testing.T) {
 	var logs bytes.Buffer
 	s := mustOpenStore(t, pending.WithLogger(zerolog.New(&logs)))
-	good := mustCreate(t, s, &pending.Entry{RequestID: "que_1", Directory: "/a", ExpiresAt: base, AwaitingText: true, ChatID: 1})
+	good := mustCreate(t, s, &pending.Entry{RequestID: "que_1", Directory: "/a", ExpiresAt: base, AwaitingText: true, Place: pending.Place{Chat: 1}})
 	if err := pending.PutRaw(s, "broken01", []byte("{not json")); err != nil {
 		t.Fatal(err)
 	}
@@ -615,14 +613,14 @@ func TestConcurrentUse(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for r := range rounds {
-				e := &pending.Entry{RequestID: fmt.Sprintf("que_%d_%d", w, r), ChatID: int64(w)}
+				e := &pending.Entry{RequestID: fmt.Sprintf("que_%d_%d", w, r), Place: pending.Place{Chat: int64(w)}}
 				if err := s.Create(e); err != nil {
 					errs <- err
 					return
 				}
 				if _, err := s.Update(e.UID, func(e *pending.Entry) error {
-					e.MessageID = r + 1
-					e.PromptMessageID = r + 1
+					e.Place.Message = r + 1
+					e.Prompt = r + 1
 					return nil
 				}); err != nil {
 					errs <- err
@@ -664,8 +662,8 @@ func TestConcurrentUse(t *testing.T) {
 		if got, err := s.ByRequestID(e.RequestID); err != nil || got.UID != e.UID {
 			t.Errorf("ByRequestID(%s): %+v, %v", e.RequestID, got, err)
 		}
-		if got, err := s.ByPrompt(e.ChatID, e.PromptMessageID); err != nil || got.UID != e.UID {
-			t.Errorf("ByPrompt(%d, %d): %+v, %v", e.ChatID, e.PromptMessageID, got, err)
+		if got, err := s.ByPrompt(e.Place.Chat, e.Prompt); err != nil || got.UID != e.UID {
+			t.Errorf("ByPrompt(%d, %d): %+v, %v", e.Place.Chat, e.Prompt, got, err)
 		}
 	}
 }

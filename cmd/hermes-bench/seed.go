@@ -59,13 +59,10 @@ func seed(o *options, r *rig, n int) (string, error) {
 			CallID:        q.Tool.CallID,
 			ToolMessageID: q.Tool.MessageID,
 			RequestID:     q.ID,
-			ChatID:        benchChatID,
-			// Far above the IDs the fake Telegram gives the bench's own
-			// messages; nothing edits these.
-			MessageID:    1_000_000 + i,
-			SessionTitle: fmt.Sprintf("Bench session %d", sess),
-			CreatedAt:    now.Add(-time.Hour + time.Duration(i)*time.Millisecond),
-			ExpiresAt:    now.Add(24 * time.Hour),
+			Place:         pending.Place{Chat: benchChatID, Message: 1_000_000 + i},
+			SessionTitle:  fmt.Sprintf("Bench session %d", sess),
+			CreatedAt:     now.Add(-time.Hour + time.Duration(i)*time.Millisecond),
+			ExpiresAt:     now.Add(24 * time.Hour),
 		}
 		for _, oq := range q.Questions {
 			pq := pending.Question{Text: oq.Question, Header: oq.Header, Custom: true}
