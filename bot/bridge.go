@@ -11,8 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
-	"github.com/hermes-bot/hermes-bot/bot/telegram"
 
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
@@ -168,10 +168,13 @@ type Bridge struct {
 	// text is the catalog of cfg.Lang.
 	text *i18n.Text
 	// chatID starts as cfg.ChatID and follows a supergroup migration.
-	chatID  atomic.Int64
-	store   *pending.Store
-	oc      Opencode
-	tg      Telegram
+	chatID atomic.Int64
+	store  *pending.Store
+	oc     Opencode
+	tg     Telegram
+	// fe shows requests: it is where everything the life cycle posts,
+	// edits or asks goes.
+	fe      frontend.Frontend
 	log     zerolog.Logger
 	locks   keyedMutex
 	running tracker
@@ -188,11 +191,6 @@ type Bridge struct {
 	sessions  sessionCache
 	offsets   offsetTracker
 	notices   *notifyLimiter
-
-	// topicMu serialises finding or creating a project's forum topic;
-	// topicFailed, under it, holds when creating one last failed.
-	topicMu     sync.Mutex
-	topicFailed map[topicFailKey]time.Time
 
 	// owedMu is held while SendOwed runs, so two calls do not send every
 	// owed edit twice.
@@ -240,6 +238,8 @@ func NewBridge(cfg Config, store *pending.Store, oc Opencode, tg Telegram, log z
 		sessions:       newSessionCache(),
 		notices:        newNotifyLimiter(),
 	}
+	b.fe = &tgFrontend{tg: tg, text: b.text, store: store, log: log,
+		now: func() time.Time { return b.now() }, thread: cfg.ThreadID, topicPerProject: cfg.TopicPerProject}
 	b.chatID.Store(cfg.ChatID)
 	b.started = cfg.StartedAt
 	if b.started.IsZero() {
@@ -282,11 +282,11 @@ func (b *Bridge) HandleEvent(ctx context.Context, ev opencode.Event) {
 		}
 	case opencode.TypeQuestionReplied:
 		if r := ev.QuestionReplied; r != nil {
-			b.closedElsewhere(ctx, r.RequestID, "✅", r.Answers, b.text.AnsweredOC, i18n.ToastAnsweredElsewhere)
+			b.closedElsewhere(ctx, r.RequestID, frontend.Outcome{How: frontend.AnsweredElsewhere, Answers: r.Answers}, i18n.ToastAnsweredElsewhere)
 		}
 	case opencode.TypeQuestionRejected:
 		if r := ev.QuestionRejected; r != nil {
-			b.closedElsewhere(ctx, r.RequestID, "🚫", nil, b.text.DismissedOC, i18n.ToastDismissed)
+			b.closedElsewhere(ctx, r.RequestID, frontend.Outcome{How: frontend.Dismissed}, i18n.ToastDismissed)
 		}
 	case opencode.TypeServerConnected:
 		// A message that failed to post (Telegram down, say) gets another
@@ -383,7 +383,6 @@ func (b *Bridge) questionAsked(ctx context.Context, ev opencode.Event) {
 		log.Error().Err(err).Msg("could not read the store to check whether the question request is held; it is not posted")
 		return
 	}
-	e.Place.Thread = b.threadFor(ctx, log, e.Place.Chat, e.Directory)
 	e.UID = b.uidFor(q.ID)
 	log = b.entryLog(e)
 	log.Info().Bool("listed", ev.Listed).Int("questions", len(e.Questions)).Msg("question asked")
@@ -402,8 +401,11 @@ func (b *Bridge) questionAsked(ctx context.Context, ev opencode.Event) {
 	defer unlock()
 	b.posting.add()
 	defer b.posting.done()
-	msgID, sendErr := b.sendQuestion(ctx, log, e)
-	e.Place.Message = msgID
+	at, sendErr := b.sendQuestion(ctx, log, e)
+	if sendErr == nil {
+		e.Place = at
+	}
+	msgID := e.Place.Message
 	if err := b.store.Create(e); err != nil {
 		ev := log.Error().Err(err).Int("messageID", msgID)
 		if msgID != 0 {
@@ -493,13 +495,14 @@ func (b *Bridge) post(ctx context.Context, uid string) error {
 	if e.Place.Message != 0 || e.Kind != pending.KindQuestion || e.ExpiredNotified {
 		return nil
 	}
-	msgID, err := b.sendQuestion(ctx, log, e)
+	at, err := b.sendQuestion(ctx, log, e)
 	if err != nil {
 		return fmt.Errorf("post %s: %w", uid, err)
 	}
+	msgID := at.Message
 	ctxFrom := *e
 	if _, err := b.store.Update(uid, func(x *pending.Entry) error {
-		x.Place.Message = msgID
+		x.Place = at
 		copyContext(x, &ctxFrom)
 		return nil
 	}); err != nil {
@@ -512,21 +515,15 @@ func (b *Bridge) post(ctx context.Context, uid string) error {
 }
 
 // sendQuestion looks up the session context of question e (setting e's
-// context fields), renders it and sends its message, returning the
-// message's ID. Failures are logged.
-func (b *Bridge) sendQuestion(ctx context.Context, log zerolog.Logger, e *pending.Entry) (int, error) {
+// context fields) and shows it, returning where. Failures are logged.
+func (b *Bridge) sendQuestion(ctx context.Context, log zerolog.Logger, e *pending.Entry) (pending.Place, error) {
 	b.addContext(ctx, e)
-	text, kb, err := renderQuestion(b.text, e)
-	if err != nil {
-		log.Error().Err(err).Msg("could not render question")
-		return 0, err
-	}
-	msg, err := b.tg.SendMessage(ctx, htmlMessage(e.Place.Chat, e.Place.Thread, text, kb, 0))
+	at, err := b.fe.Post(ctx, e.Place.Chat, frontend.Request{Key: e.UID, Entries: []*pending.Entry{e}})
 	if err != nil {
 		log.Error().Err(err).Msg("could not post question to Telegram; it is sent again at start-up or after a reconnect")
-		return 0, err
+		return pending.Place{}, err
 	}
-	return msg.ID, nil
+	return at, nil
 }
 
 // SendUnsent posts every stored request whose message was never sent.
@@ -559,7 +556,7 @@ func (b *Bridge) SendUnsent(ctx context.Context) error {
 // closedElsewhere handles a request answered or dismissed outside
 // Telegram: its message shows the outcome and the entry goes. Our own
 // reply's echo finds no entry.
-func (b *Bridge) closedElsewhere(ctx context.Context, requestID, icon string, answers [][]string, footer string, toast i18n.Toast) {
+func (b *Bridge) closedElsewhere(ctx context.Context, requestID string, o frontend.Outcome, toast i18n.Toast) {
 	e, err := b.store.ByRequestID(requestID)
 	if errors.Is(err, pending.ErrNotFound) {
 		b.log.Debug().Str("requestID", requestID).Msg("request closed in opencode is not held (our own answer, or never seen)")
@@ -584,10 +581,10 @@ func (b *Bridge) closedElsewhere(ctx context.Context, requestID, icon string, an
 		return
 	}
 	log := b.entryLog(e)
-	log.Info().Str("outcome", footer).Msg("request closed in opencode")
-	text := renderOutcome(b.text, e, icon, answers, footer)
+	log.Info().Str("outcome", string(toast)).Msg("request closed in opencode")
+	text := b.fe.Outcome(requestOf(e), o)
 	b.deleteEntry(log, e, toast, owedEdit(e, text)...)
-	b.edit(ctx, log, e, text, nil)
+	b.closeMessage(ctx, log, e, text)
 }
 
 // closedRetention is how long a closed request is remembered, so a late
@@ -690,62 +687,62 @@ func (b *Bridge) pruneClosed() {
 // closedMemory is how many closed requests Bridge.closed remembers.
 const closedMemory = 512
 
-// edit replaces the text of e's message. A nil kb removes the keyboard:
-// editMessageText without reply_markup drops it (Telegram removes a
-// keyboard the edit does not repeat); such an
-// edit shows the request's outcome. An edit that changes nothing counts as
-// done. The caller holds e's lock (its group's, for a permission).
+// requestOf is the request e's message shows on its own: a question,
+// or a permission request of a group of one.
+func requestOf(e *pending.Entry) frontend.Request {
+	return frontend.Request{Key: e.UID, Entries: []*pending.Entry{e}}
+}
+
+// closeMessage makes e's message show content, the outcome the front-end
+// rendered, without buttons. The caller holds e's lock (its group's, for
+// a permission).
 //
 // Closing a permission request's message while identical requests still
-// share it would strand them without buttons; the message is rendered
-// open for them instead.
-//
-// When Telegram no longer has the message (someone deleted it), a request
-// still pending gets a new one, with the same text and buttons, whose ID
-// replaces the old one in the store (see repost); an outcome has nowhere
-// to go and is dropped. The outcome also goes to a stale copy of the
-// message the press being handled came from (see pressedCopy).
-func (b *Bridge) edit(ctx context.Context, log zerolog.Logger, e *pending.Entry, text string, kb *models.InlineKeyboardMarkup) {
+// share it would strand them without buttons; the message is shown open
+// for them instead. A message gone from the chat (someone deleted it)
+// has nowhere to show the outcome, which is dropped. The outcome also
+// goes to a stale copy of the message the press being handled came from
+// (see pressedCopy).
+func (b *Bridge) closeMessage(ctx context.Context, log zerolog.Logger, e *pending.Entry, content string) {
 	if e.Place.Message == 0 {
 		return
 	}
-	if kb == nil && e.Kind == pending.KindPermission {
+	if e.Kind == pending.KindPermission {
 		if live := b.stillOpen(e); len(live) > 0 {
-			t, k, err := renderPermission(b.text, lockKey(e), live)
-			if err == nil {
-				log.Info().Int("stillOpen", len(live)).Msg("request closed; its message stays open for the identical requests sharing it")
-				text, kb = t, k
-			}
+			log.Info().Int("stillOpen", len(live)).Msg("request closed; its message stays open for the identical requests sharing it")
+			b.refresh(ctx, log, e, frontend.Request{Key: lockKey(e), Entries: live})
+			return
 		}
 	}
-	if kb == nil {
-		if pc := pressedCopyOf(ctx); pc != nil && pc.chatID == e.Place.Chat && pc.messageID != e.Place.Message {
-			pc.outcome = text
-		}
+	if pc := pressedCopyOf(ctx); pc != nil && pc.at.Chat == e.Place.Chat && pc.at.Message != e.Place.Message {
+		pc.outcome = content
 	}
-	p := &tgbot.EditMessageTextParams{
-		ChatID:             e.Place.Chat,
-		MessageID:          e.Place.Message,
-		Text:               text,
-		ParseMode:          models.ParseModeHTML,
-		LinkPreviewOptions: noPreview(),
-	}
-	if kb != nil {
-		p.ReplyMarkup = kb
-	}
-	_, err := b.tg.EditMessageText(ctx, p)
+	err := b.fe.Close(ctx, e.Place, content)
 	switch {
-	case err == nil || telegram.IsNotModified(err):
-	case isMessageGone(err) && kb != nil:
-		b.repost(ctx, log, e, text, kb)
-		return
-	case isMessageGone(err):
+	case err == nil:
+	case errors.Is(err, frontend.ErrGone):
 		log.Debug().Err(err).Int("messageID", e.Place.Message).Msg("request message is gone from Telegram; its outcome is not shown")
 	default:
 		log.Warn().Err(err).Int("messageID", e.Place.Message).Msg("could not edit request message")
 	}
-	if kb == nil {
-		b.settleOwed(log, pending.Edit{Place: pending.Place{Chat: e.Place.Chat, Message: e.Place.Message}, Text: text}, err)
+	b.settleOwed(log, pending.Edit{Place: pending.Place{Chat: e.Place.Chat, Message: e.Place.Message}, Text: content}, err)
+}
+
+// refresh shows r, open, in the message of e, one of r's requests. When
+// the chat no longer has the message (someone deleted it), r gets a new
+// one, whose place replaces the old one in the store (see repost). The
+// caller holds the lock of r.
+func (b *Bridge) refresh(ctx context.Context, log zerolog.Logger, e *pending.Entry, r frontend.Request) {
+	if e.Place.Message == 0 {
+		return
+	}
+	err := b.fe.Refresh(ctx, e.Place, r)
+	switch {
+	case err == nil:
+	case errors.Is(err, frontend.ErrGone):
+		b.repost(ctx, log, e, r)
+	default:
+		log.Warn().Err(err).Int("messageID", e.Place.Message).Msg("could not edit request message")
 	}
 }
 

@@ -3,10 +3,11 @@ package bot
 import (
 	"context"
 	"fmt"
-	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 
 	"github.com/go-telegram/bot/models"
 	"github.com/rs/zerolog"

@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
-	"github.com/hermes-bot/hermes-bot/bot/telegram"
 
-	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 	"github.com/rs/zerolog"
 
@@ -30,10 +29,9 @@ import (
 // edit can hand it the outcome whichever path closes the request; it is
 // used by one press's goroutine only.
 type pressedCopy struct {
-	chatID    int64
-	messageID int
-	// outcome is the HTML of the outcome shown in the request's message,
-	// set by edit when the press closed the request.
+	at pending.Place
+	// outcome is the outcome shown in the request's message, set by
+	// closeMessage when the press closed the request.
 	outcome string
 }
 
@@ -56,7 +54,7 @@ func staleCopy(cq *models.CallbackQuery, uid string, chatID int64, messageID int
 	if m == nil || messageID == 0 || m.Chat.ID != chatID || m.ID == messageID || m.ID == 0 || !carries(m, uid) {
 		return nil
 	}
-	return &pressedCopy{chatID: chatID, messageID: m.ID}
+	return &pressedCopy{at: pending.Place{Chat: chatID, Message: m.ID}}
 }
 
 // carries reports whether m has a button for request uid. Telegram sends
@@ -114,21 +112,21 @@ func (b *Bridge) adopt(log zerolog.Logger, cq *models.CallbackQuery, uid string,
 // now has it (current, if it cannot be read).
 func (b *Bridge) settleCopy(ctx context.Context, log zerolog.Logger, pc *pressedCopy, key string, current int) {
 	if pc.outcome != "" {
-		log.Info().Int("staleMessageID", pc.messageID).Msg("closing a stale copy of the request's message too")
-		b.editCopy(ctx, log, pc.chatID, pc.messageID, pc.outcome)
+		log.Info().Int("staleMessageID", pc.at.Message).Msg("closing a stale copy of the request's message too")
+		b.settleCopyErr(log, pc.at, b.fe.Close(ctx, pc.at, pc.outcome))
 		return
 	}
 	if es, err := b.group(key); err == nil {
-		if m := messageOf(es); m != nil && m.Place.Chat == pc.chatID {
+		if m := messageOf(es); m != nil && m.Place.Chat == pc.at.Chat {
 			current = m.Place.Message
 		}
 	}
-	if current == 0 || current == pc.messageID {
+	if current == 0 || current == pc.at.Message {
 		return
 	}
-	log.Info().Int("staleMessageID", pc.messageID).Int("messageID", current).
+	log.Info().Int("staleMessageID", pc.at.Message).Int("messageID", current).
 		Msg("press on a stale copy of the request's message; it now points at the current one")
-	b.editCopy(ctx, log, pc.chatID, pc.messageID, renderMoved(b.text, pc.chatID, pc.messageID, current, false))
+	b.settleCopyErr(log, pc.at, b.fe.Moved(ctx, pc.at, pending.Place{Chat: pc.at.Chat, Message: current}, false))
 }
 
 // settleClosedCopy handles a press on a request that has closed: when it
@@ -139,9 +137,9 @@ func (b *Bridge) settleClosedCopy(ctx context.Context, log zerolog.Logger, cq *m
 	if pc == nil {
 		return
 	}
-	log.Info().Int("staleMessageID", pc.messageID).Int("messageID", c.Place.Message).
+	log.Info().Int("staleMessageID", pc.at.Message).Int("messageID", c.Place.Message).
 		Msg("press on a stale copy of a closed request's message; it now points at the outcome")
-	b.editCopy(ctx, log, pc.chatID, pc.messageID, renderMoved(b.text, pc.chatID, pc.messageID, c.Place.Message, true))
+	b.settleCopyErr(log, pc.at, b.fe.Moved(ctx, pc.at, c.Place, true))
 }
 
 // refuseClosed answers a press on request uid, which is no longer held,
@@ -160,32 +158,24 @@ func (b *Bridge) refuseClosed(ctx context.Context, log zerolog.Logger, cq *model
 	}
 }
 
-// editCopy replaces the text of a message that is not (or no longer) the
-// request's own, removing its keyboard.
-func (b *Bridge) editCopy(ctx context.Context, log zerolog.Logger, chatID int64, messageID int, text string) {
-	_, err := b.tg.EditMessageText(ctx, &tgbot.EditMessageTextParams{
-		ChatID:             chatID,
-		MessageID:          messageID,
-		Text:               text,
-		ParseMode:          models.ParseModeHTML,
-		LinkPreviewOptions: noPreview(),
-	})
+// settleCopyErr logs what became of the edit of stale copy at.
+func (b *Bridge) settleCopyErr(log zerolog.Logger, at pending.Place, err error) {
 	switch {
-	case err == nil || telegram.IsNotModified(err):
-	case isMessageGone(err):
-		log.Debug().Err(err).Int("staleMessageID", messageID).Msg("stale copy of the request's message is gone already")
+	case err == nil:
+	case errors.Is(err, frontend.ErrGone):
+		log.Debug().Err(err).Int("staleMessageID", at.Message).Msg("stale copy of the request's message is gone already")
 	default:
-		log.Warn().Err(err).Int("staleMessageID", messageID).Msg("could not edit a stale copy of the request's message")
+		log.Warn().Err(err).Int("staleMessageID", at.Message).Msg("could not edit a stale copy of the request's message")
 	}
 }
 
-// repost sends request e's message again, as text and kb, after Telegram
-// said the message e names is gone, and saves the new message's ID on
-// every request the old one showed (a permission's group shares it). The
+// repost shows r, open, in a new message after the chat said the message
+// e names is gone, and saves the new message's place on every request the
+// old one showed (a permission's group shares it). The
 // caller holds e's lock, or its group's. When the send fails the requests
 // are left without a message (Place.Message 0), so SendUnsent posts them at
 // the next connect.
-func (b *Bridge) repost(ctx context.Context, log zerolog.Logger, e *pending.Entry, text string, kb *models.InlineKeyboardMarkup) {
+func (b *Bridge) repost(ctx context.Context, log zerolog.Logger, e *pending.Entry, r frontend.Request) {
 	old := e.Place.Message
 	members := []*pending.Entry{e}
 	if e.Kind == pending.KindPermission {
@@ -193,13 +183,12 @@ func (b *Bridge) repost(ctx context.Context, log zerolog.Logger, e *pending.Entr
 			members = g
 		}
 	}
-	msgID := 0
-	msg, err := b.tg.SendMessage(ctx, htmlMessage(e.Place.Chat, e.Place.Thread, text, kb, 0))
+	at, err := b.fe.Post(ctx, e.Place.Chat, r)
+	msgID, thread := at.Message, at.Thread
 	if err != nil {
+		thread = e.Place.Thread
 		log.Error().Err(err).Int("oldMessageID", old).
 			Msg("request message was deleted in Telegram and posting it again failed; it is posted again after the next connect")
-	} else {
-		msgID = msg.ID
 	}
 	var errs []error
 	for _, m := range members {
@@ -208,7 +197,7 @@ func (b *Bridge) repost(ctx context.Context, log zerolog.Logger, e *pending.Entr
 		}
 		_, uerr := b.store.Update(m.UID, func(x *pending.Entry) error {
 			if x.Place.Message == old {
-				x.Place.Message = msgID
+				x.Place.Message, x.Place.Thread = msgID, thread
 			}
 			return nil
 		})
@@ -216,7 +205,7 @@ func (b *Bridge) repost(ctx context.Context, log zerolog.Logger, e *pending.Entr
 			errs = append(errs, uerr)
 		}
 	}
-	e.Place.Message = msgID
+	e.Place.Message, e.Place.Thread = msgID, thread
 	if err := errors.Join(errs...); err != nil {
 		log.Error().Err(err).Int("oldMessageID", old).Int("messageID", msgID).
 			Msg("request message was deleted in Telegram; could not save the ID of the new one")

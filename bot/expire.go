@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 
 	"github.com/hermes-bot/hermes-bot/opencode"
 	"github.com/hermes-bot/hermes-bot/pending"
@@ -107,19 +109,20 @@ func (b *Bridge) expire(ctx context.Context, key string) error {
 	var text string
 	var owed []pending.Edit
 	if !notified && m != nil {
-		footer := b.text.Expired(human(b.cfg.TTL))
+		o := frontend.Outcome{How: frontend.Expired, TTL: b.cfg.TTL}
 		switch {
 		case len(kept) > 0:
-			footer += b.text.ExpiredNotTold
+			o.Told = frontend.NotTold
 		case m.Kind == pending.KindPermission:
-			footer += b.text.ExpiredRejected
+			o.Told = frontend.ToldRejected
 		default:
-			footer += b.text.ExpiredDismissed
+			o.Told = frontend.ToldDismissed
 		}
-		text = renderOutcome(b.text, m, "⌛", nil, footer)
+		r := requestOf(m)
 		if m.Kind == pending.KindPermission {
-			text = renderPermissionOutcome(b.text, members, "⌛", footer)
+			r = frontend.Request{Key: key, Entries: members}
 		}
+		text = b.fe.Outcome(r, o)
 		owed = owedEdit(m, text)
 	}
 	closed = keyLast(closed, key)
@@ -151,7 +154,7 @@ func (b *Bridge) expire(ctx context.Context, key string) error {
 		return nil // the message said so at the first try, or there is none
 	}
 	log := b.entryLog(m)
-	b.edit(ctx, log, m, text, nil)
+	b.closeMessage(ctx, log, m, text)
 	return nil
 }
 

@@ -3,13 +3,14 @@ package bot
 import (
 	"context"
 	"fmt"
-	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"io"
 	"math"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 )
 
 // Metrics counts what the bridge and the outbox do, for a Prometheus

@@ -3,10 +3,12 @@ package bot
 import (
 	"context"
 	"encoding/json"
-	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 
 	"github.com/rs/zerolog"
 
@@ -178,8 +180,7 @@ func (b *Bridge) sessionIdle(ctx context.Context, ev opencode.Event) {
 		return
 	}
 	excerpt := b.lastWords(ctx, log, ev.Directory, id)
-	text := renderNotice(b.text, "✅", ev.Directory, id, s.Title, b.text.Finished, excerpt, dropped)
-	b.sendNotice(ctx, log, ev.Directory, text, "finished")
+	b.sendNotice(ctx, log, frontend.Notice{Directory: ev.Directory, SessionID: id, Title: s.Title, Body: excerpt, Dropped: dropped}, "finished")
 }
 
 // sessionError posts that a session failed, saying why in words. An
@@ -207,8 +208,7 @@ func (b *Bridge) sessionError(ctx context.Context, ev opencode.Event) {
 		return
 	}
 	s := b.notifySession(ctx, ev.Directory, id)
-	text := renderNotice(b.text, "❌", ev.Directory, id, s.Title, b.text.Failed, why, dropped)
-	b.sendNotice(ctx, log, ev.Directory, text, "failed")
+	b.sendNotice(ctx, log, frontend.Notice{Failed: true, Directory: ev.Directory, SessionID: id, Title: s.Title, Body: why, Dropped: dropped}, "failed")
 }
 
 // takeNotice asks the limiter whether a notice of session goes out now.
@@ -277,12 +277,10 @@ func (b *Bridge) lastWords(ctx context.Context, log zerolog.Logger, dir, id stri
 	return text
 }
 
-// sendNotice posts a notice of a session in project directory dir, in
-// the thread the project's requests go to.
-func (b *Bridge) sendNotice(ctx context.Context, log zerolog.Logger, dir, text, what string) {
-	chat := b.ChatID()
-	_, err := b.tg.SendMessage(ctx, htmlMessage(chat, b.threadFor(ctx, log, chat, dir), text, nil, 0))
-	if err != nil {
+// sendNotice posts notice n of a session, where the requests of its
+// project go.
+func (b *Bridge) sendNotice(ctx context.Context, log zerolog.Logger, n frontend.Notice, what string) {
+	if err := b.fe.Notify(ctx, b.ChatID(), n); err != nil {
 		log.Warn().Err(err).Str("notice", what).Msg("could not post session notice")
 		return
 	}

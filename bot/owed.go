@@ -6,11 +6,10 @@ import (
 	"slices"
 	"sync"
 
-	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 	"github.com/rs/zerolog"
 
-	"github.com/hermes-bot/hermes-bot/bot/telegram"
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/pending"
 )
 
@@ -57,12 +56,13 @@ func keyLast(es []*pending.Entry, key string) []*pending.Entry {
 	return append(slices.Delete(slices.Clone(es), i, i+1), es[i])
 }
 
-// settleOwed forgets the owed edit o once err says Telegram has it: the
-// edit went through, changed nothing, or can never go through (the
-// message is gone, or Telegram refused it for good). A 403 (the bot is
-// out of the group), a network failure or a shutdown keep it owed.
+// settleOwed forgets the owed edit o once err, from the front-end's
+// Close, says the chat has it: the edit went through (or changed
+// nothing), or can never go through (the message is gone, or the edit was
+// refused for good). Any other failure (the bot out of the group, the
+// network, a shutdown) keeps it owed.
 func (b *Bridge) settleOwed(log zerolog.Logger, o pending.Edit, err error) {
-	if err != nil && !telegram.IsNotModified(err) && !isMessageGone(err) && (!telegram.IsClientError(err) || errors.Is(err, tgbot.ErrorForbidden)) {
+	if err != nil && !errors.Is(err, frontend.ErrGone) && !errors.Is(err, frontend.ErrRefused) {
 		return
 	}
 	// Forgetting it is a store write (an fsync) that nothing waits on:
@@ -77,16 +77,10 @@ func (b *Bridge) settleOwed(log zerolog.Logger, o pending.Edit, err error) {
 	}()
 }
 
-// sendOwed edits message o to show its outcome, without buttons, and
+// sendOwed makes message o show its outcome, without buttons, and
 // settles it.
 func (b *Bridge) sendOwed(ctx context.Context, log zerolog.Logger, o pending.Edit) error {
-	_, err := b.tg.EditMessageText(ctx, &tgbot.EditMessageTextParams{
-		ChatID:             o.Place.Chat,
-		MessageID:          o.Place.Message,
-		Text:               o.Text,
-		ParseMode:          models.ParseModeHTML,
-		LinkPreviewOptions: noPreview(),
-	})
+	err := b.fe.Close(ctx, o.Place, o.Text)
 	b.settleOwed(log, o, err)
 	return err
 }
@@ -124,7 +118,7 @@ func (b *Bridge) SendOwed(ctx context.Context) {
 			defer wg.Done()
 			defer func() { <-sem }()
 			log := b.log.With().Int64("chatID", o.Place.Chat).Int("messageID", o.Place.Message).Logger()
-			if err := b.sendOwed(ctx, log, o); err != nil && !telegram.IsNotModified(err) && !isMessageGone(err) {
+			if err := b.sendOwed(ctx, log, o); err != nil && !errors.Is(err, frontend.ErrGone) {
 				log.Warn().Err(err).Msg("could not send a closing edit still owed; it is sent again later")
 			}
 		}()
@@ -143,7 +137,7 @@ func (b *Bridge) repairClosed(ctx context.Context, log zerolog.Logger, cq *model
 	}
 	log.Info().Int("messageID", m.ID).Msg("press on a closed request whose message still shows buttons; showing its outcome again")
 	o := pending.Edit{Place: pending.Place{Chat: c.Place.Chat, Message: c.Place.Message}, Text: c.Text}
-	if err := b.sendOwed(ctx, log, o); err != nil && !telegram.IsNotModified(err) && !isMessageGone(err) {
+	if err := b.sendOwed(ctx, log, o); err != nil && !errors.Is(err, frontend.ErrGone) {
 		log.Warn().Err(err).Msg("could not show the outcome of a closed request again")
 	}
 	return true

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/hermes-bot/hermes-bot/bot/i18n"
-	"github.com/hermes-bot/hermes-bot/bot/risk"
 	"slices"
 	"strings"
+
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
+	"github.com/hermes-bot/hermes-bot/bot/risk"
 
 	"github.com/go-telegram/bot/models"
 	"github.com/rs/zerolog"
@@ -141,7 +143,6 @@ func (b *Bridge) permissionAsked(ctx context.Context, ev opencode.Event) {
 		log.Debug().Bool("listed", ev.Listed).Msg("permission request already held")
 		return
 	}
-	e.Place.Thread = b.threadFor(ctx, log, e.Place.Chat, e.Directory)
 	e.UID = b.uidFor(p.ID)
 	if key, ok := b.findTwin(e); ok {
 		joined, post := b.join(ctx, e, key)
@@ -225,7 +226,7 @@ func (b *Bridge) autoApprove(ctx context.Context, log zerolog.Logger, e *pending
 		Str("reply", replyOnce).Msg("permission auto-approved (low risk)")
 	b.deleteEntry(log, e, i18n.ToastAnswered)
 	b.addContext(ctx, e)
-	if _, err := b.tg.SendMessage(ctx, htmlMessage(e.Place.Chat, e.Place.Thread, renderAutoApproved(b.text, e), nil, 0)); err != nil {
+	if err := b.fe.AutoApproved(ctx, e.Place.Chat, e); err != nil {
 		log.Warn().Err(err).Msg("could not post the auto-approval notice; the request was allowed all the same")
 	}
 	return true
@@ -321,9 +322,10 @@ func (b *Bridge) postPermission(ctx context.Context, uid, key string) error {
 	}
 	e := members[i]
 	log := b.entryLog(e)
-	msgID, sent := 0, false
+	var at pending.Place
+	sent := false
 	if m := messageOf(members); m != nil {
-		msgID = m.Place.Message
+		at = m.Place
 	} else {
 		b.addContext(ctx, e)
 		for _, m := range members {
@@ -331,18 +333,14 @@ func (b *Bridge) postPermission(ctx context.Context, uid, key string) error {
 				copyContext(m, e)
 			}
 		}
-		text, kb, err := renderPermission(b.text, key, open(members))
-		if err != nil {
-			log.Error().Err(err).Msg("could not render permission request")
-			return fmt.Errorf("post %s: %w", uid, err)
-		}
-		msg, err := b.tg.SendMessage(ctx, htmlMessage(e.Place.Chat, e.Place.Thread, text, kb, 0))
+		at, err = b.fe.Post(ctx, e.Place.Chat, frontend.Request{Key: key, Entries: open(members)})
 		if err != nil {
 			log.Error().Err(err).Msg("could not post permission request to Telegram; it is sent again at start-up or after a reconnect")
 			return fmt.Errorf("post %s: %w", uid, err)
 		}
-		msgID, sent = msg.ID, true
+		sent = true
 	}
+	msgID := at.Message
 	var errs []error
 	for _, m := range members {
 		if m.Place.Message != 0 {
@@ -351,7 +349,7 @@ func (b *Bridge) postPermission(ctx context.Context, uid, key string) error {
 		ctxFrom := *m
 		next, err := b.store.Update(m.UID, func(x *pending.Entry) error {
 			if x.Place.Message == 0 {
-				x.Place.Message = msgID
+				x.Place = at
 			}
 			if x.SessionTitle == "" && x.ParentSessionID == "" {
 				copyContext(x, &ctxFrom)
@@ -387,12 +385,7 @@ func (b *Bridge) rerenderPermission(ctx context.Context, log zerolog.Logger, key
 	if m == nil {
 		return
 	}
-	text, kb, err := renderPermission(b.text, key, live)
-	if err != nil {
-		log.Error().Err(err).Msg("could not render permission request")
-		return
-	}
-	b.edit(ctx, log, m, text, kb)
+	b.refresh(ctx, log, m, frontend.Request{Key: key, Entries: live})
 }
 
 // stillOpen returns the other requests that share e's message and still
@@ -442,12 +435,11 @@ func (b *Bridge) permissionReplied(ctx context.Context, r *opencode.PermissionRe
 		b.rerenderPermission(ctx, log, key, rest)
 		return
 	}
-	icon, footer := elsewhereFooter(b.text, r.Reply)
-	text := renderPermissionOutcome(b.text, []*pending.Entry{e}, icon, footer)
+	text := b.fe.Outcome(requestOf(e), frontend.Outcome{How: frontend.DecidedElsewhere, Reply: r.Reply})
 	owed := owedEdit(e, text)
 	b.deleteEntry(log, e, i18n.ToastAnsweredElsewhere, owed...)
 	b.rememberGroup(log, key, []*pending.Entry{e}, i18n.ToastAnsweredElsewhere, owed)
-	b.edit(ctx, log, e, text, nil)
+	b.closeMessage(ctx, log, e, text)
 }
 
 // pressPermission acts on a permission button: a decision for every
@@ -498,7 +490,7 @@ func (b *Bridge) pressPermission(ctx context.Context, log zerolog.Logger, cq *mo
 		a.toast(i18n.ToastExpired)
 		return
 	}
-	user := &cq.From
+	user := userOf(&cq.From)
 	var reply string
 	switch data.Action {
 	case actAllowOnce:
@@ -518,18 +510,17 @@ func (b *Bridge) pressPermission(ctx context.Context, log zerolog.Logger, cq *mo
 
 // askForReason sends the force_reply prompt for the reason of a reject
 // and records it on the group's first request.
-func (b *Bridge) askForReason(ctx context.Context, log zerolog.Logger, key string, members []*pending.Entry, user *models.User, a *ack) {
+func (b *Bridge) askForReason(ctx context.Context, log zerolog.Logger, key string, members []*pending.Entry, user frontend.User, a *ack) {
 	holder := members[0]
 	if i := slices.IndexFunc(members, func(m *pending.Entry) bool { return m.UID == key }); i >= 0 {
 		holder = members[i]
 	}
-	text, placeholder := renderReasonPrompt(b.text, holder, user)
-	b.prompt(ctx, log, holder, 0, text, placeholder, user, a, "waiting for the reason of a reject")
+	b.prompt(ctx, log, holder, 0, true, user, a, "waiting for the reason of a reject")
 }
 
 // reasonReceived rejects every request of the group whose prompt the
 // text answers, with the text as the reason the agent reads.
-func (b *Bridge) reasonReceived(ctx context.Context, log zerolog.Logger, e *pending.Entry, reply *models.Message, text string, user *models.User) {
+func (b *Bridge) reasonReceived(ctx context.Context, log zerolog.Logger, e *pending.Entry, reply *models.Message, text string, user frontend.User) {
 	key := lockKey(e)
 	members, unlock, err := b.lockGroup(ctx, key)
 	defer unlock()
@@ -560,7 +551,7 @@ func (b *Bridge) reasonReceived(ctx context.Context, log zerolog.Logger, e *pend
 // request opencode no longer knows is closed; one refused or not
 // delivered stays open, with its buttons, and the person is told. The
 // caller holds the group's locks.
-func (b *Bridge) decide(ctx context.Context, log zerolog.Logger, key string, members []*pending.Entry, reply, message string, user *models.User) {
+func (b *Bridge) decide(ctx context.Context, log zerolog.Logger, key string, members []*pending.Entry, reply, message string, user frontend.User) {
 	var done, gone, refused, failed []*pending.Entry
 	for _, m := range members {
 		mlog := b.entryLog(m)
@@ -591,11 +582,11 @@ func (b *Bridge) decide(ctx context.Context, log zerolog.Logger, key string, mem
 	var text string
 	var owed []pending.Edit
 	if len(kept) == 0 {
-		icon, footer := "⚠️", "⚠️ "+b.text.NoLongerPending
+		o := frontend.Outcome{How: frontend.NoLongerPending}
 		if len(done) > 0 {
-			icon, footer = decisionFooter(b.text, reply, members[0], user, message)
+			o = frontend.Outcome{How: frontend.Decided, Reply: reply, By: user, Reason: message}
 		}
-		text = renderPermissionOutcome(b.text, members, icon, footer)
+		text = b.fe.Outcome(frontend.Request{Key: key, Entries: members}, o)
 		owed = owedEdit(members[0], text)
 	}
 	closing := keyLast(slices.Concat(done, gone), key)
@@ -613,11 +604,11 @@ func (b *Bridge) decide(ctx context.Context, log zerolog.Logger, key string, mem
 	switch {
 	case len(kept) == 0 && len(done) > 0:
 		b.rememberGroup(log, key, done, i18n.ToastAnswered, owed)
-		b.edit(ctx, log, members[0], text, nil)
+		b.closeMessage(ctx, log, members[0], text)
 		return
 	case len(kept) == 0:
 		b.rememberGroup(log, key, gone, i18n.ToastGone, owed)
-		b.edit(ctx, log, members[0], text, nil)
+		b.closeMessage(ctx, log, members[0], text)
 		return
 	case len(done)+len(gone) > 0:
 		b.rerenderPermission(ctx, log, key, kept)

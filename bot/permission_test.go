@@ -648,7 +648,7 @@ func TestDuplicateLaterClosedByOthersKeepsMessageOpen(t *testing.T) {
 	e := h.entry(s.UID)
 	log := h.b.entryLog(e)
 	h.b.deleteEntry(log, e, i18n.ToastGone)
-	h.b.edit(ctx, log, e, renderOutcome(&i18n.English, e, "✅", nil, "No longer pending in opencode: answered or dismissed elsewhere."), nil)
+	h.b.closeMessage(ctx, log, e, renderOutcome(&i18n.English, e, "✅", nil, "No longer pending in opencode: answered or dismissed elsewhere."))
 	unlock()
 	ed := h.lastEdit()
 	if ed.ReplyMarkup == nil || strings.Contains(ed.Text, "No longer pending") {
@@ -726,15 +726,15 @@ func TestPermissionRenderFitsTelegram(t *testing.T) {
 	if err := checkKeyboard(kb); err != nil {
 		t.Error(err)
 	}
-	_, footer := decisionFooter(&i18n.English, "reject", e, &alice, big)
+	_, footer := decisionFooter(&i18n.English, "reject", e, userOf(&alice), big)
 	if err := checkMessageText(renderPermissionOutcome(&i18n.English, es, "❌", footer)); err != nil {
 		t.Errorf("closed message: %v", err)
 	}
-	_, footer = decisionFooter(&i18n.English, "always", e, &alice, "")
+	_, footer = decisionFooter(&i18n.English, "always", e, userOf(&alice), "")
 	if err := checkMessageText(renderPermissionOutcome(&i18n.English, es, "♾️", footer)); err != nil {
 		t.Errorf("closed message: %v", err)
 	}
-	pt, ph := renderReasonPrompt(&i18n.English, e, &alice)
+	pt, ph := renderReasonPrompt(&i18n.English, e, userOf(&alice))
 	if err := checkMessageText(pt); err != nil || u16len(ph) > maxPlaceholder {
 		t.Errorf("prompt: %v (placeholder %q)", err, ph)
 	}

@@ -3,11 +3,13 @@ package bot
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"html"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 
 	"github.com/go-telegram/bot/models"
 
@@ -420,8 +422,8 @@ func renderOutcome(tx *i18n.Text, e *pending.Entry, icon string, answers [][]str
 }
 
 // displayName is how a person is named in a message, unescaped.
-func displayName(u *models.User) string {
-	name := oneLine(strings.TrimSpace(u.FirstName + " " + u.LastName))
+func displayName(u frontend.User) string {
+	name := oneLine(strings.TrimSpace(u.Name))
 	switch {
 	case name != "":
 		return name
@@ -432,7 +434,7 @@ func displayName(u *models.User) string {
 }
 
 // who names the person who answered: name and @username, escaped.
-func who(u *models.User) string {
+func who(u frontend.User) string {
 	s := esc(displayName(u), 64)
 	if u.Username != "" && !strings.HasPrefix(displayName(u), "@") {
 		s += " (@" + esc(u.Username, 40) + ")"
@@ -442,13 +444,13 @@ func who(u *models.User) string {
 
 // mention links to the person, so Telegram notifies them and a selective
 // force_reply targets them.
-func mention(u *models.User) string {
+func mention(u frontend.User) string {
 	return `<a href="tg://user?id=` + strconv.FormatInt(u.ID, 10) + `">` + esc(displayName(u), 64) + `</a>`
 }
 
 // renderPrompt is the force_reply prompt asking u for a typed answer to
 // question qi, and the placeholder of the reply field.
-func renderPrompt(tx *i18n.Text, e *pending.Entry, qi int, u *models.User) (text, placeholder string) {
+func renderPrompt(tx *i18n.Text, e *pending.Entry, qi int, u frontend.User) (text, placeholder string) {
 	q := e.Questions[qi]
 	t := title(tx, e, qi)
 	text = tx.PromptAnswer(mention(u), esc(t, 120)) + "\n<i>" + esc(q.Text, 1000) + "</i>"

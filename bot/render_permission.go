@@ -2,9 +2,11 @@ package bot
 
 import (
 	"fmt"
+	"strings"
+
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"github.com/hermes-bot/hermes-bot/bot/risk"
-	"strings"
 
 	"github.com/go-telegram/bot/models"
 
@@ -216,7 +218,7 @@ func permissionKeyboard(tx *i18n.Text, uid string) (*models.InlineKeyboardMarkup
 
 // renderReasonPrompt is the force_reply prompt asking u why the
 // permission request e is rejected, and the reply field's placeholder.
-func renderReasonPrompt(tx *i18n.Text, e *pending.Entry, u *models.User) (text, placeholder string) {
+func renderReasonPrompt(tx *i18n.Text, e *pending.Entry, u frontend.User) (text, placeholder string) {
 	what := tx.ThisRequest
 	if p := e.Permission; p != nil {
 		what = "<b>" + esc(oneLine(p.Kind), 40) + "</b>"
@@ -231,7 +233,7 @@ func renderReasonPrompt(tx *i18n.Text, e *pending.Entry, u *models.User) (text, 
 
 // decisionFooter says what was decided and by whom; reason is the text
 // given with a reject, if any.
-func decisionFooter(tx *i18n.Text, reply string, e *pending.Entry, u *models.User, reason string) (icon, footer string) {
+func decisionFooter(tx *i18n.Text, reply string, e *pending.Entry, u frontend.User, reason string) (icon, footer string) {
 	by := tx.By(who(u))
 	switch reply {
 	case replyOnce:

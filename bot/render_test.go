@@ -47,7 +47,7 @@ func mustRender(t *testing.T, e *pending.Entry) (string, *models.InlineKeyboardM
 		}
 	}
 	for _, out := range []string{
-		renderOutcome(&i18n.English, e, "✅", answers, "Answered by "+who(&alice)),
+		renderOutcome(&i18n.English, e, "✅", answers, "Answered by "+who(userOf(&alice))),
 		renderOutcome(&i18n.English, e, "🚫", nil, "Dismissed in opencode"),
 	} {
 		if err := checkMessageText(out); err != nil {
@@ -55,7 +55,7 @@ func mustRender(t *testing.T, e *pending.Entry) (string, *models.InlineKeyboardM
 		}
 	}
 	if len(e.Questions) > 0 {
-		p, ph := renderPrompt(&i18n.English, e, 0, &alice)
+		p, ph := renderPrompt(&i18n.English, e, 0, userOf(&alice))
 		if err := checkMessageText(p); err != nil {
 			t.Fatalf("prompt: %v\n%s", err, p)
 		}
@@ -99,7 +99,7 @@ func TestRenderEscapesAgentText(t *testing.T) {
 		t.Errorf("button text = %q: buttons are plain text and must not be escaped", kb.InlineKeyboard[0][0].Text)
 	}
 	u := &models.User{ID: 5, FirstName: "<i>Eve</i> & co", Username: "eve"}
-	for _, s := range []string{who(u), mention(u)} {
+	for _, s := range []string{who(userOf(u)), mention(userOf(u))} {
 		if err := checkMessageText(s); err != nil || !strings.Contains(visible(s), "<i>Eve</i> & co") {
 			t.Errorf("person rendered as %q (%v)", s, err)
 		}

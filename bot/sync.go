@@ -3,8 +3,10 @@ package bot
 import (
 	"context"
 	"errors"
-	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"slices"
+
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 
 	"github.com/rs/zerolog"
 
@@ -202,7 +204,7 @@ func (b *Bridge) closeGone(ctx context.Context, uid string, s opencode.Snapshot,
 	log := b.entryLog(e)
 	log.Info().Str("kind", string(e.Kind)).Int("messageID", e.Place.Message).
 		Msg("request no longer pending in opencode (answered or dismissed elsewhere); closed")
-	text := renderOutcome(b.text, e, "✅", nil, b.text.GoneFooter)
+	text := b.fe.Outcome(requestOf(e), frontend.Outcome{How: frontend.Gone})
 	b.deleteEntry(log, e, i18n.ToastGone, b.closingEdit(e, text)...)
-	b.edit(ctx, log, e, text, nil)
+	b.closeMessage(ctx, log, e, text)
 }

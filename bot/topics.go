@@ -45,19 +45,20 @@ func topicName(dir string) string {
 	return name
 }
 
-// threadFor returns the forum topic a new request from project directory
-// dir is posted in, in chat chatID: with TopicPerProject the project's
-// topic, created and remembered on first use; otherwise, or when the
-// topic cannot be had, Config.ThreadID (0: the chat itself). Topics are
-// created one at a time, so two requests of a new project make one topic.
-func (b *Bridge) threadFor(ctx context.Context, log zerolog.Logger, chatID int64, dir string) int {
-	fallback := b.cfg.ThreadID
-	if !b.cfg.TopicPerProject || dir == "" {
+// threadFor returns the forum topic a new request or notice from
+// project directory dir is posted in, in chat chatID: with
+// topicPerProject the project's topic, created and remembered on first
+// use; otherwise, or when the topic cannot be had, f.thread (0: the chat
+// itself). Topics are created one at a time, so two requests of a new
+// project make one topic.
+func (f *tgFrontend) threadFor(ctx context.Context, log zerolog.Logger, chatID int64, dir string) int {
+	fallback := f.thread
+	if !f.topicPerProject || dir == "" {
 		return fallback
 	}
-	b.topicMu.Lock()
-	defer b.topicMu.Unlock()
-	id, ok, err := b.store.ThreadFor(chatID, dir)
+	f.topicMu.Lock()
+	defer f.topicMu.Unlock()
+	id, ok, err := f.store.ThreadFor(chatID, dir)
 	if err != nil {
 		log.Warn().Err(err).Int("threadID", fallback).Msg("could not look up the project's forum topic; posting in the configured thread")
 		return fallback
@@ -66,10 +67,10 @@ func (b *Bridge) threadFor(ctx context.Context, log zerolog.Logger, chatID int64
 		return id
 	}
 	key := topicFailKey{chatID, dir}
-	if at, failed := b.topicFailed[key]; failed && b.now().Sub(at) < topicRetry {
+	if at, failed := f.topicFailed[key]; failed && f.now().Sub(at) < topicRetry {
 		return fallback
 	}
-	ft, _ := b.tg.(ForumTopics)
+	ft, _ := f.tg.(ForumTopics)
 	if ft == nil {
 		err = errors.New("the Telegram client cannot create forum topics")
 	} else {
@@ -83,16 +84,16 @@ func (b *Bridge) threadFor(ctx context.Context, log zerolog.Logger, chatID int64
 		}
 	}
 	if err != nil {
-		if b.topicFailed == nil {
-			b.topicFailed = make(map[topicFailKey]time.Time)
+		if f.topicFailed == nil {
+			f.topicFailed = make(map[topicFailKey]time.Time)
 		}
-		b.topicFailed[key] = b.now()
+		f.topicFailed[key] = f.now()
 		log.Warn().Err(err).Int("threadID", fallback).Dur("retry_in", topicRetry).
 			Msg("could not create the project's forum topic (is the group a forum, and the bot an admin allowed to manage topics?); posting in the configured thread")
 		return fallback
 	}
-	delete(b.topicFailed, key)
-	if err := b.store.RememberThread(chatID, dir, id); err != nil {
+	delete(f.topicFailed, key)
+	if err := f.store.RememberThread(chatID, dir, id); err != nil {
 		log.Warn().Err(err).Int("threadID", id).Msg("created the project's forum topic but could not remember it; a restart creates another")
 	}
 	log.Info().Int("threadID", id).Str("topic", topicName(dir)).Msg("forum topic created for the project")

@@ -112,6 +112,7 @@ type topiclessTelegram struct{ Telegram }
 func TestTopicWithoutCreator(t *testing.T) {
 	h := newHarness(t, Config{TopicPerProject: true})
 	h.b.tg = topiclessTelegram{h.tg}
+	h.b.fe.(*tgFrontend).tg = h.b.tg
 	h.ask("que_1", dbQuestion())
 	wantThreads(t, h, 0)
 	if !strings.Contains(h.logs.String(), "cannot create forum topics") {

@@ -3,9 +3,11 @@ package bot
 import (
 	"context"
 	"errors"
-	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"slices"
 	"strings"
+
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
@@ -145,7 +147,7 @@ func (b *Bridge) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 	}
 	q := e.Questions[data.Question]
 	optionOK := data.Option < len(q.Options)
-	user := &cq.From
+	user := userOf(&cq.From)
 
 	switch data.Action {
 	case actOption:
@@ -211,32 +213,23 @@ func (b *Bridge) toggle(ctx context.Context, log zerolog.Logger, e *pending.Entr
 
 // rerender shows e's current question and keyboard in its message.
 func (b *Bridge) rerender(ctx context.Context, log zerolog.Logger, e *pending.Entry) {
-	text, kb, err := renderQuestion(b.text, e)
-	if err != nil {
-		log.Error().Err(err).Msg("could not render question")
-		return
-	}
-	b.edit(ctx, log, e, text, kb)
+	b.refresh(ctx, log, e, requestOf(e))
 }
 
 // askForText sends the force_reply prompt for a typed answer to the
 // current question and records it, so a reply to it is the answer.
-func (b *Bridge) askForText(ctx context.Context, log zerolog.Logger, e *pending.Entry, user *models.User, a *ack) {
-	text, placeholder := renderPrompt(b.text, e, e.Current, user)
-	b.prompt(ctx, log, e, e.Current, text, placeholder, user, a, "waiting for a typed answer")
+func (b *Bridge) askForText(ctx context.Context, log zerolog.Logger, e *pending.Entry, user frontend.User, a *ack) {
+	b.prompt(ctx, log, e, e.Current, false, user, a, "waiting for a typed answer")
 }
 
-// prompt sends a force_reply prompt to user, replying to e's message, and
-// records it on e (for question qi), so a reply to it is taken as the
-// text e waits for. It answers the press: i18n.ToastTypeAnswer once recorded.
-func (b *Bridge) prompt(ctx context.Context, log zerolog.Logger, e *pending.Entry, qi int, text, placeholder string, user *models.User, a *ack, what string) {
+// prompt asks user for the text e waits for (the answer to question qi,
+// or with reason a reject's reason), replying to e's message, and records
+// the prompt on e, so a reply to it is taken as that text. It answers the
+// press: i18n.ToastTypeAnswer once recorded.
+func (b *Bridge) prompt(ctx context.Context, log zerolog.Logger, e *pending.Entry, qi int, reason bool, user frontend.User, a *ack, what string) {
 	b.prompting.RLock()
 	defer b.prompting.RUnlock()
-	msg, err := b.tg.SendMessage(ctx, htmlMessage(e.Place.Chat, e.Place.Thread, text, &models.ForceReply{
-		ForceReply:            true,
-		InputFieldPlaceholder: placeholder,
-		Selective:             true,
-	}, e.Place.Message))
+	promptID, err := b.fe.Prompt(ctx, e, qi, reason, user)
 	if err != nil {
 		log.Error().Err(err).Msg("could not send the prompt for a typed answer")
 		a.toast(i18n.ToastPromptFailed)
@@ -248,15 +241,15 @@ func (b *Bridge) prompt(ctx context.Context, log zerolog.Logger, e *pending.Entr
 		x.AwaitingText = true
 		x.AwaitingQuestion = qi
 		x.AwaitingUserID = user.ID
-		x.Prompt = msg.ID
+		x.Prompt = promptID
 		return nil
 	}); err != nil {
-		log.Error().Err(err).Int("promptMessageID", msg.ID).Msg("could not save the prompt for a typed answer")
+		log.Error().Err(err).Int("promptMessageID", promptID).Msg("could not save the prompt for a typed answer")
 		a.toast(i18n.ToastPromptFailed)
 		return
 	}
 	a.toast(i18n.ToastTypeAnswer)
-	log.Info().Int("question", qi).Int("promptMessageID", msg.ID).Msg(what)
+	log.Info().Int("question", qi).Int("promptMessageID", promptID).Msg(what)
 }
 
 // handleMessage takes a typed answer: a reply to a prompt, or, when the
@@ -337,7 +330,7 @@ func (b *Bridge) handleMessage(ctx context.Context, m *models.Message) {
 	}
 
 	if e, err := b.store.Get(uid); err == nil && e.Kind == pending.KindPermission {
-		b.reasonReceived(ctx, log, e, reply, text, m.From)
+		b.reasonReceived(ctx, log, e, reply, text, userOf(m.From))
 		return
 	}
 
@@ -367,13 +360,13 @@ func (b *Bridge) handleMessage(ctx context.Context, m *models.Message) {
 		return
 	}
 	elog.Info().Int("question", e.Current).Msg("typed answer received")
-	b.applyAnswer(ctx, elog, e, []string{text}, m.From, nil)
+	b.applyAnswer(ctx, elog, e, []string{text}, userOf(m.From), nil)
 }
 
 // applyAnswer records answer to e's current question. Before the last
 // question the message moves on to the next one; at the last, every
 // answer goes to opencode. a is nil for typed answers.
-func (b *Bridge) applyAnswer(ctx context.Context, log zerolog.Logger, e *pending.Entry, answer []string, user *models.User, a *ack) {
+func (b *Bridge) applyAnswer(ctx context.Context, log zerolog.Logger, e *pending.Entry, answer []string, user frontend.User, a *ack) {
 	qi := e.Current
 	answers := make([][]string, len(e.Questions))
 	copy(answers, e.Answers)
@@ -414,7 +407,7 @@ func clearAwaiting(e *pending.Entry) {
 
 // submit sends the answers of every question to opencode and shows the
 // outcome. The caller holds e's lock.
-func (b *Bridge) submit(ctx context.Context, log zerolog.Logger, e *pending.Entry, answers [][]string, user *models.User) {
+func (b *Bridge) submit(ctx context.Context, log zerolog.Logger, e *pending.Entry, answers [][]string, user frontend.User) {
 	id, err := b.oc.ResolveQuestionID(ctx, opencode.QuestionRef{
 		Directory: e.Directory,
 		RequestID: e.RequestID,
@@ -439,14 +432,14 @@ func (b *Bridge) submit(ctx context.Context, log zerolog.Logger, e *pending.Entr
 		log.Info().Str("by", displayName(user)).Msg("answer delivered to opencode")
 		b.tellTerminal(log, e, b.text.TerminalAnswered(displayName(user)))
 		b.cfg.Metrics.answerDelivered(ctx, b.now())
-		text := renderOutcome(b.text, e, "✅", answers, b.text.AnsweredBy(who(user)))
+		text := b.fe.Outcome(requestOf(e), frontend.Outcome{How: frontend.Answered, Answers: answers, By: user})
 		b.deleteEntry(log, e, i18n.ToastAnswered, owedEdit(e, text)...)
-		b.edit(ctx, log, e, text, nil)
+		b.closeMessage(ctx, log, e, text)
 	case errors.Is(err, opencode.ErrNotFound):
 		log.Warn().Err(err).Msg("request is no longer pending in opencode; closing it")
-		text := renderOutcome(b.text, e, "⚠️", nil, b.text.NoLongerPending)
+		text := b.fe.Outcome(requestOf(e), frontend.Outcome{How: frontend.NoLongerPending})
 		b.deleteEntry(log, e, i18n.ToastGone, owedEdit(e, text)...)
-		b.edit(ctx, log, e, text, nil)
+		b.closeMessage(ctx, log, e, text)
 	case errors.Is(err, opencode.ErrNotAccepted):
 		log.Warn().Err(err).Msg("opencode did not accept the answer")
 		qi := e.Current
@@ -471,8 +464,8 @@ func (b *Bridge) submit(ctx context.Context, log zerolog.Logger, e *pending.Entr
 
 // tell sends a short note to the person, replying to the request message.
 // msg is HTML.
-func (b *Bridge) tell(ctx context.Context, log zerolog.Logger, e *pending.Entry, user *models.User, msg string) {
-	if _, err := b.tg.SendMessage(ctx, htmlMessage(e.Place.Chat, e.Place.Thread, mention(user)+": "+msg, nil, e.Place.Message)); err != nil {
+func (b *Bridge) tell(ctx context.Context, log zerolog.Logger, e *pending.Entry, user frontend.User, msg string) {
+	if err := b.fe.Tell(ctx, e, user, msg); err != nil {
 		log.Warn().Err(err).Msg("could not tell the person what happened to their answer")
 	}
 }

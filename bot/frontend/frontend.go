@@ -1,0 +1,139 @@
+// Package frontend is the seam between hermes-bot's request life cycle
+// (package bot) and the chat that shows requests to people (package
+// bot/telegram is the one there is). Like database/sql/driver, it holds
+// only what both sides must agree on: the Frontend interface the life
+// cycle drives, and the values that cross it. It owns no behaviour.
+//
+// The life cycle decides what happens to a request and when; a front-end
+// decides how it looks (markup, buttons, limits of its chat) and where it
+// goes (chat, thread), and reports where it put it as a pending.Place,
+// which the store keeps without reading.
+package frontend
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/hermes-bot/hermes-bot/pending"
+)
+
+// ErrGone is wrapped by an error of Refresh or Close when the message is
+// gone from the chat (someone deleted it): an open request is posted
+// again, an outcome for it is dropped.
+var ErrGone = errors.New("message is gone")
+
+// ErrRefused is wrapped by an error of Close when the chat refused the
+// edit for good (trying again cannot help), so it is no longer owed.
+var ErrRefused = errors.New("refused for good")
+
+// Frontend shows requests to people. Showing something that is shown
+// already is not an error. Its methods are called concurrently, for
+// different requests; the life cycle serialises the calls about one.
+type Frontend interface {
+	// Post shows r, open, as a new message in chat, in the thread r's
+	// project goes to, and returns where it put it.
+	Post(ctx context.Context, chat int64, r Request) (pending.Place, error)
+	// Refresh shows r, open (its current question and selection), in
+	// the message at at.
+	Refresh(ctx context.Context, at pending.Place, r Request) error
+	// Outcome is what r's message ends showing once it closed as o. The
+	// life cycle records it as owed with the close, and hands it to Close
+	// (again, after a crash); it does not read it.
+	Outcome(r Request, o Outcome) string
+	// Close makes the message at at show content, from Outcome, without
+	// buttons.
+	Close(ctx context.Context, at pending.Place, content string) error
+	// Moved makes the stale copy of a request's message at stale (posted
+	// twice across a crash) point to the message at current, which shows
+	// the request now; closed says it is closed there.
+	Moved(ctx context.Context, stale, current pending.Place, closed bool) error
+	// Prompt asks user, replying to e's message, for the text e waits
+	// for: the answer to question qi, or with reason, the reason of a
+	// reject. It returns the prompt's message ID.
+	Prompt(ctx context.Context, e *pending.Entry, qi int, reason bool, user User) (int, error)
+	// Tell replies to e's message with note, addressed to user.
+	Tell(ctx context.Context, e *pending.Entry, user User, note string) error
+	// Notify posts n in chat, in the thread n's project goes to.
+	Notify(ctx context.Context, chat int64, n Notice) error
+	// AutoApproved posts in chat the notice that permission request e was
+	// allowed once without asking anyone.
+	AutoApproved(ctx context.Context, chat int64, e *pending.Entry) error
+}
+
+// Request is a request as one message shows it: a question's entry, or
+// the members of a group of identical permission requests sharing a
+// message.
+type Request struct {
+	// Key is the UID its buttons carry: the question's, or the group's.
+	Key     string
+	Entries []*pending.Entry
+}
+
+// User is a person who answered or is asked, as the front-end knows them.
+type User struct {
+	ID int64
+	// Name is how they are called (first and last name); may be empty.
+	Name string
+	// Username is their handle, without "@"; may be empty.
+	Username string
+}
+
+// How says what closed a request.
+type How int
+
+const (
+	// Answered: By answered it here; Answers holds the answer.
+	Answered How = iota + 1
+	// AnsweredElsewhere: answered in opencode; Answers holds the answer.
+	AnsweredElsewhere
+	// Dismissed: dismissed in opencode.
+	Dismissed
+	// Gone: no longer pending in opencode when listed after a reconnect.
+	Gone
+	// NoLongerPending: opencode refused an answer as no longer pending.
+	NoLongerPending
+	// Expired: nobody answered within TTL; Told says what opencode heard.
+	Expired
+	// Decided: By decided a permission here: Reply, and Reason with a
+	// reject.
+	Decided
+	// DecidedElsewhere: a permission was decided in opencode: Reply.
+	DecidedElsewhere
+)
+
+// Told is what opencode was told of an expired request.
+type Told int
+
+const (
+	// ToldDismissed: the question was dismissed.
+	ToldDismissed Told = iota
+	// ToldRejected: the permission was rejected.
+	ToldRejected
+	// NotTold: telling opencode failed; it is retried.
+	NotTold
+)
+
+// Outcome is how a request closed.
+type Outcome struct {
+	How     How
+	Answers [][]string
+	By      User
+	// Reply is a permission's reply: "once", "always" or "reject".
+	Reply  string
+	Reason string
+	TTL    time.Duration
+	Told   Told
+}
+
+// Notice is news of a session: it finished, or failed.
+type Notice struct {
+	Failed    bool
+	Directory string
+	SessionID string
+	Title     string
+	// Body is the agent's last words, or the error in words.
+	Body string
+	// Dropped is how many notices were held back since the last one.
+	Dropped int
+}
