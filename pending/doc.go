@@ -19,7 +19,7 @@
 // forum topic's thread ID); the store keeps them and indexes them (a prompt
 // by its chat and message, an unsent entry by its message 0) without
 // knowing what they mean. Files written before Place named those numbers
-// after Telegram; their records read the same (place.go).
+// after Telegram; Open rewrites their records once (place.go).
 //
 // # Basics
 //

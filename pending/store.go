@@ -154,7 +154,8 @@ const indexVersion = "3"
 
 // createBuckets is the first transaction on the file, so it is where a
 // damaged page tree shows up; a panic here closes the database. It also
-// builds the indexes of a file written before they existed.
+// builds the indexes of a file written before they existed, and rewrites
+// the records of a file written before Place in today's shape.
 func createBuckets(db *bolt.DB, log zerolog.Logger, path string) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -177,10 +178,15 @@ func createBuckets(db *bolt.DB, log zerolog.Logger, path string) (err error) {
 				rebuild = true
 			}
 		}
-		if !rebuild {
-			return nil
+		if rebuild {
+			if err := rebuildIndexes(tx, log, path); err != nil {
+				return err
+			}
 		}
-		return rebuildIndexes(tx, log, path)
+		if string(tx.Bucket(bucketMeta).Get(schemaKey)) != schemaPlace {
+			return upgradeRecords(tx, log, path)
+		}
+		return nil
 	})
 	if err != nil {
 		_ = db.Close()
