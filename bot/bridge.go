@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -251,7 +250,12 @@ func NewBridge(cfg Config, store *pending.Store, oc Opencode, tg Telegram, log z
 // entryLog is the logger for everything about one request, so one grep
 // follows it from event to answer.
 func (b *Bridge) entryLog(e *pending.Entry) zerolog.Logger {
-	return b.log.With().
+	return withEntry(b.log, e)
+}
+
+// withEntry is log with e's fields.
+func withEntry(log zerolog.Logger, e *pending.Entry) zerolog.Logger {
+	return log.With().
 		Str("uid", e.UID).
 		Str("requestID", e.RequestID).
 		Str("sessionID", e.SessionID).
@@ -775,38 +779,6 @@ func htmlMessage(chatID int64, threadID int, text string, markup models.ReplyMar
 		p.ReplyParameters = &models.ReplyParameters{MessageID: replyTo, AllowSendingWithoutReply: true}
 	}
 	return p
-}
-
-// Middlewares returns the middlewares to install with the bridge's
-// handler, in order: one that counts running handlers for Wait; one that
-// records, after each update, the update ID up to which every update was
-// handled, for InitialOffset; and one that recovers a panic, logging it
-// with its stack, so the process survives.
-func (b *Bridge) Middlewares() []tgbot.Middleware {
-	return []tgbot.Middleware{b.trackMiddleware, b.offsetMiddleware, b.recoverMiddleware}
-}
-
-func (b *Bridge) trackMiddleware(next tgbot.HandlerFunc) tgbot.HandlerFunc {
-	return func(ctx context.Context, bot *tgbot.Bot, upd *models.Update) {
-		b.running.add()
-		defer b.running.done()
-		next(withUpdateStart(ctx, b.now()), bot, upd)
-	}
-}
-
-func (b *Bridge) recoverMiddleware(next tgbot.HandlerFunc) tgbot.HandlerFunc {
-	return func(ctx context.Context, bot *tgbot.Bot, upd *models.Update) {
-		defer func() {
-			if r := recover(); r != nil {
-				ev := b.log.Error().Str("panic", fmt.Sprint(r)).Bytes("stack", debug.Stack())
-				if upd != nil {
-					ev = ev.Int64("updateID", upd.ID)
-				}
-				ev.Msg("handler panicked; update dropped")
-			}
-		}()
-		next(ctx, bot, upd)
-	}
 }
 
 // Wait blocks until every handler started through Middlewares has

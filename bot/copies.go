@@ -9,7 +9,6 @@ import (
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
 
-	"github.com/go-telegram/bot/models"
 	"github.com/rs/zerolog"
 
 	"github.com/hermes-bot/hermes-bot/pending"
@@ -46,57 +45,37 @@ func pressedCopyOf(ctx context.Context) *pressedCopy {
 	return pc
 }
 
-// staleCopy returns the message cq was pressed on when it is a message
-// of request uid in chatID but not messageID, the one the store knows;
-// else nil.
-func staleCopy(cq *models.CallbackQuery, uid string, chatID int64, messageID int) *pressedCopy {
-	m := cq.Message.Message
-	if m == nil || messageID == 0 || m.Chat.ID != chatID || m.ID == messageID || m.ID == 0 || !carries(m, uid) {
+// staleCopy returns the message p came from when it is a message of p's
+// request in chatID but not messageID, the one the store knows; else nil.
+func staleCopy(p frontend.Press, chatID int64, messageID int) *pressedCopy {
+	if messageID == 0 || p.From.Message == 0 || p.From.Chat != chatID || p.From.Message == messageID || !p.FromCarries {
 		return nil
 	}
-	return &pressedCopy{at: pending.Place{Chat: chatID, Message: m.ID}}
+	return &pressedCopy{at: pending.Place{Chat: chatID, Message: p.From.Message}}
 }
 
-// carries reports whether m has a button for request uid. Telegram sends
-// a pressed message's keyboard with the press; checking it keeps a press
-// with tampered data from making another request's message its copy.
-func carries(m *models.Message, uid string) bool {
-	if m.ReplyMarkup == nil {
-		return false
-	}
-	for _, row := range m.ReplyMarkup.InlineKeyboard {
-		for _, btn := range row {
-			if d, err := decodeCallback(btn.CallbackData); err == nil && d.UID == uid {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// adopt makes the message cq was pressed on the message of those of es
-// that have none, in its chat, if it has a button for request uid (es's,
-// or their group's): it carries their buttons, so it was sent
-// for them by a process that could not save its ID (it died, or the save
-// failed), and posting another would make a second copy. The caller holds
-// their locks; es are updated in place.
-func (b *Bridge) adopt(log zerolog.Logger, cq *models.CallbackQuery, uid string, es []*pending.Entry) {
-	m := cq.Message.Message
-	if m == nil || m.ID == 0 || !carries(m, uid) {
+// adopt makes the message p came from the message of those of es that
+// have none, in its chat, if it has a button for p's request (es's, or
+// their group's): it carries their buttons, so it was sent for them by a
+// process that could not save its place (it died, or the save failed),
+// and posting another would make a second copy. The caller holds their
+// locks; es are updated in place.
+func (b *Bridge) adopt(log zerolog.Logger, p frontend.Press, es []*pending.Entry) {
+	if p.From.Message == 0 || !p.FromCarries {
 		return
 	}
 	for _, e := range es {
-		if e.Place.Message != 0 || e.Place.Chat != m.Chat.ID || e.ExpiredNotified {
+		if e.Place.Message != 0 || e.Place.Chat != p.From.Chat || e.ExpiredNotified {
 			continue
 		}
 		next, err := b.store.Update(e.UID, func(x *pending.Entry) error {
 			if x.Place.Message == 0 {
-				x.Place.Message = m.ID
+				x.Place = p.From
 			}
 			return nil
 		})
 		if err != nil {
-			log.Warn().Err(err).Int("messageID", m.ID).Msg("could not save the message a press came from as the request's message")
+			log.Warn().Err(err).Int("messageID", p.From.Message).Msg("could not save the message a press came from as the request's message")
 			continue
 		}
 		*e = *next
@@ -132,8 +111,8 @@ func (b *Bridge) settleCopy(ctx context.Context, log zerolog.Logger, pc *pressed
 // settleClosedCopy handles a press on a request that has closed: when it
 // came from another message than the one showing the outcome, that
 // message is a stale copy, and becomes a note pointing at the outcome.
-func (b *Bridge) settleClosedCopy(ctx context.Context, log zerolog.Logger, cq *models.CallbackQuery, uid string, c pending.ClosedRequest) {
-	pc := staleCopy(cq, uid, c.Place.Chat, c.Place.Message)
+func (b *Bridge) settleClosedCopy(ctx context.Context, log zerolog.Logger, p frontend.Press, c pending.ClosedRequest) {
+	pc := staleCopy(p, c.Place.Chat, c.Place.Message)
 	if pc == nil {
 		return
 	}
@@ -145,16 +124,16 @@ func (b *Bridge) settleClosedCopy(ctx context.Context, log zerolog.Logger, cq *m
 // refuseClosed answers a press on request uid, which is no longer held,
 // with how it ended, and settles the pressed message: the request's own
 // message gets its outcome back, a stale copy points at it.
-func (b *Bridge) refuseClosed(ctx context.Context, log zerolog.Logger, cq *models.CallbackQuery, uid string, a *ack) {
-	c, ok := b.closedAs(log, uid)
+func (b *Bridge) refuseClosed(ctx context.Context, log zerolog.Logger, p frontend.Press, a *ack) {
+	c, ok := b.closedAs(log, p.Key)
 	toast := i18n.ToastGone
 	if ok && c.Toast != "" {
 		toast = i18n.ParseToast(c.Toast)
 	}
 	log.Info().Str("toast", string(toast)).Msg("refusing press: request no longer pending")
 	a.toast(toast)
-	if ok && !b.repairClosed(ctx, log, cq, uid, c) {
-		b.settleClosedCopy(ctx, log, cq, uid, c)
+	if ok && !b.repairClosed(ctx, log, p, c) {
+		b.settleClosedCopy(ctx, log, p, c)
 	}
 }
 

@@ -1,7 +1,6 @@
 package bot
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"math"
@@ -115,16 +114,13 @@ func (m *Metrics) requestClosed(toast i18n.Toast, waited time.Duration) {
 	}
 }
 
-// answerDelivered records an answer delivered to opencode, timed from the
-// press (or typed reply) that the update in ctx carried. Outside an
-// update's handler it does nothing.
-func (m *Metrics) answerDelivered(ctx context.Context, now time.Time) {
-	if m == nil {
+// answerDelivered records an answer delivered to opencode, timed from
+// the press (or typed reply) received at at; a zero at is not timed.
+func (m *Metrics) answerDelivered(at, now time.Time) {
+	if m == nil || at.IsZero() {
 		return
 	}
-	if at, ok := ctx.Value(updateStartKey{}).(time.Time); ok {
-		m.answerLat.observe(now.Sub(at))
-	}
+	m.answerLat.observe(now.Sub(at))
 }
 
 // RateLimited records a 429 from Telegram.
@@ -139,14 +135,6 @@ func (m *Metrics) Retried() {
 	if m != nil {
 		m.retries.Add(1)
 	}
-}
-
-// updateStartKey marks in an update handler's context when the update
-// reached the bridge, for answerDelivered.
-type updateStartKey struct{}
-
-func withUpdateStart(ctx context.Context, at time.Time) context.Context {
-	return context.WithValue(ctx, updateStartKey{}, at)
 }
 
 // WriteTo writes every metric in the Prometheus text exposition format

@@ -123,7 +123,7 @@ func TestMetricsNilIsSafe(t *testing.T) {
 	var m *Metrics
 	m.requestPosted(time.Second)
 	m.requestClosed(i18n.ToastAnswered, time.Second)
-	m.answerDelivered(context.Background(), time.Now())
+	m.answerDelivered(time.Now(), time.Now())
 	m.RateLimited()
 	m.Retried()
 	var buf bytes.Buffer

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/go-telegram/bot/models"
 	"github.com/rs/zerolog"
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
@@ -126,16 +125,15 @@ func (b *Bridge) SendOwed(ctx context.Context) {
 	wg.Wait()
 }
 
-// repairClosed puts the outcome of closed request uid, as remembered in
-// c, back on the message cq was pressed on when that is the request's
-// own message and still shows buttons: its closing edit was lost. It
-// reports whether it was that message.
-func (b *Bridge) repairClosed(ctx context.Context, log zerolog.Logger, cq *models.CallbackQuery, uid string, c pending.ClosedRequest) bool {
-	m := cq.Message.Message
-	if m == nil || c.Text == "" || c.Place.Message == 0 || m.ID != c.Place.Message || m.Chat.ID != c.Place.Chat || !carries(m, uid) {
+// repairClosed puts the outcome of closed request p.Key, as remembered
+// in c, back on the message p came from when that is the request's own
+// message and still shows buttons: its closing edit was lost. It reports
+// whether it was that message.
+func (b *Bridge) repairClosed(ctx context.Context, log zerolog.Logger, p frontend.Press, c pending.ClosedRequest) bool {
+	if c.Text == "" || c.Place.Message == 0 || p.From.Message != c.Place.Message || p.From.Chat != c.Place.Chat || !p.FromCarries {
 		return false
 	}
-	log.Info().Int("messageID", m.ID).Msg("press on a closed request whose message still shows buttons; showing its outcome again")
+	log.Info().Int("messageID", p.From.Message).Msg("press on a closed request whose message still shows buttons; showing its outcome again")
 	o := pending.Edit{Place: pending.Place{Chat: c.Place.Chat, Message: c.Place.Message}, Text: c.Text}
 	if err := b.sendOwed(ctx, log, o); err != nil && !errors.Is(err, frontend.ErrGone) {
 		log.Warn().Err(err).Msg("could not show the outcome of a closed request again")

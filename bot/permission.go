@@ -11,7 +11,6 @@ import (
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"github.com/hermes-bot/hermes-bot/bot/risk"
 
-	"github.com/go-telegram/bot/models"
 	"github.com/rs/zerolog"
 
 	"github.com/hermes-bot/hermes-bot/opencode"
@@ -444,9 +443,10 @@ func (b *Bridge) permissionReplied(ctx context.Context, r *opencode.PermissionRe
 
 // pressPermission acts on a permission button: a decision for every
 // request of the group, or the prompt for a reason.
-func (b *Bridge) pressPermission(ctx context.Context, log zerolog.Logger, cq *models.CallbackQuery, data callbackData, chatID int64, a *ack) {
+func (b *Bridge) pressPermission(ctx context.Context, press zerolog.Logger, p frontend.Press, a *ack) {
+	log := press.With().Str("uid", p.Key).Logger()
 	lockCtx, cancel := context.WithTimeout(ctx, b.lockWait)
-	members, unlock, err := b.lockGroup(lockCtx, data.UID)
+	members, unlock, err := b.lockGroup(lockCtx, p.Key)
 	busy := lockCtx.Err() != nil
 	cancel()
 	defer unlock()
@@ -461,27 +461,26 @@ func (b *Bridge) pressPermission(ctx context.Context, log zerolog.Logger, cq *mo
 		return
 	}
 	if len(members) == 0 {
-		b.refuseClosed(ctx, log, cq, data.UID, a)
+		b.refuseClosed(ctx, log, p, a)
 		return
 	}
 	e := members[0]
-	elog := b.entryLog(e).With().Str("callbackID", cq.ID).Int64("userID", cq.From.ID).Logger()
-	a.log = &elog
-	b.adopt(elog, cq, data.UID, members)
+	elog := withEntry(press, e)
+	b.adopt(elog, p, members)
 	if m := messageOf(members); m != nil {
-		if pc := staleCopy(cq, data.UID, m.Place.Chat, m.Place.Message); pc != nil {
+		if pc := staleCopy(p, m.Place.Chat, m.Place.Message); pc != nil {
 			// Runs before unlock, deferred earlier: the copy is settled
 			// while the requests cannot change.
 			ctx = withPressedCopy(ctx, pc)
-			defer b.settleCopy(ctx, elog, pc, data.UID, m.Place.Message)
+			defer b.settleCopy(ctx, elog, pc, p.Key, m.Place.Message)
 		}
 	}
 	switch {
 	case e.Kind != pending.KindPermission:
-		elog.Info().Str("data", cq.Data).Msg("refusing button that does not match its request")
+		elog.Info().Str("data", p.Data).Msg("refusing button that does not match its request")
 		a.toast(i18n.ToastUnknown)
 		return
-	case chatID == 0 && e.Place.Chat != b.ChatID():
+	case p.From.Chat == 0 && e.Place.Chat != b.ChatID():
 		elog.Info().Int64("chatID", e.Place.Chat).Msg("refusing press on a request of another chat")
 		a.toast(i18n.ToastNotAllowed)
 		return
@@ -490,22 +489,21 @@ func (b *Bridge) pressPermission(ctx context.Context, log zerolog.Logger, cq *mo
 		a.toast(i18n.ToastExpired)
 		return
 	}
-	user := userOf(&cq.From)
 	var reply string
-	switch data.Action {
-	case actAllowOnce:
+	switch p.Action {
+	case frontend.AllowOnce:
 		reply = replyOnce
-	case actAllowAlways:
+	case frontend.AllowAlways:
 		reply = replyAlways
-	case actReject:
+	case frontend.Reject:
 		reply = replyReject
-	case actRejectReason:
-		b.askForReason(ctx, elog, data.UID, members, user, a)
+	case frontend.RejectWithReason:
+		b.askForReason(ctx, elog, p.Key, members, p.User, a)
 		return
 	}
 	elog.Info().Str("reply", reply).Int("requests", len(members)).Msg("permission decision pressed")
 	a.toast(i18n.ToastSending)
-	b.decide(ctx, elog, data.UID, members, reply, "", user)
+	b.decide(ctx, elog, p.Key, members, reply, "", answerer{User: p.User, at: p.At})
 }
 
 // askForReason sends the force_reply prompt for the reason of a reject
@@ -520,7 +518,7 @@ func (b *Bridge) askForReason(ctx context.Context, log zerolog.Logger, key strin
 
 // reasonReceived rejects every request of the group whose prompt the
 // text answers, with the text as the reason the agent reads.
-func (b *Bridge) reasonReceived(ctx context.Context, log zerolog.Logger, e *pending.Entry, reply *models.Message, text string, user frontend.User) {
+func (b *Bridge) reasonReceived(ctx context.Context, log zerolog.Logger, e *pending.Entry, replyTo int, text string, user answerer) {
 	key := lockKey(e)
 	members, unlock, err := b.lockGroup(ctx, key)
 	defer unlock()
@@ -535,7 +533,7 @@ func (b *Bridge) reasonReceived(ctx context.Context, log zerolog.Logger, e *pend
 	holder := members[i]
 	elog := b.entryLog(holder).With().Int64("userID", user.ID).Logger()
 	switch {
-	case !holder.AwaitingText || (reply != nil && reply.ID != holder.Prompt):
+	case !holder.AwaitingText || (replyTo != 0 && replyTo != holder.Prompt):
 		elog.Debug().Msg("ignoring typed reason: request no longer awaits this prompt")
 		return
 	case slices.ContainsFunc(members, func(m *pending.Entry) bool { return m.ExpiredNotified }):
@@ -551,15 +549,15 @@ func (b *Bridge) reasonReceived(ctx context.Context, log zerolog.Logger, e *pend
 // request opencode no longer knows is closed; one refused or not
 // delivered stays open, with its buttons, and the person is told. The
 // caller holds the group's locks.
-func (b *Bridge) decide(ctx context.Context, log zerolog.Logger, key string, members []*pending.Entry, reply, message string, user frontend.User) {
+func (b *Bridge) decide(ctx context.Context, log zerolog.Logger, key string, members []*pending.Entry, reply, message string, user answerer) {
 	var done, gone, refused, failed []*pending.Entry
 	for _, m := range members {
 		mlog := b.entryLog(m)
 		err := b.oc.Requests(surfaceOf(m)).ReplyPermission(ctx, m.Directory, m.SessionID, m.RequestID, reply, message)
 		switch {
 		case err == nil:
-			mlog.Info().Str("reply", reply).Str("by", displayName(user)).Bool("reason", message != "").Msg("permission decision delivered to opencode")
-			b.tellTerminal(mlog, m, b.text.TerminalDecided(reply, displayName(user)))
+			mlog.Info().Str("reply", reply).Str("by", displayName(user.User)).Bool("reason", message != "").Msg("permission decision delivered to opencode")
+			b.tellTerminal(mlog, m, b.text.TerminalDecided(reply, displayName(user.User)))
 			done = append(done, m)
 		case errors.Is(err, opencode.ErrNotFound):
 			mlog.Warn().Err(err).Msg("permission request is no longer pending in opencode; closing it")
@@ -573,7 +571,7 @@ func (b *Bridge) decide(ctx context.Context, log zerolog.Logger, key string, mem
 		}
 	}
 	if len(done) > 0 {
-		b.cfg.Metrics.answerDelivered(ctx, b.now())
+		b.cfg.Metrics.answerDelivered(user.at, b.now())
 	}
 	kept := append(slices.Clone(refused), failed...)
 	// When every request closes, the message's closing edit is owed from
@@ -584,7 +582,7 @@ func (b *Bridge) decide(ctx context.Context, log zerolog.Logger, key string, mem
 	if len(kept) == 0 {
 		o := frontend.Outcome{How: frontend.NoLongerPending}
 		if len(done) > 0 {
-			o = frontend.Outcome{How: frontend.Decided, Reply: reply, By: user, Reason: message}
+			o = frontend.Outcome{How: frontend.Decided, Reply: reply, By: user.User, Reason: message}
 		}
 		text = b.fe.Outcome(frontend.Request{Key: key, Entries: members}, o)
 		owed = owedEdit(members[0], text)
@@ -620,5 +618,5 @@ func (b *Bridge) decide(ctx context.Context, log zerolog.Logger, key string, mem
 	if len(done)+len(gone) > 0 {
 		msg = b.text.StillOpen(len(kept), len(members)) + msg
 	}
-	b.tell(ctx, log, kept[0], user, msg)
+	b.tell(ctx, log, kept[0], user.User, msg)
 }

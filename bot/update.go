@@ -4,49 +4,26 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strings"
+	"time"
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
 
-	tgbot "github.com/go-telegram/bot"
-	"github.com/go-telegram/bot/models"
 	"github.com/rs/zerolog"
 
 	"github.com/hermes-bot/hermes-bot/opencode"
 	"github.com/hermes-bot/hermes-bot/pending"
 )
 
-// HandleUpdate acts on one Telegram update: a button press or a typed
-// answer. It has go-telegram/bot's handler signature; register it with
-// bot.WithDefaultHandler. Its work runs under a context detached from ctx
-// (bounded by a timeout), so an answer being sent when polling stops still
-// completes.
-func (b *Bridge) HandleUpdate(ctx context.Context, _ *tgbot.Bot, upd *models.Update) {
-	if upd == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.handlerTimeout)
-	defer cancel()
-	switch {
-	case upd.CallbackQuery != nil:
-		b.handleCallback(ctx, upd.CallbackQuery)
-	case upd.Message != nil:
-		b.handleMessage(ctx, upd.Message)
-	}
-}
-
-// ack answers one callback query at most once; the first text wins.
+// ack answers one press at most once; the first text wins.
 type ack struct {
-	b    *Bridge
-	ctx  context.Context
-	log  *zerolog.Logger
-	id   string
+	text *i18n.Text
+	send func(string)
 	done bool
 }
 
 // toast answers the press with toast id, in the chat's language.
-func (a *ack) toast(id i18n.Toast) { a.answer(a.b.text.Toast(id)) }
+func (a *ack) toast(id i18n.Toast) { a.answer(a.text.Toast(id)) }
 
 // answer answers the press with text, as it is ("" shows nothing).
 func (a *ack) answer(text string) {
@@ -54,49 +31,28 @@ func (a *ack) answer(text string) {
 		return
 	}
 	a.done = true
-	_, err := a.b.tg.AnswerCallbackQuery(a.ctx, &tgbot.AnswerCallbackQueryParams{
-		CallbackQueryID: a.id,
-		Text:            plain(text, maxToast),
-	})
-	if err != nil {
-		// Usually "query is too old": nothing to do but note it.
-		a.log.Warn().Err(err).Msg("could not answer callback query")
+	if a.send != nil {
+		a.send(text)
 	}
 }
 
-// handleCallback acts on a button press. Every path answers the callback
-// query exactly once: quick outcomes with a toast, the opencode call with
-// "Sending…" before it starts.
-func (b *Bridge) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
-	log := b.log.With().Str("callbackID", cq.ID).Int64("userID", cq.From.ID).Logger()
-	a := &ack{b: b, ctx: ctx, log: &log, id: cq.ID}
+// HandlePress acts on a button press the front-end read and checked (see
+// frontend.Press). Every path acknowledges it exactly once: quick
+// outcomes with a toast, the opencode call with "Sending…" before it
+// starts. log carries what the front-end knows of the press.
+func (b *Bridge) HandlePress(ctx context.Context, log zerolog.Logger, p frontend.Press) {
+	a := &ack{text: b.text, send: p.Ack}
 	// Deferred first, so it runs last: after unlock, and during a panic.
 	defer a.answer("")
-
-	data, err := decodeCallback(cq.Data)
-	if err != nil {
-		log.Info().Err(err).Msg("refusing unknown button")
-		a.toast(i18n.ToastUnknown)
+	if p.Action.IsPermission() {
+		b.pressPermission(ctx, log, p, a)
 		return
 	}
-	log = log.With().Str("uid", data.UID).Logger()
-	var chatID int64
-	if m := cq.Message.Message; m != nil {
-		chatID = m.Chat.ID
-	}
-	if (chatID != 0 && chatID != b.ChatID()) || !b.allowed(cq.From.ID) {
-		log.Info().Int64("chatID", chatID).Msg("refusing press from a chat or user not allowed")
-		a.toast(i18n.ToastNotAllowed)
-		return
-	}
-
-	if data.Action.isPermission() {
-		b.pressPermission(ctx, log, cq, data, chatID, a)
-		return
-	}
+	press := log
+	log = log.With().Str("uid", p.Key).Logger()
 
 	lockCtx, cancel := context.WithTimeout(ctx, b.lockWait)
-	unlock, err := b.locks.lock(lockCtx, data.UID)
+	unlock, err := b.locks.lock(lockCtx, p.Key)
 	cancel()
 	if err != nil {
 		log.Info().Msg("refusing press: another answer to this request is in progress")
@@ -105,9 +61,9 @@ func (b *Bridge) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 	}
 	defer unlock()
 
-	e, err := b.store.Get(data.UID)
+	e, err := b.store.Get(p.Key)
 	if errors.Is(err, pending.ErrNotFound) {
-		b.refuseClosed(ctx, log, cq, data.UID, a)
+		b.refuseClosed(ctx, log, p, a)
 		return
 	}
 	if err != nil {
@@ -115,23 +71,22 @@ func (b *Bridge) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 		a.toast(i18n.ToastFailed)
 		return
 	}
-	elog := b.entryLog(e).With().Str("callbackID", cq.ID).Int64("userID", cq.From.ID).Logger()
-	a.log = &elog
-	if chatID == 0 && e.Place.Chat != b.ChatID() {
+	elog := withEntry(press, e)
+	if p.From.Chat == 0 && e.Place.Chat != b.ChatID() {
 		// The pressed message is inaccessible; the entry says where it is.
 		elog.Info().Int64("chatID", e.Place.Chat).Msg("refusing press on a request of another chat")
 		a.toast(i18n.ToastNotAllowed)
 		return
 	}
-	b.adopt(elog, cq, e.UID, []*pending.Entry{e})
-	if pc := staleCopy(cq, e.UID, e.Place.Chat, e.Place.Message); pc != nil {
+	b.adopt(elog, p, []*pending.Entry{e})
+	if pc := staleCopy(p, e.Place.Chat, e.Place.Message); pc != nil {
 		// Runs before unlock, deferred earlier: the copy is settled while
 		// the request cannot change.
 		ctx = withPressedCopy(ctx, pc)
 		defer b.settleCopy(ctx, elog, pc, e.UID, e.Place.Message)
 	}
-	if e.Kind != pending.KindQuestion || data.Question >= len(e.Questions) {
-		elog.Info().Str("data", cq.Data).Msg("refusing button that does not match its request")
+	if e.Kind != pending.KindQuestion || p.Question >= len(e.Questions) {
+		elog.Info().Str("data", p.Data).Msg("refusing button that does not match its request")
 		a.toast(i18n.ToastUnknown)
 		return
 	}
@@ -140,31 +95,31 @@ func (b *Bridge) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 		a.toast(i18n.ToastExpired)
 		return
 	}
-	if data.Question != e.Current {
-		elog.Info().Int("question", data.Question).Int("current", e.Current).Msg("refusing stale button")
+	if p.Question != e.Current {
+		elog.Info().Int("question", p.Question).Int("current", e.Current).Msg("refusing stale button")
 		a.toast(i18n.ToastStale)
 		return
 	}
-	q := e.Questions[data.Question]
-	optionOK := data.Option < len(q.Options)
-	user := userOf(&cq.From)
+	q := e.Questions[p.Question]
+	optionOK := p.Option >= 0 && p.Option < len(q.Options)
+	by := answerer{User: p.User, at: p.At}
 
-	switch data.Action {
-	case actOption:
+	switch p.Action {
+	case frontend.Pick:
 		if q.Multiple || !optionOK {
 			break
 		}
-		label := q.Options[data.Option].Label
-		elog.Info().Int("question", data.Question).Str("label", label).Msg("option pressed")
-		b.applyAnswer(ctx, elog, e, []string{label}, user, a)
+		label := q.Options[p.Option].Label
+		elog.Info().Int("question", p.Question).Str("label", label).Msg("option pressed")
+		b.applyAnswer(ctx, elog, e, []string{label}, by, a)
 		return
-	case actToggle:
+	case frontend.Toggle:
 		if !q.Multiple || !optionOK {
 			break
 		}
-		b.toggle(ctx, elog, e, data, a)
+		b.toggle(ctx, elog, e, p.Question, p.Option, a)
 		return
-	case actSubmit:
+	case frontend.Submit:
 		if !q.Multiple {
 			break
 		}
@@ -173,23 +128,23 @@ func (b *Bridge) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 			a.toast(i18n.ToastSelectFirst)
 			return
 		}
-		elog.Info().Int("question", data.Question).Strs("labels", labels).Msg("selection submitted")
-		b.applyAnswer(ctx, elog, e, labels, user, a)
+		elog.Info().Int("question", p.Question).Strs("labels", labels).Msg("selection submitted")
+		b.applyAnswer(ctx, elog, e, labels, by, a)
 		return
-	case actCustom:
+	case frontend.Type:
 		if !allowsTyped(q) {
 			break
 		}
-		b.askForText(ctx, elog, e, user, a)
+		b.askForText(ctx, elog, e, p.User, a)
 		return
 	}
-	elog.Info().Str("data", cq.Data).Msg("refusing button that does not match its question")
+	elog.Info().Str("data", p.Data).Msg("refusing button that does not match its question")
 	a.toast(i18n.ToastUnknown)
 }
 
 // toggle selects or unselects an option of a multi-select question.
-func (b *Bridge) toggle(ctx context.Context, log zerolog.Logger, e *pending.Entry, data callbackData, a *ack) {
-	label := e.Questions[data.Question].Options[data.Option].Label
+func (b *Bridge) toggle(ctx context.Context, log zerolog.Logger, e *pending.Entry, qi, oi int, a *ack) {
+	label := e.Questions[qi].Options[oi].Label
 	on := !slices.Contains(e.Selected, label)
 	next, err := b.store.Update(e.UID, func(x *pending.Entry) error {
 		x.Selected = slices.DeleteFunc(x.Selected, func(s string) bool { return s == label })
@@ -252,52 +207,29 @@ func (b *Bridge) prompt(ctx context.Context, log zerolog.Logger, e *pending.Entr
 	log.Info().Int("question", qi).Int("promptMessageID", promptID).Msg(what)
 }
 
-// handleMessage takes a typed answer: a reply to a prompt, or, when the
-// text replies to nothing, the answer of the only request in the chat
-// awaiting text. Anything else is not for us.
-func (b *Bridge) handleMessage(ctx context.Context, m *models.Message) {
-	if m.MigrateToChatID != 0 && m.Chat.ID == b.ChatID() {
-		old := m.Chat.ID
-		b.SetChatID(m.MigrateToChatID)
-		if b.cfg.OnChatMigrated != nil {
-			b.cfg.OnChatMigrated(old, m.MigrateToChatID)
-		}
-		return
-	}
-	if m.From == nil || m.From.IsBot || m.From.ID == b.cfg.BotID {
-		return
-	}
-	log := b.log.With().Int64("chatID", m.Chat.ID).Int("messageID", m.ID).Int64("userID", m.From.ID).Logger()
-	if m.Chat.ID != b.ChatID() {
-		log.Debug().Msg("ignoring message from another chat")
-		return
-	}
-	text := strings.TrimSpace(m.Text)
-	if text == "" {
-		return
-	}
-	if strings.HasPrefix(text, "/") {
-		b.handleCommand(ctx, log, m, text)
-		return
-	}
+// answerer is who answered, and when the press or text that answered
+// reached hermes-bot, for the answer latency.
+type answerer struct {
+	frontend.User
+	at time.Time
+}
 
-	// In a forum topic every message replies to the topic's first message,
-	// so that reply says nothing about which prompt is meant.
-	reply := m.ReplyToMessage
-	if reply != nil && reply.ForumTopicCreated != nil {
-		reply = nil
-	}
+// HandleText takes a typed answer the front-end read (see frontend.Text):
+// a reply to a prompt, or, when the text replies to nothing, the answer
+// of the only request in the chat awaiting text. Anything else is not for
+// us. log carries what the front-end knows of the message.
+func (b *Bridge) HandleText(ctx context.Context, log zerolog.Logger, t frontend.Text) {
 	var uid string
-	if reply != nil {
-		e, err := b.store.ByPrompt(m.Chat.ID, reply.ID)
-		if errors.Is(err, pending.ErrNotFound) && reply.From != nil && reply.From.ID == b.cfg.BotID {
+	if t.ReplyTo != 0 {
+		e, err := b.store.ByPrompt(t.At.Chat, t.ReplyTo)
+		if errors.Is(err, pending.ErrNotFound) && t.ReplyToBot {
 			// The prompt may have been sent but not yet recorded.
 			b.prompting.Lock()
 			b.prompting.Unlock()
-			e, err = b.store.ByPrompt(m.Chat.ID, reply.ID)
+			e, err = b.store.ByPrompt(t.At.Chat, t.ReplyTo)
 		}
 		if errors.Is(err, pending.ErrNotFound) {
-			log.Debug().Int("replyTo", reply.ID).Msg("ignoring reply to a message that is not a prompt")
+			log.Debug().Int("replyTo", t.ReplyTo).Msg("ignoring reply to a message that is not a prompt")
 			return
 		}
 		if err != nil {
@@ -306,16 +238,15 @@ func (b *Bridge) handleMessage(ctx context.Context, m *models.Message) {
 		}
 		uid = e.UID
 	} else {
-		waiting, err := b.store.AwaitingText(m.Chat.ID)
+		waiting, err := b.store.AwaitingText(t.At.Chat)
 		if err != nil {
 			log.Error().Err(err).Msg("could not list requests awaiting text")
 			return
 		}
-		if b.cfg.ThreadID != 0 || b.cfg.TopicPerProject {
-			// Requests are posted in topics: text answers a prompt of its
-			// own topic only.
-			thread := threadOf(m)
-			waiting = slices.DeleteFunc(waiting, func(e *pending.Entry) bool { return e.Place.Thread != thread })
+		if t.Threaded {
+			// Requests are posted in threads: text answers a prompt of its
+			// own thread only.
+			waiting = slices.DeleteFunc(waiting, func(e *pending.Entry) bool { return e.Place.Thread != t.At.Thread })
 		}
 		if len(waiting) != 1 {
 			log.Debug().Int("awaiting", len(waiting)).Msg("ignoring text that replies to nothing: not exactly one request awaits text")
@@ -324,13 +255,13 @@ func (b *Bridge) handleMessage(ctx context.Context, m *models.Message) {
 		uid = waiting[0].UID
 	}
 	log = log.With().Str("uid", uid).Logger()
-	if !b.allowed(m.From.ID) {
+	if !t.Allowed {
 		log.Info().Msg("ignoring typed answer from a user not allowed to answer")
 		return
 	}
-
+	by := answerer{User: t.User, at: t.Received}
 	if e, err := b.store.Get(uid); err == nil && e.Kind == pending.KindPermission {
-		b.reasonReceived(ctx, log, e, reply, text, userOf(m.From))
+		b.reasonReceived(ctx, log, e, t.ReplyTo, t.Text, by)
 		return
 	}
 
@@ -347,9 +278,9 @@ func (b *Bridge) handleMessage(ctx context.Context, m *models.Message) {
 		}
 		return
 	}
-	elog := b.entryLog(e).With().Int("messageID", m.ID).Int64("userID", m.From.ID).Logger()
+	elog := b.entryLog(e).With().Int("messageID", t.At.Message).Int64("userID", t.User.ID).Logger()
 	switch {
-	case !e.AwaitingText || (reply != nil && reply.ID != e.Prompt):
+	case !e.AwaitingText || (t.ReplyTo != 0 && t.ReplyTo != e.Prompt):
 		elog.Debug().Msg("ignoring typed answer: request no longer awaits this prompt")
 		return
 	case e.ExpiredNotified:
@@ -360,13 +291,13 @@ func (b *Bridge) handleMessage(ctx context.Context, m *models.Message) {
 		return
 	}
 	elog.Info().Int("question", e.Current).Msg("typed answer received")
-	b.applyAnswer(ctx, elog, e, []string{text}, userOf(m.From), nil)
+	b.applyAnswer(ctx, elog, e, []string{t.Text}, by, nil)
 }
 
 // applyAnswer records answer to e's current question. Before the last
 // question the message moves on to the next one; at the last, every
 // answer goes to opencode. a is nil for typed answers.
-func (b *Bridge) applyAnswer(ctx context.Context, log zerolog.Logger, e *pending.Entry, answer []string, user frontend.User, a *ack) {
+func (b *Bridge) applyAnswer(ctx context.Context, log zerolog.Logger, e *pending.Entry, answer []string, user answerer, a *ack) {
 	qi := e.Current
 	answers := make([][]string, len(e.Questions))
 	copy(answers, e.Answers)
@@ -407,7 +338,7 @@ func clearAwaiting(e *pending.Entry) {
 
 // submit sends the answers of every question to opencode and shows the
 // outcome. The caller holds e's lock.
-func (b *Bridge) submit(ctx context.Context, log zerolog.Logger, e *pending.Entry, answers [][]string, user frontend.User) {
+func (b *Bridge) submit(ctx context.Context, log zerolog.Logger, e *pending.Entry, answers [][]string, user answerer) {
 	id, err := b.oc.ResolveQuestionID(ctx, opencode.QuestionRef{
 		Directory: e.Directory,
 		RequestID: e.RequestID,
@@ -429,10 +360,10 @@ func (b *Bridge) submit(ctx context.Context, log zerolog.Logger, e *pending.Entr
 	}
 	switch {
 	case err == nil:
-		log.Info().Str("by", displayName(user)).Msg("answer delivered to opencode")
-		b.tellTerminal(log, e, b.text.TerminalAnswered(displayName(user)))
-		b.cfg.Metrics.answerDelivered(ctx, b.now())
-		text := b.fe.Outcome(requestOf(e), frontend.Outcome{How: frontend.Answered, Answers: answers, By: user})
+		log.Info().Str("by", displayName(user.User)).Msg("answer delivered to opencode")
+		b.tellTerminal(log, e, b.text.TerminalAnswered(displayName(user.User)))
+		b.cfg.Metrics.answerDelivered(user.at, b.now())
+		text := b.fe.Outcome(requestOf(e), frontend.Outcome{How: frontend.Answered, Answers: answers, By: user.User})
 		b.deleteEntry(log, e, i18n.ToastAnswered, owedEdit(e, text)...)
 		b.closeMessage(ctx, log, e, text)
 	case errors.Is(err, opencode.ErrNotFound):
@@ -455,10 +386,10 @@ func (b *Bridge) submit(ctx context.Context, log zerolog.Logger, e *pending.Entr
 		} else if len(e.Selected) > 0 {
 			b.rerender(ctx, log, next)
 		}
-		b.tell(ctx, log, e, user, b.text.TellAnswerRefused)
+		b.tell(ctx, log, e, user.User, b.text.TellAnswerRefused)
 	default:
 		log.Error().Err(err).Msg("could not deliver answer to opencode")
-		b.tell(ctx, log, e, user, b.text.TellAnswerLost)
+		b.tell(ctx, log, e, user.User, b.text.TellAnswerLost)
 	}
 }
 

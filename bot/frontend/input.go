@@ -1,0 +1,76 @@
+package frontend
+
+import (
+	"time"
+
+	"github.com/hermes-bot/hermes-bot/pending"
+)
+
+// Action is what a request's button asks for.
+type Action int
+
+const (
+	// Pick answers a question with one option.
+	Pick Action = iota + 1
+	// Toggle selects or unselects an option of a multiple-choice question.
+	Toggle
+	// Submit answers a multiple-choice question with the options selected.
+	Submit
+	// Type asks for a typed answer to a question.
+	Type
+	// AllowOnce, AllowAlways and Reject decide a permission request.
+	AllowOnce
+	AllowAlways
+	Reject
+	// RejectWithReason asks for the reason of a reject.
+	RejectWithReason
+)
+
+// IsPermission reports whether a decides a permission request.
+func (a Action) IsPermission() bool { return a >= AllowOnce && a <= RejectWithReason }
+
+// Press is a person pressing a request's button, as the front-end read it
+// and checked it: from its chat, by someone allowed to answer.
+type Press struct {
+	// Key is the request the button is for: a question's UID or a
+	// permission group's key.
+	Key    string
+	Action Action
+	// Question and Option are the indices the button names, for a
+	// question's buttons.
+	Question, Option int
+	User             User
+	// From is the message pressed; its Message is 0 when the chat did not
+	// say (a message too old to be shown to the bot).
+	From pending.Place
+	// FromCarries says the message pressed has buttons of Key, so it is a
+	// message of that request (perhaps a copy the store never knew).
+	FromCarries bool
+	// Data is the button's raw data, for logs.
+	Data string
+	// At is when the press reached hermes-bot, for the answer latency.
+	At time.Time
+	// Ack answers the press with a short text ("" shows nothing). It is
+	// called exactly once.
+	Ack func(text string)
+}
+
+// Text is text a person typed in the chat, as the front-end read it: not
+// a command, not from a bot.
+type Text struct {
+	// At is where it was typed: its chat, thread and own message.
+	At pending.Place
+	// ReplyTo is the message it replies to (0: none); ReplyToBot says
+	// that message is the bot's own.
+	ReplyTo    int
+	ReplyToBot bool
+	// Threaded says requests are posted in threads, so text that replies
+	// to nothing answers only a prompt of its own thread.
+	Threaded bool
+	Text     string
+	User     User
+	// Allowed says the person may answer.
+	Allowed bool
+	// Received is when it reached hermes-bot, for the answer latency.
+	Received time.Time
+}
