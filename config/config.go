@@ -22,9 +22,19 @@ type Config struct {
 	AllowedUserIDs []int64 // empty: any member of the chat may answer
 	TelegramAPIURL string
 
+	// Servers are the opencode servers OPENCODE_URL names, with their
+	// credentials; Load always fills it, with one server named "" when
+	// OPENCODE_URL is a single URL. Read it through OpencodeServers.
+	Servers []Server
+	// The first server's URL and credentials, for code that serves one
+	// server (the daemon, for now).
 	OpencodeURL      string
 	OpencodeUsername string
 	OpencodePassword string
+	// The credentials every server gets unless it has its own: what
+	// String prints as OPENCODE_SERVER_USERNAME and _PASSWORD once the
+	// fields above are the first server's.
+	sharedUsername, sharedPassword string
 
 	DBPath       string
 	QuestionTTL  time.Duration
@@ -115,13 +125,20 @@ func Settings() []Setting {
 			Usage: "Bot API server",
 			set:   func(c *Config, v string) error { c.TelegramAPIURL = strings.TrimRight(v, "/"); return checkURL(v) }},
 		{Env: "OPENCODE_URL", Flag: "opencode-url", Default: "http://127.0.0.1:4096",
-			Usage: "opencode server",
-			set:   func(c *Config, v string) error { c.OpencodeURL = strings.TrimRight(v, "/"); return checkURL(v) }},
+			Usage: "opencode server; or several, as comma-separated name=url pairs (laptop=http://127.0.0.1:4096,ci=http://10.0.0.5:4096)",
+			set: func(c *Config, v string) (err error) {
+				c.Servers, err = parseServers(v)
+				if err != nil {
+					return err
+				}
+				c.OpencodeURL = c.Servers[0].URL
+				return nil
+			}},
 		{Env: "OPENCODE_SERVER_USERNAME", Flag: "opencode-username", Default: "opencode",
-			Usage: "opencode basic-auth user",
+			Usage: "opencode basic-auth user; OPENCODE_SERVER_USERNAME_<NAME> sets server NAME's own",
 			set:   func(c *Config, v string) error { c.OpencodeUsername = v; return nil }},
 		{Env: "OPENCODE_SERVER_PASSWORD", Flag: "opencode-password", Secret: true,
-			Usage: "opencode basic-auth password (prefer the environment or an env-file)",
+			Usage: "opencode basic-auth password (prefer the environment or an env-file); OPENCODE_SERVER_PASSWORD_<NAME> sets server NAME's own",
 			set:   func(c *Config, v string) error { c.OpencodePassword = v; return nil }},
 		{Env: "HERMES_DB", Flag: "db",
 			Usage: "bbolt file of requests in flight (default $XDG_STATE_HOME/hermes-bot/pending.db)",
@@ -285,10 +302,10 @@ func Load(src Sources) (*Config, error) {
 			shown := v
 			if s.Secret {
 				shown = ""
-			} else if u, err := url.Parse(v); err == nil && u.User != nil {
-				// A password pasted into a URL is still a password.
-				u.User = url.User("REDACTED")
-				shown = u.Redacted()
+			} else {
+				// A password pasted into a URL, or into one of a
+				// list of them, is still a password.
+				shown = redactURLs(v)
 			}
 			reason := err.Error()
 			if from != "" {
@@ -297,6 +314,7 @@ func Load(src Sources) (*Config, error) {
 			return nil, &ValidationError{Var: s.Env, Value: shown, Reason: reason, Err: ErrInvalid}
 		}
 	}
+	c.resolveCredentials(src.EnvFile, getenv)
 	if c.DBPath == "" {
 		state := getenv("XDG_STATE_HOME")
 		if state == "" || !filepath.IsAbs(state) {
@@ -358,9 +376,6 @@ func (c *Config) String() string {
 		"TELEGRAM_THREAD_ID=" + strconv.Itoa(c.ThreadID),
 		"TELEGRAM_ALLOWED_USER_IDS=" + strings.Join(users, ","),
 		"TELEGRAM_API_URL=" + c.TelegramAPIURL,
-		"OPENCODE_URL=" + c.OpencodeURL,
-		"OPENCODE_SERVER_USERNAME=" + c.OpencodeUsername,
-		"OPENCODE_SERVER_PASSWORD=" + redacted(c.OpencodePassword),
 		"HERMES_DB=" + c.DBPath,
 		"HERMES_QUESTION_TTL=" + c.QuestionTTL.String(),
 		"HERMES_TELEGRAM_RATE=" + strconv.Itoa(c.TelegramRate),
@@ -372,6 +387,7 @@ func (c *Config) String() string {
 		"HERMES_TOPIC_PER_PROJECT=" + strconv.FormatBool(c.TopicPerProject),
 		"HERMES_LANG=" + c.Lang,
 	}
+	lines = append(lines, c.opencodeLines()...)
 	sort.Strings(lines)
 	return strings.Join(lines, "\n")
 }

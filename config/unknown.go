@@ -31,10 +31,16 @@ func (u Unknown) String() string {
 // compared ignoring case, so a lower-case key is reported with the setting
 // it spells. The result is sorted by key; a key in both places is
 // reported once, from the env-file.
-func UnknownKeys(envFile map[string]string, environ []string) []Unknown {
+//
+// servers are the server names OPENCODE_URL gives (ServerNames): their
+// OPENCODE_SERVER_USERNAME_<NAME> and OPENCODE_SERVER_PASSWORD_<NAME> are
+// settings, while those of any other name are reported like a misspelled
+// key, as their values would be ignored just the same.
+func UnknownKeys(envFile map[string]string, environ []string, servers ...string) []Unknown {
+	candidates := settingNames(servers)
 	known := make(map[string]bool)
-	for _, s := range Settings() {
-		known[s.Env] = true
+	for _, name := range candidates {
+		known[name] = true
 	}
 	// Not settings, but the tests' own variables, which may well be in a
 	// developer's environment.
@@ -47,7 +53,7 @@ func UnknownKeys(envFile map[string]string, environ []string) []Unknown {
 			return
 		}
 		seen[key] = true
-		out = append(out, Unknown{Key: key, From: from, Suggest: closestSetting(up)})
+		out = append(out, Unknown{Key: key, From: from, Suggest: closestSetting(up, candidates)})
 	}
 	for key := range envFile {
 		add(key, "env-file", "HERMES_", "TELEGRAM_", "OPENCODE_")
@@ -69,14 +75,31 @@ func hasAnyPrefix(s string, prefixes []string) bool {
 	return false
 }
 
-// closestSetting returns the setting whose name is nearest to key, an
+// settingNames lists every setting's variable, with the per-server
+// credentials of the named servers.
+func settingNames(servers []string) []string {
+	var names []string
+	for _, s := range Settings() {
+		names = append(names, s.Env)
+	}
+	for _, name := range servers {
+		if name == "" {
+			continue
+		}
+		s := Server{Name: name}
+		names = append(names, s.UsernameVar(), s.PasswordVar())
+	}
+	return names
+}
+
+// closestSetting returns the name among candidates nearest to key, an
 // upper-case name, if it is within a few typos of it.
-func closestSetting(key string) string {
+func closestSetting(key string, candidates []string) string {
 	const maxTypos = 3
 	best, bestDist := "", maxTypos+1
-	for _, s := range Settings() {
-		if d := editDistance(key, s.Env); d < bestDist {
-			best, bestDist = s.Env, d
+	for _, name := range candidates {
+		if d := editDistance(key, name); d < bestDist {
+			best, bestDist = name, d
 		}
 	}
 	return best

@@ -56,7 +56,8 @@ func (c *checkCommand) usage(fs *flag.FlagSet) func() {
 
 Checks what "hermes-bot serve" with the same settings would need: the
 settings are valid, Telegram accepts the token and the bot can post in the
-chat, opencode answers with the password given, and the store can be opened.
+chat, opencode answers with the password given (each server, when
+OPENCODE_URL names several), and the store can be opened.
 Prints one line per check, with a fix for each problem. Exit status 0 when
 all is well, 1 when something is wrong. It changes nothing.
 
@@ -85,7 +86,11 @@ func (c *checkCommand) Run(ctx context.Context, args []string) error {
 		warnUnknown(unknown, r)
 		return r.finish()
 	}
-	c.redact = telegram.NewRedactor(cfg.BotToken, cfg.OpencodePassword)
+	secrets := []string{cfg.BotToken, cfg.OpencodePassword}
+	for _, s := range cfg.OpencodeServers() {
+		secrets = append(secrets, s.Password)
+	}
+	c.redact = telegram.NewRedactor(secrets...)
 	from := []string{"the environment"}
 	if *flags.envFile != "" {
 		from = append([]string{"the env-file " + *flags.envFile}, from...)
@@ -379,9 +384,31 @@ func displayName(u *models.User) string {
 	return strings.TrimSpace(u.FirstName + " " + u.LastName)
 }
 
+// checkOpencode checks every server OPENCODE_URL names, one after the
+// other: one that is down or refuses the password is reported and the
+// next is checked all the same.
 func (c *checkCommand) checkOpencode(ctx context.Context, cfg *config.Config, r *checkReport) {
-	name := "opencode " + cfg.OpencodeURL
-	oc, err := opencode.NewClient(cfg.OpencodeURL, opencode.WithBasicAuth(cfg.OpencodeUsername, cfg.OpencodePassword))
+	for _, s := range cfg.OpencodeServers() {
+		c.checkOpencodeServer(ctx, s, r)
+	}
+}
+
+// checkOpencodeServer reports on one server. The unnamed one (OPENCODE_URL
+// a single URL) is reported as it was before servers had names; a named
+// one's lines carry its name, and name the variables that set its own
+// credentials as well as the shared ones.
+func (c *checkCommand) checkOpencodeServer(ctx context.Context, srv config.Server, r *checkReport) {
+	name, pwName := "opencode "+srv.URL, "opencode password"
+	// pwVar is the password's variable as "wrong …" and "… is empty" say
+	// it; setPw and userVar as a fix says to set them.
+	pwVar, setPw, userVar := "OPENCODE_SERVER_PASSWORD", "OPENCODE_SERVER_PASSWORD", "OPENCODE_SERVER_USERNAME is"
+	if srv.Name != "" {
+		name, pwName = "opencode "+srv.Name+" "+srv.URL, "opencode "+srv.Name+" password"
+		pwVar = srv.PasswordVar() + " (else OPENCODE_SERVER_PASSWORD)"
+		setPw = srv.PasswordVar() + " (or OPENCODE_SERVER_PASSWORD, for every server)"
+		userVar = srv.UsernameVar() + " (else OPENCODE_SERVER_USERNAME) gives"
+	}
+	oc, err := opencode.NewClient(srv.URL, opencode.WithBasicAuth(srv.Username, srv.Password))
 	if err != nil {
 		r.fail(name, c.reason(err), "correct OPENCODE_URL")
 		return
@@ -395,12 +422,12 @@ func (c *checkCommand) checkOpencode(ctx context.Context, cfg *config.Config, r 
 		r.fail(name, err.Error(), "run opencode "+testedOpencode+"x instead (npm install -g opencode-ai@1.18), or point OPENCODE_URL at one")
 	case errors.Is(err, opencode.ErrNoRoute):
 		r.fail(name, "web pages there, not opencode's JSON: not an opencode server, or not its address", "correct OPENCODE_URL")
-	case errors.Is(err, opencode.ErrUnauthorized) && cfg.OpencodePassword == "":
-		r.fail(name, "opencode wants a password and OPENCODE_SERVER_PASSWORD is empty",
-			"set OPENCODE_SERVER_PASSWORD to the password opencode serve was started with")
+	case errors.Is(err, opencode.ErrUnauthorized) && srv.Password == "":
+		r.fail(name, "opencode wants a password and "+pwVar+" is empty",
+			"set "+setPw+" to the password opencode serve was started with")
 	case errors.Is(err, opencode.ErrUnauthorized):
-		r.fail(name, "wrong OPENCODE_SERVER_PASSWORD: opencode refused it (HTTP 401)",
-			fmt.Sprintf("use the password opencode serve was started with (and its user: OPENCODE_SERVER_USERNAME is %q)", cfg.OpencodeUsername))
+		r.fail(name, "wrong "+pwVar+": opencode refused it (HTTP 401)",
+			fmt.Sprintf("use the password opencode serve was started with (and its user: %s %q)", userVar, srv.Username))
 	case errors.Is(err, opencode.ErrNotFound):
 		r.fail(name, "no /global/health there (HTTP 404): not an opencode server, or not its address", "correct OPENCODE_URL")
 	case err != nil:
@@ -418,9 +445,9 @@ func (c *checkCommand) checkOpencode(ctx context.Context, cfg *config.Config, r 
 	default:
 		r.ok(name, "healthy, version "+h.Version)
 	}
-	if err == nil && cfg.OpencodePassword == "" {
-		r.warn("opencode password", "OPENCODE_SERVER_PASSWORD is empty and opencode accepts that: anyone who can reach "+
-			cfg.OpencodeURL+" can drive your agent",
+	if err == nil && srv.Password == "" {
+		r.warn(pwName, pwVar+" is empty and opencode accepts that: anyone who can reach "+
+			srv.URL+" can drive your agent",
 			"start opencode with OPENCODE_SERVER_PASSWORD=… and put the same password in hermes-bot's settings")
 	}
 }

@@ -40,7 +40,7 @@ func (f *configFlags) load(getenv func(string) string, environ []string) (*confi
 		}
 		src.EnvFile = vars
 	}
-	unknown := config.UnknownKeys(src.EnvFile, environ)
+	unknown := config.UnknownKeys(src.EnvFile, environ, config.ServerNames(src)...)
 	cfg, err := config.Load(src)
 	return cfg, unknown, err
 }

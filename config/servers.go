@@ -1,0 +1,286 @@
+package config
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+)
+
+// Server is one opencode server hermes-bot talks to.
+type Server struct {
+	Name     string // "" when OPENCODE_URL is one bare URL; else its name there
+	URL      string // without a trailing /
+	Username string // basic-auth user, after any per-server override
+	Password string // basic-auth password, after any per-server override; a secret
+}
+
+// maxServerName bounds a server's name: it is shown on every line check
+// prints for it and becomes part of variable names.
+const maxServerName = 16
+
+// Variable names of the credentials shared by every server; a server's
+// own are these with "_" and its VarSuffix appended.
+const (
+	usernameVar = "OPENCODE_SERVER_USERNAME"
+	passwordVar = "OPENCODE_SERVER_PASSWORD"
+)
+
+// VarSuffix is the NAME of the server's own OPENCODE_SERVER_USERNAME_NAME
+// and OPENCODE_SERVER_PASSWORD_NAME: its name upper-cased, - as _ (a
+// variable name cannot hold -). "" for the unnamed server, which has none.
+func (s Server) VarSuffix() string {
+	return strings.ToUpper(strings.ReplaceAll(s.Name, "-", "_"))
+}
+
+// UsernameVar is the variable that sets this server's user alone, or the
+// shared one for the unnamed server.
+func (s Server) UsernameVar() string { return perServerVar(usernameVar, s) }
+
+// PasswordVar is the variable that sets this server's password alone, or
+// the shared one for the unnamed server.
+func (s Server) PasswordVar() string { return perServerVar(passwordVar, s) }
+
+func perServerVar(base string, s Server) string {
+	if s.Name == "" {
+		return base
+	}
+	return base + "_" + s.VarSuffix()
+}
+
+// OpencodeServers returns the servers to talk to, in the order
+// OPENCODE_URL gives them. Code that handles several servers reads this;
+// OpencodeURL, OpencodeUsername and OpencodePassword are the first
+// server's, kept for code that serves one. A Config built by hand (tests
+// do) without Servers gets one unnamed server from those three fields.
+func (c *Config) OpencodeServers() []Server {
+	if len(c.Servers) > 0 {
+		return c.Servers
+	}
+	return []Server{{URL: c.OpencodeURL, Username: c.OpencodeUsername, Password: c.OpencodePassword}}
+}
+
+// parseServers reads OPENCODE_URL: one URL, taken exactly as before
+// servers had names, or comma-separated name=url pairs. Credentials are
+// filled in later, by resolveCredentials, once every setting is read.
+func parseServers(v string) ([]Server, error) {
+	var elems []string
+	named := 0
+	for _, e := range strings.Split(v, ",") {
+		if e = strings.TrimSpace(e); e == "" {
+			continue
+		}
+		elems = append(elems, e)
+		if isNamedServer(e) {
+			named++
+		}
+	}
+	if named == 0 {
+		// One URL, checked as it always was: a comma in it is its own.
+		if err := checkURL(v); err != nil {
+			if len(elems) > 1 && allURLs(elems) {
+				return nil, fmt.Errorf("holds several URLs: give each server a name, as laptop=http://127.0.0.1:4096,ci=http://10.0.0.5:4096")
+			}
+			return nil, err
+		}
+		return []Server{{URL: strings.TrimRight(v, "/")}}, nil
+	}
+	if named < len(elems) {
+		// Which server would the bare one be? Guessing would put its
+		// requests under a name nobody chose.
+		return nil, fmt.Errorf("mixes a bare URL with name=url pairs: name every server, as laptop=http://127.0.0.1:4096,ci=http://10.0.0.5:4096")
+	}
+	servers := make([]Server, 0, len(elems))
+	seen := make(map[string]bool)
+	for _, e := range elems {
+		name, u, _ := strings.Cut(e, "=")
+		name, u = strings.TrimSpace(name), strings.TrimSpace(u)
+		if err := checkServerName(name); err != nil {
+			return nil, err
+		}
+		if seen[name] {
+			return nil, fmt.Errorf("server name %q is given twice: each server needs a name of its own", name)
+		}
+		seen[name] = true
+		if err := checkURL(u); err != nil {
+			return nil, fmt.Errorf("server %s: %w", name, err)
+		}
+		servers = append(servers, Server{Name: name, URL: strings.TrimRight(u, "/")})
+	}
+	return servers, nil
+}
+
+// isNamedServer tells a name=url pair from a bare URL: a name holds
+// neither : nor /, which every URL has before any = of its query.
+func isNamedServer(e string) bool {
+	name, _, ok := strings.Cut(e, "=")
+	return ok && !strings.ContainsAny(name, ":/")
+}
+
+func allURLs(elems []string) bool {
+	for _, e := range elems {
+		if checkURL(e) != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// checkServerName enforces names that are safe in variable names, log
+// fields and Telegram messages, and short enough to prefix a line.
+func checkServerName(name string) error {
+	switch {
+	case name == "":
+		return fmt.Errorf("a server name is empty: want name=url")
+	case len(name) > maxServerName:
+		return fmt.Errorf("server name %q is longer than %d characters", name, maxServerName)
+	}
+	for _, r := range name {
+		if (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '-' {
+			return fmt.Errorf("server name %q must be lower-case letters, digits and -", name)
+		}
+	}
+	if name[0] < 'a' || name[0] > 'z' {
+		return fmt.Errorf("server name %q must start with a letter", name)
+	}
+	return nil
+}
+
+// serverNamesIn returns the names of the well-formed name=url pairs of v,
+// an OPENCODE_URL value, even when the value as a whole is wrong: they
+// are what per-server variables may be named after, and a mistake
+// elsewhere in the list should not also call those variables misspelled.
+func serverNamesIn(v string) []string {
+	var names []string
+	for _, e := range strings.Split(v, ",") {
+		e = strings.TrimSpace(e)
+		if !isNamedServer(e) {
+			continue
+		}
+		name, _, _ := strings.Cut(e, "=")
+		if name = strings.TrimSpace(name); checkServerName(name) == nil {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// ServerNames returns the server names OPENCODE_URL gives in src, read
+// with Load's precedence; nil when it is one bare URL. Names in a list
+// that Load refuses for another reason are still returned, so that
+// UnknownKeys can be told them whatever else is wrong.
+func ServerNames(src Sources) []string {
+	v := ""
+	if x := src.EnvFile["OPENCODE_URL"]; x != "" {
+		v = x
+	}
+	if src.Getenv != nil {
+		if x := src.Getenv("OPENCODE_URL"); x != "" {
+			v = x
+		}
+	}
+	if x, ok := src.Flags["opencode-url"]; ok {
+		v = x
+	}
+	return serverNamesIn(v)
+}
+
+// resolveCredentials gives each server its user and password: its own
+// variables when set (env-file, then environment; there are no per-server
+// flags), else the shared ones. The first server's values become
+// OpencodeURL, OpencodeUsername and OpencodePassword, which code serving
+// one server reads.
+func (c *Config) resolveCredentials(envFile map[string]string, getenv func(string) string) {
+	c.sharedUsername, c.sharedPassword = c.OpencodeUsername, c.OpencodePassword
+	lookup := func(key string) (string, bool) {
+		v := envFile[key]
+		if x := getenv(key); x != "" {
+			v = x
+		}
+		// Empty is unset, as for every setting: an env-file line
+		// "KEY=" must not blank a password given elsewhere.
+		return v, v != ""
+	}
+	for i := range c.Servers {
+		s := &c.Servers[i]
+		s.Username, s.Password = c.sharedUsername, c.sharedPassword
+		if s.Name == "" {
+			continue
+		}
+		if v, ok := lookup(s.UsernameVar()); ok {
+			s.Username = v
+		}
+		if v, ok := lookup(s.PasswordVar()); ok {
+			s.Password = v
+		}
+	}
+	if len(c.Servers) > 0 {
+		first := c.Servers[0]
+		c.OpencodeURL, c.OpencodeUsername, c.OpencodePassword = first.URL, first.Username, first.Password
+	}
+}
+
+// opencodeLines are Config.String's lines for the opencode servers: as
+// before servers had names when there is one unnamed server, else the
+// list, the shared credentials and each server's own.
+func (c *Config) opencodeLines() []string {
+	if len(c.Servers) == 0 || c.Servers[0].Name == "" {
+		return []string{
+			"OPENCODE_URL=" + c.OpencodeURL,
+			usernameVar + "=" + c.OpencodeUsername,
+			passwordVar + "=" + redacted(c.OpencodePassword),
+		}
+	}
+	pairs := make([]string, len(c.Servers))
+	lines := []string{
+		usernameVar + "=" + c.sharedUsername,
+		passwordVar + "=" + redacted(c.sharedPassword),
+	}
+	for i, s := range c.Servers {
+		pairs[i] = s.Name + "=" + s.URL
+		lines = append(lines,
+			s.UsernameVar()+"="+s.Username,
+			s.PasswordVar()+"="+redacted(s.Password))
+	}
+	return append(lines, "OPENCODE_URL="+strings.Join(pairs, ","))
+}
+
+// redactURLs hides the credentials of every URL in v, an OPENCODE_URL
+// value that may be a list, for an error message: url.Parse cannot see
+// the URLs inside name=url pairs, and a password pasted into one is still
+// a password.
+func redactURLs(v string) string {
+	elems := strings.Split(v, ",")
+	changed := false
+	for i, e := range elems {
+		prefix, u := "", e
+		if isNamedServer(e) {
+			name, rest, _ := strings.Cut(e, "=")
+			prefix, u = name+"=", rest
+		}
+		if r, ok := redactURL(u); ok {
+			elems[i], changed = prefix+r, true
+		}
+	}
+	if !changed {
+		if r, ok := redactURL(v); ok {
+			return r
+		}
+		return v
+	}
+	return strings.Join(elems, ",")
+}
+
+// redactURL returns u without its password, and whether it had
+// credentials at all.
+func redactURL(u string) (string, bool) {
+	p, err := url.Parse(strings.TrimSpace(u))
+	if err != nil && strings.Contains(u, "@") {
+		// Unparsable, and what precedes the @ may be credentials.
+		return "[REDACTED]", true
+	}
+	if err != nil || p.User == nil {
+		return u, false
+	}
+	p.User = url.User("REDACTED")
+	return p.Redacted(), true
+}
