@@ -31,7 +31,7 @@ func (h *harness) asksNormally(id string) {
 }
 
 func TestAutoApproveLow(t *testing.T) {
-	h := newHarness(t, Config{AutoApprove: AutoApproveLow})
+	h := newHarness(t, harnessConfig{AutoApprove: AutoApproveLow})
 	h.oc.sessions = map[string]opencode.Session{testSession: {ID: testSession, Title: "Fix <the> build"}}
 	h.b.HandleEvent(context.Background(), permEvent("per_1", "ls -la"))
 
@@ -68,7 +68,7 @@ func TestAutoApproveLow(t *testing.T) {
 }
 
 func TestAutoApproveEscapesNotice(t *testing.T) {
-	h := newHarness(t, Config{AutoApprove: AutoApproveLow})
+	h := newHarness(t, harnessConfig{AutoApprove: AutoApproveLow})
 	ev := permEvent("per_1", "grep '<b>' index.html")
 	ev.Directory = t.TempDir()
 	h.b.HandleEvent(context.Background(), ev)
@@ -83,7 +83,7 @@ func TestAutoApproveEscapesNotice(t *testing.T) {
 
 // A pipe of programs inside the grammar is approved like one command.
 func TestAutoApprovePipe(t *testing.T) {
-	h := newHarness(t, Config{AutoApprove: AutoApproveLow})
+	h := newHarness(t, harnessConfig{AutoApprove: AutoApproveLow})
 	ev := permEvent("per_1", "cat go.mod | grep module")
 	ev.Directory = t.TempDir()
 	h.b.HandleEvent(context.Background(), ev)
@@ -127,7 +127,7 @@ func TestAutoApproveAsksWhenNotLow(t *testing.T) {
 		{"policy unset", "", nil, "ls"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(t, Config{AutoApprove: tc.policy})
+			h := newHarness(t, harnessConfig{AutoApprove: tc.policy})
 			ev := permEvent("per_1", tc.cmd)
 			if tc.edit != nil {
 				tc.edit(&ev)
@@ -146,7 +146,7 @@ func TestAutoApproveAsksWhenNotLow(t *testing.T) {
 func TestAutoApproveFailingReplyAsks(t *testing.T) {
 	for _, err := range []error{opencode.ErrTransient, opencode.ErrUnauthorized, opencode.ErrNotAccepted} {
 		t.Run(err.Error(), func(t *testing.T) {
-			h := newHarness(t, Config{AutoApprove: AutoApproveLow})
+			h := newHarness(t, harnessConfig{AutoApprove: AutoApproveLow})
 			h.oc.permErrs = map[string][]error{"per_1": {err}}
 			h.b.HandleEvent(context.Background(), permEvent("per_1", "ls"))
 			if r := h.oc.PermReplies(); len(r) != 1 {
@@ -162,7 +162,7 @@ func TestAutoApproveFailingReplyAsks(t *testing.T) {
 
 // A request opencode no longer knows is closed quietly.
 func TestAutoApproveGone(t *testing.T) {
-	h := newHarness(t, Config{AutoApprove: AutoApproveLow})
+	h := newHarness(t, harnessConfig{AutoApprove: AutoApproveLow})
 	h.oc.permErrs = map[string][]error{"per_1": {opencode.ErrNotFound}}
 	h.b.HandleEvent(context.Background(), permEvent("per_1", "ls"))
 	if n := len(h.tg.Sent()); n != 0 {
@@ -176,7 +176,7 @@ func TestAutoApproveGone(t *testing.T) {
 // A replayed event (a reconnect, or the snapshot listing it) does not
 // approve twice.
 func TestAutoApproveOnce(t *testing.T) {
-	h := newHarness(t, Config{AutoApprove: AutoApproveLow})
+	h := newHarness(t, harnessConfig{AutoApprove: AutoApproveLow})
 	ev := permEvent("per_1", "git status")
 	h.b.HandleEvent(context.Background(), ev)
 	h.b.HandleEvent(context.Background(), ev)
@@ -197,7 +197,7 @@ func TestAutoApproveTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	h := newHarness(t, Config{AutoApprove: AutoApproveLow})
+	h := newHarness(t, harnessConfig{AutoApprove: AutoApproveLow})
 	dir := t.TempDir() // paths are followed on this machine
 	sc := bufio.NewScanner(f)
 	n, approved := 0, 0

@@ -5,19 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
 
-	tgbot "github.com/go-telegram/bot"
-	"github.com/go-telegram/bot/models"
 	"github.com/rs/zerolog"
 
 	"github.com/hermes-bot/hermes-bot/bot/internal/bounded"
+	"github.com/hermes-bot/hermes-bot/bot/internal/tracker"
 	"github.com/hermes-bot/hermes-bot/opencode"
 	"github.com/hermes-bot/hermes-bot/pending"
 )
@@ -45,9 +42,9 @@ const toastTimeout = 3 * time.Second
 // beside the answer's own work: nothing waits for it, and a failure (no
 // terminal, opencode busy) is only noted. Wait waits for it.
 func (b *Bridge) tellTerminal(log zerolog.Logger, e *pending.Entry, message string) {
-	b.running.add()
+	b.running.Add()
 	go func() {
-		defer b.running.done()
+		defer b.running.Done()
 		ctx, cancel := context.WithTimeout(context.Background(), toastTimeout)
 		defer cancel()
 		if err := b.oc.ShowToast(ctx, e.Directory, message, opencode.ToastInfo); err != nil {
@@ -75,41 +72,10 @@ func storedSurface(s opencode.Surface) string {
 
 var _ Opencode = (*opencode.Client)(nil)
 
-// Telegram is what the bridge needs of the Bot API. *bot.Bot of
-// github.com/go-telegram/bot satisfies it.
-type Telegram interface {
-	SendMessage(ctx context.Context, p *tgbot.SendMessageParams) (*models.Message, error)
-	EditMessageText(ctx context.Context, p *tgbot.EditMessageTextParams) (*models.Message, error)
-	AnswerCallbackQuery(ctx context.Context, p *tgbot.AnswerCallbackQueryParams) (bool, error)
-}
-
-var _ Telegram = (*tgbot.Bot)(nil)
-
 // Config is what the bridge needs to know of its deployment.
 type Config struct {
-	// ChatID is the chat requests are posted to; updates from any other
-	// chat are refused.
-	ChatID int64
-	// AllowedUserIDs may answer; empty lets anyone in the chat answer.
-	AllowedUserIDs []int64
 	// TTL is how long a request waits for an answer; 30 minutes if zero.
 	TTL time.Duration
-	// BotID is the bot's own user ID; its own messages are never answers.
-	BotID int64
-	// OnChatMigrated, if set, is called when the chat announces that it
-	// was upgraded to a supergroup (a service message with
-	// migrate_to_chat_id), after the bridge has switched to the new ID.
-	OnChatMigrated func(oldChatID, newChatID int64)
-	// BotUsername is the bot's username, without "@": a command
-	// addressed as /cmd@name is answered only when name is this.
-	BotUsername string
-	// Version is hermes-bot's version, for /status.
-	Version string
-	// Status, if set, tells /status how the opencode event stream is.
-	Status OpencodeStatus
-	// StartedAt is when hermes-bot started, for the uptime /status
-	// shows; NewBridge's time if zero.
-	StartedAt time.Time
 	// Metrics, if set, counts requests posted and closed and times them.
 	Metrics *Metrics
 	// Notify says which session notifications (finished, failed) to post.
@@ -117,39 +83,19 @@ type Config struct {
 	// AutoApprove is which permission requests are allowed without
 	// asking; the zero value asks for every one.
 	AutoApprove AutoApprovePolicy
-	// ThreadID is the forum topic requests are posted in
-	// (TELEGRAM_THREAD_ID); 0: the chat itself, or a forum's General topic.
-	ThreadID int
-	// TopicPerProject posts each project directory's requests in a forum
-	// topic of its own, created on first use and remembered in the store;
-	// ThreadID is where they go when it cannot be created.
-	TopicPerProject bool
-	// Lang is the language of every text the bot writes for people: "en"
-	// (the default) or "zh" (HERMES_LANG).
+	// Lang is the language of the texts the bridge hands the front-end
+	// (notes, toasts): "en" (the default) or "zh" (HERMES_LANG).
 	Lang string
 	// Server names the opencode server (its URL); with a request's ID it
 	// gives the request's entry its UID, so that survives a restart.
 	Server string
 }
 
-// ChatID is the chat requests are posted to now: Config.ChatID, or the
-// supergroup it was migrated to. Safe for concurrent use.
-func (b *Bridge) ChatID() int64 { return b.chatID.Load() }
-
-// SetChatID switches the bridge to another chat, after a supergroup
-// migration. Updates from the old chat are refused from then on. Safe for
-// concurrent use.
-func (b *Bridge) SetChatID(id int64) {
-	if old := b.chatID.Swap(id); old != id {
-		b.log.Warn().Int64("oldChatID", old).Int64("newChatID", id).Msg("chat migrated to a supergroup; posting to the new chat ID from now on")
-	}
-}
-
 // DefaultTTL is the TTL when Config leaves it zero.
 const DefaultTTL = 30 * time.Minute
 
 const (
-	// handlerTimeout bounds one update's work, opencode's resolve (about
+	// handlerTimeout bounds one event's work, opencode's resolve (about
 	// 6 s) and reply included.
 	handlerTimeout = 30 * time.Second
 	// lockWait is how long a press waits for another press on the same
@@ -160,25 +106,22 @@ const (
 	expireRetryFor = 10 * time.Minute
 )
 
-// Bridge carries question requests from opencode to a Telegram chat and
-// their answers back. Make one with NewBridge.
+// Bridge carries requests from opencode to the people who answer them,
+// through a front-end, and their answers back. Make one with NewBridge.
 type Bridge struct {
 	cfg Config
 	// text is the catalog of cfg.Lang.
-	text *i18n.Text
-	// chatID starts as cfg.ChatID and follows a supergroup migration.
-	chatID atomic.Int64
-	store  *pending.Store
-	oc     Opencode
-	tg     Telegram
+	text  *i18n.Text
+	store *pending.Store
+	oc    Opencode
 	// fe shows requests: it is where everything the life cycle posts,
 	// edits or asks goes.
 	fe      frontend.Frontend
 	log     zerolog.Logger
 	locks   keyedMutex
-	running tracker
+	running tracker.Tracker
 	// posting counts the new questions being sent and not yet stored.
-	posting tracker
+	posting tracker.Tracker
 	// closed remembers how the requests this process closed most
 	// recently ended. It spares a late press a store read, and covers the
 	// rare store that failed to record it.
@@ -188,7 +131,6 @@ type Bridge struct {
 	// it for writing once, so it cannot overtake the recording.
 	prompting sync.RWMutex
 	sessions  sessionCache
-	offsets   offsetTracker
 	notices   *notifyLimiter
 
 	// owedMu is held while SendOwed runs, so two calls do not send every
@@ -197,8 +139,6 @@ type Bridge struct {
 
 	pruneMu   sync.Mutex
 	lastPrune time.Time
-	// started is when the uptime of /status counts from.
-	started time.Time
 
 	// stored, when set, is called once a new question is stored with its
 	// message ID; benchmarks time the window a crash would post it twice.
@@ -213,19 +153,18 @@ type Bridge struct {
 	excerptTimeout time.Duration
 }
 
-// NewBridge returns a Bridge posting to cfg.ChatID, keeping requests in
-// store. It does no I/O.
-func NewBridge(cfg Config, store *pending.Store, oc Opencode, tg Telegram, log zerolog.Logger) *Bridge {
+// NewBridge returns a Bridge showing requests through fe and keeping
+// them in store. It does no I/O.
+func NewBridge(cfg Config, store *pending.Store, oc Opencode, fe frontend.Frontend, log zerolog.Logger) *Bridge {
 	if cfg.TTL <= 0 {
 		cfg.TTL = DefaultTTL
 	}
-	cfg.AllowedUserIDs = slices.Clone(cfg.AllowedUserIDs)
 	b := &Bridge{
 		cfg:            cfg,
 		text:           i18n.For(cfg.Lang),
 		store:          store,
 		oc:             oc,
-		tg:             tg,
+		fe:             fe,
 		log:            log,
 		now:            time.Now,
 		handlerTimeout: handlerTimeout,
@@ -236,13 +175,6 @@ func NewBridge(cfg Config, store *pending.Store, oc Opencode, tg Telegram, log z
 		closed:         bounded.New[string, pending.ClosedRequest](closedMemory),
 		sessions:       newSessionCache(),
 		notices:        newNotifyLimiter(),
-	}
-	b.fe = &tgFrontend{tg: tg, text: b.text, store: store, log: log,
-		now: func() time.Time { return b.now() }, thread: cfg.ThreadID, topicPerProject: cfg.TopicPerProject}
-	b.chatID.Store(cfg.ChatID)
-	b.started = cfg.StartedAt
-	if b.started.IsZero() {
-		b.started = b.now()
 	}
 	return b
 }
@@ -261,11 +193,6 @@ func withEntry(log zerolog.Logger, e *pending.Entry) zerolog.Logger {
 		Str("sessionID", e.SessionID).
 		Str("directory", e.Directory).
 		Logger()
-}
-
-// allowed reports whether user may answer.
-func (b *Bridge) allowed(userID int64) bool {
-	return len(b.cfg.AllowedUserIDs) == 0 || slices.Contains(b.cfg.AllowedUserIDs, userID)
 }
 
 // HandleEvent acts on one opencode event. The watcher calls it for every
@@ -302,9 +229,9 @@ func (b *Bridge) HandleEvent(ctx context.Context, ev opencode.Event) {
 		// a while, so they go beside the listing that follows the connect
 		// rather than before it; Wait waits for them, and a stop ends
 		// them (the next start, or the stop's own SendOwed, sends the rest).
-		b.running.add()
+		b.running.Add()
 		go func() {
-			defer b.running.done()
+			defer b.running.Done()
 			octx, cancel := context.WithTimeout(stream, b.handlerTimeout)
 			defer cancel()
 			b.SendOwed(octx)
@@ -341,7 +268,6 @@ func (b *Bridge) newEntry(kind pending.Kind, ev opencode.Event, surface opencode
 		SessionID: sessionID,
 		RequestID: requestID,
 		Surface:   storedSurface(surface),
-		Place:     pending.Place{Chat: b.ChatID()},
 		CreatedAt: now,
 		ExpiresAt: now.Add(b.cfg.TTL),
 	}
@@ -403,8 +329,8 @@ func (b *Bridge) questionAsked(ctx context.Context, ev opencode.Event) {
 		return
 	}
 	defer unlock()
-	b.posting.add()
-	defer b.posting.done()
+	b.posting.Add()
+	defer b.posting.Done()
 	at, sendErr := b.sendQuestion(ctx, log, e)
 	if sendErr == nil {
 		e.Place = at
@@ -522,7 +448,7 @@ func (b *Bridge) post(ctx context.Context, uid string) error {
 // context fields) and shows it, returning where. Failures are logged.
 func (b *Bridge) sendQuestion(ctx context.Context, log zerolog.Logger, e *pending.Entry) (pending.Place, error) {
 	b.addContext(ctx, e)
-	at, err := b.fe.Post(ctx, e.Place.Chat, frontend.Request{Key: e.UID, Entries: []*pending.Entry{e}})
+	at, err := b.fe.Post(ctx, frontend.Request{Key: e.UID, Entries: []*pending.Entry{e}})
 	if err != nil {
 		log.Error().Err(err).Msg("could not post question to Telegram; it is sent again at start-up or after a reconnect")
 		return pending.Place{}, err
@@ -750,40 +676,10 @@ func (b *Bridge) refresh(ctx context.Context, log zerolog.Logger, e *pending.Ent
 	}
 }
 
-// isMessageGone reports Telegram's refusal to edit a message it no longer
-// has: deleted by someone, or never there.
-func isMessageGone(err error) bool {
-	return errors.Is(err, tgbot.ErrorBadRequest) && strings.Contains(err.Error(), "message to edit not found")
-}
-
-// noPreview keeps agent text's URLs from growing previews.
-func noPreview() *models.LinkPreviewOptions {
-	t := true
-	return &models.LinkPreviewOptions{IsDisabled: &t}
-}
-
-// htmlMessage is the shape of every message the bridge sends: HTML with
-// link previews off, into topic threadID of chatID (0: no topic), with
-// markup (nil: none), replying to message replyTo unless it is 0 (and
-// sent all the same if that message is gone).
-func htmlMessage(chatID int64, threadID int, text string, markup models.ReplyMarkup, replyTo int) *tgbot.SendMessageParams {
-	p := &tgbot.SendMessageParams{
-		ChatID:             chatID,
-		MessageThreadID:    threadID,
-		Text:               text,
-		ParseMode:          models.ParseModeHTML,
-		LinkPreviewOptions: noPreview(),
-		ReplyMarkup:        markup,
-	}
-	if replyTo != 0 {
-		p.ReplyParameters = &models.ReplyParameters{MessageID: replyTo, AllowSendingWithoutReply: true}
-	}
-	return p
-}
-
-// Wait blocks until every handler started through Middlewares has
-// returned, and the owed edits a connect sends (see SendOwed), or ctx
-// ends. Call it after polling stopped.
+// Wait blocks until the work the bridge started beside its callers has
+// returned (terminal toasts, forgetting owed edits, the owed edits a
+// connect sends: see SendOwed), or ctx ends. Call it after the
+// front-end's input and the event stream stopped.
 func (b *Bridge) Wait(ctx context.Context) error {
-	return b.running.wait(ctx)
+	return b.running.Wait(ctx)
 }

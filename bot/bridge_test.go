@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
 
 	tgbot "github.com/go-telegram/bot"
@@ -19,7 +20,7 @@ import (
 )
 
 func TestAskedPostsOneMessageWithButtons(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	e := h.ask("que_1", dbQuestion())
 
 	sent := h.tg.Sent()
@@ -36,9 +37,9 @@ func TestAskedPostsOneMessageWithButtons(t *testing.T) {
 		}
 	}
 	want := [][2]string{
-		{"Postgres", data(t, actOption, e.UID, 0, 0)},
-		{"SQLite", data(t, actOption, e.UID, 0, 1)},
-		{"✏️ Type an answer", data(t, actCustom, e.UID, 0, 0)},
+		{"Postgres", data(t, frontend.Pick, e.UID, 0, 0)},
+		{"SQLite", data(t, frontend.Pick, e.UID, 0, 1)},
+		{"✏️ Type an answer", data(t, frontend.Type, e.UID, 0, 0)},
 	}
 	if got := buttons(t, m.P.ReplyMarkup); !reflect.DeepEqual(got, want) {
 		t.Errorf("buttons = %q, want %q", got, want)
@@ -59,7 +60,7 @@ func TestAskedPostsOneMessageWithButtons(t *testing.T) {
 }
 
 func TestAskedTwiceIsPostedOnce(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	h.ask("que_1", dbQuestion())
 	ev := askedEvent("que_1", dbQuestion())
 	ev.Listed = true
@@ -71,7 +72,7 @@ func TestAskedTwiceIsPostedOnce(t *testing.T) {
 }
 
 func TestCustomFalseHasNoTypeButton(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	q := dbQuestion()
 	no := false
 	q.Custom = &no
@@ -84,7 +85,7 @@ func TestCustomFalseHasNoTypeButton(t *testing.T) {
 }
 
 func TestSendFailureLeavesEntryForSendUnsent(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	h.tg.sendErrs = []error{errors.New("network down")}
 	h.b.HandleEvent(context.Background(), askedEvent("que_1", dbQuestion()))
 	e, err := h.store.ByRequestID("que_1")
@@ -109,7 +110,7 @@ func TestSendFailureLeavesEntryForSendUnsent(t *testing.T) {
 }
 
 func TestSendUnsentReportsFailure(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	h.tg.sendErrs = []error{errors.New("down"), errors.New("still down")}
 	h.b.HandleEvent(context.Background(), askedEvent("que_1", dbQuestion()))
 	if err := h.b.SendUnsent(context.Background()); err == nil {
@@ -118,10 +119,10 @@ func TestSendUnsentReportsFailure(t *testing.T) {
 }
 
 func TestPressOptionAnswers(t *testing.T) {
-	h := newHarness(t, Config{AllowedUserIDs: []int64{alice.ID}})
+	h := newHarness(t, harnessConfig{AllowedUserIDs: []int64{alice.ID}})
 	e := h.ask("que_1", dbQuestion())
 
-	id := h.press(alice, data(t, actOption, e.UID, 0, 1), e)
+	id := h.press(alice, data(t, frontend.Pick, e.UID, 0, 1), e)
 
 	if got := h.toast(id); got != i18n.ToastSending {
 		t.Errorf("toast = %q, want %q", got, i18n.ToastSending)
@@ -146,20 +147,20 @@ func TestPressOptionAnswers(t *testing.T) {
 }
 
 func TestResolvedIDIsUsed(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	h.oc.resolveID = "que_new"
 	e := h.ask("que_old", dbQuestion())
-	h.press(alice, data(t, actOption, e.UID, 0, 0), e)
+	h.press(alice, data(t, frontend.Pick, e.UID, 0, 0), e)
 	if got := h.oc.Replies(); len(got) != 1 || got[0].RequestID != "que_new" {
 		t.Fatalf("replies = %+v, want one to que_new", got)
 	}
 }
 
 func TestCustomAnswerByReply(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	e := h.ask("que_1", dbQuestion())
 
-	id := h.press(alice, data(t, actCustom, e.UID, 0, 0), e)
+	id := h.press(alice, data(t, frontend.Type, e.UID, 0, 0), e)
 	if got := h.toast(id); got != i18n.ToastTypeAnswer {
 		t.Errorf("toast = %q", got)
 	}
@@ -195,7 +196,7 @@ func TestCustomAnswerByReply(t *testing.T) {
 }
 
 func TestPlainTextFallback(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	e1 := h.ask("que_1", dbQuestion())
 	e2 := h.ask("que_2", dbQuestion())
 
@@ -204,8 +205,8 @@ func TestPlainTextFallback(t *testing.T) {
 		t.Fatalf("text with nobody awaiting answered %d times", n)
 	}
 
-	h.press(alice, data(t, actCustom, e1.UID, 0, 0), e1)
-	h.press(bob, data(t, actCustom, e2.UID, 0, 0), e2)
+	h.press(alice, data(t, frontend.Type, e1.UID, 0, 0), e1)
+	h.press(bob, data(t, frontend.Type, e2.UID, 0, 0), e2)
 	h.text(alice, "ambiguous", 0)
 	if n := len(h.oc.Replies()); n != 0 {
 		t.Fatalf("text with two requests awaiting answered %d times", n)
@@ -221,16 +222,16 @@ func TestPlainTextFallback(t *testing.T) {
 }
 
 func TestIgnoredMessages(t *testing.T) {
-	h := newHarness(t, Config{BotID: 123})
+	h := newHarness(t, harnessConfig{BotID: 123})
 	e := h.ask("que_1", dbQuestion())
-	h.press(alice, data(t, actCustom, e.UID, 0, 0), e)
+	h.press(alice, data(t, frontend.Type, e.UID, 0, 0), e)
 	prompt := h.entry(e.UID).Prompt
 
 	h.text(alice, "/start", prompt)                                // a command
 	h.text(alice, "reply to the question itself", e.Place.Message) // not the prompt
 	h.text(models.User{ID: 123, IsBot: true}, "from the bot", prompt)
 	// Another chat.
-	h.b.HandleUpdate(context.Background(), nil, &models.Update{Message: &models.Message{
+	h.update(context.Background(), &models.Update{Message: &models.Message{
 		ID: 5000, Date: 1, Chat: models.Chat{ID: -999}, From: &alice, Text: "elsewhere",
 		ReplyToMessage: &models.Message{ID: prompt, Date: 1, Chat: models.Chat{ID: -999}},
 	}})
@@ -243,10 +244,10 @@ func TestIgnoredMessages(t *testing.T) {
 }
 
 func TestForumTopicRootIsNotAReply(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	e := h.ask("que_1", dbQuestion())
-	h.press(alice, data(t, actCustom, e.UID, 0, 0), e)
-	h.b.HandleUpdate(context.Background(), nil, &models.Update{Message: &models.Message{
+	h.press(alice, data(t, frontend.Type, e.UID, 0, 0), e)
+	h.update(context.Background(), &models.Update{Message: &models.Message{
 		ID: 5000, Date: 1, Chat: models.Chat{ID: testChat, IsForum: true}, From: &alice, Text: "in a topic",
 		IsTopicMessage: true, MessageThreadID: 7,
 		ReplyToMessage: &models.Message{ID: 7, Date: 1, Chat: models.Chat{ID: testChat}, ForumTopicCreated: &models.ForumTopicCreated{Name: "t"}},
@@ -257,11 +258,11 @@ func TestForumTopicRootIsNotAReply(t *testing.T) {
 }
 
 func TestUnauthorisedPressChangesNothing(t *testing.T) {
-	h := newHarness(t, Config{AllowedUserIDs: []int64{alice.ID}})
+	h := newHarness(t, harnessConfig{AllowedUserIDs: []int64{alice.ID}})
 	e := h.ask("que_1", dbQuestion())
 	before := h.entry(e.UID)
 
-	for _, d := range []string{data(t, actOption, e.UID, 0, 0), data(t, actCustom, e.UID, 0, 0)} {
+	for _, d := range []string{data(t, frontend.Pick, e.UID, 0, 0), data(t, frontend.Type, e.UID, 0, 0)} {
 		id := h.press(mallory, d, e)
 		if got := h.toast(id); got != i18n.ToastNotAllowed {
 			t.Errorf("toast = %q, want %q", got, i18n.ToastNotAllowed)
@@ -282,9 +283,9 @@ func TestUnauthorisedPressChangesNothing(t *testing.T) {
 }
 
 func TestUnauthorisedTypedAnswerIgnored(t *testing.T) {
-	h := newHarness(t, Config{AllowedUserIDs: []int64{alice.ID}})
+	h := newHarness(t, harnessConfig{AllowedUserIDs: []int64{alice.ID}})
 	e := h.ask("que_1", dbQuestion())
-	h.press(alice, data(t, actCustom, e.UID, 0, 0), e)
+	h.press(alice, data(t, frontend.Type, e.UID, 0, 0), e)
 	h.text(mallory, "sneaky", h.entry(e.UID).Prompt)
 	h.text(mallory, "sneaky", 0)
 	if n := len(h.oc.Replies()); n != 0 {
@@ -297,9 +298,9 @@ func TestUnauthorisedTypedAnswerIgnored(t *testing.T) {
 }
 
 func TestWrongChatPressRefused(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	e := h.ask("que_1", dbQuestion())
-	id := h.pressIn(-999, alice, data(t, actOption, e.UID, 0, 0), e.Place.Message)
+	id := h.pressIn(-999, alice, data(t, frontend.Pick, e.UID, 0, 0), e.Place.Message)
 	if got := h.toast(id); got != i18n.ToastNotAllowed {
 		t.Errorf("toast = %q", got)
 	}
@@ -310,10 +311,10 @@ func TestWrongChatPressRefused(t *testing.T) {
 }
 
 func TestInaccessibleMessageFallsBackToEntryChat(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	e := h.ask("que_1", dbQuestion())
-	h.b.HandleUpdate(context.Background(), nil, &models.Update{CallbackQuery: &models.CallbackQuery{
-		ID: "old", From: alice, Data: data(t, actOption, e.UID, 0, 0),
+	h.update(context.Background(), &models.Update{CallbackQuery: &models.CallbackQuery{
+		ID: "old", From: alice, Data: data(t, frontend.Pick, e.UID, 0, 0),
 		Message: models.MaybeInaccessibleMessage{
 			Type:                models.MaybeInaccessibleMessageTypeInaccessibleMessage,
 			InaccessibleMessage: &models.InaccessibleMessage{Chat: models.Chat{ID: testChat}, MessageID: e.Place.Message},
@@ -328,7 +329,7 @@ func TestInaccessibleMessageFallsBackToEntryChat(t *testing.T) {
 }
 
 func TestEveryCallbackAnswered(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	e := h.ask("que_1", dbQuestion())
 	cases := map[string]i18n.Toast{
 		"":                       i18n.ToastUnknown,
@@ -353,14 +354,14 @@ func TestEveryCallbackAnswered(t *testing.T) {
 }
 
 func TestStaleButtonRefused(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	e := h.ask("que_1", dbQuestion(), dbQuestion())
-	h.press(alice, data(t, actOption, e.UID, 0, 0), e)
+	h.press(alice, data(t, frontend.Pick, e.UID, 0, 0), e)
 	before := h.entry(e.UID)
 	if before.Current != 1 {
 		t.Fatalf("current = %d after answering question 1", before.Current)
 	}
-	id := h.press(alice, data(t, actOption, e.UID, 0, 1), e)
+	id := h.press(alice, data(t, frontend.Pick, e.UID, 0, 1), e)
 	if got := h.toast(id); got != i18n.ToastStale {
 		t.Errorf("toast = %q, want %q", got, i18n.ToastStale)
 	}
@@ -373,14 +374,14 @@ func TestStaleButtonRefused(t *testing.T) {
 }
 
 func TestTwoQuestionsInSequence(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	q2 := opencode.Question{Question: "Strict?", Header: "Strict", Options: []opencode.Option{{Label: "Yes"}, {Label: "No"}}}
 	e := h.ask("que_1", dbQuestion(), q2)
 	if !strings.Contains(h.lastSent().P.Text, "Question 1/2") {
 		t.Errorf("first message lacks Question 1/2:\n%s", h.lastSent().P.Text)
 	}
 
-	id := h.press(alice, data(t, actOption, e.UID, 0, 0), e)
+	id := h.press(alice, data(t, frontend.Pick, e.UID, 0, 0), e)
 	if got := h.toast(id); !strings.Contains(string(got), "Strict") {
 		t.Errorf("toast after question 1 = %q", got)
 	}
@@ -391,12 +392,12 @@ func TestTwoQuestionsInSequence(t *testing.T) {
 	if !strings.Contains(ed.Text, "Question 2/2") || !strings.Contains(ed.Text, "Strict?") || !strings.Contains(ed.Text, "Postgres") {
 		t.Errorf("message after question 1:\n%s", ed.Text)
 	}
-	if got := buttons(t, ed.ReplyMarkup); got[0][1] != data(t, actOption, e.UID, 1, 0) {
+	if got := buttons(t, ed.ReplyMarkup); got[0][1] != data(t, frontend.Pick, e.UID, 1, 0) {
 		t.Errorf("buttons after question 1 = %q", got)
 	}
 
 	// The second answer is typed.
-	h.press(bob, data(t, actCustom, e.UID, 1, 0), e)
+	h.press(bob, data(t, frontend.Type, e.UID, 1, 0), e)
 	h.text(bob, "Only on Sundays", h.entry(e.UID).Prompt)
 
 	want := [][]string{{"Postgres"}, {"Only on Sundays"}}
@@ -411,36 +412,36 @@ func TestTwoQuestionsInSequence(t *testing.T) {
 }
 
 func TestMultiSelect(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	q := opencode.Question{Question: "Which?", Multiple: true,
 		Options: []opencode.Option{{Label: "A"}, {Label: "B"}, {Label: "C"}}}
 	e := h.ask("que_1", q)
 	got := buttons(t, h.lastSent().P.ReplyMarkup)
 	want := [][2]string{
-		{"☐ A", data(t, actToggle, e.UID, 0, 0)},
-		{"☐ B", data(t, actToggle, e.UID, 0, 1)},
-		{"☐ C", data(t, actToggle, e.UID, 0, 2)},
-		{"✅ Submit", data(t, actSubmit, e.UID, 0, 0)},
-		{"✏️ Type an answer", data(t, actCustom, e.UID, 0, 0)},
+		{"☐ A", data(t, frontend.Toggle, e.UID, 0, 0)},
+		{"☐ B", data(t, frontend.Toggle, e.UID, 0, 1)},
+		{"☐ C", data(t, frontend.Toggle, e.UID, 0, 2)},
+		{"✅ Submit", data(t, frontend.Submit, e.UID, 0, 0)},
+		{"✏️ Type an answer", data(t, frontend.Type, e.UID, 0, 0)},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("buttons = %q, want %q", got, want)
 	}
 
-	if id := h.press(alice, data(t, actSubmit, e.UID, 0, 0), e); h.toast(id) != i18n.ToastSelectFirst {
+	if id := h.press(alice, data(t, frontend.Submit, e.UID, 0, 0), e); h.toast(id) != i18n.ToastSelectFirst {
 		t.Errorf("empty submit toast = %q", h.toast(id))
 	}
-	h.press(alice, data(t, actToggle, e.UID, 0, 2), e)
-	h.press(alice, data(t, actToggle, e.UID, 0, 0), e)
-	h.press(alice, data(t, actToggle, e.UID, 0, 1), e)
-	h.press(alice, data(t, actToggle, e.UID, 0, 1), e) // B off again
+	h.press(alice, data(t, frontend.Toggle, e.UID, 0, 2), e)
+	h.press(alice, data(t, frontend.Toggle, e.UID, 0, 0), e)
+	h.press(alice, data(t, frontend.Toggle, e.UID, 0, 1), e)
+	h.press(alice, data(t, frontend.Toggle, e.UID, 0, 1), e) // B off again
 	if got := buttons(t, h.lastEdit().ReplyMarkup); got[0][0] != "☑ A" || got[1][0] != "☐ B" || got[2][0] != "☑ C" || got[3][0] != "✅ Submit (2)" {
 		t.Errorf("buttons after toggles = %q", got)
 	}
 	if n := len(h.oc.Replies()); n != 0 {
 		t.Fatal("toggles answered")
 	}
-	h.press(alice, data(t, actSubmit, e.UID, 0, 0), e)
+	h.press(alice, data(t, frontend.Submit, e.UID, 0, 0), e)
 	wantAns := [][]string{{"A", "C"}}
 	if r := h.oc.Replies(); len(r) != 1 || !reflect.DeepEqual(r[0].Answers, wantAns) {
 		t.Fatalf("replies = %+v, want %v", r, wantAns)
@@ -449,10 +450,10 @@ func TestMultiSelect(t *testing.T) {
 }
 
 func TestDoublePressRepliesOnce(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	e := h.ask("que_1", dbQuestion())
-	first := h.press(alice, data(t, actOption, e.UID, 0, 0), e)
-	second := h.press(alice, data(t, actOption, e.UID, 0, 0), e)
+	first := h.press(alice, data(t, frontend.Pick, e.UID, 0, 0), e)
+	second := h.press(alice, data(t, frontend.Pick, e.UID, 0, 0), e)
 	if n := len(h.oc.Replies()); n != 1 {
 		t.Fatalf("%d replies for a double press", n)
 	}
@@ -462,7 +463,7 @@ func TestDoublePressRepliesOnce(t *testing.T) {
 }
 
 func TestConcurrentPressWhileSending(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	e := h.ask("que_1", dbQuestion())
 	release := make(chan struct{})
 	h.oc.block, h.oc.started = release, make(chan struct{}, 1)
@@ -470,8 +471,8 @@ func TestConcurrentPressWhileSending(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		h.b.HandleUpdate(context.Background(), nil, &models.Update{CallbackQuery: &models.CallbackQuery{
-			ID: "first", From: alice, Data: data(t, actOption, e.UID, 0, 0),
+		h.update(context.Background(), &models.Update{CallbackQuery: &models.CallbackQuery{
+			ID: "first", From: alice, Data: data(t, frontend.Pick, e.UID, 0, 0),
 			Message: models.MaybeInaccessibleMessage{Message: &models.Message{ID: e.Place.Message, Date: 1, Chat: models.Chat{ID: testChat}}},
 		}})
 	}()
@@ -484,7 +485,7 @@ func TestConcurrentPressWhileSending(t *testing.T) {
 	if got := h.tg.AnswersFor("first"); len(got) != 1 || got[0] != en(i18n.ToastSending) {
 		t.Errorf("first press toasts while sending = %q", got)
 	}
-	second := h.press(bob, data(t, actOption, e.UID, 0, 1), e)
+	second := h.press(bob, data(t, frontend.Pick, e.UID, 0, 1), e)
 	if got := h.toast(second); got != i18n.ToastBusy {
 		t.Errorf("second press toast = %q, want %q", got, i18n.ToastBusy)
 	}
@@ -512,7 +513,7 @@ func TestFailureClasses(t *testing.T) {
 		{name: "unauthorized", err: opencode.ErrUnauthorized, kept: true, toPerson: "Could not reach opencode"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(t, Config{})
+			h := newHarness(t, harnessConfig{})
 			e := h.ask("que_1", dbQuestion())
 			before := h.entry(e.UID)
 			if tc.resolve {
@@ -520,7 +521,7 @@ func TestFailureClasses(t *testing.T) {
 			} else {
 				h.oc.replyErrs = []error{tc.err}
 			}
-			id := h.press(alice, data(t, actOption, e.UID, 0, 0), e)
+			id := h.press(alice, data(t, frontend.Pick, e.UID, 0, 0), e)
 			if got := h.toast(id); got != i18n.ToastSending {
 				t.Errorf("toast = %q", got)
 			}
@@ -546,19 +547,19 @@ func TestFailureClasses(t *testing.T) {
 			}
 			// The person can answer again.
 			h.oc.resolveErr, h.oc.replyErrs = nil, nil
-			h.press(alice, data(t, actOption, e.UID, 0, 1), e)
+			h.press(alice, data(t, frontend.Pick, e.UID, 0, 1), e)
 			h.gone(e.UID)
 		})
 	}
 }
 
 func TestNotAcceptedClearsSelection(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	q := opencode.Question{Question: "Which?", Multiple: true, Options: []opencode.Option{{Label: "A"}, {Label: "B"}}}
 	e := h.ask("que_1", q)
-	h.press(alice, data(t, actToggle, e.UID, 0, 0), e)
+	h.press(alice, data(t, frontend.Toggle, e.UID, 0, 0), e)
 	h.oc.replyErrs = []error{opencode.ErrNotAccepted}
-	h.press(alice, data(t, actSubmit, e.UID, 0, 0), e)
+	h.press(alice, data(t, frontend.Submit, e.UID, 0, 0), e)
 	got := h.entry(e.UID)
 	if len(got.Selected) != 0 || got.Current != 0 {
 		t.Errorf("entry after refused answer = %+v", got)
@@ -569,7 +570,7 @@ func TestNotAcceptedClearsSelection(t *testing.T) {
 }
 
 func TestAnsweredElsewhere(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	e1 := h.ask("que_1", dbQuestion())
 	e2 := h.ask("que_2", dbQuestion())
 	ctx := context.Background()
@@ -595,18 +596,18 @@ func TestAnsweredElsewhere(t *testing.T) {
 	if len(h.tg.Edits()) != edits {
 		t.Error("echo of a closed request edited a message")
 	}
-	if id := h.press(alice, data(t, actOption, e1.UID, 0, 0), e1); h.toast(id) != i18n.ToastAnsweredElsewhere {
+	if id := h.press(alice, data(t, frontend.Pick, e1.UID, 0, 0), e1); h.toast(id) != i18n.ToastAnsweredElsewhere {
 		t.Errorf("press on closed request: %q", h.toast(id))
 	}
 }
 
 func TestHandlerSurvivesShutdownContext(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	e := h.ask("que_1", dbQuestion())
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // polling stopped
-	h.b.HandleUpdate(ctx, nil, &models.Update{CallbackQuery: &models.CallbackQuery{
-		ID: "late", From: alice, Data: data(t, actOption, e.UID, 0, 0),
+	h.update(ctx, &models.Update{CallbackQuery: &models.CallbackQuery{
+		ID: "late", From: alice, Data: data(t, frontend.Pick, e.UID, 0, 0),
 		Message: models.MaybeInaccessibleMessage{Message: &models.Message{ID: e.Place.Message, Date: 1, Chat: models.Chat{ID: testChat}}},
 	}})
 	r := h.oc.Replies()
@@ -617,9 +618,9 @@ func TestHandlerSurvivesShutdownContext(t *testing.T) {
 }
 
 func TestMiddlewaresRecoverAndWait(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	chain := func(hf tgbot.HandlerFunc) tgbot.HandlerFunc {
-		mws := h.b.Middlewares()
+		mws := h.fe.Middlewares()
 		for i := len(mws) - 1; i >= 0; i-- {
 			hf = mws[i](hf)
 		}
@@ -631,7 +632,7 @@ func TestMiddlewaresRecoverAndWait(t *testing.T) {
 	if !strings.Contains(logs, "boom") || !strings.Contains(logs, "bridge_test.go") || !strings.Contains(logs, `"updateID":42`) {
 		t.Errorf("panic log lacks the panic, its stack or the update:\n%s", logs)
 	}
-	if err := h.b.Wait(context.Background()); err != nil {
+	if err := h.fe.Wait(context.Background()); err != nil {
 		t.Fatalf("Wait after a panicked handler: %v", err)
 	}
 
@@ -648,11 +649,11 @@ func TestMiddlewaresRecoverAndWait(t *testing.T) {
 	<-entered
 	short, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := h.b.Wait(short); !errors.Is(err, context.Canceled) {
+	if err := h.fe.Wait(short); !errors.Is(err, context.Canceled) {
 		t.Errorf("Wait with a running handler and an ended context = %v", err)
 	}
 	waited := make(chan error, 1)
-	go func() { waited <- h.b.Wait(context.Background()) }()
+	go func() { waited <- h.fe.Wait(context.Background()) }()
 	close(release)
 	if err := <-waited; err != nil {
 		t.Errorf("Wait = %v", err)
@@ -661,12 +662,12 @@ func TestMiddlewaresRecoverAndWait(t *testing.T) {
 }
 
 func TestPanicInCallbackStillAnswers(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	e := h.ask("que_1", dbQuestion())
 	h.b.oc = panicky{}
-	chain := h.b.recoverMiddleware(h.b.HandleUpdate)
+	chain := h.chain(h.fe.Handler(h.b))
 	chain(context.Background(), nil, &models.Update{CallbackQuery: &models.CallbackQuery{
-		ID: "p", From: alice, Data: data(t, actOption, e.UID, 0, 0),
+		ID: "p", From: alice, Data: data(t, frontend.Pick, e.UID, 0, 0),
 		Message: models.MaybeInaccessibleMessage{Message: &models.Message{ID: e.Place.Message, Date: 1, Chat: models.Chat{ID: testChat}}},
 	}})
 	if got := h.tg.AnswersFor("p"); len(got) != 1 {
@@ -674,7 +675,7 @@ func TestPanicInCallbackStillAnswers(t *testing.T) {
 	}
 	// The lock was released: another press gets through.
 	h.b.oc = h.oc
-	h.press(alice, data(t, actOption, e.UID, 0, 0), e)
+	h.press(alice, data(t, frontend.Pick, e.UID, 0, 0), e)
 	if len(h.oc.Replies()) != 1 {
 		t.Fatal("request stuck after a panic")
 	}
@@ -687,7 +688,7 @@ func (panicky) ResolveQuestionID(context.Context, opencode.QuestionRef) (string,
 }
 
 func TestExpireDue(t *testing.T) {
-	h := newHarness(t, Config{TTL: time.Minute})
+	h := newHarness(t, harnessConfig{TTL: time.Minute})
 	start := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
 	clock := start
 	h.b.now = func() time.Time { return clock }
@@ -707,7 +708,7 @@ func TestExpireDue(t *testing.T) {
 	if ed := h.lastEdit(); ed.MessageID != old.Place.Message || ed.ReplyMarkup != nil || !strings.Contains(ed.Text, "Expired") {
 		t.Errorf("edit = %+v", ed)
 	}
-	if id := h.press(alice, data(t, actOption, old.UID, 0, 0), old); h.toast(id) != i18n.ToastExpired {
+	if id := h.press(alice, data(t, frontend.Pick, old.UID, 0, 0), old); h.toast(id) != i18n.ToastExpired {
 		t.Errorf("press on expired request: %q", h.toast(id))
 	}
 
@@ -722,7 +723,7 @@ func TestExpireDue(t *testing.T) {
 // cut off would count as failed, and the message would never say that
 // the request expired.
 func TestExpireDueFinishesAtShutdown(t *testing.T) {
-	h := newHarness(t, Config{TTL: time.Minute})
+	h := newHarness(t, harnessConfig{TTL: time.Minute})
 	start := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
 	clock := start
 	h.b.now = func() time.Time { return clock }
@@ -742,11 +743,11 @@ func TestExpireDueFinishesAtShutdown(t *testing.T) {
 }
 
 func TestPromptSendFailure(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	e := h.ask("que_1", dbQuestion())
 	before := h.entry(e.UID)
 	h.tg.sendErrs = []error{errors.New("429")}
-	id := h.press(alice, data(t, actCustom, e.UID, 0, 0), e)
+	id := h.press(alice, data(t, frontend.Type, e.UID, 0, 0), e)
 	if got := h.toast(id); got != i18n.ToastPromptFailed {
 		t.Errorf("toast = %q", got)
 	}
@@ -756,16 +757,16 @@ func TestPromptSendFailure(t *testing.T) {
 }
 
 func TestSelectionDoesNotCarryToNextQuestion(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	q := opencode.Question{Question: "Which?", Multiple: true, Options: []opencode.Option{{Label: "A"}, {Label: "B"}}}
 	e := h.ask("que_1", q, q)
-	h.press(alice, data(t, actToggle, e.UID, 0, 0), e)
-	h.press(alice, data(t, actSubmit, e.UID, 0, 0), e)
-	if b := buttons(t, h.lastEdit().ReplyMarkup); b[0] != [2]string{"☐ A", data(t, actToggle, e.UID, 1, 0)} {
+	h.press(alice, data(t, frontend.Toggle, e.UID, 0, 0), e)
+	h.press(alice, data(t, frontend.Submit, e.UID, 0, 0), e)
+	if b := buttons(t, h.lastEdit().ReplyMarkup); b[0] != [2]string{"☐ A", data(t, frontend.Toggle, e.UID, 1, 0)} {
 		t.Errorf("second question starts with %q", b[0])
 	}
-	h.press(alice, data(t, actToggle, e.UID, 1, 1), e)
-	h.press(alice, data(t, actSubmit, e.UID, 1, 0), e)
+	h.press(alice, data(t, frontend.Toggle, e.UID, 1, 1), e)
+	h.press(alice, data(t, frontend.Submit, e.UID, 1, 0), e)
 	want := [][]string{{"A"}, {"B"}}
 	if r := h.oc.Replies(); len(r) != 1 || !reflect.DeepEqual(r[0].Answers, want) {
 		t.Fatalf("replies = %+v, want %v", r, want)
@@ -776,7 +777,7 @@ func TestSelectionDoesNotCarryToNextQuestion(t *testing.T) {
 // in between, from someone quick on a fast link, waits for the store
 // rather than being told the request is closed.
 func TestPressBeforeStoredWaits(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	h.b.lockWait = 10 * time.Second // the press must not give up: this is not about busy presses
 	pressed := make(chan string, 1)
 	h.tg.onSend = func(p *tgbot.SendMessageParams, id int) {

@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
+	"github.com/hermes-bot/hermes-bot/bot/telegramtest"
 
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
@@ -35,7 +37,7 @@ func (h *harness) command(chat int64, user models.User, text string) []sentMessa
 		From: &user,
 		Text: text,
 	}
-	h.b.HandleUpdate(context.Background(), nil, &models.Update{ID: int64(h.seq), Message: m})
+	h.update(context.Background(), &models.Update{ID: int64(h.seq), Message: m})
 	sent := h.tg.Sent()[before:]
 	for _, s := range sent {
 		if s.P.ReplyParameters == nil || s.P.ReplyParameters.MessageID != m.ID {
@@ -58,35 +60,8 @@ func (h *harness) oneReply(chat int64, user models.User, text string) string {
 	return sent[0].P.Text
 }
 
-func TestParseCommand(t *testing.T) {
-	for _, tc := range []struct {
-		text, want string
-		ok         bool
-	}{
-		{"/pending", "pending", true},
-		{"  /status  ", "status", true},
-		{"/help me please", "help", true},
-		{"/Status", "status", true},
-		{"/pending@hermes_test_bot", "pending", true},
-		{"/pending@Hermes_Test_Bot now", "pending", true},
-		{"/pending@other_bot", "", false},
-		{"/@hermes_test_bot", "", false},
-		{"/", "", false},
-		{"pending", "", false},
-		{"/pending\nmore", "pending", true},
-	} {
-		got, ok := parseCommand(tc.text, testBotName)
-		if got != tc.want || ok != tc.ok {
-			t.Errorf("parseCommand(%q) = %q, %v; want %q, %v", tc.text, got, ok, tc.want, tc.ok)
-		}
-	}
-	if _, ok := parseCommand("/pending@hermes_test_bot", ""); ok {
-		t.Error("a command addressed to some bot is taken while the bot's own name is unknown")
-	}
-}
-
 func TestCommandPendingEmpty(t *testing.T) {
-	h := newHarness(t, Config{BotUsername: testBotName})
+	h := newHarness(t, harnessConfig{BotUsername: testBotName})
 	if got := h.oneReply(testChat, alice, "/pending"); got != i18n.English.NothingPending {
 		t.Fatalf("reply = %q, want %q", got, i18n.English.NothingPending)
 	}
@@ -94,7 +69,7 @@ func TestCommandPendingEmpty(t *testing.T) {
 
 func TestCommandPendingListsRequests(t *testing.T) {
 	const super int64 = -1001234567890
-	h := newHarness(t, Config{ChatID: super, BotUsername: testBotName, AllowedUserIDs: []int64{alice.ID}, TTL: 30 * time.Minute})
+	h := newHarness(t, harnessConfig{ChatID: super, BotUsername: testBotName, AllowedUserIDs: []int64{alice.ID}, TTL: 30 * time.Minute})
 	clock := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	h.b.now = func() time.Time { return clock }
 	h.oc.sessions = map[string]opencode.Session{testSession: {ID: testSession, Title: "Release <prep>"}}
@@ -125,7 +100,7 @@ func TestCommandPendingListsRequests(t *testing.T) {
 
 func TestCommandPendingBasicGroupHasNoLink(t *testing.T) {
 	const basic int64 = -4242 // a basic group's ID lacks the -100 prefix
-	h := newHarness(t, Config{ChatID: basic})
+	h := newHarness(t, harnessConfig{ChatID: basic})
 	e := h.ask("que_1", dbQuestion())
 	got := h.oneReply(basic, alice, "/pending")
 	if strings.Contains(got, "<a ") || !strings.Contains(got, fmt.Sprintf("(message #%d)", e.Place.Message)) {
@@ -134,7 +109,7 @@ func TestCommandPendingBasicGroupHasNoLink(t *testing.T) {
 }
 
 func TestCommandPendingCutsLongList(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	long := dbQuestion()
 	long.Question = strings.Repeat("a very long question & ", 20)
 	const n = 60
@@ -142,8 +117,8 @@ func TestCommandPendingCutsLongList(t *testing.T) {
 		h.ask(fmt.Sprintf("que_%02d", i), long)
 	}
 	got := h.oneReply(testChat, alice, "/pending")
-	if u16len(got) > maxMessageLen {
-		t.Fatalf("reply is %d units long", u16len(got))
+	if n := telegramtest.UTF16Len(got); n > 4096 {
+		t.Fatalf("reply is %d units long", n)
 	}
 	if err := checkMessageText(got); err != nil {
 		t.Fatalf("reply is not valid HTML: %v", err)
@@ -163,7 +138,7 @@ func TestCommandPendingCutsLongList(t *testing.T) {
 func TestCommandStatus(t *testing.T) {
 	clock := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	st := fixedStatus{Connected: true, Since: clock.Add(-90 * time.Minute), Version: "1.18.33"}
-	h := newHarness(t, Config{Version: "v0.3.0", Status: st, StartedAt: clock.Add(-26 * time.Hour)})
+	h := newHarness(t, harnessConfig{Version: "v0.3.0", Status: st, StartedAt: clock.Add(-26 * time.Hour)})
 	h.b.now = func() time.Time { return clock }
 	h.ask("que_1", dbQuestion())
 
@@ -181,7 +156,7 @@ func TestCommandStatus(t *testing.T) {
 func TestCommandStatusDisconnected(t *testing.T) {
 	clock := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	st := fixedStatus{Since: clock.Add(-3 * time.Minute), Version: "1.18.33", LastError: "unauthorized", LastErrorAt: clock.Add(-time.Minute)}
-	h := newHarness(t, Config{Status: st})
+	h := newHarness(t, harnessConfig{Status: st})
 	h.b.now = func() time.Time { return clock }
 	got := h.oneReply(testChat, alice, "/status")
 	for _, want := range []string{"❌ not connected for 3 min", "refused the username or password", "1 min ago", "Waiting for you: 0"} {
@@ -190,14 +165,14 @@ func TestCommandStatusDisconnected(t *testing.T) {
 		}
 	}
 
-	h = newHarness(t, Config{Status: fixedStatus{}})
+	h = newHarness(t, harnessConfig{Status: fixedStatus{}})
 	if got := h.oneReply(testChat, alice, "/status"); !strings.Contains(got, "not connected yet") {
 		t.Errorf("/status before any connect:\n%s", got)
 	}
 
 	// A server hermes-bot cannot speak to is named, not "unexpected".
 	st.LastError = "unsupported"
-	h = newHarness(t, Config{Status: st})
+	h = newHarness(t, harnessConfig{Status: st})
 	h.b.now = func() time.Time { return clock }
 	if got := h.oneReply(testChat, alice, "/status"); !strings.Contains(got, "OpenCode 2") {
 		t.Errorf("/status with an OpenCode 2 server:\n%s", got)
@@ -205,7 +180,7 @@ func TestCommandStatusDisconnected(t *testing.T) {
 }
 
 func TestCommandHelp(t *testing.T) {
-	h := newHarness(t, Config{BotUsername: testBotName})
+	h := newHarness(t, harnessConfig{BotUsername: testBotName})
 	got := h.oneReply(testChat, alice, "/help")
 	for _, want := range []string{"/pending", "/status", i18n.English.BtnAllowOnce, i18n.English.BtnRejectReason, "Type an answer"} {
 		if !strings.Contains(got, want) {
@@ -215,7 +190,7 @@ func TestCommandHelp(t *testing.T) {
 }
 
 func TestCommandsIgnored(t *testing.T) {
-	h := newHarness(t, Config{BotUsername: testBotName, AllowedUserIDs: []int64{alice.ID}})
+	h := newHarness(t, harnessConfig{BotUsername: testBotName, AllowedUserIDs: []int64{alice.ID}})
 	h.ask("que_1", dbQuestion())
 	for _, tc := range []struct {
 		name string
@@ -240,9 +215,9 @@ func TestCommandsIgnored(t *testing.T) {
 
 // A command is never taken as the typed answer a request waits for.
 func TestCommandIsNotATypedAnswer(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	e := h.ask("que_1", dbQuestion())
-	h.press(alice, data(t, actCustom, e.UID, 0, 0), e)
+	h.press(alice, data(t, frontend.Type, e.UID, 0, 0), e)
 	if !h.entry(e.UID).AwaitingText {
 		t.Fatal("no typed answer awaited")
 	}
@@ -255,38 +230,8 @@ func TestCommandIsNotATypedAnswer(t *testing.T) {
 	}
 }
 
-func TestCommandsRegistered(t *testing.T) {
-	seen := map[string]bool{}
-	for _, c := range Commands("en") {
-		if seen[c.Command] || c.Command != strings.ToLower(c.Command) || c.Description == "" {
-			t.Errorf("bad command %+v", c)
-		}
-		seen[c.Command] = true
-	}
-	for _, want := range []string{cmdPending, cmdStatus, cmdHelp} {
-		if !seen[want] {
-			t.Errorf("%s not registered", want)
-		}
-	}
-}
-
-func TestSpan(t *testing.T) {
-	for d, want := range map[time.Duration]string{
-		30 * time.Second:            "under a minute",
-		5 * time.Minute:             "5 min",
-		2 * time.Hour:               "2 h",
-		2*time.Hour + 5*time.Minute: "2 h 5 min",
-		49 * time.Hour:              "2 d 1 h",
-		72 * time.Hour:              "3 d",
-	} {
-		if got := span(&i18n.English, d); got != want {
-			t.Errorf("span(%v) = %q, want %q", d, got, want)
-		}
-	}
-}
-
 func TestCommandPendingUnsent(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	h.tg.sendErrs = []error{fmt.Errorf("telegram down")}
 	e := h.ask("que_1", dbQuestion())
 	if e.Place.Message != 0 {
@@ -300,7 +245,7 @@ func TestCommandPendingUnsent(t *testing.T) {
 // A question is stored once its message is sent: /pending typed the
 // moment the message shows still lists it.
 func TestPendingListsQuestionBeingStored(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	h.b.lockWait = 10 * time.Second
 	done := make(chan struct{})
 	h.tg.onSend = func(p *tgbot.SendMessageParams, id int) {
@@ -332,7 +277,7 @@ func (c countingStatus) State() opencode.WatchState {
 // a stranger's /status does not even read opencode's state.
 func TestCommandsRefusedBeforeWork(t *testing.T) {
 	var calls atomic.Int32
-	h := newHarness(t, Config{BotUsername: testBotName, AllowedUserIDs: []int64{alice.ID}, Status: countingStatus{&calls}})
+	h := newHarness(t, harnessConfig{BotUsername: testBotName, AllowedUserIDs: []int64{alice.ID}, Status: countingStatus{&calls}})
 	for _, cmd := range []string{"/status", "/pending", "/status@" + testBotName} {
 		if sent := h.command(testChat, mallory, cmd); len(sent) != 0 {
 			t.Errorf("%s from a stranger got a reply: %q", cmd, sent[0].P.Text)

@@ -3,8 +3,6 @@ package bot
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strconv"
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
@@ -65,7 +63,7 @@ func (b *Bridge) adopt(log zerolog.Logger, p frontend.Press, es []*pending.Entry
 		return
 	}
 	for _, e := range es {
-		if e.Place.Message != 0 || e.Place.Chat != p.From.Chat || e.ExpiredNotified {
+		if e.Place.Message != 0 || (e.Place.Chat != 0 && e.Place.Chat != p.From.Chat) || e.ExpiredNotified {
 			continue
 		}
 		next, err := b.store.Update(e.UID, func(x *pending.Entry) error {
@@ -162,7 +160,7 @@ func (b *Bridge) repost(ctx context.Context, log zerolog.Logger, e *pending.Entr
 			members = g
 		}
 	}
-	at, err := b.fe.Post(ctx, e.Place.Chat, r)
+	at, err := b.fe.Post(ctx, r)
 	msgID, thread := at.Message, at.Thread
 	if err != nil {
 		thread = e.Place.Thread
@@ -194,37 +192,4 @@ func (b *Bridge) repost(ctx context.Context, log zerolog.Logger, e *pending.Entr
 		log.Info().Int("oldMessageID", old).Int("messageID", msgID).
 			Msg("request message was deleted in Telegram; posted it again")
 	}
-}
-
-// renderMoved is the text a stale copy of a request's message becomes: a
-// pointer to message current, which shows the request now (closed: its
-// outcome). In a supergroup the pointer is a link.
-func renderMoved(tx *i18n.Text, chatID int64, stale, current int, closed bool) string {
-	above := current < stale
-	var text string
-	switch {
-	case closed && above:
-		text = tx.ClosedAbove
-	case closed:
-		text = tx.ClosedBelow
-	case above:
-		text = tx.MovedAbove
-	default:
-		text = tx.MovedBelow
-	}
-	if link := messageLink(chatID, current); link != "" {
-		text += ` <a href="` + link + `">` + tx.GoToIt + `</a>`
-	}
-	return text
-}
-
-// messageLink is the t.me link of a message in a supergroup, which the
-// Bot API numbers -100 followed by the chat's own ID; "" elsewhere, as
-// basic groups have no such links.
-func messageLink(chatID int64, messageID int) string {
-	const supergroup = -1_000_000_000_000
-	if chatID >= supergroup || messageID <= 0 {
-		return ""
-	}
-	return fmt.Sprintf("https://t.me/c/%s/%d", strconv.FormatInt(supergroup-chatID, 10), messageID)
 }

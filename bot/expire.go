@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
-	"time"
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
@@ -161,7 +159,7 @@ func (b *Bridge) expire(ctx context.Context, key string) error {
 // rejectExpired tells opencode nobody answered request e.
 func (b *Bridge) rejectExpired(ctx context.Context, e *pending.Entry) error {
 	if e.Kind == pending.KindPermission {
-		return b.oc.Requests(surfaceOf(e)).ReplyPermission(ctx, e.Directory, e.SessionID, e.RequestID, replyReject, expiredReason)
+		return b.oc.Requests(surfaceOf(e)).ReplyPermission(ctx, e.Directory, e.SessionID, e.RequestID, frontend.ReplyReject, expiredReason)
 	}
 	id, err := b.oc.ResolveQuestionID(ctx, opencode.QuestionRef{
 		Directory: e.Directory,
@@ -174,18 +172,6 @@ func (b *Bridge) rejectExpired(ctx context.Context, e *pending.Entry) error {
 		return err
 	}
 	return b.oc.Requests(surfaceOf(e)).RejectQuestion(ctx, e.Directory, e.SessionID, id)
-}
-
-// human writes d the short way: 30m, 1h30m, 45s.
-func human(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
 }
 
 // expiredReason is the reject message sent to the agent when nobody

@@ -6,14 +6,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
+	"github.com/hermes-bot/hermes-bot/bot/telegram"
+	"github.com/hermes-bot/hermes-bot/bot/telegramtest"
 
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
@@ -278,7 +280,7 @@ type fakeTelegram struct {
 	onSend func(p *tgbot.SendMessageParams, id int)
 }
 
-var _ ForumTopics = (*fakeTelegram)(nil)
+var _ telegram.ForumTopics = (*fakeTelegram)(nil)
 
 // CreateForumTopic gives topics thread IDs 100, 101, … so they cannot be
 // mistaken for message IDs.
@@ -288,7 +290,7 @@ func (f *fakeTelegram) CreateForumTopic(ctx context.Context, p *tgbot.CreateForu
 	if f.topicErr != nil {
 		return nil, f.topicErr
 	}
-	if n := len([]rune(p.Name)); n == 0 || n > maxTopicName {
+	if n := len([]rune(p.Name)); n == 0 || n > 128 {
 		f.t.Errorf("Telegram would refuse topic name %q", p.Name)
 		return nil, fmt.Errorf("bad request: topic name")
 	}
@@ -308,7 +310,7 @@ type sentMessage struct {
 	P  *tgbot.SendMessageParams
 }
 
-var _ Telegram = (*fakeTelegram)(nil)
+var _ telegram.Telegram = (*fakeTelegram)(nil)
 
 func (f *fakeTelegram) check(text string, markup any) error {
 	f.t.Helper()
@@ -323,7 +325,7 @@ func (f *fakeTelegram) check(text string, markup any) error {
 		}
 	}
 	if fr, ok := markup.(*models.ForceReply); ok {
-		if !fr.ForceReply || u16len(fr.InputFieldPlaceholder) > maxPlaceholder {
+		if !fr.ForceReply || telegramtest.UTF16Len(fr.InputFieldPlaceholder) > 64 {
 			f.t.Errorf("Telegram would refuse force_reply %+v", fr)
 			return fmt.Errorf("bad request: force_reply")
 		}
@@ -375,7 +377,7 @@ func (f *fakeTelegram) EditMessageText(ctx context.Context, p *tgbot.EditMessage
 func (f *fakeTelegram) AnswerCallbackQuery(ctx context.Context, p *tgbot.AnswerCallbackQueryParams) (bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if u16len(p.Text) > maxToast {
+	if telegramtest.UTF16Len(p.Text) > 200 {
 		f.t.Errorf("toast too long: %q", p.Text)
 	}
 	f.answers = append(f.answers, p)
@@ -430,73 +432,19 @@ func (f *fakeTelegram) AnswersFor(id string) []string {
 	return out
 }
 
-// checkMessageText is a small, independent version of Telegram's checks:
-// 1–4096 UTF-16 units, and HTML made only of the tags we use, properly
-// nested, with every '&' starting an entity.
+// checkMessageText checks text as Telegram would: 1–4096 UTF-16 units
+// of HTML it accepts.
 func checkMessageText(text string) error {
-	if n := u16len(text); n == 0 || n > maxMessageLen {
+	if n := telegramtest.UTF16Len(text); n == 0 || n > 4096 {
 		return fmt.Errorf("text length %d", n)
 	}
-	var stack []string
-	for i := 0; i < len(text); {
-		switch text[i] {
-		case '&':
-			m := entityRE.FindString(text[i:])
-			if m == "" {
-				return fmt.Errorf("stray '&' at %d", i)
-			}
-			i += len(m)
-		case '<':
-			end := strings.IndexByte(text[i:], '>')
-			if end < 0 {
-				return fmt.Errorf("unclosed tag at %d", i)
-			}
-			tag := text[i+1 : i+end]
-			i += end + 1
-			if name, ok := strings.CutPrefix(tag, "/"); ok {
-				if len(stack) == 0 || stack[len(stack)-1] != name {
-					return fmt.Errorf("unexpected </%s>", name)
-				}
-				stack = stack[:len(stack)-1]
-				continue
-			}
-			name, _, _ := strings.Cut(tag, " ")
-			switch name {
-			case "b", "i", "code", "pre", "blockquote":
-				if tag != name {
-					return fmt.Errorf("attributes on <%s>", tag)
-				}
-			case "a":
-				if !regexp.MustCompile(`^a href="(tg://user\?id=\d+|https://t\.me/c/\d+/\d+)"$`).MatchString(tag) {
-					return fmt.Errorf("unexpected link <%s>", tag)
-				}
-			default:
-				return fmt.Errorf("unexpected tag <%s>", tag)
-			}
-			stack = append(stack, name)
-		case '>':
-			return fmt.Errorf("stray '>' at %d", i)
-		default:
-			i++
-		}
-	}
-	if len(stack) > 0 {
-		return fmt.Errorf("unclosed <%s>", stack[len(stack)-1])
-	}
-	return nil
+	_, _, err := telegramtest.ParseHTML(text)
+	return err
 }
 
-var entityRE = regexp.MustCompile(`^&(lt|gt|amp|quot|#[0-9]{1,7}|#x[0-9a-fA-F]{1,6});`)
-
-// checkKeyboard applies Telegram's inline keyboard limits.
+// checkKeyboard checks an inline keyboard as Telegram would: at most 100
+// buttons, 8 a row, each with text and 1–64 bytes of callback data.
 func checkKeyboard(kb *models.InlineKeyboardMarkup) error {
-	raw, err := json.Marshal(kb)
-	if err != nil {
-		return err
-	}
-	if len(raw) > 10000 {
-		return fmt.Errorf("reply markup is too long: %d bytes", len(raw))
-	}
 	total := 0
 	for _, row := range kb.InlineKeyboard {
 		if len(row) == 0 || len(row) > 8 {
@@ -507,7 +455,7 @@ func checkKeyboard(kb *models.InlineKeyboardMarkup) error {
 			if btn.Text == "" {
 				return fmt.Errorf("button without text")
 			}
-			if n := len(btn.CallbackData); n == 0 || n > maxCallbackData {
+			if n := len(btn.CallbackData); n == 0 || n > 64 {
 				return fmt.Errorf("callback data of %d bytes: %q", n, btn.CallbackData)
 			}
 		}
@@ -522,6 +470,8 @@ func checkKeyboard(kb *models.InlineKeyboardMarkup) error {
 // Telegram.
 type harness struct {
 	t     *testing.T
+	cfg   harnessConfig
+	fe    *telegram.Frontend
 	b     *Bridge
 	store *pending.Store
 	path  string
@@ -552,7 +502,41 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-func newHarness(t *testing.T, cfg Config) *harness {
+// harnessConfig is the settings of the bridge and of its Telegram
+// front-end, as a test gives them.
+type harnessConfig struct {
+	// The front-end's (see telegram.Config).
+	ChatID          int64
+	AllowedUserIDs  []int64
+	BotID           int64
+	BotUsername     string
+	OnChatMigrated  func(oldChatID, newChatID int64)
+	ThreadID        int
+	TopicPerProject bool
+	Version         string
+	Status          telegram.OpencodeStatus
+	StartedAt       time.Time
+	// The bridge's (see Config).
+	TTL         time.Duration
+	Metrics     *Metrics
+	Notify      NotifyOptions
+	AutoApprove AutoApprovePolicy
+	Server      string
+	// Both's.
+	Lang string
+}
+
+func (c harnessConfig) bridge() Config {
+	return Config{TTL: c.TTL, Metrics: c.Metrics, Notify: c.Notify, AutoApprove: c.AutoApprove, Lang: c.Lang, Server: c.Server}
+}
+
+func (c harnessConfig) telegram() telegram.Config {
+	return telegram.Config{ChatID: c.ChatID, AllowedUserIDs: c.AllowedUserIDs, BotID: c.BotID, BotUsername: c.BotUsername,
+		OnChatMigrated: c.OnChatMigrated, ThreadID: c.ThreadID, TopicPerProject: c.TopicPerProject, Lang: c.Lang,
+		Version: c.Version, Status: c.Status, StartedAt: c.StartedAt}
+}
+
+func newHarness(t *testing.T, cfg harnessConfig) *harness {
 	t.Helper()
 	if cfg.ChatID == 0 {
 		cfg.ChatID = testChat
@@ -563,16 +547,34 @@ func newHarness(t *testing.T, cfg Config) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = store.Close() })
-	h := &harness{t: t, store: store, path: path, oc: &fakeOpencode{}, tg: &fakeTelegram{t: t}, logs: &syncBuffer{}}
-	log := zerolog.New(h.logs)
-	h.b = NewBridge(cfg, store, h.oc, h.tg, log)
-	h.b.lockWait = 50 * time.Millisecond
+	h := &harness{t: t, cfg: cfg, store: store, path: path, oc: &fakeOpencode{}, tg: &fakeTelegram{t: t}, logs: &syncBuffer{}}
+	h.wire(h.tg)
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("bridge log:\n%s", h.logs.String())
 		}
 	})
 	return h
+}
+
+// wire makes the harness's front-end, over tg, and bridge, over its
+// store, anew.
+func (h *harness) wire(tg telegram.Telegram) {
+	log := zerolog.New(h.logs)
+	tc := h.cfg.telegram()
+	// One clock for both: tests set the bridge's.
+	tc.Now = func() time.Time { return h.b.now() }
+	if tc.StartedAt.IsZero() {
+		tc.StartedAt = time.Now() // before the bridge, and its clock, exist
+	}
+	h.fe = telegram.New(tc, tg, h.store, log)
+	h.b = NewBridge(h.cfg.bridge(), h.store, h.oc, h.fe, log)
+	h.b.lockWait = 50 * time.Millisecond
+}
+
+// update hands upd to the front-end, as polling would.
+func (h *harness) update(ctx context.Context, upd *models.Update) {
+	h.fe.HandleUpdate(ctx, h.b, upd)
 }
 
 var (
@@ -627,7 +629,7 @@ func (h *harness) askPerm(ev opencode.Event) *pending.Entry {
 	return e
 }
 
-func permData(t testing.TB, a action, uid string) string {
+func permData(t testing.TB, a frontend.Action, uid string) string {
 	t.Helper()
 	return data(t, a, uid, 0, 0)
 }
@@ -657,7 +659,7 @@ func (h *harness) pressIn(chat int64, user models.User, data string, msgID int) 
 	h.t.Helper()
 	h.seq++
 	id := fmt.Sprintf("cb%d", h.seq)
-	h.b.HandleUpdate(context.Background(), nil, &models.Update{
+	h.update(context.Background(), &models.Update{
 		ID: int64(h.seq),
 		CallbackQuery: &models.CallbackQuery{
 			ID:   id,
@@ -714,7 +716,7 @@ func (h *harness) text(user models.User, text string, replyTo int) {
 	if replyTo != 0 {
 		m.ReplyToMessage = &models.Message{ID: replyTo, Date: 1700000000, Chat: m.Chat, From: &models.User{ID: 123, IsBot: true}}
 	}
-	h.b.HandleUpdate(context.Background(), nil, &models.Update{ID: int64(h.seq), Message: m})
+	h.update(context.Background(), &models.Update{ID: int64(h.seq), Message: m})
 }
 
 func (h *harness) entry(uid string) *pending.Entry {
@@ -751,9 +753,9 @@ func (h *harness) lastSent() sentMessage {
 	return sent[len(sent)-1]
 }
 
-func data(t testing.TB, a action, uid string, qi, oi int) string {
+func data(t testing.TB, a frontend.Action, uid string, qi, oi int) string {
 	t.Helper()
-	s, err := callbackData{Action: a, UID: uid, Question: qi, Option: oi}.encode()
+	s, err := telegram.ButtonData(a, uid, qi, oi)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,10 +3,8 @@ package bot
 import (
 	"os"
 	"testing"
-	"time"
 
-	"github.com/rs/zerolog"
-
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"github.com/hermes-bot/hermes-bot/pending"
 )
@@ -21,7 +19,7 @@ const fixtureChat = -1001234
 // request (cFixture) remembered with the English toast text of that time.
 // This release must open it and answer its requests.
 func TestStoreWrittenByOlderReleaseAnswers(t *testing.T) {
-	h := newHarness(t, Config{ChatID: fixtureChat})
+	h := newHarness(t, harnessConfig{ChatID: fixtureChat})
 	if err := h.store.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -38,24 +36,23 @@ func TestStoreWrittenByOlderReleaseAnswers(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = store.Close() })
 	h.store = store
-	h.b = NewBridge(h.b.cfg, store, h.oc, h.tg, zerolog.New(h.logs))
-	h.b.lockWait = 50 * time.Millisecond
+	h.wire(h.tg)
 
 	q, err := store.Get("qFixture")
 	if err != nil || q.RequestID != "que_fixture" || q.Place.Message != 7 || q.Surface != "" {
 		t.Fatalf("question %+v, %v", q, err)
 	}
-	h.pressIn(fixtureChat, alice, data(t, actOption, "qFixture", 0, 1), 7)
+	h.pressIn(fixtureChat, alice, data(t, frontend.Pick, "qFixture", 0, 1), 7)
 	if r := h.oc.Replies(); len(r) != 1 || r[0].RequestID != "que_fixture" || r[0].Answers[0][0] != "SQLite" || r[0].Surface != "" {
 		t.Fatalf("replies %+v: want SQLite for que_fixture through the original routes", r)
 	}
 
-	h.pressIn(fixtureChat, alice, permData(t, actAllowOnce, "pFixture"), 8)
+	h.pressIn(fixtureChat, alice, permData(t, frontend.AllowOnce, "pFixture"), 8)
 	if r := h.oc.PermReplies(); len(r) != 1 || r[0].RequestID != "per_fixture" || r[0].Reply != "once" {
 		t.Fatalf("permission replies %+v: want once for per_fixture", r)
 	}
 
-	if got := h.toast(h.pressIn(fixtureChat, alice, data(t, actOption, "cFixture", 0, 0), 9)); got != i18n.ToastExpired {
+	if got := h.toast(h.pressIn(fixtureChat, alice, data(t, frontend.Pick, "cFixture", 0, 0), 9)); got != i18n.ToastExpired {
 		t.Errorf("a press on the request closed by the older release is told %q, want %q", got, i18n.ToastExpired)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/hermes-bot/hermes-bot/bot/internal/tracker"
 	"github.com/hermes-bot/hermes-bot/opencode"
 )
 
@@ -47,7 +48,7 @@ type Lanes struct {
 	mu    sync.Mutex
 	lanes map[string][]opencode.Event // a session's lane exists while it has a goroutine
 	// running counts the lanes' goroutines.
-	running tracker
+	running tracker.Tracker
 }
 
 // NewLanes returns Lanes handing events to h, holding at most backlog
@@ -81,7 +82,7 @@ func (l *Lanes) HandleEvent(ctx context.Context, ev opencode.Event) {
 	if running {
 		return
 	}
-	l.running.add()
+	l.running.Add()
 	go l.run(ctx, key)
 }
 
@@ -93,7 +94,7 @@ func (l *Lanes) run(ctx context.Context, key string) {
 		if len(q) == 0 {
 			delete(l.lanes, key)
 			l.mu.Unlock()
-			l.running.done()
+			l.running.Done()
 			return
 		}
 		ev := q[0]
@@ -117,7 +118,7 @@ func (l *Lanes) HandleSnapshot(ctx context.Context, s opencode.Snapshot) {
 // Wait blocks until every event handed over has been handled, or ctx
 // ends.
 func (l *Lanes) Wait(ctx context.Context) error {
-	return l.running.wait(ctx)
+	return l.running.Wait(ctx)
 }
 
 // laneKey is the session an event belongs to; "" for server-wide events.

@@ -10,7 +10,16 @@ import (
 	"time"
 
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
+	"github.com/hermes-bot/hermes-bot/opencode"
 )
+
+// OpencodeStatus tells how the opencode event stream is doing.
+// *opencode.Client satisfies it.
+type OpencodeStatus interface {
+	State() opencode.WatchState
+}
+
+var _ OpencodeStatus = (*opencode.Client)(nil)
 
 // Metrics counts what the bridge and the outbox do, for a Prometheus
 // scrape (WriteTo). It has no dependency on a Prometheus client: the text

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
 
-	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
 	"github.com/hermes-bot/hermes-bot/opencode"
@@ -186,7 +186,7 @@ func TestHistogramBuckets(t *testing.T) {
 // answer in opencode and an expiry, and reads each back from a scrape.
 func TestMetricsCountBridgeEvents(t *testing.T) {
 	m := NewMetrics()
-	h := newHarness(t, Config{TTL: time.Minute, Metrics: m})
+	h := newHarness(t, harnessConfig{TTL: time.Minute, Metrics: m})
 	start := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
 	clock := start
 	h.b.now = func() time.Time { return clock }
@@ -200,13 +200,13 @@ func TestMetricsCountBridgeEvents(t *testing.T) {
 
 	// A press 30 s after the question, through the middlewares.
 	clock = start.Add(30 * time.Second)
-	handler := tgbot.HandlerFunc(h.b.HandleUpdate)
-	mws := h.b.Middlewares()
+	handler := h.fe.Handler(h.b)
+	mws := h.fe.Middlewares()
 	for i := len(mws) - 1; i >= 0; i-- {
 		handler = mws[i](handler)
 	}
 	handler(context.Background(), nil, &models.Update{ID: 1, CallbackQuery: &models.CallbackQuery{
-		ID: "cb1", From: alice, Data: data(t, actOption, e1.UID, 0, 1),
+		ID: "cb1", From: alice, Data: data(t, frontend.Pick, e1.UID, 0, 1),
 		Message: models.MaybeInaccessibleMessage{
 			Type:    models.MaybeInaccessibleMessageTypeMessage,
 			Message: &models.Message{ID: e1.Place.Message, Date: 1700000000, Chat: models.Chat{ID: testChat, Type: "supergroup"}},

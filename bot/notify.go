@@ -59,9 +59,6 @@ const (
 	// excerptTimeout bounds the read of the agent's last message: a slow
 	// opencode delays the notice by this at most, then it goes without.
 	excerptTimeout = 5 * time.Second
-	// maxExcerpt is the longest excerpt or error description, in UTF-16
-	// units once escaped.
-	maxExcerpt = 300
 	// maxNotifySessions bounds the sessions whose last notice is
 	// remembered; older ones are forgotten first.
 	maxNotifySessions = 1000
@@ -280,25 +277,11 @@ func (b *Bridge) lastWords(ctx context.Context, log zerolog.Logger, dir, id stri
 // sendNotice posts notice n of a session, where the requests of its
 // project go.
 func (b *Bridge) sendNotice(ctx context.Context, log zerolog.Logger, n frontend.Notice, what string) {
-	if err := b.fe.Notify(ctx, b.ChatID(), n); err != nil {
+	if err := b.fe.Notify(ctx, n); err != nil {
 		log.Warn().Err(err).Str("notice", what).Msg("could not post session notice")
 		return
 	}
 	log.Info().Str("notice", what).Msg("session notice posted")
-}
-
-// renderNotice is a session notice: the head requests have, what
-// happened, and body (agent text or an error description) quoted. dropped
-// notices held back for the cap are owned up to at the end.
-func renderNotice(tx *i18n.Text, icon, dir, session, title, what, body string, dropped int) string {
-	s := head(tx, icon, &pending.Entry{Directory: dir, SessionID: session, SessionTitle: title}) + " — " + what
-	if body = strings.TrimSpace(body); body != "" {
-		s += "\n<blockquote>" + esc(body, maxExcerpt) + "</blockquote>"
-	}
-	if dropped > 0 {
-		s += "\n<i>" + tx.Skipped(dropped) + "</i>"
-	}
-	return s
 }
 
 // describeError turns the error of session.error into its name and
@@ -342,4 +325,9 @@ func describeError(tx *i18n.Text, raw json.RawMessage) (name, words string) {
 		return "", msg
 	}
 	return "", tx.UnknownError
+}
+
+// oneLine puts s on one line, its runs of white space made one space.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
 }

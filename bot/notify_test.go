@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
+	"github.com/hermes-bot/hermes-bot/bot/telegramtest"
 
 	"github.com/hermes-bot/hermes-bot/opencode"
 )
@@ -68,7 +69,7 @@ func newNotifyHarness(t *testing.T, opts NotifyOptions) (*harness, *fakeReader, 
 	if opts.Messages == nil {
 		opts.Messages = r
 	}
-	h := newHarness(t, Config{Notify: opts})
+	h := newHarness(t, harnessConfig{Notify: opts})
 	clock := &testClock{t: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
 	h.b.now = clock.now
 	h.oc.sessions = map[string]opencode.Session{
@@ -129,7 +130,8 @@ func TestNotifyFinishedExcerptIsCut(t *testing.T) {
 	if !ok || !ok2 {
 		t.Fatalf("no excerpt in %q", text)
 	}
-	if n := u16len(quote); n > maxExcerpt {
+	const maxExcerpt = 300 // the front-end's bound on a quoted excerpt
+	if n := telegramtest.UTF16Len(quote); n > maxExcerpt {
 		t.Errorf("excerpt is %d units, want at most %d", n, maxExcerpt)
 	}
 	if !strings.HasSuffix(quote, "…") || !strings.HasSuffix(strings.TrimSuffix(quote, "…"), "&lt;") && !strings.HasSuffix(strings.TrimSuffix(quote, "…"), "😀") {

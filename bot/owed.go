@@ -15,13 +15,14 @@ import (
 // A request's message must end showing its outcome, without buttons,
 // even when hermes-bot dies between closing the request and editing the
 // message. The edit is recorded as owed in the store write that closes
-// the request (deleteEntry), forgotten once Telegram took it
+// the request (deleteEntry), forgotten once the front-end showed it
 // (settleOwed), and sent again by SendOwed at start-up, after each
 // reconnect and at shutdown; a press on a closed request whose message
 // still shows buttons puts the outcome back too (repairClosed).
 
-// owedSenders bounds how many owed edits SendOwed hands the Outbox at
-// once; the Outbox paces them, this only keeps the goroutines few.
+// owedSenders bounds how many owed edits SendOwed hands the front-end at
+// once; the front-end paces them (Telegram's Outbox), this only keeps the
+// goroutines few.
 const owedSenders = 8
 
 // owedEdit is the closing edit of e's message showing text, as
@@ -67,9 +68,9 @@ func (b *Bridge) settleOwed(log zerolog.Logger, o pending.Edit, err error) {
 	// Forgetting it is a store write (an fsync) that nothing waits on:
 	// done beside, it does not hold up the next event of the session's
 	// lane. Wait waits for it; a crash before it only sends the edit again.
-	b.running.add()
+	b.running.Add()
 	go func() {
-		defer b.running.done()
+		defer b.running.Done()
 		if serr := b.store.Edited(o); serr != nil {
 			log.Warn().Err(serr).Int("messageID", o.Place.Message).Msg("could not forget a closing edit Telegram took; it is sent again at the next start, harmlessly")
 		}
@@ -85,9 +86,8 @@ func (b *Bridge) sendOwed(ctx context.Context, log zerolog.Logger, o pending.Edi
 }
 
 // SendOwed sends again every closing edit still owed: the edits that did
-// not reach Telegram before a crash, a shutdown, or a failure. They go
-// through the Telegram the bridge was given (the Outbox, paced like any
-// other call). Call it at start-up (the bridge calls it after each
+// not reach the chat before a crash, a shutdown, or a failure. They go
+// through the front-end, paced like any other call. Call it at start-up (the bridge calls it after each
 // connect) and at shutdown with a short deadline; what ctx leaves unsent
 // stays owed. A call while another runs returns at once: that one sends
 // them. Failures are logged.

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
 
 	"github.com/hermes-bot/hermes-bot/opencode"
@@ -51,10 +52,10 @@ func (h *harness) owed() []pending.Edit {
 // across a restart, and SendOwed, which the bridge runs after each
 // connect, sends it.
 func TestClosingEditSentAfterRestart(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	e := h.ask("que_1", dbQuestion())
 	h.tg.editErrs = []error{errTelegramDown}
-	h.press(alice, data(t, actOption, e.UID, 0, 0), e)
+	h.press(alice, data(t, frontend.Pick, e.UID, 0, 0), e)
 	h.gone(e.UID)
 	owed := h.owed()
 	if len(owed) != 1 || owed[0].Place.Message != e.Place.Message || !strings.Contains(owed[0].Text, "Alice") {
@@ -71,9 +72,9 @@ func TestClosingEditSentAfterRestart(t *testing.T) {
 
 // An edit Telegram took is forgotten at once: nothing is sent again.
 func TestClosingEditForgottenOnceTaken(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	e := h.ask("que_1", dbQuestion())
-	h.press(alice, data(t, actOption, e.UID, 0, 0), e)
+	h.press(alice, data(t, frontend.Pick, e.UID, 0, 0), e)
 	h.checkClosed(e.Place.Message, "Alice")
 	before := len(h.tg.Edits())
 	h.b.SendOwed(context.Background())
@@ -85,16 +86,16 @@ func TestClosingEditForgottenOnceTaken(t *testing.T) {
 // A press on a closed request whose message still shows its buttons (its
 // closing edit was lost) shows the outcome there again.
 func TestPressOnClosedMessageWithButtonsRepairsIt(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	e := h.ask("que_1", dbQuestion())
 	h.tg.editErrs = []error{errTelegramDown}
-	h.pressSent(alice, data(t, actOption, e.UID, 0, 0), e.Place.Message)
+	h.pressSent(alice, data(t, frontend.Pick, e.UID, 0, 0), e.Place.Message)
 	h.restart() // forgets what the process remembered of the close
 	if err := h.store.Edited(h.owed()[0]); err != nil {
 		t.Fatal(err) // as if the edit had been lost elsewhere
 	}
 
-	id := h.pressSent(alice, data(t, actOption, e.UID, 0, 1), e.Place.Message)
+	id := h.pressSent(alice, data(t, frontend.Pick, e.UID, 0, 1), e.Place.Message)
 	if got := h.toast(id); got != i18n.ToastAnswered {
 		t.Errorf("toast = %q, want %q", got, i18n.ToastAnswered)
 	}
@@ -107,7 +108,7 @@ func TestPressOnClosedMessageWithButtonsRepairsIt(t *testing.T) {
 // An expiry whose reject keeps failing marks the request and says it
 // expired; that edit, lost, is owed too, though the entry stays.
 func TestExpiredEditOwedWhileRejectRetried(t *testing.T) {
-	h := newHarness(t, Config{TTL: time.Minute})
+	h := newHarness(t, harnessConfig{TTL: time.Minute})
 	start := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
 	clock := start
 	h.b.now = func() time.Time { return clock }
@@ -131,7 +132,7 @@ func TestExpiredEditOwedWhileRejectRetried(t *testing.T) {
 // Identical permission requests share a message: one closing while the
 // other waits leaves the message open and owes nothing.
 func TestSharedPermissionOwesNothingWhileOneIsOpen(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	first := h.askPerm(permEvent("per_1", "make test"))
 	h.askPerm(permEvent("per_2", "make test"))
 	h.b.HandleEvent(context.Background(), opencode.Event{Type: opencode.TypePermissionReplied,
@@ -147,11 +148,11 @@ func TestSharedPermissionOwesNothingWhileOneIsOpen(t *testing.T) {
 // The same for identical permission requests sharing a message, whose
 // buttons carry the first one's UID: its record holds the outcome.
 func TestPressOnClosedSharedPermissionRepairsIt(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	first := h.askPerm(permEvent("per_1", "make test"))
 	h.askPerm(permEvent("per_2", "make test"))
 	h.tg.editErrs = []error{errTelegramDown}
-	h.pressSent(alice, permData(t, actAllowOnce, first.UID), first.Place.Message)
+	h.pressSent(alice, permData(t, frontend.AllowOnce, first.UID), first.Place.Message)
 	if n := len(h.oc.PermReplies()); n != 2 {
 		t.Fatalf("%d permission replies, want 2", n)
 	}
@@ -160,7 +161,7 @@ func TestPressOnClosedSharedPermissionRepairsIt(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	id := h.pressSent(alice, permData(t, actAllowOnce, first.UID), first.Place.Message)
+	id := h.pressSent(alice, permData(t, frontend.AllowOnce, first.UID), first.Place.Message)
 	if got := h.toast(id); got != i18n.ToastAnswered {
 		t.Errorf("toast = %q, want %q", got, i18n.ToastAnswered)
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
@@ -211,7 +210,7 @@ func (b *Bridge) autoApprove(ctx context.Context, log zerolog.Logger, e *pending
 		return false // posted meanwhile (a reconnect's resend): the group decides
 	}
 	e = members[i]
-	err = b.oc.Requests(surfaceOf(e)).ReplyPermission(ctx, e.Directory, e.SessionID, e.RequestID, replyOnce, "")
+	err = b.oc.Requests(surfaceOf(e)).ReplyPermission(ctx, e.Directory, e.SessionID, e.RequestID, frontend.ReplyOnce, "")
 	switch {
 	case errors.Is(err, opencode.ErrNotFound):
 		log.Info().Err(err).Msg("permission request to auto-approve is no longer pending in opencode; closing it")
@@ -222,31 +221,13 @@ func (b *Bridge) autoApprove(ctx context.Context, log zerolog.Logger, e *pending
 		return false
 	}
 	log.Info().Str("permission", p.Kind).Strs("patterns", p.Patterns).Strs("reasons", assessed.Reasons).
-		Str("reply", replyOnce).Msg("permission auto-approved (low risk)")
+		Str("reply", frontend.ReplyOnce).Msg("permission auto-approved (low risk)")
 	b.deleteEntry(log, e, i18n.ToastAnswered)
 	b.addContext(ctx, e)
-	if err := b.fe.AutoApproved(ctx, e.Place.Chat, e); err != nil {
+	if err := b.fe.AutoApproved(ctx, e); err != nil {
 		log.Warn().Err(err).Msg("could not post the auto-approval notice; the request was allowed all the same")
 	}
 	return true
-}
-
-// renderAutoApproved is the notice of request e allowed by policy: whose
-// it is and what it let the agent do.
-func renderAutoApproved(tx *i18n.Text, e *pending.Entry) string {
-	p := e.Permission
-	what := strings.TrimSpace(permissionDetail(p).command)
-	if what == "" {
-		what = strings.Join(slices.DeleteFunc(slices.Clone(p.Patterns), func(s string) bool { return strings.TrimSpace(s) == "" }), ", ")
-	}
-	if what == "" {
-		what = permissionDetail(p).file
-	}
-	label := tx.AutoApproved
-	if k := strings.ToLower(oneLine(p.Kind)); k != "bash" {
-		label += " " + esc(k, 40)
-	}
-	return head(tx, "✅", e) + "\n" + label + ": <code>" + esc(oneLine(what), 300) + "</code>"
 }
 
 // findTwin returns the group key of an open request asking what e asks,
@@ -284,11 +265,12 @@ func (b *Bridge) join(ctx context.Context, e *pending.Entry, key string) (joined
 		return false, false
 	}
 	e.SharedWith = key
-	// The message is shared, so is its thread.
-	e.Place.Thread = live[0].Place.Thread
+	// The message is shared, so is its place (until it is posted, its
+	// chat and thread).
+	e.Place = pending.Place{Chat: live[0].Place.Chat, Thread: live[0].Place.Thread}
 	copyContext(e, live[0])
 	if m := messageOf(live); m != nil {
-		e.Place.Message = m.Place.Message
+		e.Place = m.Place
 	}
 	if err := b.store.Create(e); err != nil {
 		if !errors.Is(err, pending.ErrExists) {
@@ -332,7 +314,7 @@ func (b *Bridge) postPermission(ctx context.Context, uid, key string) error {
 				copyContext(m, e)
 			}
 		}
-		at, err = b.fe.Post(ctx, e.Place.Chat, frontend.Request{Key: key, Entries: open(members)})
+		at, err = b.fe.Post(ctx, frontend.Request{Key: key, Entries: open(members)})
 		if err != nil {
 			log.Error().Err(err).Msg("could not post permission request to Telegram; it is sent again at start-up or after a reconnect")
 			return fmt.Errorf("post %s: %w", uid, err)
@@ -480,7 +462,7 @@ func (b *Bridge) pressPermission(ctx context.Context, press zerolog.Logger, p fr
 		elog.Info().Str("data", p.Data).Msg("refusing button that does not match its request")
 		a.toast(i18n.ToastUnknown)
 		return
-	case p.From.Chat == 0 && e.Place.Chat != b.ChatID():
+	case p.From.Chat == 0 && e.Place.Chat != 0 && e.Place.Chat != p.Chat:
 		elog.Info().Int64("chatID", e.Place.Chat).Msg("refusing press on a request of another chat")
 		a.toast(i18n.ToastNotAllowed)
 		return
@@ -492,11 +474,11 @@ func (b *Bridge) pressPermission(ctx context.Context, press zerolog.Logger, p fr
 	var reply string
 	switch p.Action {
 	case frontend.AllowOnce:
-		reply = replyOnce
+		reply = frontend.ReplyOnce
 	case frontend.AllowAlways:
-		reply = replyAlways
+		reply = frontend.ReplyAlways
 	case frontend.Reject:
-		reply = replyReject
+		reply = frontend.ReplyReject
 	case frontend.RejectWithReason:
 		b.askForReason(ctx, elog, p.Key, members, p.User, a)
 		return
@@ -541,7 +523,7 @@ func (b *Bridge) reasonReceived(ctx context.Context, log zerolog.Logger, e *pend
 		return
 	}
 	elog.Info().Int("requests", len(members)).Msg("reason for a reject received")
-	b.decide(ctx, elog, key, members, replyReject, text, user)
+	b.decide(ctx, elog, key, members, frontend.ReplyReject, text, user)
 }
 
 // decide sends reply (and message, the reason of a reject) for every
@@ -556,8 +538,8 @@ func (b *Bridge) decide(ctx context.Context, log zerolog.Logger, key string, mem
 		err := b.oc.Requests(surfaceOf(m)).ReplyPermission(ctx, m.Directory, m.SessionID, m.RequestID, reply, message)
 		switch {
 		case err == nil:
-			mlog.Info().Str("reply", reply).Str("by", displayName(user.User)).Bool("reason", message != "").Msg("permission decision delivered to opencode")
-			b.tellTerminal(mlog, m, b.text.TerminalDecided(reply, displayName(user.User)))
+			mlog.Info().Str("reply", reply).Str("by", user.DisplayName()).Bool("reason", message != "").Msg("permission decision delivered to opencode")
+			b.tellTerminal(mlog, m, b.text.TerminalDecided(reply, user.DisplayName()))
 			done = append(done, m)
 		case errors.Is(err, opencode.ErrNotFound):
 			mlog.Warn().Err(err).Msg("permission request is no longer pending in opencode; closing it")

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
 
 	"github.com/go-telegram/bot/models"
@@ -26,7 +27,7 @@ func wantIn(t *testing.T, text string, wants ...string) {
 }
 
 func TestPermissionPosted(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	ev := permEvent("per_1", "rm -rf build && make")
 	ev.PermissionAsked.Patterns = []string{"rm -rf build", "make"}
 	ev.PermissionAsked.Always = []string{"rm *", "make *"}
@@ -75,14 +76,14 @@ func TestPermissionRiskLevelsShown(t *testing.T) {
 		"make test":             "🟡 <b>medium risk</b>",
 		"echo hi; sudo rm -r /": "🔴 <b>high risk</b>",
 	} {
-		h := newHarness(t, Config{})
+		h := newHarness(t, harnessConfig{})
 		h.askPerm(permEvent("per_1", cmd))
 		wantIn(t, h.lastSent().P.Text, want)
 	}
 }
 
 func TestPermissionEditShowsFileAndDiff(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	diff := "Index: /home/user/projects/demo/src/app.go\n" +
 		"===================================================================\n" +
 		"--- /home/user/projects/demo/src/app.go\n+++ /home/user/projects/demo/src/app.go\n" +
@@ -106,7 +107,7 @@ func TestPermissionEditShowsFileAndDiff(t *testing.T) {
 
 func TestPermissionUnknownMetadataShowsPatterns(t *testing.T) {
 	for _, meta := range []string{`[1,2]`, `{"weird":{"x":1},"command":7}`, `"text"`, ``} {
-		h := newHarness(t, Config{})
+		h := newHarness(t, harnessConfig{})
 		h.askPerm(opencode.Event{
 			Directory: "/p/demo", Type: opencode.TypePermissionAsked,
 			PermissionAsked: &opencode.PermissionRequest{
@@ -121,16 +122,16 @@ func TestPermissionUnknownMetadataShowsPatterns(t *testing.T) {
 
 func TestPermissionButtons(t *testing.T) {
 	for _, tc := range []struct {
-		act    action
+		act    frontend.Action
 		reply  string
 		footer []string
 	}{
-		{actAllowOnce, "once", []string{"✅ <b>Allowed once</b> by Alice (@alice)"}},
-		{actAllowAlways, "always", []string{"♾️ <b>Always allowed</b> by Alice (@alice)", "also allowed: <code>git *</code>"}},
-		{actReject, "reject", []string{"❌ <b>Rejected</b> by Alice (@alice)"}},
+		{frontend.AllowOnce, "once", []string{"✅ <b>Allowed once</b> by Alice (@alice)"}},
+		{frontend.AllowAlways, "always", []string{"♾️ <b>Always allowed</b> by Alice (@alice)", "also allowed: <code>git *</code>"}},
+		{frontend.Reject, "reject", []string{"❌ <b>Rejected</b> by Alice (@alice)"}},
 	} {
 		t.Run(tc.reply, func(t *testing.T) {
-			h := newHarness(t, Config{AllowedUserIDs: []int64{alice.ID}})
+			h := newHarness(t, harnessConfig{AllowedUserIDs: []int64{alice.ID}})
 			e := h.askPerm(permEvent("per_1", "git push origin main"))
 			id := h.press(alice, permData(t, tc.act, e.UID), e)
 			if got := h.toast(id); got != i18n.ToastSending {
@@ -151,7 +152,7 @@ func TestPermissionButtons(t *testing.T) {
 			h.gone(e.UID)
 
 			// A second tap, and our own reply's echo, change nothing.
-			if id := h.press(alice, permData(t, actAllowOnce, e.UID), e); h.toast(id) != i18n.ToastAnswered {
+			if id := h.press(alice, permData(t, frontend.AllowOnce, e.UID), e); h.toast(id) != i18n.ToastAnswered {
 				t.Errorf("second tap toast = %q", h.toast(id))
 			}
 			edits := len(h.tg.Edits())
@@ -165,10 +166,10 @@ func TestPermissionButtons(t *testing.T) {
 }
 
 func TestPermissionRejectWithReason(t *testing.T) {
-	h := newHarness(t, Config{BotID: 123})
+	h := newHarness(t, harnessConfig{BotID: 123})
 	e := h.askPerm(permEvent("per_1", "npm publish"))
 
-	id := h.press(bob, permData(t, actRejectReason, e.UID), e)
+	id := h.press(bob, permData(t, frontend.RejectWithReason, e.UID), e)
 	if got := h.toast(id); got != i18n.ToastTypeAnswer {
 		t.Errorf("toast = %q", got)
 	}
@@ -203,9 +204,9 @@ func TestPermissionRejectWithReason(t *testing.T) {
 }
 
 func TestPermissionReasonFallbackWithoutReply(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	e := h.askPerm(permEvent("per_1", "make deploy"))
-	h.press(alice, permData(t, actRejectReason, e.UID), e)
+	h.press(alice, permData(t, frontend.RejectWithReason, e.UID), e)
 	h.text(alice, "use staging", 0)
 	if r := h.oc.PermReplies(); len(r) != 1 || r[0].Message != "use staging" || r[0].Reply != "reject" {
 		t.Fatalf("replies = %+v", r)
@@ -225,11 +226,11 @@ func TestPermissionFailureClasses(t *testing.T) {
 		{name: "unauthorized", err: opencode.ErrUnauthorized, kept: true, toPerson: "Could not reach opencode"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(t, Config{})
+			h := newHarness(t, harnessConfig{})
 			e := h.askPerm(permEvent("per_1", "make"))
 			before := h.entry(e.UID)
 			h.oc.permErrs = map[string][]error{"per_1": {tc.err}}
-			id := h.press(alice, permData(t, actAllowOnce, e.UID), e)
+			id := h.press(alice, permData(t, frontend.AllowOnce, e.UID), e)
 			if got := h.toast(id); got != i18n.ToastSending {
 				t.Errorf("toast = %q", got)
 			}
@@ -238,7 +239,7 @@ func TestPermissionFailureClasses(t *testing.T) {
 				if ed := h.lastEdit(); !strings.Contains(ed.Text, "No longer pending") || ed.ReplyMarkup != nil {
 					t.Errorf("edit = %q", ed.Text)
 				}
-				if id := h.press(alice, permData(t, actAllowOnce, e.UID), e); h.toast(id) != i18n.ToastGone {
+				if id := h.press(alice, permData(t, frontend.AllowOnce, e.UID), e); h.toast(id) != i18n.ToastGone {
 					t.Errorf("press after close: %q", h.toast(id))
 				}
 				return
@@ -255,7 +256,7 @@ func TestPermissionFailureClasses(t *testing.T) {
 				t.Errorf("note replies to %+v", rp)
 			}
 			// The person can decide again.
-			h.press(alice, permData(t, actReject, e.UID), e)
+			h.press(alice, permData(t, frontend.Reject, e.UID), e)
 			if r := h.oc.PermReplies(); len(r) != 2 || r[1].Reply != "reject" {
 				t.Fatalf("replies = %+v", r)
 			}
@@ -265,19 +266,19 @@ func TestPermissionFailureClasses(t *testing.T) {
 }
 
 func TestPermissionUnauthorised(t *testing.T) {
-	h := newHarness(t, Config{AllowedUserIDs: []int64{alice.ID}})
+	h := newHarness(t, harnessConfig{AllowedUserIDs: []int64{alice.ID}})
 	e := h.askPerm(permEvent("per_1", "make"))
 	before := h.entry(e.UID)
-	for _, a := range []action{actAllowOnce, actAllowAlways, actReject, actRejectReason} {
+	for _, a := range []frontend.Action{frontend.AllowOnce, frontend.AllowAlways, frontend.Reject, frontend.RejectWithReason} {
 		if id := h.press(mallory, permData(t, a, e.UID), e); h.toast(id) != i18n.ToastNotAllowed {
 			t.Errorf("%s: toast %q", a, h.toast(id))
 		}
 	}
-	if id := h.pressIn(-999, alice, permData(t, actAllowOnce, e.UID), e.Place.Message); h.toast(id) != i18n.ToastNotAllowed {
+	if id := h.pressIn(-999, alice, permData(t, frontend.AllowOnce, e.UID), e.Place.Message); h.toast(id) != i18n.ToastNotAllowed {
 		t.Errorf("other chat: toast %q", h.toast(id))
 	}
 	// A reason prompt asked by Alice cannot be answered by Mallory.
-	h.press(alice, permData(t, actRejectReason, e.UID), e)
+	h.press(alice, permData(t, frontend.RejectWithReason, e.UID), e)
 	h.text(mallory, "sneaky", h.entry(e.UID).Prompt)
 	if n := len(h.oc.PermReplies()); n != 0 {
 		t.Fatalf("users not allowed reached opencode %d times", n)
@@ -290,13 +291,13 @@ func TestPermissionUnauthorised(t *testing.T) {
 }
 
 func TestPermissionBusyWhileSending(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	e := h.askPerm(permEvent("per_1", "make"))
 	unlock, err := h.b.locks.lock(context.Background(), e.UID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := h.press(alice, permData(t, actAllowOnce, e.UID), e)
+	id := h.press(alice, permData(t, frontend.AllowOnce, e.UID), e)
 	unlock()
 	if got := h.toast(id); got != i18n.ToastBusy {
 		t.Errorf("toast = %q, want %q", got, i18n.ToastBusy)
@@ -313,7 +314,7 @@ func TestPermissionRepliedElsewhere(t *testing.T) {
 		"reject": "Rejected in opencode",
 	} {
 		t.Run(reply, func(t *testing.T) {
-			h := newHarness(t, Config{})
+			h := newHarness(t, harnessConfig{})
 			e := h.askPerm(permEvent("per_1", "make"))
 			h.b.HandleEvent(context.Background(), opencode.Event{Type: opencode.TypePermissionReplied,
 				PermissionReplied: &opencode.PermissionReplied{SessionID: testSession, RequestID: "per_1", Reply: reply}})
@@ -323,7 +324,7 @@ func TestPermissionRepliedElsewhere(t *testing.T) {
 				t.Errorf("edit = %+v", ed)
 			}
 			wantIn(t, ed.Text, want, "<pre>make</pre>")
-			if id := h.press(alice, permData(t, actAllowOnce, e.UID), e); h.toast(id) != i18n.ToastAnsweredElsewhere {
+			if id := h.press(alice, permData(t, frontend.AllowOnce, e.UID), e); h.toast(id) != i18n.ToastAnsweredElsewhere {
 				t.Errorf("press after: %q", h.toast(id))
 			}
 			if n := len(h.oc.PermReplies()); n != 0 {
@@ -334,9 +335,9 @@ func TestPermissionRepliedElsewhere(t *testing.T) {
 }
 
 func TestRenderOutcomeOfPermission(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	e := h.askPerm(permEvent("per_1", "make <all>"))
-	text := renderOutcome(&i18n.English, h.entry(e.UID), "✅", nil, "No longer pending in opencode: answered or dismissed elsewhere.")
+	text := h.fe.Outcome(requestOf(h.entry(e.UID)), frontend.Outcome{How: frontend.Gone})
 	if err := checkMessageText(text); err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +350,7 @@ type clock struct{ t time.Time }
 func (c *clock) now() time.Time { return c.t }
 
 func expiryHarness(t *testing.T) (*harness, *clock) {
-	h := newHarness(t, Config{TTL: time.Minute})
+	h := newHarness(t, harnessConfig{TTL: time.Minute})
 	c := &clock{t: time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)}
 	h.b.now = c.now
 	return h, c
@@ -375,7 +376,7 @@ func TestExpirePermission(t *testing.T) {
 		t.Error("expired message keeps its keyboard")
 	}
 	wantIn(t, ed.Text, "Expired", "within 1m", "<pre>make</pre>")
-	if id := h.press(alice, permData(t, actAllowOnce, e.UID), e); h.toast(id) != i18n.ToastExpired {
+	if id := h.press(alice, permData(t, frontend.AllowOnce, e.UID), e); h.toast(id) != i18n.ToastExpired {
 		t.Errorf("press on expired: %q", h.toast(id))
 	}
 }
@@ -407,10 +408,10 @@ func TestExpireRetriesThenGivesUp(t *testing.T) {
 		}
 	}
 	// Presses and typed reasons are refused meanwhile.
-	if id := h.press(alice, permData(t, actAllowOnce, e.UID), e); h.toast(id) != i18n.ToastExpired {
+	if id := h.press(alice, permData(t, frontend.AllowOnce, e.UID), e); h.toast(id) != i18n.ToastExpired {
 		t.Errorf("press on expired permission: %q", h.toast(id))
 	}
-	if id := h.press(alice, data(t, actOption, q.UID, 0, 0), q); h.toast(id) != i18n.ToastExpired {
+	if id := h.press(alice, data(t, frontend.Pick, q.UID, 0, 0), q); h.toast(id) != i18n.ToastExpired {
 		t.Errorf("press on expired question: %q", h.toast(id))
 	}
 	if len(h.oc.Replies()) != 0 {
@@ -463,7 +464,7 @@ func TestExpireNotFoundDeletes(t *testing.T) {
 }
 
 func TestSessionContextShown(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	h.oc.sessions = map[string]opencode.Session{
 		testSession:      {ID: testSession, Title: "Refactor <auth>", ParentID: "ses_parent0001"},
 		"ses_parent0001": {ID: "ses_parent0001", Title: "Ship v2"},
@@ -480,14 +481,14 @@ func TestSessionContextShown(t *testing.T) {
 		t.Errorf("GetSession calls = %q, want one per session", calls)
 	}
 	// Outcomes keep the context.
-	h.press(alice, data(t, actOption, q.UID, 0, 0), q)
+	h.press(alice, data(t, frontend.Pick, q.UID, 0, 0), q)
 	wantIn(t, h.lastEdit().Text, "<i>Refactor &lt;auth&gt;</i>", "subagent of")
-	h.press(alice, permData(t, actAllowOnce, p.UID), p)
+	h.press(alice, permData(t, frontend.AllowOnce, p.UID), p)
 	wantIn(t, h.lastEdit().Text, "<i>Refactor &lt;auth&gt;</i>", "subagent of <i>Ship v2</i>")
 }
 
 func TestSessionLookupFailureFallsBack(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	h.oc.sessionErr = opencode.ErrTransient
 	h.askPerm(permEvent("per_1", "make"))
 	text := h.lastSent().P.Text
@@ -497,7 +498,7 @@ func TestSessionLookupFailureFallsBack(t *testing.T) {
 	}
 
 	// A look-up that hangs is cut off, and the message still goes out.
-	h2 := newHarness(t, Config{})
+	h2 := newHarness(t, harnessConfig{})
 	h2.oc.sessionBlock = true
 	h2.b.sessionTimeout = 20 * time.Millisecond
 	h2.ask("que_1", dbQuestion())
@@ -505,7 +506,7 @@ func TestSessionLookupFailureFallsBack(t *testing.T) {
 
 	// A failure is remembered briefly, then tried again.
 	c := &clock{t: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
-	h3 := newHarness(t, Config{})
+	h3 := newHarness(t, harnessConfig{})
 	h3.b.now = c.now
 	h3.oc.sessionErr = opencode.ErrTransient
 	h3.ask("que_1", dbQuestion())
@@ -535,7 +536,7 @@ func TestSessionCacheBounded(t *testing.T) {
 }
 
 func TestDuplicatePermissionsShareMessage(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	p := h.askPerm(permEvent("per_1", "go test ./..."))
 	s := h.askPerm(permEvent("per_2", "go test ./..."))
 	other := h.askPerm(permEvent("per_3", "go vet ./..."))
@@ -560,7 +561,7 @@ func TestDuplicatePermissionsShareMessage(t *testing.T) {
 	}
 	wantIn(t, shared, "×2", "2 identical requests")
 
-	h.press(alice, permData(t, actAllowAlways, p.UID), p)
+	h.press(alice, permData(t, frontend.AllowAlways, p.UID), p)
 	got := h.oc.PermReplies()
 	if len(got) != 2 || got[0].RequestID != "per_1" || got[1].RequestID != "per_2" || got[0].Reply != "always" || got[1].Reply != "always" {
 		t.Fatalf("replies = %+v, want both requests answered always", got)
@@ -576,10 +577,10 @@ func TestDuplicatePermissionsShareMessage(t *testing.T) {
 }
 
 func TestDuplicateRejectWithReasonAnswersAll(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	p := h.askPerm(permEvent("per_1", "make"))
 	h.askPerm(permEvent("per_2", "make"))
-	h.press(alice, permData(t, actRejectReason, p.UID), p)
+	h.press(alice, permData(t, frontend.RejectWithReason, p.UID), p)
 	h.text(alice, "no", h.lastSent().ID)
 	got := h.oc.PermReplies()
 	if len(got) != 2 || got[0].Message != "no" || got[1].Message != "no" {
@@ -591,11 +592,11 @@ func TestDuplicateRejectWithReasonAnswersAll(t *testing.T) {
 }
 
 func TestDuplicatePartialFailure(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	p := h.askPerm(permEvent("per_1", "make"))
 	s := h.askPerm(permEvent("per_2", "make"))
 	h.oc.permErrs = map[string][]error{"per_2": {opencode.ErrTransient}}
-	h.press(alice, permData(t, actAllowOnce, p.UID), p)
+	h.press(alice, permData(t, frontend.AllowOnce, p.UID), p)
 	h.gone(p.UID)
 	h.entry(s.UID)
 	ed := h.lastEdit()
@@ -604,7 +605,7 @@ func TestDuplicatePartialFailure(t *testing.T) {
 	}
 	wantIn(t, h.lastSent().P.Text, "1 of 2", "Could not reach opencode")
 	// The same button answers the one left.
-	h.press(alice, permData(t, actAllowOnce, p.UID), p)
+	h.press(alice, permData(t, frontend.AllowOnce, p.UID), p)
 	h.gone(s.UID)
 	if r := h.oc.PermReplies(); len(r) != 3 || r[2].RequestID != "per_2" {
 		t.Fatalf("replies = %+v", r)
@@ -612,7 +613,7 @@ func TestDuplicatePartialFailure(t *testing.T) {
 }
 
 func TestDuplicateFirstAnsweredElsewhere(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	p := h.askPerm(permEvent("per_1", "make"))
 	s := h.askPerm(permEvent("per_2", "make"))
 	h.b.HandleEvent(context.Background(), opencode.Event{Type: opencode.TypePermissionReplied,
@@ -624,7 +625,7 @@ func TestDuplicateFirstAnsweredElsewhere(t *testing.T) {
 		t.Fatalf("message after the first was answered elsewhere = %q (markup %v)", ed.Text, ed.ReplyMarkup)
 	}
 	// Its buttons still carry the first UID, and answer the second.
-	if id := h.press(alice, permData(t, actReject, p.UID), p); h.toast(id) != i18n.ToastSending {
+	if id := h.press(alice, permData(t, frontend.Reject, p.UID), p); h.toast(id) != i18n.ToastSending {
 		t.Errorf("toast = %q", h.toast(id))
 	}
 	if r := h.oc.PermReplies(); len(r) != 1 || r[0].RequestID != "per_2" || r[0].Reply != "reject" {
@@ -637,7 +638,7 @@ func TestDuplicateFirstAnsweredElsewhere(t *testing.T) {
 func TestDuplicateLaterClosedByOthersKeepsMessageOpen(t *testing.T) {
 	// What bot/sync.go does for a request gone from opencode: lock its
 	// UID, delete it, edit its message with renderOutcome.
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	p := h.askPerm(permEvent("per_1", "make"))
 	s := h.askPerm(permEvent("per_2", "make"))
 	ctx := context.Background()
@@ -648,13 +649,13 @@ func TestDuplicateLaterClosedByOthersKeepsMessageOpen(t *testing.T) {
 	e := h.entry(s.UID)
 	log := h.b.entryLog(e)
 	h.b.deleteEntry(log, e, i18n.ToastGone)
-	h.b.closeMessage(ctx, log, e, renderOutcome(&i18n.English, e, "✅", nil, "No longer pending in opencode: answered or dismissed elsewhere."))
+	h.b.closeMessage(ctx, log, e, h.fe.Outcome(requestOf(e), frontend.Outcome{How: frontend.Gone}))
 	unlock()
 	ed := h.lastEdit()
 	if ed.ReplyMarkup == nil || strings.Contains(ed.Text, "No longer pending") {
 		t.Fatalf("closing the second closed the shared message: %q", ed.Text)
 	}
-	h.press(alice, permData(t, actAllowOnce, p.UID), p)
+	h.press(alice, permData(t, frontend.AllowOnce, p.UID), p)
 	if r := h.oc.PermReplies(); len(r) != 1 || r[0].RequestID != "per_1" {
 		t.Fatalf("replies = %+v", r)
 	}
@@ -679,7 +680,7 @@ func TestDuplicateExpiresTogether(t *testing.T) {
 }
 
 func TestDuplicateUnsentPostedOnce(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	h.tg.sendErrs = []error{context.DeadlineExceeded, context.DeadlineExceeded}
 	p := h.askPerm(permEvent("per_1", "make"))
 	s := h.askPerm(permEvent("per_2", "make"))
@@ -702,55 +703,17 @@ func TestDuplicateUnsentPostedOnce(t *testing.T) {
 	}
 }
 
-func TestPermissionRenderFitsTelegram(t *testing.T) {
-	big := strings.Repeat("<&>\"'x\U0001F600 ", 3000)
-	lines := strings.Repeat("+"+strings.Repeat("<a&b>", 40)+"\n", 200)
-	meta, _ := json.Marshal(map[string]string{"command": big, "description": big, "filepath": big, "diff": lines, "url": big})
-	pats := make([]string, 100)
-	for i := range pats {
-		pats[i] = big[:300]
-	}
-	e := &pending.Entry{
-		UID: "abcDEF12", Kind: pending.KindPermission, Directory: "/x/" + big, SessionID: "ses_" + big,
-		SessionTitle: big, ParentSessionID: "ses_p", ParentTitle: big,
-		Permission: &pending.Permission{Kind: big, Patterns: pats, Always: pats, Metadata: meta},
-	}
-	es := []*pending.Entry{e, e, e}
-	text, kb, err := renderPermission(&i18n.English, e.UID, es)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := checkMessageText(text); err != nil {
-		t.Errorf("open message: %v", err)
-	}
-	if err := checkKeyboard(kb); err != nil {
-		t.Error(err)
-	}
-	_, footer := decisionFooter(&i18n.English, "reject", e, userOf(&alice), big)
-	if err := checkMessageText(renderPermissionOutcome(&i18n.English, es, "❌", footer)); err != nil {
-		t.Errorf("closed message: %v", err)
-	}
-	_, footer = decisionFooter(&i18n.English, "always", e, userOf(&alice), "")
-	if err := checkMessageText(renderPermissionOutcome(&i18n.English, es, "♾️", footer)); err != nil {
-		t.Errorf("closed message: %v", err)
-	}
-	pt, ph := renderReasonPrompt(&i18n.English, e, userOf(&alice))
-	if err := checkMessageText(pt); err != nil || u16len(ph) > maxPlaceholder {
-		t.Errorf("prompt: %v (placeholder %q)", err, ph)
-	}
-}
-
 func TestPermissionAndQuestionButtonsDoNotMix(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	q := h.ask("que_1", dbQuestion())
 	p := h.askPerm(permEvent("per_1", "make"))
-	if id := h.press(alice, permData(t, actAllowOnce, q.UID), q); h.toast(id) != i18n.ToastUnknown {
+	if id := h.press(alice, permData(t, frontend.AllowOnce, q.UID), q); h.toast(id) != i18n.ToastUnknown {
 		t.Errorf("permission button on a question: %q", h.toast(id))
 	}
-	if id := h.press(alice, data(t, actOption, p.UID, 0, 0), p); h.toast(id) != i18n.ToastUnknown {
+	if id := h.press(alice, data(t, frontend.Pick, p.UID, 0, 0), p); h.toast(id) != i18n.ToastUnknown {
 		t.Errorf("question button on a permission: %q", h.toast(id))
 	}
-	if id := h.press(alice, permData(t, actAllowOnce, "zzzzzzzz"), p); h.toast(id) != i18n.ToastGone {
+	if id := h.press(alice, permData(t, frontend.AllowOnce, "zzzzzzzz"), p); h.toast(id) != i18n.ToastGone {
 		t.Errorf("permission button of an unknown request: %q", h.toast(id))
 	}
 	if len(h.oc.PermReplies()) != 0 || len(h.oc.Replies()) != 0 {
@@ -764,7 +727,7 @@ func TestPermissionAndQuestionButtonsDoNotMix(t *testing.T) {
 // message's): requests of other sessions asking the same thing in the
 // same directory must not leak in.
 func TestLookupsIgnoreOtherSessions(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	p1 := h.askPerm(permEvent("per_1", "make"))
 	p2 := h.askPerm(permEvent("per_2", "make"))
 	ev := permEvent("per_3", "make")

@@ -10,11 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
+	"github.com/hermes-bot/hermes-bot/bot/telegram"
 
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
-	"github.com/rs/zerolog"
 
 	"github.com/hermes-bot/hermes-bot/opencode"
 	"github.com/hermes-bot/hermes-bot/pending"
@@ -41,11 +42,11 @@ func callbackUpdate(updateID int64, callbackID string, user models.User, data st
 // go-telegram/bot does in cmd/hermes-bot.
 func (h *harness) deliver(upd *models.Update) {
 	h.t.Helper()
-	h.chain(h.b.HandleUpdate)(context.Background(), nil, upd)
+	h.chain(h.fe.Handler(h.b))(context.Background(), nil, upd)
 }
 
 func (h *harness) chain(hf tgbot.HandlerFunc) tgbot.HandlerFunc {
-	mws := h.b.Middlewares()
+	mws := h.fe.Middlewares()
 	for i := len(mws) - 1; i >= 0; i-- {
 		hf = mws[i](hf)
 	}
@@ -57,10 +58,12 @@ func (h *harness) chain(hf tgbot.HandlerFunc) tgbot.HandlerFunc {
 // Telegram: nothing survives but the file.
 func (h *harness) restart() {
 	h.t.Helper()
+	if err := h.fe.Wait(context.Background()); err != nil {
+		h.t.Fatal(err)
+	}
 	if err := h.b.Wait(context.Background()); err != nil {
 		h.t.Fatal(err)
 	}
-	cfg := h.b.cfg
 	if err := h.store.Close(); err != nil {
 		h.t.Fatal(err)
 	}
@@ -70,8 +73,7 @@ func (h *harness) restart() {
 	}
 	h.t.Cleanup(func() { _ = store.Close() })
 	h.store, h.oc = store, &fakeOpencode{}
-	h.b = NewBridge(cfg, store, h.oc, h.tg, zerolog.New(h.logs))
-	h.b.lockWait = 50 * time.Millisecond
+	h.wire(h.tg)
 }
 
 // crashCopy makes the request seem posted by a process that died before
@@ -115,7 +117,7 @@ func (h *harness) pressSent(user models.User, data string, msgID int) string {
 	id := fmt.Sprintf("cb%d", h.seq)
 	upd := callbackUpdate(int64(h.seq), id, user, data, msgID)
 	upd.CallbackQuery.Message.Message.ReplyMarkup = kb
-	h.b.HandleUpdate(context.Background(), nil, upd)
+	h.update(context.Background(), upd)
 	if got := h.tg.AnswersFor(id); len(got) != 1 {
 		h.t.Fatalf("callback %s (%q) answered %d times: %q", id, data, len(got), got)
 	}
@@ -123,9 +125,9 @@ func (h *harness) pressSent(user models.User, data string, msgID int) string {
 }
 
 func TestSameUpdateTwiceRepliesOnce(t *testing.T) {
-	h := newHarness(t, Config{BotID: 123})
+	h := newHarness(t, harnessConfig{BotID: 123})
 	e := h.ask("que_1", dbQuestion())
-	upd := callbackUpdate(7, "cb7", alice, data(t, actOption, e.UID, 0, 0), e.Place.Message)
+	upd := callbackUpdate(7, "cb7", alice, data(t, frontend.Pick, e.UID, 0, 0), e.Place.Message)
 	h.deliver(upd)
 	h.deliver(upd)
 	if n := len(h.oc.Replies()); n != 1 {
@@ -137,11 +139,11 @@ func TestSameUpdateTwiceRepliesOnce(t *testing.T) {
 }
 
 func TestPressRedeliveredAfterRestart(t *testing.T) {
-	h := newHarness(t, Config{BotID: 123})
+	h := newHarness(t, harnessConfig{BotID: 123})
 	q := h.ask("que_1", dbQuestion())
 	p := h.askPerm(permEvent("per_1", "make"))
-	uq := callbackUpdate(7, "cb7", alice, data(t, actOption, q.UID, 0, 1), q.Place.Message)
-	up := callbackUpdate(8, "cb8", bob, permData(t, actAllowOnce, p.UID), p.Place.Message)
+	uq := callbackUpdate(7, "cb7", alice, data(t, frontend.Pick, q.UID, 0, 1), q.Place.Message)
+	up := callbackUpdate(8, "cb8", bob, permData(t, frontend.AllowOnce, p.UID), p.Place.Message)
 	h.deliver(uq)
 	h.deliver(up)
 	if len(h.oc.Replies()) != 1 || len(h.oc.PermReplies()) != 1 {
@@ -169,11 +171,11 @@ func TestPressRedeliveredAfterRestart(t *testing.T) {
 }
 
 func TestClosedForgottenAfterADay(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	clock := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
 	h.b.now = func() time.Time { return clock }
 	e := h.ask("que_1", dbQuestion())
-	upd := callbackUpdate(7, "cb7", alice, data(t, actOption, e.UID, 0, 0), e.Place.Message)
+	upd := callbackUpdate(7, "cb7", alice, data(t, frontend.Pick, e.UID, 0, 0), e.Place.Message)
 	h.deliver(upd)
 
 	h.restart()
@@ -211,7 +213,7 @@ func (h *harness) pressAll(msgID int, datas ...string) []string {
 		go func() {
 			defer wg.Done()
 			<-start
-			h.b.HandleUpdate(context.Background(), nil,
+			h.update(context.Background(),
 				callbackUpdate(0, prefix+strconv.Itoa(i), users[i%len(users)], d, msgID))
 		}()
 	}
@@ -229,11 +231,11 @@ func (h *harness) pressAll(msgID int, datas ...string) []string {
 }
 
 func TestConcurrentPressesReplyOnce(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	e := h.ask("que_1", dbQuestion())
 	var datas []string
 	for i := range 8 {
-		datas = append(datas, data(t, actOption, e.UID, 0, i%2))
+		datas = append(datas, data(t, frontend.Pick, e.UID, 0, i%2))
 	}
 	toasts := h.pressAll(e.Place.Message, datas...)
 	if n := len(h.oc.Replies()); n != 1 {
@@ -244,7 +246,7 @@ func TestConcurrentPressesReplyOnce(t *testing.T) {
 	p := h.askPerm(permEvent("per_1", "make"))
 	datas = nil
 	for i := range 8 {
-		datas = append(datas, permData(t, []action{actAllowOnce, actReject, actAllowAlways}[i%3], p.UID))
+		datas = append(datas, permData(t, []frontend.Action{frontend.AllowOnce, frontend.Reject, frontend.AllowAlways}[i%3], p.UID))
 	}
 	toasts = h.pressAll(p.Place.Message, datas...)
 	if n := len(h.oc.PermReplies()); n != 1 {
@@ -271,7 +273,7 @@ func checkOneSent(t *testing.T, toasts []string) {
 }
 
 func TestUpdateOffsetRecorded(t *testing.T) {
-	h := newHarness(t, Config{BotID: 123})
+	h := newHarness(t, harnessConfig{BotID: 123})
 	now := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
 	h.b.now = func() time.Time { return now }
 	entered, release := make(chan struct{}), make(chan struct{})
@@ -323,17 +325,17 @@ func TestUpdateOffsetRecorded(t *testing.T) {
 		{123, now.Add(25 * time.Hour), 0}, // Telegram forgot everything older
 		{456, now, 0},                     // another bot numbers its own
 	} {
-		if got, err := InitialOffset(h.store, tc.bot, tc.at); got != tc.want || err != nil {
+		if got, err := telegram.InitialOffset(h.store, tc.bot, tc.at); got != tc.want || err != nil {
 			t.Errorf("InitialOffset(%d, %v) = %d, %v; want %d", tc.bot, tc.at, got, err, tc.want)
 		}
 	}
 }
 
 func TestDeletedMessageRepostedOnRerender(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	e := h.ask("que_1", multiSelect())
 	h.tg.Delete(e.Place.Message)
-	id := h.press(alice, data(t, actToggle, e.UID, 0, 1), e)
+	id := h.press(alice, data(t, frontend.Toggle, e.UID, 0, 1), e)
 	if got := h.toast(id); got != "☑ B" {
 		t.Errorf("toast = %q", got)
 	}
@@ -352,7 +354,7 @@ func TestDeletedMessageRepostedOnRerender(t *testing.T) {
 		t.Errorf("%d log lines about the repost, want 1", n)
 	}
 	// The new message works, and is where the outcome goes.
-	h.press(alice, data(t, actSubmit, e.UID, 0, 0), now)
+	h.press(alice, data(t, frontend.Submit, e.UID, 0, 0), now)
 	if r := h.oc.Replies(); len(r) != 1 || r[0].Answers[0][0] != "B" {
 		t.Fatalf("replies = %+v", r)
 	}
@@ -367,26 +369,26 @@ func multiSelect() opencode.Question {
 }
 
 func TestDeletedMessageRepostedWithNextQuestion(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	q2 := opencode.Question{Question: "Strict?", Header: "Strict", Options: []opencode.Option{{Label: "Yes"}, {Label: "No"}}}
 	e := h.ask("que_1", dbQuestion(), q2)
 	h.tg.Delete(e.Place.Message)
-	h.press(alice, data(t, actOption, e.UID, 0, 0), e)
+	h.press(alice, data(t, frontend.Pick, e.UID, 0, 0), e)
 	sent := h.lastSent()
 	if !strings.Contains(sent.P.Text, "Question 2/2") || h.entry(e.UID).Place.Message != sent.ID {
 		t.Fatalf("after the first answer on a deleted message: sent %d %s; entry has %d", sent.ID, sent.P.Text, h.entry(e.UID).Place.Message)
 	}
-	if got := buttons(t, sent.P.ReplyMarkup); got[0][1] != data(t, actOption, e.UID, 1, 0) {
+	if got := buttons(t, sent.P.ReplyMarkup); got[0][1] != data(t, frontend.Pick, e.UID, 1, 0) {
 		t.Errorf("new message's buttons = %q", got)
 	}
 }
 
 func TestDeletedMessageOutcomeDropped(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	e := h.ask("que_1", dbQuestion())
 	h.tg.Delete(e.Place.Message)
 	sent := len(h.tg.Sent())
-	h.press(alice, data(t, actOption, e.UID, 0, 0), e)
+	h.press(alice, data(t, frontend.Pick, e.UID, 0, 0), e)
 	if len(h.oc.Replies()) != 1 {
 		t.Fatal("no reply")
 	}
@@ -401,7 +403,7 @@ func TestDeletedMessageOutcomeDropped(t *testing.T) {
 }
 
 func TestDeletedSharedPermissionMessageReposted(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	p := h.askPerm(permEvent("per_1", "go test ./..."))
 	h.tg.Delete(p.Place.Message)
 	s := h.askPerm(permEvent("per_2", "go test ./..."))
@@ -417,7 +419,7 @@ func TestDeletedSharedPermissionMessageReposted(t *testing.T) {
 	if got := buttons(t, sent.P.ReplyMarkup); got[0][1] != "ponce:"+p.UID {
 		t.Errorf("buttons = %q", got)
 	}
-	h.press(alice, permData(t, actAllowOnce, p.UID), first)
+	h.press(alice, permData(t, frontend.AllowOnce, p.UID), first)
 	if n := len(h.oc.PermReplies()); n != 2 {
 		t.Fatalf("%d permission replies, want 2", n)
 	}
@@ -427,13 +429,13 @@ func TestDeletedSharedPermissionMessageReposted(t *testing.T) {
 }
 
 func TestDeletedMessageRepostFailsThenSentUnsent(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	e := h.ask("que_1", multiSelect())
 	h.tg.Delete(e.Place.Message)
 	h.tg.mu.Lock()
 	h.tg.sendErrs = []error{fmt.Errorf("%w: telegram down", tgbot.ErrorForbidden)}
 	h.tg.mu.Unlock()
-	h.press(alice, data(t, actToggle, e.UID, 0, 0), e)
+	h.press(alice, data(t, frontend.Toggle, e.UID, 0, 0), e)
 	if got := h.entry(e.UID); got.Place.Message != 0 || !slices.Equal(got.Selected, []string{"A"}) {
 		t.Fatalf("entry after a failed repost = %+v, want no message and the selection kept", got)
 	}
@@ -450,17 +452,17 @@ func TestDeletedMessageRepostFailsThenSentUnsent(t *testing.T) {
 }
 
 func TestStaleCopyPressClosesBoth(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	e := h.ask("que_1", dbQuestion())
 	stale, now := h.crashCopy(e)
-	id := h.pressSent(alice, data(t, actOption, e.UID, 0, 1), stale)
+	id := h.pressSent(alice, data(t, frontend.Pick, e.UID, 0, 1), stale)
 	if h.toast(id) != i18n.ToastSending || len(h.oc.Replies()) != 1 {
 		t.Fatalf("toast %q, replies %+v", h.toast(id), h.oc.Replies())
 	}
 	h.checkAnsweredSQLite(now.Place.Message, stale)
 	// A later press hears it was answered and edits nothing.
 	edits := len(h.tg.Edits())
-	if id := h.pressIn(testChat, bob, data(t, actOption, e.UID, 0, 0), now.Place.Message); h.toast(id) != i18n.ToastAnswered {
+	if id := h.pressIn(testChat, bob, data(t, frontend.Pick, e.UID, 0, 0), now.Place.Message); h.toast(id) != i18n.ToastAnswered {
 		t.Errorf("late press toast = %q", h.toast(id))
 	}
 	if n := len(h.tg.Edits()); n != edits {
@@ -469,10 +471,10 @@ func TestStaleCopyPressClosesBoth(t *testing.T) {
 }
 
 func TestStaleCopyRerenderBecomesPointer(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	e := h.ask("que_1", multiSelect())
 	stale, now := h.crashCopy(e)
-	id := h.pressSent(alice, data(t, actToggle, e.UID, 0, 2), stale)
+	id := h.pressSent(alice, data(t, frontend.Toggle, e.UID, 0, 2), stale)
 	if h.toast(id) != "☑ C" {
 		t.Errorf("toast = %q", h.toast(id))
 	}
@@ -485,7 +487,7 @@ func TestStaleCopyRerenderBecomesPointer(t *testing.T) {
 		t.Fatalf("edits of the stale copy = %+v, want a pointer without buttons", old)
 	}
 	// The current message goes on as usual.
-	h.press(bob, data(t, actSubmit, e.UID, 0, 0), now)
+	h.press(bob, data(t, frontend.Submit, e.UID, 0, 0), now)
 	if r := h.oc.Replies(); len(r) != 1 || r[0].Answers[0][0] != "C" {
 		t.Fatalf("replies = %+v", r)
 	}
@@ -495,10 +497,10 @@ func TestStaleCopyRerenderBecomesPointer(t *testing.T) {
 }
 
 func TestStaleCopyCustomAnswer(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	e := h.ask("que_1", dbQuestion())
 	stale, now := h.crashCopy(e)
-	h.pressSent(alice, data(t, actCustom, e.UID, 0, 0), stale)
+	h.pressSent(alice, data(t, frontend.Type, e.UID, 0, 0), stale)
 	prompt := h.lastSent()
 	if rp := prompt.P.ReplyParameters; rp == nil || rp.MessageID != now.Place.Message {
 		t.Errorf("prompt replies to %+v, want the current message %d", rp, now.Place.Message)
@@ -516,15 +518,15 @@ func TestStaleCopyCustomAnswer(t *testing.T) {
 }
 
 func TestStaleCopyOfClosedRequest(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	e := h.ask("que_1", dbQuestion())
 	stale, now := h.crashCopy(e)
-	h.press(alice, data(t, actOption, e.UID, 0, 0), now)
+	h.press(alice, data(t, frontend.Pick, e.UID, 0, 0), now)
 	if n := len(h.tg.EditsOf(stale)); n != 0 {
 		t.Fatalf("stale copy edited %d times by a press on the current message", n)
 	}
 	h.restart()
-	id := h.pressSent(bob, data(t, actOption, e.UID, 0, 1), stale)
+	id := h.pressSent(bob, data(t, frontend.Pick, e.UID, 0, 1), stale)
 	if h.toast(id) != i18n.ToastAnswered || len(h.oc.Replies()) != 0 {
 		t.Fatalf("toast %q, replies %+v", h.toast(id), h.oc.Replies())
 	}
@@ -535,10 +537,10 @@ func TestStaleCopyOfClosedRequest(t *testing.T) {
 }
 
 func TestStaleCopyPermission(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	p := h.askPerm(permEvent("per_1", "make"))
 	stale, now := h.crashCopy(p)
-	h.pressSent(alice, permData(t, actReject, p.UID), stale)
+	h.pressSent(alice, permData(t, frontend.Reject, p.UID), stale)
 	if r := h.oc.PermReplies(); len(r) != 1 || r[0].Reply != "reject" {
 		t.Fatalf("replies = %+v", r)
 	}
@@ -551,11 +553,11 @@ func TestStaleCopyPermission(t *testing.T) {
 }
 
 func TestTamperedPressMakesNoCopy(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	x := h.ask("que_1", dbQuestion())
 	y := h.ask("que_2", dbQuestion())
 	// Data naming x, pressed on y's message (whose buttons name y).
-	h.pressSent(alice, data(t, actOption, x.UID, 0, 0), y.Place.Message)
+	h.pressSent(alice, data(t, frontend.Pick, x.UID, 0, 0), y.Place.Message)
 	if n := len(h.tg.EditsOf(y.Place.Message)); n != 0 {
 		t.Errorf("y's message edited %d times by a press naming x", n)
 	}
@@ -565,7 +567,7 @@ func TestTamperedPressMakesNoCopy(t *testing.T) {
 }
 
 func TestPressAdoptsUnsavedMessage(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	e := h.ask("que_1", multiSelect())
 	sent := e.Place.Message
 	// The process died before saving the message ID, and the restart
@@ -576,7 +578,7 @@ func TestPressAdoptsUnsavedMessage(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	h.pressSent(alice, data(t, actToggle, e.UID, 0, 0), sent)
+	h.pressSent(alice, data(t, frontend.Toggle, e.UID, 0, 0), sent)
 	if got := h.entry(e.UID); got.Place.Message != sent {
 		t.Fatalf("entry message = %d, want the pressed %d", got.Place.Message, sent)
 	}
@@ -592,33 +594,12 @@ func TestPressAdoptsUnsavedMessage(t *testing.T) {
 	}
 }
 
-func TestRenderMoved(t *testing.T) {
-	for _, tc := range []struct {
-		chat          int64
-		stale, cur    int
-		closed        bool
-		want, notWant string
-	}{
-		{-1001234567890, 5, 7, false, `moved to the message below. <a href="https://t.me/c/1234567890/7">`, ""},
-		{-1001234567890, 9, 7, true, `closed: see the message above. <a href="https://t.me/c/1234567890/7">`, ""},
-		{-4567, 5, 7, false, "moved to the message below.", "href"}, // a basic group has no links
-	} {
-		got := renderMoved(&i18n.English, tc.chat, tc.stale, tc.cur, tc.closed)
-		if !strings.Contains(got, tc.want) || tc.notWant != "" && strings.Contains(got, tc.notWant) {
-			t.Errorf("renderMoved(%d, %d, %d, %v) = %s", tc.chat, tc.stale, tc.cur, tc.closed, got)
-		}
-		if err := checkMessageText(got); err != nil {
-			t.Errorf("renderMoved gives text Telegram refuses: %v", err)
-		}
-	}
-}
-
 func TestLateAskedEventNotPostedAgain(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	q := h.ask("que_1", dbQuestion())
 	p := h.askPerm(permEvent("per_1", "make"))
-	h.press(alice, data(t, actOption, q.UID, 0, 0), q)
-	h.press(alice, permData(t, actAllowOnce, p.UID), p)
+	h.press(alice, data(t, frontend.Pick, q.UID, 0, 0), q)
+	h.press(alice, permData(t, frontend.AllowOnce, p.UID), p)
 	sent := len(h.tg.Sent())
 
 	h.restart()
@@ -659,7 +640,7 @@ func (h *harness) checkAnsweredSQLite(msgs ...int) {
 // first message's buttons name the stored entry: a press on either copy
 // answers, and both show the outcome.
 func TestCopyPostedBeforeACrashAnswers(t *testing.T) {
-	h := newHarness(t, Config{Server: "http://127.0.0.1:4096"})
+	h := newHarness(t, harnessConfig{Server: "http://127.0.0.1:4096"})
 	e := h.ask("que_1", dbQuestion())
 	stale := e.Place.Message
 	if err := h.store.Delete(e.UID); err != nil {
@@ -673,7 +654,7 @@ func TestCopyPostedBeforeACrashAnswers(t *testing.T) {
 	if err != nil || now.UID != e.UID || now.Place.Message == stale {
 		t.Fatalf("posted again as %+v, %v; want UID %s on a new message", now, err, e.UID)
 	}
-	id := h.pressSent(alice, data(t, actOption, e.UID, 0, 1), stale)
+	id := h.pressSent(alice, data(t, frontend.Pick, e.UID, 0, 1), stale)
 	if h.toast(id) != i18n.ToastSending || len(h.oc.Replies()) != 1 {
 		t.Fatalf("toast %q, replies %+v", h.toast(id), h.oc.Replies())
 	}
@@ -684,12 +665,12 @@ func TestCopyPostedBeforeACrashAnswers(t *testing.T) {
 // text; a press on its message is still told how the request ended, in the
 // chat's language.
 func TestLegacyClosedRecordToast(t *testing.T) {
-	h := newHarness(t, Config{Lang: "zh"})
+	h := newHarness(t, harnessConfig{Lang: "zh"})
 	e := h.ask("que_1", dbQuestion())
 	if err := h.store.DeleteClosed(e.UID, pending.ClosedRequest{Toast: "This request expired", At: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
-	if got := h.toast(h.press(alice, data(t, actOption, e.UID, 0, 0), e)); got != i18n.ToastExpired {
+	if got := h.toast(h.press(alice, data(t, frontend.Pick, e.UID, 0, 0), e)); got != i18n.ToastExpired {
 		t.Errorf("toast %q, want the Chinese text of %q", got, i18n.ToastExpired)
 	}
 }

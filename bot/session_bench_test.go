@@ -10,6 +10,7 @@ import (
 	"github.com/rs/zerolog"
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/hermes-bot/hermes-bot/bot/telegram"
 	"github.com/hermes-bot/hermes-bot/pending"
 )
 
@@ -87,7 +88,8 @@ func sessionBenchBridge(b *testing.B) (*Bridge, *pending.Entry) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = store.Close() })
-	br := NewBridge(Config{ChatID: testChat}, store, &fakeOpencode{}, &fakeTelegram{t: b}, zerolog.Nop())
+	fe := telegram.New(telegram.Config{ChatID: testChat}, &fakeTelegram{t: b}, store, zerolog.Nop())
+	br := NewBridge(Config{}, store, &fakeOpencode{}, fe, zerolog.Nop())
 	if n, err := store.List(); err != nil || len(n) != len(es) {
 		b.Fatalf("store holds %d entries (%v), want %d", len(n), err, len(es))
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/opencode"
 	"github.com/hermes-bot/hermes-bot/pending"
 )
@@ -29,7 +30,7 @@ func asAPI(ev opencode.Event) opencode.Event {
 // A request of the /api surface is posted like any other, remembers its
 // surface, and is answered through it.
 func TestAPISurfaceAnsweredThroughIt(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	h.b.HandleEvent(context.Background(), asAPI(askedEvent("que_api", dbQuestion())))
 	e, err := h.store.ByRequestID("que_api")
 	if err != nil {
@@ -38,7 +39,7 @@ func TestAPISurfaceAnsweredThroughIt(t *testing.T) {
 	if e.Surface != "api" || e.Place.Message == 0 {
 		t.Fatalf("entry %+v: want surface api and a message", e)
 	}
-	h.press(alice, data(t, actOption, e.UID, 0, 1), e)
+	h.press(alice, data(t, frontend.Pick, e.UID, 0, 1), e)
 	if r := h.oc.Replies(); len(r) != 1 || r[0].Surface != "api" || r[0].Answers[0][0] != "SQLite" {
 		t.Fatalf("replies %+v: want SQLite through the api surface", r)
 	}
@@ -47,14 +48,14 @@ func TestAPISurfaceAnsweredThroughIt(t *testing.T) {
 	if p.Surface != "api" {
 		t.Fatalf("permission entry surface %q", p.Surface)
 	}
-	h.press(alice, permData(t, actAllowOnce, p.UID), p)
+	h.press(alice, permData(t, frontend.AllowOnce, p.UID), p)
 	if r := h.oc.PermReplies(); len(r) != 1 || r[0].Surface != "api" || r[0].Reply != "once" {
 		t.Fatalf("permission replies %+v: want once through the api surface", r)
 	}
 
 	// The original surface is untouched.
 	q := h.ask("que_old", dbQuestion())
-	h.press(alice, data(t, actOption, q.UID, 0, 0), q)
+	h.press(alice, data(t, frontend.Pick, q.UID, 0, 0), q)
 	if r := h.oc.Replies(); len(r) != 2 || r[1].Surface != "" {
 		t.Fatalf("replies %+v: want the second through the original surface", r)
 	}
@@ -64,7 +65,7 @@ func TestAPISurfaceAnsweredThroughIt(t *testing.T) {
 // /api request: it stays open. One whose /api lists were taken and lack
 // it closes it.
 func TestAPISurfaceGoneOnlyWhenListed(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	h.b.HandleEvent(context.Background(), asAPI(askedEvent("que_api", dbQuestion())))
 	dir := "/home/user/projects/demo"
 	later := time.Now().Add(time.Minute)
@@ -82,11 +83,11 @@ func TestAPISurfaceGoneOnlyWhenListed(t *testing.T) {
 // An answer given in the chat is told in opencode's terminal, by whom; a
 // terminal that cannot be told changes nothing of the answer.
 func TestAnswerToldInTerminal(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	e := h.ask("que_1", dbQuestion())
-	h.press(alice, data(t, actOption, e.UID, 0, 1), e)
+	h.press(alice, data(t, frontend.Pick, e.UID, 0, 1), e)
 	p := h.askPerm(permEvent("per_1", "make test"))
-	h.press(alice, permData(t, actReject, p.UID), p)
+	h.press(alice, permData(t, frontend.Reject, p.UID), p)
 	if err := h.b.Wait(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -96,10 +97,10 @@ func TestAnswerToldInTerminal(t *testing.T) {
 		t.Errorf("terminal toasts %q, want %q", got, want)
 	}
 
-	h = newHarness(t, Config{})
+	h = newHarness(t, harnessConfig{})
 	h.oc.toastErr = opencode.ErrTransient
 	e = h.ask("que_2", dbQuestion())
-	h.press(alice, data(t, actOption, e.UID, 0, 0), e)
+	h.press(alice, data(t, frontend.Pick, e.UID, 0, 0), e)
 	if r := h.oc.Replies(); len(r) != 1 {
 		t.Fatalf("replies %+v: the answer must not depend on the toast", r)
 	}

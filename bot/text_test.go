@@ -6,10 +6,9 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
-	"github.com/hermes-bot/hermes-bot/bot/risk"
 	"github.com/hermes-bot/hermes-bot/opencode"
-	"github.com/hermes-bot/hermes-bot/pending"
 )
 
 func hasHan(s string) bool {
@@ -30,7 +29,7 @@ func TestCatalogHTML(t *testing.T) {
 }
 
 func TestChineseQuestion(t *testing.T) {
-	h := newHarness(t, Config{Lang: "zh", AllowedUserIDs: []int64{alice.ID}})
+	h := newHarness(t, harnessConfig{Lang: "zh", AllowedUserIDs: []int64{alice.ID}})
 	multi := opencode.Question{
 		Question: "哪些功能？", Header: "Features", Multiple: true,
 		Options: []opencode.Option{{Label: "Auth"}, {Label: "Search"}},
@@ -52,17 +51,17 @@ func TestChineseQuestion(t *testing.T) {
 		t.Errorf("buttons = %q", texts)
 	}
 
-	if got := h.toast(h.press(mallory, data(t, actToggle, e.UID, 0, 0), e)); got != i18n.ToastNotAllowed {
+	if got := h.toast(h.press(mallory, data(t, frontend.Toggle, e.UID, 0, 0), e)); got != i18n.ToastNotAllowed {
 		t.Errorf("toast = %q, want %q", got, i18n.Chinese.ToastNotAllowed)
 	}
-	if got := h.toast(h.press(alice, data(t, actSubmit, e.UID, 0, 0), e)); got != i18n.ToastSelectFirst {
+	if got := h.toast(h.press(alice, data(t, frontend.Submit, e.UID, 0, 0), e)); got != i18n.ToastSelectFirst {
 		t.Errorf("toast = %q, want %q", got, i18n.Chinese.ToastSelectFirst)
 	}
-	h.press(alice, data(t, actToggle, e.UID, 0, 0), e)
-	if got := h.toast(h.press(alice, data(t, actSubmit, e.UID, 0, 0), e)); !strings.HasPrefix(string(got), "已保存。下一个：") {
+	h.press(alice, data(t, frontend.Toggle, e.UID, 0, 0), e)
+	if got := h.toast(h.press(alice, data(t, frontend.Submit, e.UID, 0, 0), e)); !strings.HasPrefix(string(got), "已保存。下一个：") {
 		t.Errorf("toast = %q, want the Chinese saved-next toast", got)
 	}
-	if got := h.toast(h.press(alice, data(t, actOption, e.UID, 1, 0), e)); got != i18n.ToastSending {
+	if got := h.toast(h.press(alice, data(t, frontend.Pick, e.UID, 1, 0), e)); got != i18n.ToastSending {
 		t.Errorf("toast = %q, want %q", got, i18n.Chinese.ToastSending)
 	}
 	out := h.lastEdit().Text
@@ -71,13 +70,13 @@ func TestChineseQuestion(t *testing.T) {
 	}
 	// A late press hears how the request ended, in Chinese, though the
 	// outcome is remembered by its toast ID.
-	if got := h.toast(h.press(alice, data(t, actOption, e.UID, 1, 0), e)); got != i18n.ToastAnswered {
+	if got := h.toast(h.press(alice, data(t, frontend.Pick, e.UID, 1, 0), e)); got != i18n.ToastAnswered {
 		t.Errorf("late toast = %q, want %q", got, i18n.Chinese.ToastAnswered)
 	}
 }
 
 func TestChinesePermission(t *testing.T) {
-	h := newHarness(t, Config{Lang: "zh"})
+	h := newHarness(t, harnessConfig{Lang: "zh"})
 	e := h.askPerm(permEvent("per_zh", "rm -rf build && "+strings.Repeat("echo 很长的命令 ", 400)))
 	sent := h.lastSent()
 	if err := checkMessageText(sent.P.Text); err != nil {
@@ -96,48 +95,11 @@ func TestChinesePermission(t *testing.T) {
 	if !reflect.DeepEqual(texts, want) {
 		t.Errorf("buttons = %q, want %q", texts, want)
 	}
-	if got := h.toast(h.press(alice, permData(t, actAllowOnce, e.UID), e)); got != i18n.ToastSending {
+	if got := h.toast(h.press(alice, permData(t, frontend.AllowOnce, e.UID), e)); got != i18n.ToastSending {
 		t.Errorf("toast = %q, want %q", got, i18n.Chinese.ToastSending)
 	}
 	out := h.lastEdit().Text
 	if err := checkMessageText(out); err != nil || !strings.Contains(out, "已允许一次") {
 		t.Errorf("outcome (%v):\n%s", err, out)
-	}
-}
-
-// TestChinesePermissionReasons renders a permission in Chinese: its risk
-// reasons are Chinese, with the command names kept.
-func TestChinesePermissionReasons(t *testing.T) {
-	cmd := "echo hi; rm -rf build"
-	e := &pending.Entry{
-		UID: "abcDEF12", Kind: pending.KindPermission, Directory: "/home/u/p", SessionID: "ses_1",
-		Permission: &pending.Permission{Kind: "bash", Patterns: []string{cmd}},
-	}
-	assessed := risk.Assess(e.Directory, "bash", []string{cmd}, nil)
-	if len(assessed.Reasons) < 2 {
-		t.Fatalf("reasons %q: want the chaining and rm -rf", assessed.Reasons)
-	}
-	zh, _, err := renderPermission(&i18n.Chinese, e.UID, []*pending.Entry{e})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range assessed.Reasons {
-		if strings.Contains(zh, r) {
-			t.Errorf("Chinese message has the English reason %q:\n%s", r, zh)
-		}
-	}
-	for _, want := range []string{"递归且不经确认地删除文件（rm -rf）", "串联了多条命令"} {
-		if !strings.Contains(zh, want) {
-			t.Errorf("Chinese message lacks %q:\n%s", want, zh)
-		}
-	}
-	en, _, err := renderPermission(&i18n.English, e.UID, []*pending.Entry{e})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range assessed.Reasons {
-		if !strings.Contains(en, r) {
-			t.Errorf("English message lacks the reason %q:\n%s", r, en)
-		}
 	}
 }

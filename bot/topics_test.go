@@ -9,6 +9,8 @@ import (
 
 	"github.com/go-telegram/bot/models"
 
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
+	"github.com/hermes-bot/hermes-bot/bot/telegram"
 	"github.com/hermes-bot/hermes-bot/opencode"
 )
 
@@ -40,7 +42,7 @@ func inDir(ev opencode.Event, dir string) opencode.Event {
 }
 
 func TestConfiguredThread(t *testing.T) {
-	h := newHarness(t, Config{ThreadID: 7})
+	h := newHarness(t, harnessConfig{ThreadID: 7})
 	e := h.ask("que_1", dbQuestion())
 	p := h.askPerm(permEvent("per_1", "rm -rf build"))
 	if e.Place.Thread != 7 || h.entry(p.UID).Place.Thread != 7 {
@@ -51,7 +53,7 @@ func TestConfiguredThread(t *testing.T) {
 		t.Fatalf("%d topics created without TopicPerProject", n)
 	}
 	// The prompt for a typed answer and a note about the answer follow.
-	h.press(alice, data(t, actCustom, e.UID, 0, 0), e)
+	h.press(alice, data(t, frontend.Type, e.UID, 0, 0), e)
 	h.oc.replyErrs = []error{opencode.ErrNotAccepted}
 	h.text(alice, "MySQL", h.entry(e.UID).Prompt)
 	wantThreads(t, h, 7, 7, 7, 7)
@@ -61,7 +63,7 @@ func TestConfiguredThread(t *testing.T) {
 }
 
 func TestTopicPerProject(t *testing.T) {
-	h := newHarness(t, Config{ThreadID: 7, TopicPerProject: true})
+	h := newHarness(t, harnessConfig{ThreadID: 7, TopicPerProject: true})
 	e1 := h.ask("que_1", dbQuestion())
 	e2 := h.ask("que_2", dbQuestion())
 	p := h.askPerm(permEvent("per_1", "rm -rf build"))
@@ -86,7 +88,7 @@ func TestTopicPerProject(t *testing.T) {
 }
 
 func TestTopicCreationFailureFallsBack(t *testing.T) {
-	h := newHarness(t, Config{ThreadID: 7, TopicPerProject: true})
+	h := newHarness(t, harnessConfig{ThreadID: 7, TopicPerProject: true})
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	h.b.now = func() time.Time { return now }
 	h.tg.topicErr = errors.New("Bad Request: the chat is not a forum")
@@ -98,7 +100,7 @@ func TestTopicCreationFailureFallsBack(t *testing.T) {
 	}
 	// Later it is tried again, and the topic it makes is used.
 	h.tg.topicErr = nil
-	now = now.Add(topicRetry)
+	now = now.Add(10 * time.Minute) // the front-end's wait before trying again
 	h.ask("que_3", dbQuestion())
 	wantThreads(t, h, 7, 7, 100)
 	if _, ok, _ := h.store.ThreadFor(testChat, "/home/user/projects/demo"); !ok {
@@ -107,30 +109,15 @@ func TestTopicCreationFailureFallsBack(t *testing.T) {
 }
 
 // topiclessTelegram hides the fake's CreateForumTopic.
-type topiclessTelegram struct{ Telegram }
+type topiclessTelegram struct{ telegram.Telegram }
 
 func TestTopicWithoutCreator(t *testing.T) {
-	h := newHarness(t, Config{TopicPerProject: true})
-	h.b.tg = topiclessTelegram{h.tg}
-	h.b.fe.(*tgFrontend).tg = h.b.tg
+	h := newHarness(t, harnessConfig{TopicPerProject: true})
+	h.wire(topiclessTelegram{h.tg})
 	h.ask("que_1", dbQuestion())
 	wantThreads(t, h, 0)
 	if !strings.Contains(h.logs.String(), "cannot create forum topics") {
 		t.Fatalf("no warning that topics cannot be created:\n%s", h.logs.String())
-	}
-}
-
-func TestTopicName(t *testing.T) {
-	long := strings.Repeat("é", 200)
-	for dir, want := range map[string]string{
-		"/home/me/demo":  "demo",
-		"/home/me/demo/": "demo",
-		"/":              "/",
-		"/x/" + long:     strings.Repeat("é", maxTopicName),
-	} {
-		if got := topicName(dir); got != want {
-			t.Errorf("topicName(%q) = %q, want %q", dir, got, want)
-		}
 	}
 }
 
@@ -150,11 +137,11 @@ func (h *harness) topicText(user models.User, thread int, text string, replyTo i
 		m.ReplyToMessage = &models.Message{ID: replyTo, Date: 1700000000, Chat: chat, From: &models.User{ID: 123, IsBot: true},
 			MessageThreadID: thread, IsTopicMessage: true}
 	}
-	h.b.HandleUpdate(context.Background(), nil, &models.Update{ID: int64(h.seq), Message: m})
+	h.update(context.Background(), &models.Update{ID: int64(h.seq), Message: m})
 }
 
 func TestPlainTextInTopic(t *testing.T) {
-	h := newHarness(t, Config{TopicPerProject: true})
+	h := newHarness(t, harnessConfig{TopicPerProject: true})
 	e1 := h.ask("que_1", dbQuestion())
 	h.b.HandleEvent(context.Background(), inDir(askedEvent("que_2", dbQuestion()), "/srv/other"))
 	e2, err := h.store.ByRequestID("que_2")
@@ -164,8 +151,8 @@ func TestPlainTextInTopic(t *testing.T) {
 	if e1.Place.Thread != 100 || e2.Place.Thread != 101 {
 		t.Fatalf("threads %d, %d; want 100, 101", e1.Place.Thread, e2.Place.Thread)
 	}
-	h.press(alice, data(t, actCustom, e1.UID, 0, 0), e1)
-	h.press(bob, data(t, actCustom, e2.UID, 0, 0), e2)
+	h.press(alice, data(t, frontend.Type, e1.UID, 0, 0), e1)
+	h.press(bob, data(t, frontend.Type, e2.UID, 0, 0), e2)
 	wantThreads(t, h, 100, 101, 100, 101)
 
 	// Two requests await text, but only one in this topic: a plain message
@@ -187,10 +174,10 @@ func TestPlainTextInTopic(t *testing.T) {
 }
 
 func TestCommandInTopic(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, harnessConfig{})
 	send := func(thread int, topic bool) int {
 		h.seq++
-		h.b.HandleUpdate(context.Background(), nil, &models.Update{ID: int64(h.seq), Message: &models.Message{
+		h.update(context.Background(), &models.Update{ID: int64(h.seq), Message: &models.Message{
 			ID: 1000 + h.seq, Date: 1700000000, Chat: models.Chat{ID: testChat, Type: "supergroup"},
 			From: &alice, Text: "/help", MessageThreadID: thread, IsTopicMessage: topic,
 		}})

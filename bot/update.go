@@ -72,7 +72,7 @@ func (b *Bridge) HandlePress(ctx context.Context, log zerolog.Logger, p frontend
 		return
 	}
 	elog := withEntry(press, e)
-	if p.From.Chat == 0 && e.Place.Chat != b.ChatID() {
+	if p.From.Chat == 0 && e.Place.Chat != 0 && e.Place.Chat != p.Chat {
 		// The pressed message is inaccessible; the entry says where it is.
 		elog.Info().Int64("chatID", e.Place.Chat).Msg("refusing press on a request of another chat")
 		a.toast(i18n.ToastNotAllowed)
@@ -123,7 +123,7 @@ func (b *Bridge) HandlePress(ctx context.Context, log zerolog.Logger, p frontend
 		if !q.Multiple {
 			break
 		}
-		labels := selectedLabels(q, e.Selected)
+		labels := q.Selected(e.Selected)
 		if len(labels) == 0 {
 			a.toast(i18n.ToastSelectFirst)
 			return
@@ -132,7 +132,7 @@ func (b *Bridge) HandlePress(ctx context.Context, log zerolog.Logger, p frontend
 		b.applyAnswer(ctx, elog, e, labels, by, a)
 		return
 	case frontend.Type:
-		if !allowsTyped(q) {
+		if !q.AllowsTyped() {
 			break
 		}
 		b.askForText(ctx, elog, e, p.User, a)
@@ -318,7 +318,7 @@ func (b *Bridge) applyAnswer(ctx context.Context, log zerolog.Logger, e *pending
 			return
 		}
 		if a != nil {
-			a.answer(b.text.SavedNext(title(b.text, next, qi+1)))
+			a.answer(b.text.SavedNext(b.text.Title(next.Questions[qi+1].Header, qi+1)))
 		}
 		b.rerender(ctx, log, next)
 		return
@@ -360,8 +360,8 @@ func (b *Bridge) submit(ctx context.Context, log zerolog.Logger, e *pending.Entr
 	}
 	switch {
 	case err == nil:
-		log.Info().Str("by", displayName(user.User)).Msg("answer delivered to opencode")
-		b.tellTerminal(log, e, b.text.TerminalAnswered(displayName(user.User)))
+		log.Info().Str("by", user.DisplayName()).Msg("answer delivered to opencode")
+		b.tellTerminal(log, e, b.text.TerminalAnswered(user.DisplayName()))
 		b.cfg.Metrics.answerDelivered(user.at, b.now())
 		text := b.fe.Outcome(requestOf(e), frontend.Outcome{How: frontend.Answered, Answers: answers, By: user.User})
 		b.deleteEntry(log, e, i18n.ToastAnswered, owedEdit(e, text)...)

@@ -22,7 +22,7 @@ import (
 // answeredAt records when the Bot API client returned Telegram's answer
 // to each sendMessage, by message ID.
 type answeredAt struct {
-	Telegram
+	telegram.Telegram
 	mu sync.Mutex
 	at map[int]time.Time
 }
@@ -56,7 +56,7 @@ func BenchmarkDuplicateWindow(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer store.Close()
-	br := NewBridge(Config{ChatID: testChat}, store, &fakeOpencode{}, out, zerolog.Nop())
+	br := NewBridge(Config{}, store, &fakeOpencode{}, telegram.New(telegram.Config{ChatID: testChat}, out, store, zerolog.Nop()), zerolog.Nop())
 	var mu sync.Mutex
 	var windows []time.Duration
 	br.stored = func(e *pending.Entry) {

@@ -2,6 +2,7 @@ package pending
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 )
 
@@ -28,6 +29,23 @@ type Question struct {
 	Multiple bool     `json:"multiple,omitempty"`
 	// Custom says whether a typed answer is allowed.
 	Custom bool `json:"custom"`
+}
+
+// AllowsTyped reports whether q takes a typed answer. A question without
+// options does even when Custom is false: otherwise it could not be
+// answered at all.
+func (q Question) AllowsTyped() bool { return q.Custom || len(q.Options) == 0 }
+
+// Selected lists the labels of q's options that are in selected, in
+// option order, each once.
+func (q Question) Selected(selected []string) []string {
+	var out []string
+	for _, o := range q.Options {
+		if slices.Contains(selected, o.Label) && !slices.Contains(out, o.Label) {
+			out = append(out, o.Label)
+		}
+	}
+	return out
 }
 
 // Permission is what a permission request asks to do.

@@ -145,6 +145,7 @@ type daemon struct {
 	offset  int64
 
 	out    *telegram.Outbox
+	fe     *telegram.Frontend
 	bridge *bot.Bridge
 	lanes  *bot.Lanes
 	// wg counts the goroutines start and a chat migration start.
@@ -156,7 +157,7 @@ type daemon struct {
 // Update IDs count per bot, whose ID leads the token.
 func (d *daemon) newTelegram() error {
 	botID, _ := strconv.ParseInt(strings.SplitN(d.cfg.BotToken, ":", 2)[0], 10, 64)
-	offset, err := bot.InitialOffset(d.store, botID, time.Now())
+	offset, err := telegram.InitialOffset(d.store, botID, time.Now())
 	if err != nil {
 		d.log.Warn().Err(err).Msg("could not read the last Telegram update handled; polling from what Telegram holds")
 		offset = 0
@@ -203,32 +204,36 @@ func (d *daemon) wire(ctx context.Context, me *models.User) error {
 		OnMigrate: func(oldID, newID int64) { d.migrated(ctx, oldID, newID) },
 		Metrics:   d.metrics,
 	}, log)
-	d.bridge = bot.NewBridge(bot.Config{
-		ChatID:         chatID,
-		AllowedUserIDs: cfg.AllowedUserIDs,
-		TTL:            cfg.QuestionTTL,
-		BotID:          me.ID,
-		BotUsername:    me.Username,
-		Version:        d.opts.Version,
-		Status:         d.oc,
-		StartedAt:      d.started,
-		Metrics:        d.metrics,
-		AutoApprove:    bot.AutoApprovePolicy(cfg.AutoApprove),
-		ThreadID:       cfg.ThreadID, TopicPerProject: cfg.TopicPerProject,
-		Lang:   cfg.Lang,
-		Server: cfg.OpencodeURL,
-		Notify: bot.NotifyOptions{Idle: cfg.Notifies(config.NotifyIdle), Error: cfg.Notifies(config.NotifyError), Messages: d.oc},
+	d.fe = telegram.New(telegram.Config{
+		ChatID:          chatID,
+		AllowedUserIDs:  cfg.AllowedUserIDs,
+		BotID:           me.ID,
+		BotUsername:     me.Username,
+		ThreadID:        cfg.ThreadID,
+		TopicPerProject: cfg.TopicPerProject,
+		Lang:            cfg.Lang,
+		Version:         d.opts.Version,
+		Status:          d.oc,
+		StartedAt:       d.started,
 		OnChatMigrated: func(oldID, newID int64) {
 			d.out.FollowMigration(oldID, newID)
 			d.migrated(ctx, oldID, newID)
 		},
-	}, d.store, d.oc, d.out, log)
-	d.tg.RegisterHandlerMatchFunc(func(*models.Update) bool { return true }, d.bridge.HandleUpdate, d.bridge.Middlewares()...)
+	}, d.out, d.store, log)
+	d.bridge = bot.NewBridge(bot.Config{
+		TTL:         cfg.QuestionTTL,
+		Metrics:     d.metrics,
+		AutoApprove: bot.AutoApprovePolicy(cfg.AutoApprove),
+		Lang:        cfg.Lang,
+		Server:      cfg.OpencodeURL,
+		Notify:      bot.NotifyOptions{Idle: cfg.Notifies(config.NotifyIdle), Error: cfg.Notifies(config.NotifyError), Messages: d.oc},
+	}, d.store, d.oc, d.fe, log)
+	d.tg.RegisterHandlerMatchFunc(func(*models.Update) bool { return true }, d.fe.Handler(d.bridge), d.fe.Middlewares()...)
 	// Requests of different sessions are handled side by side, so a burst
 	// of questions is not posted one after the other.
 	d.lanes = bot.NewLanes(d.bridge, 0)
 
-	registerCommands(ctx, d.tg, chatID, bot.Commands(cfg.Lang), d.redact, log)
+	registerCommands(ctx, d.tg, chatID, telegram.Commands(cfg.Lang), d.redact, log)
 	if len(cfg.AllowedUserIDs) == 0 {
 		log.Warn().Int64("chat", chatID).Msg("TELEGRAM_ALLOWED_USER_IDS is empty: any member of the chat may answer")
 	}
@@ -245,7 +250,7 @@ func (d *daemon) migrated(ctx context.Context, oldID, newID int64) {
 	if err := d.store.MoveChat(oldID, newID); err != nil {
 		d.log.Error().Err(err).Int64("oldChatID", oldID).Int64("newChatID", newID).Msg("could not remember the chat migration")
 	}
-	d.bridge.SetChatID(newID)
+	d.fe.SetChatID(newID)
 	if ctx.Err() != nil {
 		return // shutting down: the next start posts them
 	}
@@ -305,8 +310,11 @@ func (d *daemon) stop() {
 	if err := d.lanes.Wait(sctx); err != nil {
 		d.log.Warn().Err(err).Msg("opencode events in hand did not finish in time")
 	}
-	if err := d.bridge.Wait(sctx); err != nil {
+	if err := d.fe.Wait(sctx); err != nil {
 		d.log.Warn().Err(err).Msg("in-flight answers did not finish in time")
+	}
+	if err := d.bridge.Wait(sctx); err != nil {
+		d.log.Warn().Err(err).Msg("in-flight work on requests did not finish in time")
 	}
 	dctx, dcancel := context.WithTimeout(context.Background(), drainTimeout)
 	d.bridge.SendOwed(dctx)

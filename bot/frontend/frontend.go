@@ -13,9 +13,12 @@ package frontend
 import (
 	"context"
 	"errors"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hermes-bot/hermes-bot/pending"
+	"github.com/rs/zerolog"
 )
 
 // ErrGone is wrapped by an error of Refresh or Close when the message is
@@ -31,9 +34,9 @@ var ErrRefused = errors.New("refused for good")
 // already is not an error. Its methods are called concurrently, for
 // different requests; the life cycle serialises the calls about one.
 type Frontend interface {
-	// Post shows r, open, as a new message in chat, in the thread r's
-	// project goes to, and returns where it put it.
-	Post(ctx context.Context, chat int64, r Request) (pending.Place, error)
+	// Post shows r, open, as a new message, where r's project goes (the
+	// front-end's chat, a thread of it), and returns where it put it.
+	Post(ctx context.Context, r Request) (pending.Place, error)
 	// Refresh shows r, open (its current question and selection), in
 	// the message at at.
 	Refresh(ctx context.Context, at pending.Place, r Request) error
@@ -54,11 +57,11 @@ type Frontend interface {
 	Prompt(ctx context.Context, e *pending.Entry, qi int, reason bool, user User) (int, error)
 	// Tell replies to e's message with note, addressed to user.
 	Tell(ctx context.Context, e *pending.Entry, user User, note string) error
-	// Notify posts n in chat, in the thread n's project goes to.
-	Notify(ctx context.Context, chat int64, n Notice) error
-	// AutoApproved posts in chat the notice that permission request e was
-	// allowed once without asking anyone.
-	AutoApproved(ctx context.Context, chat int64, e *pending.Entry) error
+	// Notify posts n where n's project goes.
+	Notify(ctx context.Context, n Notice) error
+	// AutoApproved posts, where e's project goes, the notice that
+	// permission request e was allowed once without asking anyone.
+	AutoApproved(ctx context.Context, e *pending.Entry) error
 }
 
 // Request is a request as one message shows it: a question's entry, or
@@ -77,6 +80,41 @@ type User struct {
 	Name string
 	// Username is their handle, without "@"; may be empty.
 	Username string
+}
+
+// DisplayName is how u is named to people: the name, else @username,
+// else "user <ID>"; on one line.
+func (u User) DisplayName() string {
+	name := strings.Join(strings.Fields(u.Name), " ")
+	switch {
+	case name != "":
+		return name
+	case u.Username != "":
+		return "@" + u.Username
+	}
+	return "user " + strconv.FormatInt(u.ID, 10)
+}
+
+// The replies opencode takes for a permission request, as Outcome.Reply
+// holds them.
+const (
+	ReplyOnce   = "once"
+	ReplyAlways = "always"
+	ReplyReject = "reject"
+)
+
+// Core is what a front-end needs of the request life cycle (package
+// bot's Bridge) to hand it what people do.
+type Core interface {
+	// HandlePress acts on a press; log carries what the front-end knows
+	// of it. It calls p.Ack exactly once.
+	HandlePress(ctx context.Context, log zerolog.Logger, p Press)
+	// HandleText takes text that may answer a prompt.
+	HandleText(ctx context.Context, log zerolog.Logger, t Text)
+	// Open returns the requests still waiting for an answer, oldest first.
+	// With settled, it first lets requests being posted right now get
+	// their place (briefly), so one that just appeared is listed with it.
+	Open(ctx context.Context, settled bool) ([]*pending.Entry, error)
 }
 
 // How says what closed a request.

@@ -1,6 +1,7 @@
 package frontend
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/hermes-bot/hermes-bot/pending"
@@ -26,6 +27,16 @@ const (
 	RejectWithReason
 )
 
+var actionNames = [...]string{Pick: "pick", Toggle: "toggle", Submit: "submit", Type: "type",
+	AllowOnce: "allow once", AllowAlways: "allow always", Reject: "reject", RejectWithReason: "reject with reason"}
+
+func (a Action) String() string {
+	if a > 0 && int(a) < len(actionNames) {
+		return actionNames[a]
+	}
+	return "action " + strconv.Itoa(int(a))
+}
+
 // IsPermission reports whether a decides a permission request.
 func (a Action) IsPermission() bool { return a >= AllowOnce && a <= RejectWithReason }
 
@@ -43,6 +54,9 @@ type Press struct {
 	// From is the message pressed; its Message is 0 when the chat did not
 	// say (a message too old to be shown to the bot).
 	From pending.Place
+	// Chat is the chat the front-end serves now: a press whose message
+	// is unknown is refused for a request of another chat.
+	Chat int64
 	// FromCarries says the message pressed has buttons of Key, so it is a
 	// message of that request (perhaps a copy the store never knew).
 	FromCarries bool

@@ -2,8 +2,10 @@ package i18n
 
 import (
 	"fmt"
-	"github.com/hermes-bot/hermes-bot/bot/risk"
 	"strconv"
+	"strings"
+
+	"github.com/hermes-bot/hermes-bot/bot/risk"
 )
 
 // Toast names a toast a press can be answered with. It is an identifier,
@@ -221,6 +223,15 @@ func For(lang string) *Text {
 		return &Chinese
 	}
 	return &English
+}
+
+// Title names question i (from 0) of a request: its header on one line,
+// or "Question i+1" when it has none.
+func (t *Text) Title(header string, i int) string {
+	if h := strings.Join(strings.Fields(header), " "); h != "" {
+		return h
+	}
+	return t.QuestionN(i + 1)
 }
 
 // Toast is the text of toast id in t's language; a toast no catalog

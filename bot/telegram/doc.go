@@ -1,15 +1,41 @@
-// Package telegram is hermes-bot's Telegram front-end: what is particular
-// to the Bot API, kept out of the request life cycle of package bot.
+// Package telegram is hermes-bot's Telegram front-end: everything
+// particular to the Bot API, kept out of the request life cycle of
+// package bot, which it serves through the interfaces of bot/frontend.
 //
-// It owns the Outbox, which starts each chat's calls in order under
-// Telegram's rate limits, obeys 429s, retries what the network or a 5xx
-// failed, coalesces edits of one message and follows a chat upgraded to a
-// supergroup; and the Redactor, which keeps the bot token (which
-// go-telegram/bot puts into the URLs in its errors) and the opencode
-// password out of every log line. It leaves polling and wiring to
-// bot/daemon.
+// Frontend shows requests in one group: it renders them as HTML within
+// Telegram's limits (4,096 UTF-16 units a message, 64 bytes of callback
+// data, about 100 buttons), with inline keyboards; posts each project's
+// requests in its forum topic when asked to (Config.TopicPerProject);
+// and follows the group when it is upgraded to a supergroup. Its Handler
+// reads updates: a button press becomes a frontend.Press, a typed answer
+// or reason a frontend.Text, after checking the chat and the person
+// (Config.AllowedUserIDs); it answers the commands /pending, /status and
+// /help itself (Commands lists them for setMyCommands). Its Middlewares
+// count running handlers (Wait), record the update ID up to which every
+// update was handled (pass InitialOffset to go-telegram/bot's
+// WithInitialOffset, so a restart does not fetch those updates again),
+// and recover a panic.
+//
+// Callback data is "qopt:<uid>:<qi>:<oi>", "qcustom:<uid>:<qi>",
+// "qtog:<uid>:<qi>:<oi>" or "qsub:<uid>:<qi>" for questions, "ponce:<uid>",
+// "palways:<uid>", "preject:<uid>" or "preason:<uid>" for permissions
+// (ButtonData makes it), never over 64 bytes; anything else is refused as
+// an unknown button.
+//
+// The Outbox starts each chat's calls in order under Telegram's rate
+// limits, obeys 429s, retries what the network or a 5xx failed, coalesces
+// edits of one message and follows a chat upgraded to a supergroup. The
+// Redactor keeps the bot token (which go-telegram/bot puts into the URLs
+// in its errors) and the opencode password out of every log line: wrap
+// the client with RedactTelegram and pass errors that reach a log through
+// a Redactor. Polling and wiring are bot/daemon's.
 //
 // # Concurrency
 //
-// The Outbox and the Redactor are safe for concurrent use.
+// Frontend, its handler, the Outbox and the Redactor are safe for
+// concurrent use. A handler's work runs under a context detached from the
+// polling context, bounded by a timeout, so an answer being sent when
+// polling stops still completes; Wait blocks until the handlers return.
+// The middlewares may run for many updates at once; the update ID they
+// record never passes one still being handled.
 package telegram

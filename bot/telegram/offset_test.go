@@ -1,4 +1,4 @@
-package bot_test
+package telegram_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
-	"github.com/hermes-bot/hermes-bot/bot"
+	"github.com/hermes-bot/hermes-bot/bot/telegram"
 	"github.com/hermes-bot/hermes-bot/bot/telegramtest"
 	"github.com/hermes-bot/hermes-bot/pending"
 )
@@ -46,7 +46,7 @@ func TestInitialOffsetSkipsHandledUpdates(t *testing.T) {
 	if err := store.SetInputCursor(123, ids[1], time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	offset, err := bot.InitialOffset(store, 123, time.Now())
+	offset, err := telegram.InitialOffset(store, 123, time.Now())
 	if err != nil || offset != ids[1] {
 		t.Fatalf("InitialOffset = %d, %v; want %d", offset, err, ids[1])
 	}

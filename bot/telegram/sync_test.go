@@ -1,4 +1,4 @@
-package bot_test
+package telegram_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hermes-bot/hermes-bot/bot"
+	"github.com/hermes-bot/hermes-bot/bot/internal/testlog"
 	"github.com/hermes-bot/hermes-bot/bot/telegram"
 	"github.com/hermes-bot/hermes-bot/bot/telegramtest"
 	"github.com/hermes-bot/hermes-bot/opencode"
@@ -39,7 +40,7 @@ type syncRig struct {
 	tg     *telegramtest.Server
 	tb     *tgbot.Bot
 	dbPath string
-	logs   bot.SyncBuffer
+	logs   testlog.Buffer
 
 	// Set by open.
 	store  *pending.Store
@@ -86,8 +87,8 @@ func (r *syncRig) open() {
 	r.t.Cleanup(func() { _ = store.Close() })
 	redactor := telegram.NewRedactor(syncToken)
 	r.store = store
-	r.bridge = bot.NewBridge(bot.Config{ChatID: syncChat}, store, r.client(),
-		telegram.RedactTelegram(r.tb, redactor), zerolog.New(&r.logs))
+	fe := telegram.New(telegram.Config{ChatID: syncChat}, telegram.RedactTelegram(r.tb, redactor), store, zerolog.New(&r.logs))
+	r.bridge = bot.NewBridge(bot.Config{}, store, r.client(), fe, zerolog.New(&r.logs))
 	r.connected = make(chan struct{}, 10)
 }
 

@@ -1,4 +1,4 @@
-package bot_test
+package telegram_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hermes-bot/hermes-bot/bot"
+	"github.com/hermes-bot/hermes-bot/bot/internal/testlog"
 	"github.com/hermes-bot/hermes-bot/bot/telegram"
 	"github.com/hermes-bot/hermes-bot/bot/telegramtest"
 	"github.com/hermes-bot/hermes-bot/pending"
@@ -21,13 +22,14 @@ import (
 // Outbox and the redacting wrapper, as cmd/hermes-bot wires them, against
 // a fake Bot API whose chat is a forum when forum is set.
 type topicRig struct {
+	fe    *telegram.Frontend
 	t     *testing.T
 	srv   *telegramtest.Server
 	tb    *tgbot.Bot
 	out   *telegram.Outbox
 	store *pending.Store
 	oc    *recordingOpencode
-	logs  *bot.SyncBuffer
+	logs  *testlog.Buffer
 }
 
 func startTopicRig(t *testing.T, forum bool) (*topicRig, context.Context) {
@@ -50,7 +52,7 @@ func startTopicRig(t *testing.T, forum bool) (*topicRig, context.Context) {
 	t.Cleanup(func() { _ = store.Close() })
 	redactor := telegram.NewRedactor(token)
 	tb := newFakeBot(t, srv, token)
-	r := &topicRig{t: t, srv: srv, tb: tb, store: store, oc: &recordingOpencode{changed: make(chan struct{}, 1)}, logs: &bot.SyncBuffer{}}
+	r := &topicRig{t: t, srv: srv, tb: tb, store: store, oc: &recordingOpencode{changed: make(chan struct{}, 1)}, logs: &testlog.Buffer{}}
 	r.out = telegram.NewOutbox(telegram.RedactTelegram(tb, redactor), telegram.OutboxOptions{}, zerolog.New(r.logs))
 	t.Cleanup(r.out.Close)
 	t.Cleanup(func() {
@@ -61,15 +63,17 @@ func startTopicRig(t *testing.T, forum bool) (*topicRig, context.Context) {
 	return r, ctx
 }
 
-// bridge makes a bridge with cfg on the rig's store.
-func (r *topicRig) bridge(ctx context.Context, cfg bot.Config) *bot.Bridge {
+// bridge makes a bridge on the rig's store, shown by a front-end with
+// cfg; the rig keeps the front-end, for poll.
+func (r *topicRig) bridge(ctx context.Context, cfg telegram.Config) *bot.Bridge {
 	cfg.ChatID, cfg.BotID = chatID, r.tb.ID()
-	return bot.NewBridge(cfg, r.store, r.oc, r.out, zerolog.New(r.logs))
+	r.fe = telegram.New(cfg, r.out, r.store, zerolog.New(r.logs))
+	return bot.NewBridge(bot.Config{}, r.store, r.oc, r.fe, zerolog.New(r.logs))
 }
 
 // poll delivers updates to br until the test ends.
 func (r *topicRig) poll(ctx context.Context, br *bot.Bridge) {
-	r.tb.RegisterHandlerMatchFunc(func(*models.Update) bool { return true }, br.HandleUpdate, br.Middlewares()...)
+	r.tb.RegisterHandlerMatchFunc(func(*models.Update) bool { return true }, r.fe.Handler(br), r.fe.Middlewares()...)
 	polling, stop := context.WithCancel(ctx)
 	stopped := make(chan struct{})
 	go func() {
@@ -104,7 +108,7 @@ func (r *topicRig) message(ctx context.Context, br *bot.Bridge, id, dir string) 
 
 func TestTelegramConfiguredThread(t *testing.T) {
 	r, ctx := startTopicRig(t, true)
-	br := r.bridge(ctx, bot.Config{ThreadID: 42})
+	br := r.bridge(ctx, telegram.Config{ThreadID: 42})
 	r.poll(ctx, br)
 	m := r.message(ctx, br, "que_1", "/home/user/projects/demo")
 	if m.ThreadID != 42 {
@@ -151,7 +155,7 @@ func (r *topicRig) waitReplies(ctx context.Context, n int) [][][]string {
 
 func TestTelegramTopicPerProject(t *testing.T) {
 	r, ctx := startTopicRig(t, true)
-	cfg := bot.Config{TopicPerProject: true}
+	cfg := telegram.Config{TopicPerProject: true}
 	br := r.bridge(ctx, cfg)
 	m1 := r.message(ctx, br, "que_1", "/home/user/projects/demo")
 	m2 := r.message(ctx, br, "que_2", "/home/user/projects/demo")
@@ -180,7 +184,7 @@ func TestTelegramTopicPerProject(t *testing.T) {
 
 func TestTelegramTopicFallback(t *testing.T) {
 	r, ctx := startTopicRig(t, false) // not a forum: creating a topic fails
-	br := r.bridge(ctx, bot.Config{TopicPerProject: true})
+	br := r.bridge(ctx, telegram.Config{TopicPerProject: true})
 	m1 := r.message(ctx, br, "que_1", "/home/user/projects/demo")
 	m2 := r.message(ctx, br, "que_2", "/home/user/projects/demo")
 	if m1.ThreadID != 0 || m2.ThreadID != 0 {

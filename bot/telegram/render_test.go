@@ -1,12 +1,14 @@
-package bot
+package telegram
 
 import (
+	"encoding/json"
 	"fmt"
 	"html"
 	"strings"
 	"testing"
 
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
+	"github.com/hermes-bot/hermes-bot/bot/risk"
 
 	"github.com/go-telegram/bot/models"
 
@@ -295,4 +297,100 @@ func FuzzRender(f *testing.F) {
 		e.Selected = []string{label}
 		mustRender(t, e)
 	})
+}
+
+func TestPermissionRenderFitsTelegram(t *testing.T) {
+	big := strings.Repeat("<&>\"'x\U0001F600 ", 3000)
+	lines := strings.Repeat("+"+strings.Repeat("<a&b>", 40)+"\n", 200)
+	meta, _ := json.Marshal(map[string]string{"command": big, "description": big, "filepath": big, "diff": lines, "url": big})
+	pats := make([]string, 100)
+	for i := range pats {
+		pats[i] = big[:300]
+	}
+	e := &pending.Entry{
+		UID: "abcDEF12", Kind: pending.KindPermission, Directory: "/x/" + big, SessionID: "ses_" + big,
+		SessionTitle: big, ParentSessionID: "ses_p", ParentTitle: big,
+		Permission: &pending.Permission{Kind: big, Patterns: pats, Always: pats, Metadata: meta},
+	}
+	es := []*pending.Entry{e, e, e}
+	text, kb, err := renderPermission(&i18n.English, e.UID, es)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkMessageText(text); err != nil {
+		t.Errorf("open message: %v", err)
+	}
+	if err := checkKeyboard(kb); err != nil {
+		t.Error(err)
+	}
+	_, footer := decisionFooter(&i18n.English, "reject", e, userOf(&alice), big)
+	if err := checkMessageText(renderPermissionOutcome(&i18n.English, es, "❌", footer)); err != nil {
+		t.Errorf("closed message: %v", err)
+	}
+	_, footer = decisionFooter(&i18n.English, "always", e, userOf(&alice), "")
+	if err := checkMessageText(renderPermissionOutcome(&i18n.English, es, "♾️", footer)); err != nil {
+		t.Errorf("closed message: %v", err)
+	}
+	pt, ph := renderReasonPrompt(&i18n.English, e, userOf(&alice))
+	if err := checkMessageText(pt); err != nil || u16len(ph) > maxPlaceholder {
+		t.Errorf("prompt: %v (placeholder %q)", err, ph)
+	}
+}
+
+// TestChinesePermissionReasons renders a permission in Chinese: its risk
+// reasons are Chinese, with the command names kept.
+func TestChinesePermissionReasons(t *testing.T) {
+	cmd := "echo hi; rm -rf build"
+	e := &pending.Entry{
+		UID: "abcDEF12", Kind: pending.KindPermission, Directory: "/home/u/p", SessionID: "ses_1",
+		Permission: &pending.Permission{Kind: "bash", Patterns: []string{cmd}},
+	}
+	assessed := risk.Assess(e.Directory, "bash", []string{cmd}, nil)
+	if len(assessed.Reasons) < 2 {
+		t.Fatalf("reasons %q: want the chaining and rm -rf", assessed.Reasons)
+	}
+	zh, _, err := renderPermission(&i18n.Chinese, e.UID, []*pending.Entry{e})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range assessed.Reasons {
+		if strings.Contains(zh, r) {
+			t.Errorf("Chinese message has the English reason %q:\n%s", r, zh)
+		}
+	}
+	for _, want := range []string{"递归且不经确认地删除文件（rm -rf）", "串联了多条命令"} {
+		if !strings.Contains(zh, want) {
+			t.Errorf("Chinese message lacks %q:\n%s", want, zh)
+		}
+	}
+	en, _, err := renderPermission(&i18n.English, e.UID, []*pending.Entry{e})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range assessed.Reasons {
+		if !strings.Contains(en, r) {
+			t.Errorf("English message lacks the reason %q:\n%s", r, en)
+		}
+	}
+}
+
+func TestRenderMoved(t *testing.T) {
+	for _, tc := range []struct {
+		chat          int64
+		stale, cur    int
+		closed        bool
+		want, notWant string
+	}{
+		{-1001234567890, 5, 7, false, `moved to the message below. <a href="https://t.me/c/1234567890/7">`, ""},
+		{-1001234567890, 9, 7, true, `closed: see the message above. <a href="https://t.me/c/1234567890/7">`, ""},
+		{-4567, 5, 7, false, "moved to the message below.", "href"}, // a basic group has no links
+	} {
+		got := renderMoved(&i18n.English, tc.chat, tc.stale, tc.cur, tc.closed)
+		if !strings.Contains(got, tc.want) || tc.notWant != "" && strings.Contains(got, tc.notWant) {
+			t.Errorf("renderMoved(%d, %d, %d, %v) = %s", tc.chat, tc.stale, tc.cur, tc.closed, got)
+		}
+		if err := checkMessageText(got); err != nil {
+			t.Errorf("renderMoved gives text Telegram refuses: %v", err)
+		}
+	}
 }

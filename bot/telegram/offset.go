@@ -1,4 +1,4 @@
-package bot
+package telegram
 
 import (
 	"context"
@@ -91,22 +91,22 @@ func (t *offsetTracker) finish(id int64, save func(int64) error) {
 // offsetMiddleware records, after each update is handled, the update ID
 // up to which every update was handled (see offsetTracker), for
 // InitialOffset. Updates without an ID (tests) are not tracked.
-func (b *Bridge) offsetMiddleware(next tgbot.HandlerFunc) tgbot.HandlerFunc {
+func (f *Frontend) offsetMiddleware(next tgbot.HandlerFunc) tgbot.HandlerFunc {
 	return func(ctx context.Context, bot *tgbot.Bot, upd *models.Update) {
 		if upd == nil || upd.ID <= 0 {
 			next(ctx, bot, upd)
 			return
 		}
-		b.offsets.start(upd.ID)
-		defer b.offsets.finish(upd.ID, b.saveOffset)
+		f.offsets.start(upd.ID)
+		defer f.offsets.finish(upd.ID, f.saveOffset)
 		next(ctx, bot, upd)
 	}
 }
 
-func (b *Bridge) saveOffset(id int64) error {
-	err := b.store.SetInputCursor(b.cfg.BotID, id, b.now())
+func (f *Frontend) saveOffset(id int64) error {
+	err := f.store.SetInputCursor(f.cfg.BotID, id, f.now())
 	if err != nil {
-		b.log.Warn().Err(err).Int64("updateID", id).
+		f.log.Warn().Err(err).Int64("updateID", id).
 			Msg("could not record the last Telegram update handled; after a restart Telegram may send some updates again, which are told their request closed")
 	}
 	return err

@@ -1,12 +1,11 @@
-package bot
+package telegram
 
 import (
 	"context"
-	"fmt"
-	"slices"
 	"strings"
 	"time"
 
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
 
 	"github.com/go-telegram/bot/models"
@@ -16,14 +15,6 @@ import (
 	"github.com/hermes-bot/hermes-bot/pending"
 )
 
-// OpencodeStatus tells /status how the opencode event stream is doing.
-// *opencode.Client satisfies it.
-type OpencodeStatus interface {
-	State() opencode.WatchState
-}
-
-var _ OpencodeStatus = (*opencode.Client)(nil)
-
 // The commands the bridge answers in its chat, as registered with
 // setMyCommands.
 const (
@@ -31,6 +22,14 @@ const (
 	cmdStatus  = "status"
 	cmdHelp    = "help"
 )
+
+// OpencodeStatus tells /status how the opencode event stream is doing.
+// *opencode.Client satisfies it.
+type OpencodeStatus interface {
+	State() opencode.WatchState
+}
+
+var _ OpencodeStatus = (*opencode.Client)(nil)
 
 // Commands returns the commands to register with setMyCommands, so
 // Telegram clients offer them in the chat, described in language lang
@@ -72,8 +71,8 @@ func parseCommand(text, botUsername string) (string, bool) {
 // of another bot, an unknown one, or one from a user not allowed to
 // answer gets no reply: anyone in a group can type a command, and a reply
 // to each would spam the chat and tell an outsider what is waiting.
-func (b *Bridge) handleCommand(ctx context.Context, log zerolog.Logger, m *models.Message, text string) {
-	name, ok := parseCommand(text, b.cfg.BotUsername)
+func (f *Frontend) handleCommand(ctx context.Context, core frontend.Core, log zerolog.Logger, m *models.Message, text string) {
+	name, ok := parseCommand(text, f.cfg.BotUsername)
 	if !ok {
 		log.Debug().Msg("ignoring a command addressed to another bot")
 		return
@@ -81,95 +80,46 @@ func (b *Bridge) handleCommand(ctx context.Context, log zerolog.Logger, m *model
 	log = log.With().Str("command", name).Logger()
 	// Before any work: an outsider's /pending must not even wait for the
 	// store.
-	if !b.allowed(m.From.ID) {
+	if !f.allowed(m.From.ID) {
 		log.Debug().Msg("ignoring a command from a user not allowed to answer")
 		return
 	}
 	var reply string
 	switch name {
 	case cmdPending:
-		reply = b.renderPendingList(ctx)
+		reply = f.renderPendingList(ctx, core)
 	case cmdStatus:
-		reply = b.renderStatus(ctx)
+		reply = f.renderStatus(ctx, core)
 	case cmdHelp:
-		reply = b.text.Help
+		reply = f.text.Help
 	default:
 		log.Debug().Msg("ignoring unknown command")
 		return
 	}
 	log.Info().Msg("command received")
-	if _, err := b.tg.SendMessage(ctx, htmlMessage(m.Chat.ID, threadOf(m), reply, nil, m.ID)); err != nil {
+	if _, err := f.tg.SendMessage(ctx, htmlMessage(m.Chat.ID, threadOf(m), reply, nil, m.ID)); err != nil {
 		log.Warn().Err(err).Msg("could not answer the command")
-	}
-}
-
-// openRequests returns the requests still waiting for an answer, oldest
-// first. One whose expiry was announced (its reject is being retried)
-// cannot be answered any more and is left out. A question is stored only
-// once its message is sent, so it first lets the questions being sent
-// right now be stored (up to lockWait): one that just appeared in the chat
-// is counted.
-func (b *Bridge) openRequests(ctx context.Context) ([]*pending.Entry, error) {
-	wctx, cancel := context.WithTimeout(ctx, b.lockWait)
-	_ = b.posting.wait(wctx) // still sending (Telegram slow): not listed yet
-	cancel()
-	all, err := b.store.List()
-	if err != nil {
-		return nil, fmt.Errorf("list open requests: %w", err)
-	}
-	open := slices.DeleteFunc(all, func(e *pending.Entry) bool {
-		return e.ExpiredNotified || (e.Kind != pending.KindQuestion && e.Kind != pending.KindPermission)
-	})
-	slices.SortStableFunc(open, func(x, y *pending.Entry) int { return x.CreatedAt.Compare(y.CreatedAt) })
-	return open, nil
-}
-
-// awaitPosting lets requests whose message is being sent right now (a
-// post holds the request's lock from sending until its message ID is
-// saved) finish, up to lockWait in all, and reads them again, so a
-// request that just appeared in the chat is listed with its link rather
-// than as not posted.
-func (b *Bridge) awaitPosting(ctx context.Context, open []*pending.Entry) {
-	ctx, cancel := context.WithTimeout(ctx, b.lockWait)
-	defer cancel()
-	for i, e := range open {
-		if e.Place.Message != 0 {
-			continue
-		}
-		key := e.UID
-		if e.Kind == pending.KindPermission {
-			key = lockKey(e)
-		}
-		unlock, err := b.locks.lock(ctx, key)
-		if err != nil {
-			return // still sending (Telegram slow or down): listed as not posted
-		}
-		unlock()
-		if fresh, err := b.store.Get(e.UID); err == nil {
-			open[i] = fresh
-		}
 	}
 }
 
 // renderPendingList is the reply to /pending: one block per open request,
 // cut to one message with a count of those left out.
-func (b *Bridge) renderPendingList(ctx context.Context) string {
-	open, err := b.openRequests(ctx)
+func (f *Frontend) renderPendingList(ctx context.Context, core frontend.Core) string {
+	open, err := core.Open(ctx, true)
 	if err != nil {
-		b.log.Error().Err(err).Msg("could not list open requests for /pending")
-		return b.text.StoreUnreadable
+		f.log.Error().Err(err).Msg("could not list open requests for /pending")
+		return f.text.StoreUnreadable
 	}
-	b.awaitPosting(ctx, open)
 	if len(open) == 0 {
-		return b.text.NothingPending
+		return f.text.NothingPending
 	}
-	now := b.now()
-	top := b.text.WaitingN(len(open)) + "\n"
+	now := f.now()
+	top := f.text.WaitingN(len(open)) + "\n"
 	blocks := make([]string, len(open))
 	for i, e := range open {
-		blocks[i] = "\n" + pendingLine(b.text, e, now)
+		blocks[i] = "\n" + pendingLine(f.text, e, now)
 	}
-	more := func(n int) string { return "\n" + b.text.MoreN(n) }
+	more := func(n int) string { return "\n" + f.text.MoreN(n) }
 	return top + joinFit(blocks, maxMessageLen-u16len(top), more)
 }
 
@@ -218,48 +168,48 @@ func pendingLine(tx *i18n.Text, e *pending.Entry, now time.Time) string {
 }
 
 // renderStatus is the reply to /status.
-func (b *Bridge) renderStatus(ctx context.Context) string {
-	now := b.now()
+func (f *Frontend) renderStatus(ctx context.Context, core frontend.Core) string {
+	now := f.now()
 	var s strings.Builder
 	s.WriteString("🤖 <b>hermes-bot</b>")
-	if v := b.cfg.Version; v != "" {
+	if v := f.cfg.Version; v != "" {
 		s.WriteString(" " + esc(v, 64))
 	}
-	s.WriteString(b.text.Up(span(b.text, now.Sub(b.started))) + "\n")
+	s.WriteString(f.text.Up(span(f.text, now.Sub(f.started))) + "\n")
 
 	s.WriteString("opencode: ")
-	if b.cfg.Status == nil {
-		s.WriteString(b.text.StateUnknown + "\n")
+	if f.cfg.Status == nil {
+		s.WriteString(f.text.StateUnknown + "\n")
 	} else {
-		st := b.cfg.Status.State()
+		st := f.cfg.Status.State()
 		switch {
 		case st.Connected:
-			s.WriteString(b.text.Connected)
+			s.WriteString(f.text.Connected)
 			if !st.Since.IsZero() {
-				s.WriteString(b.text.ConnectedFor(span(b.text, now.Sub(st.Since))))
+				s.WriteString(f.text.ConnectedFor(span(f.text, now.Sub(st.Since))))
 			}
 		case st.Since.IsZero():
-			s.WriteString(b.text.NotConnectedYet)
+			s.WriteString(f.text.NotConnectedYet)
 		default:
-			s.WriteString(b.text.NotConnectedFor(span(b.text, now.Sub(st.Since))))
+			s.WriteString(f.text.NotConnectedFor(span(f.text, now.Sub(st.Since))))
 		}
 		if st.Version != "" {
-			s.WriteString(b.text.Version(esc(st.Version, 64)))
+			s.WriteString(f.text.Version(esc(st.Version, 64)))
 		}
 		s.WriteString("\n")
 		if st.LastError != "" && !st.Connected {
-			s.WriteString(b.text.LastError(esc(errorWords(b.text, st.LastError), 200), ago(b.text, now.Sub(st.LastErrorAt))) + "\n")
+			s.WriteString(f.text.LastError(esc(errorWords(f.text, st.LastError), 200), ago(f.text, now.Sub(st.LastErrorAt))) + "\n")
 		}
 	}
 
-	open, err := b.openRequests(ctx)
+	open, err := core.Open(ctx, false)
 	if err != nil {
-		b.log.Error().Err(err).Msg("could not count open requests for /status")
-		s.WriteString(b.text.WaitingUnknown)
+		f.log.Error().Err(err).Msg("could not count open requests for /status")
+		s.WriteString(f.text.WaitingUnknown)
 	} else {
-		s.WriteString(b.text.WaitingCount(len(open)))
+		s.WriteString(f.text.WaitingCount(len(open)))
 		if len(open) > 0 {
-			s.WriteString(b.text.PendingLists)
+			s.WriteString(f.text.PendingLists)
 		}
 	}
 	return s.String()

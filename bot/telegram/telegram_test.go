@@ -1,4 +1,4 @@
-package bot_test
+package telegram_test
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hermes-bot/hermes-bot/bot"
+	"github.com/hermes-bot/hermes-bot/bot/internal/testlog"
 	"github.com/hermes-bot/hermes-bot/bot/telegram"
 	"github.com/hermes-bot/hermes-bot/bot/telegramtest"
 	"github.com/hermes-bot/hermes-bot/opencode"
@@ -35,9 +36,9 @@ var (
 
 // The real clients fit the bridge, and the bridge fits the watcher.
 var (
-	_ bot.Opencode     = (*opencode.Client)(nil)
-	_ bot.Telegram     = (*tgbot.Bot)(nil)
-	_ opencode.Handler = (*bot.Bridge)(nil)
+	_ bot.Opencode      = (*opencode.Client)(nil)
+	_ telegram.Telegram = (*tgbot.Bot)(nil)
+	_ opencode.Handler  = (*bot.Bridge)(nil)
 )
 
 // recordingOpencode accepts every answer and records it.
@@ -120,7 +121,7 @@ type rig struct {
 	bridge *bot.Bridge
 	oc     *recordingOpencode
 	store  *pending.Store
-	logs   *bot.SyncBuffer
+	logs   *testlog.Buffer
 }
 
 // startRig runs a real go-telegram/bot client against the fake Bot API,
@@ -143,12 +144,13 @@ func startRig(t *testing.T, allowed ...int64) (*rig, context.Context) {
 
 	redactor := telegram.NewRedactor(token)
 	tb := newFakeBot(t, srv, token)
-	logs := &bot.SyncBuffer{}
+	logs := &testlog.Buffer{}
 	log := zerolog.New(logs)
 	oc := &recordingOpencode{changed: make(chan struct{}, 1)}
-	br := bot.NewBridge(bot.Config{ChatID: chatID, AllowedUserIDs: allowed, BotID: tb.ID(), BotUsername: srv.BotUser().Username},
-		store, oc, telegram.RedactTelegram(tb, redactor), log)
-	tb.RegisterHandlerMatchFunc(func(*models.Update) bool { return true }, br.HandleUpdate, br.Middlewares()...)
+	fe := telegram.New(telegram.Config{ChatID: chatID, AllowedUserIDs: allowed, BotID: tb.ID(), BotUsername: srv.BotUser().Username},
+		telegram.RedactTelegram(tb, redactor), store, log)
+	br := bot.NewBridge(bot.Config{}, store, oc, fe, log)
+	tb.RegisterHandlerMatchFunc(func(*models.Update) bool { return true }, fe.Handler(br), fe.Middlewares()...)
 
 	polling, stop := context.WithCancel(ctx)
 	stopped := make(chan struct{})

@@ -1,4 +1,4 @@
-package bot
+package telegram
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
@@ -35,6 +36,9 @@ const (
 	maxPlaceholder = 64
 	// maxToast is answerCallbackQuery's text limit.
 	maxToast = 200
+	// maxExcerpt is the longest excerpt or error description a notice
+	// quotes, in UTF-16 units once escaped.
+	maxExcerpt = 300
 )
 
 // ellipsis marks agent text that was cut.
@@ -165,12 +169,10 @@ func head(tx *i18n.Text, icon string, e *pending.Entry) string {
 	return s
 }
 
-// title names question qi: its header, or "Question i" when it has none.
+// title names question qi of e: its header, or "Question i" when it has
+// none.
 func title(tx *i18n.Text, e *pending.Entry, qi int) string {
-	if h := oneLine(e.Questions[qi].Header); h != "" {
-		return h
-	}
-	return tx.QuestionN(qi + 1)
+	return tx.Title(e.Questions[qi].Header, qi)
 }
 
 // joinFit joins blocks while they fit in budget units, then says how many
@@ -198,11 +200,6 @@ func joinFit(blocks []string, budget int, more func(n int) string) string {
 	}
 	return out.String()
 }
-
-// allowsTyped reports whether question q gets the custom-answer button. A
-// question without options gets it even when custom is false: otherwise it
-// could not be answered at all.
-func allowsTyped(q pending.Question) bool { return q.Custom || len(q.Options) == 0 }
 
 // renderQuestion renders the current question of e: the message text and
 // its keyboard.
@@ -248,7 +245,7 @@ func renderQuestion(tx *i18n.Text, e *pending.Entry) (string, *models.InlineKeyb
 	var post strings.Builder
 	if shown < len(q.Options) {
 		post.WriteString("\n\n<i>" + tx.OnlyFirstOptions(shown, len(q.Options)))
-		if allowsTyped(q) {
+		if q.AllowsTyped() {
 			post.WriteString(tx.TypeToChoose)
 		}
 		post.WriteString("</i>")
@@ -338,14 +335,14 @@ func questionKeyboard(tx *i18n.Text, e *pending.Entry, qi int) (*models.InlineKe
 	}
 	if q.Multiple {
 		label := tx.BtnSubmit
-		if k := len(selectedLabels(q, e.Selected)); k > 0 {
+		if k := len(q.Selected(e.Selected)); k > 0 {
 			label += " (" + strconv.Itoa(k) + ")"
 		}
 		if _, err := add(label, callbackData{Action: actSubmit, UID: e.UID, Question: qi}); err != nil {
 			return nil, 0, err
 		}
 	}
-	if allowsTyped(q) {
+	if q.AllowsTyped() {
 		if _, err := add(tx.BtnTypeAnswer, callbackData{Action: actCustom, UID: e.UID, Question: qi}); err != nil {
 			return nil, 0, err
 		}
@@ -360,17 +357,6 @@ func buttonText(tx *i18n.Text, label string, oi int) string {
 		return t
 	}
 	return tx.OptionN(oi + 1)
-}
-
-// selectedLabels lists the selected labels in option order, each once.
-func selectedLabels(q pending.Question, selected []string) []string {
-	var out []string
-	for _, o := range q.Options {
-		if slices.Contains(selected, o.Label) && !slices.Contains(out, o.Label) {
-			out = append(out, o.Label)
-		}
-	}
-	return out
 }
 
 // renderOutcome renders a request that is closed: every question with its
@@ -455,4 +441,81 @@ func renderPrompt(tx *i18n.Text, e *pending.Entry, qi int, u frontend.User) (tex
 	t := title(tx, e, qi)
 	text = tx.PromptAnswer(mention(u), esc(t, 120)) + "\n<i>" + esc(q.Text, 1000) + "</i>"
 	return text, plain(tx.AnswerPlaceholder(t), maxPlaceholder)
+}
+
+// renderMoved is the text a stale copy of a request's message becomes: a
+// pointer to message current, which shows the request now (closed: its
+// outcome). In a supergroup the pointer is a link.
+func renderMoved(tx *i18n.Text, chatID int64, stale, current int, closed bool) string {
+	above := current < stale
+	var text string
+	switch {
+	case closed && above:
+		text = tx.ClosedAbove
+	case closed:
+		text = tx.ClosedBelow
+	case above:
+		text = tx.MovedAbove
+	default:
+		text = tx.MovedBelow
+	}
+	if link := messageLink(chatID, current); link != "" {
+		text += ` <a href="` + link + `">` + tx.GoToIt + `</a>`
+	}
+	return text
+}
+
+// messageLink is the t.me link of a message in a supergroup, which the
+// Bot API numbers -100 followed by the chat's own ID; "" elsewhere, as
+// basic groups have no such links.
+func messageLink(chatID int64, messageID int) string {
+	const supergroup = -1_000_000_000_000
+	if chatID >= supergroup || messageID <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("https://t.me/c/%s/%d", strconv.FormatInt(supergroup-chatID, 10), messageID)
+}
+
+// renderNotice is a session notice: the head requests have, what
+// happened, and body (agent text or an error description) quoted. dropped
+// notices held back for the cap are owned up to at the end.
+func renderNotice(tx *i18n.Text, icon, dir, session, title, what, body string, dropped int) string {
+	s := head(tx, icon, &pending.Entry{Directory: dir, SessionID: session, SessionTitle: title}) + " — " + what
+	if body = strings.TrimSpace(body); body != "" {
+		s += "\n<blockquote>" + esc(body, maxExcerpt) + "</blockquote>"
+	}
+	if dropped > 0 {
+		s += "\n<i>" + tx.Skipped(dropped) + "</i>"
+	}
+	return s
+}
+
+// renderAutoApproved is the notice of request e allowed by policy: whose
+// it is and what it let the agent do.
+func renderAutoApproved(tx *i18n.Text, e *pending.Entry) string {
+	p := e.Permission
+	what := strings.TrimSpace(permissionDetail(p).command)
+	if what == "" {
+		what = strings.Join(slices.DeleteFunc(slices.Clone(p.Patterns), func(s string) bool { return strings.TrimSpace(s) == "" }), ", ")
+	}
+	if what == "" {
+		what = permissionDetail(p).file
+	}
+	label := tx.AutoApproved
+	if k := strings.ToLower(oneLine(p.Kind)); k != "bash" {
+		label += " " + esc(k, 40)
+	}
+	return head(tx, "✅", e) + "\n" + label + ": <code>" + esc(oneLine(what), 300) + "</code>"
+}
+
+// human writes d the short way: 30m, 1h30m, 45s.
+func human(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }

@@ -1,4 +1,4 @@
-package bot_test
+package telegram_test
 
 import (
 	"fmt"

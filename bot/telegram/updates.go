@@ -1,4 +1,4 @@
-package bot
+package telegram
 
 import (
 	"context"
@@ -19,23 +19,31 @@ import (
 // (the chat, the person), and handed to the life cycle as a
 // frontend.Press or a frontend.Text; commands are answered here.
 
-// HandleUpdate acts on one Telegram update: a button press or a typed
-// answer. It has go-telegram/bot's handler signature; register it with
-// bot.WithDefaultHandler. Its work runs under a context detached from ctx
-// (bounded by a timeout), so an answer being sent when polling stops still
-// completes.
-func (b *Bridge) HandleUpdate(ctx context.Context, _ *tgbot.Bot, upd *models.Update) {
+// Handler returns the handler of Telegram updates that hands what people
+// do to core: a button press, a typed answer, a command. It has
+// go-telegram/bot's handler signature; register it for every update, with
+// Middlewares. Its work runs under a context detached from the polling
+// context (bounded by a timeout), so an answer being sent when polling
+// stops still completes.
+func (f *Frontend) Handler(core frontend.Core) tgbot.HandlerFunc {
+	return func(ctx context.Context, _ *tgbot.Bot, upd *models.Update) {
+		f.HandleUpdate(ctx, core, upd)
+	}
+}
+
+// HandleUpdate acts on one update, as Handler's handler does.
+func (f *Frontend) HandleUpdate(ctx context.Context, core frontend.Core, upd *models.Update) {
 	if upd == nil {
 		return
 	}
-	received := b.now()
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.handlerTimeout)
+	received := f.now()
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.handlerTimeout)
 	defer cancel()
 	switch {
 	case upd.CallbackQuery != nil:
-		b.handleCallback(ctx, upd.CallbackQuery, received)
+		f.handleCallback(ctx, core, upd.CallbackQuery, received)
 	case upd.Message != nil:
-		b.handleMessage(ctx, upd.Message, received)
+		f.handleMessage(ctx, core, upd.Message, received)
 	}
 }
 
@@ -53,10 +61,10 @@ var actions = map[action]frontend.Action{
 
 // handleCallback reads a button press and hands it to HandlePress. Every
 // path answers the callback query exactly once.
-func (b *Bridge) handleCallback(ctx context.Context, cq *models.CallbackQuery, received time.Time) {
-	log := b.log.With().Str("callbackID", cq.ID).Int64("userID", cq.From.ID).Logger()
+func (f *Frontend) handleCallback(ctx context.Context, core frontend.Core, cq *models.CallbackQuery, received time.Time) {
+	log := f.log.With().Str("callbackID", cq.ID).Int64("userID", cq.From.ID).Logger()
 	answer := func(text string) {
-		_, err := b.tg.AnswerCallbackQuery(ctx, &tgbot.AnswerCallbackQueryParams{
+		_, err := f.tg.AnswerCallbackQuery(ctx, &tgbot.AnswerCallbackQueryParams{
 			CallbackQueryID: cq.ID,
 			Text:            plain(text, maxToast),
 		})
@@ -68,21 +76,21 @@ func (b *Bridge) handleCallback(ctx context.Context, cq *models.CallbackQuery, r
 	data, err := decodeCallback(cq.Data)
 	if err != nil {
 		log.Info().Err(err).Msg("refusing unknown button")
-		answer(b.text.Toast(i18n.ToastUnknown))
+		answer(f.text.Toast(i18n.ToastUnknown))
 		return
 	}
 	p := frontend.Press{Key: data.UID, Action: actions[data.Action], Question: data.Question, Option: data.Option,
-		User: userOf(&cq.From), Data: cq.Data, At: received, Ack: answer}
+		User: userOf(&cq.From), Data: cq.Data, At: received, Ack: answer, Chat: f.ChatID()}
 	if m := cq.Message.Message; m != nil {
 		p.From = pending.Place{Chat: m.Chat.ID, Message: m.ID, Thread: threadOf(m)}
 		p.FromCarries = m.ID != 0 && carries(m, data.UID)
 	}
-	if (p.From.Chat != 0 && p.From.Chat != b.ChatID()) || !b.allowed(cq.From.ID) {
+	if (p.From.Chat != 0 && p.From.Chat != f.ChatID()) || !f.allowed(cq.From.ID) {
 		log.Info().Str("uid", data.UID).Int64("chatID", p.From.Chat).Msg("refusing press from a chat or user not allowed")
-		answer(b.text.Toast(i18n.ToastNotAllowed))
+		answer(f.text.Toast(i18n.ToastNotAllowed))
 		return
 	}
-	b.HandlePress(ctx, log, p)
+	core.HandlePress(ctx, log, p)
 }
 
 // carries reports whether m has a button for request uid. Telegram sends
@@ -105,20 +113,20 @@ func carries(m *models.Message, uid string) bool {
 // handleMessage reads a message of the chat: a migration to a
 // supergroup, a command, or text for HandleText. Anything else is not for
 // us.
-func (b *Bridge) handleMessage(ctx context.Context, m *models.Message, received time.Time) {
-	if m.MigrateToChatID != 0 && m.Chat.ID == b.ChatID() {
+func (f *Frontend) handleMessage(ctx context.Context, core frontend.Core, m *models.Message, received time.Time) {
+	if m.MigrateToChatID != 0 && m.Chat.ID == f.ChatID() {
 		old := m.Chat.ID
-		b.SetChatID(m.MigrateToChatID)
-		if b.cfg.OnChatMigrated != nil {
-			b.cfg.OnChatMigrated(old, m.MigrateToChatID)
+		f.SetChatID(m.MigrateToChatID)
+		if f.cfg.OnChatMigrated != nil {
+			f.cfg.OnChatMigrated(old, m.MigrateToChatID)
 		}
 		return
 	}
-	if m.From == nil || m.From.IsBot || m.From.ID == b.cfg.BotID {
+	if m.From == nil || m.From.IsBot || m.From.ID == f.cfg.BotID {
 		return
 	}
-	log := b.log.With().Int64("chatID", m.Chat.ID).Int("messageID", m.ID).Int64("userID", m.From.ID).Logger()
-	if m.Chat.ID != b.ChatID() {
+	log := f.log.With().Int64("chatID", m.Chat.ID).Int("messageID", m.ID).Int64("userID", m.From.ID).Logger()
+	if m.Chat.ID != f.ChatID() {
 		log.Debug().Msg("ignoring message from another chat")
 		return
 	}
@@ -127,24 +135,24 @@ func (b *Bridge) handleMessage(ctx context.Context, m *models.Message, received 
 		return
 	}
 	if strings.HasPrefix(text, "/") {
-		b.handleCommand(ctx, log, m, text)
+		f.handleCommand(ctx, core, log, m, text)
 		return
 	}
 	t := frontend.Text{
 		At:       pending.Place{Chat: m.Chat.ID, Message: m.ID, Thread: threadOf(m)},
-		Threaded: b.cfg.ThreadID != 0 || b.cfg.TopicPerProject,
+		Threaded: f.cfg.ThreadID != 0 || f.cfg.TopicPerProject,
 		Text:     text,
 		User:     userOf(m.From),
-		Allowed:  b.allowed(m.From.ID),
+		Allowed:  f.allowed(m.From.ID),
 		Received: received,
 	}
 	// In a forum topic every message replies to the topic's first message,
 	// so that reply says nothing about which prompt is meant.
 	if reply := m.ReplyToMessage; reply != nil && reply.ForumTopicCreated == nil {
 		t.ReplyTo = reply.ID
-		t.ReplyToBot = reply.From != nil && reply.From.ID == b.cfg.BotID
+		t.ReplyToBot = reply.From != nil && reply.From.ID == f.cfg.BotID
 	}
-	b.HandleText(ctx, log, t)
+	core.HandleText(ctx, log, t)
 }
 
 // Middlewares returns the middlewares to install with the bridge's
@@ -152,23 +160,23 @@ func (b *Bridge) handleMessage(ctx context.Context, m *models.Message, received 
 // records, after each update, the update ID up to which every update was
 // handled, for InitialOffset; and one that recovers a panic, logging it
 // with its stack, so the process survives.
-func (b *Bridge) Middlewares() []tgbot.Middleware {
-	return []tgbot.Middleware{b.trackMiddleware, b.offsetMiddleware, b.recoverMiddleware}
+func (f *Frontend) Middlewares() []tgbot.Middleware {
+	return []tgbot.Middleware{f.trackMiddleware, f.offsetMiddleware, f.recoverMiddleware}
 }
 
-func (b *Bridge) trackMiddleware(next tgbot.HandlerFunc) tgbot.HandlerFunc {
+func (f *Frontend) trackMiddleware(next tgbot.HandlerFunc) tgbot.HandlerFunc {
 	return func(ctx context.Context, bot *tgbot.Bot, upd *models.Update) {
-		b.running.add()
-		defer b.running.done()
+		f.running.Add()
+		defer f.running.Done()
 		next(ctx, bot, upd)
 	}
 }
 
-func (b *Bridge) recoverMiddleware(next tgbot.HandlerFunc) tgbot.HandlerFunc {
+func (f *Frontend) recoverMiddleware(next tgbot.HandlerFunc) tgbot.HandlerFunc {
 	return func(ctx context.Context, bot *tgbot.Bot, upd *models.Update) {
 		defer func() {
 			if r := recover(); r != nil {
-				ev := b.log.Error().Str("panic", fmt.Sprint(r)).Bytes("stack", debug.Stack())
+				ev := f.log.Error().Str("panic", fmt.Sprint(r)).Bytes("stack", debug.Stack())
 				if upd != nil {
 					ev = ev.Int64("updateID", upd.ID)
 				}
@@ -177,4 +185,11 @@ func (b *Bridge) recoverMiddleware(next tgbot.HandlerFunc) tgbot.HandlerFunc {
 		}()
 		next(ctx, bot, upd)
 	}
+}
+
+// Wait blocks until every handler started through Middlewares has
+// returned, or ctx ends. Call it after polling stopped, before the life
+// cycle's own Wait.
+func (f *Frontend) Wait(ctx context.Context) error {
+	return f.running.Wait(ctx)
 }

@@ -1,4 +1,4 @@
-package bot
+package telegram
 
 import (
 	"context"
@@ -11,17 +11,6 @@ import (
 	"github.com/go-telegram/bot/models"
 	"github.com/rs/zerolog"
 )
-
-// ForumTopics is what the bridge needs of the Bot API to give each
-// project a forum topic (Config.TopicPerProject). It is asked of the
-// Telegram at run time, so a Telegram without it still works: requests
-// then go to Config.ThreadID. *bot.Bot, Outbox and RedactTelegram's
-// wrapper of either have it.
-type ForumTopics interface {
-	CreateForumTopic(ctx context.Context, p *tgbot.CreateForumTopicParams) (*models.ForumTopic, error)
-}
-
-var _ ForumTopics = (*tgbot.Bot)(nil)
 
 // maxTopicName is Telegram's limit on a topic's name, in characters.
 const maxTopicName = 128
@@ -48,12 +37,12 @@ func topicName(dir string) string {
 // threadFor returns the forum topic a new request or notice from
 // project directory dir is posted in, in chat chatID: with
 // topicPerProject the project's topic, created and remembered on first
-// use; otherwise, or when the topic cannot be had, f.thread (0: the chat
-// itself). Topics are created one at a time, so two requests of a new
+// use; otherwise, or when the topic cannot be had, Config.ThreadID (0:
+// the chat itself). Topics are created one at a time, so two requests of a new
 // project make one topic.
-func (f *tgFrontend) threadFor(ctx context.Context, log zerolog.Logger, chatID int64, dir string) int {
-	fallback := f.thread
-	if !f.topicPerProject || dir == "" {
+func (f *Frontend) threadFor(ctx context.Context, log zerolog.Logger, chatID int64, dir string) int {
+	fallback := f.cfg.ThreadID
+	if !f.cfg.TopicPerProject || dir == "" {
 		return fallback
 	}
 	f.topicMu.Lock()

@@ -1,10 +1,12 @@
-package bot
+package telegram
 
 import (
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
 )
 
 // action is the first field of callback data: what a button does.
@@ -182,4 +184,17 @@ func validUID(uid string) bool {
 		}
 	}
 	return true
+}
+
+// ButtonData is the callback data of the button that asks for a on
+// request key (a question's UID or a permission group's key), naming
+// question and option where a asks for them: what the buttons this
+// front-end renders carry, and what a press of one hands back.
+func ButtonData(a frontend.Action, key string, question, option int) (string, error) {
+	for act, fa := range actions {
+		if fa == a {
+			return callbackData{Action: act, UID: key, Question: question, Option: option}.encode()
+		}
+	}
+	return "", fmt.Errorf("encode callback data: unknown action %d", a)
 }

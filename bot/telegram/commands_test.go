@@ -1,0 +1,68 @@
+package telegram
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
+)
+
+const testBotName = "hermes_test_bot"
+
+func TestParseCommand(t *testing.T) {
+	for _, tc := range []struct {
+		text, want string
+		ok         bool
+	}{
+		{"/pending", "pending", true},
+		{"  /status  ", "status", true},
+		{"/help me please", "help", true},
+		{"/Status", "status", true},
+		{"/pending@hermes_test_bot", "pending", true},
+		{"/pending@Hermes_Test_Bot now", "pending", true},
+		{"/pending@other_bot", "", false},
+		{"/@hermes_test_bot", "", false},
+		{"/", "", false},
+		{"pending", "", false},
+		{"/pending\nmore", "pending", true},
+	} {
+		got, ok := parseCommand(tc.text, testBotName)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("parseCommand(%q) = %q, %v; want %q, %v", tc.text, got, ok, tc.want, tc.ok)
+		}
+	}
+	if _, ok := parseCommand("/pending@hermes_test_bot", ""); ok {
+		t.Error("a command addressed to some bot is taken while the bot's own name is unknown")
+	}
+}
+
+func TestCommandsRegistered(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range Commands("en") {
+		if seen[c.Command] || c.Command != strings.ToLower(c.Command) || c.Description == "" {
+			t.Errorf("bad command %+v", c)
+		}
+		seen[c.Command] = true
+	}
+	for _, want := range []string{cmdPending, cmdStatus, cmdHelp} {
+		if !seen[want] {
+			t.Errorf("%s not registered", want)
+		}
+	}
+}
+
+func TestSpan(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		30 * time.Second:            "under a minute",
+		5 * time.Minute:             "5 min",
+		2 * time.Hour:               "2 h",
+		2*time.Hour + 5*time.Minute: "2 h 5 min",
+		49 * time.Hour:              "2 d 1 h",
+		72 * time.Hour:              "3 d",
+	} {
+		if got := span(&i18n.English, d); got != want {
+			t.Errorf("span(%v) = %q, want %q", d, got, want)
+		}
+	}
+}

@@ -1,0 +1,332 @@
+package telegram
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	tgbot "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+	"github.com/rs/zerolog"
+
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
+	"github.com/hermes-bot/hermes-bot/bot/internal/tracker"
+	"github.com/hermes-bot/hermes-bot/pending"
+)
+
+// Config is what the Telegram front-end needs to know of its deployment.
+type Config struct {
+	// ChatID is the chat requests are posted to; updates from any other
+	// chat are refused.
+	ChatID int64
+	// AllowedUserIDs may answer; empty lets anyone in the chat answer.
+	AllowedUserIDs []int64
+	// BotID is the bot's own user ID; its own messages are never answers.
+	BotID int64
+	// BotUsername is the bot's username, without "@": a command
+	// addressed as /cmd@name is answered only when name is this.
+	BotUsername string
+	// OnChatMigrated, if set, is called when the chat announces that it
+	// was upgraded to a supergroup (a service message with
+	// migrate_to_chat_id), after the front-end has switched to the new ID.
+	OnChatMigrated func(oldChatID, newChatID int64)
+	// ThreadID is the forum topic requests are posted in
+	// (TELEGRAM_THREAD_ID); 0: the chat itself, or a forum's General topic.
+	ThreadID int
+	// TopicPerProject posts each project directory's requests in a forum
+	// topic of its own, created on first use and remembered in the store;
+	// ThreadID is where they go when it cannot be created.
+	TopicPerProject bool
+	// Lang is the language of every text the bot writes for people: "en"
+	// (the default) or "zh" (HERMES_LANG).
+	Lang string
+	// Version is hermes-bot's version, for /status.
+	Version string
+	// Status, if set, tells /status how the opencode event stream is.
+	Status OpencodeStatus
+	// StartedAt is when hermes-bot started, for the uptime /status
+	// shows; New's time if zero.
+	StartedAt time.Time
+	// Now is the clock (time.Now if nil): when updates arrive, and when
+	// creating a forum topic is tried again.
+	Now func() time.Time
+}
+
+// Frontend shows requests in a Telegram group and reads what people do
+// there: it renders requests as HTML with inline keyboards, makes the Bot
+// API calls (through the Telegram it is given: the Outbox, in a
+// deployment), and turns updates into frontend.Press and frontend.Text
+// for the life cycle (see Handler). Make one with New.
+type Frontend struct {
+	cfg   Config
+	tg    Telegram
+	text  *i18n.Text
+	store *pending.Store
+	log   zerolog.Logger
+	// chatID starts as cfg.ChatID and follows a supergroup migration.
+	chatID  atomic.Int64
+	started time.Time
+	// running counts the update handlers running, for Wait.
+	running tracker.Tracker
+	offsets offsetTracker
+
+	// topicMu serialises finding or creating a project's forum topic;
+	// topicFailed, under it, holds when creating one last failed.
+	topicMu     sync.Mutex
+	topicFailed map[topicFailKey]time.Time
+
+	now func() time.Time
+	// Tests shorten it.
+	handlerTimeout time.Duration
+}
+
+var _ frontend.Frontend = (*Frontend)(nil)
+
+// handlerTimeout bounds one update's work, opencode's resolve (about 6 s)
+// and reply included.
+const handlerTimeout = 30 * time.Second
+
+// New returns a Frontend posting to cfg.ChatID through tg and keeping its
+// forum topics and update offsets in store. It does no I/O.
+func New(cfg Config, tg Telegram, store *pending.Store, log zerolog.Logger) *Frontend {
+	cfg.AllowedUserIDs = slices.Clone(cfg.AllowedUserIDs)
+	f := &Frontend{cfg: cfg, tg: tg, text: i18n.For(cfg.Lang), store: store, log: log,
+		now: cfg.Now, handlerTimeout: handlerTimeout}
+	if f.now == nil {
+		f.now = time.Now
+	}
+	f.chatID.Store(cfg.ChatID)
+	f.started = cfg.StartedAt
+	if f.started.IsZero() {
+		f.started = f.now()
+	}
+	return f
+}
+
+// ChatID is the chat requests are posted to now: Config.ChatID, or the
+// supergroup it was migrated to. Safe for concurrent use.
+func (f *Frontend) ChatID() int64 { return f.chatID.Load() }
+
+// SetChatID switches the front-end to another chat, after a supergroup
+// migration. Updates from the old chat are refused from then on. Safe
+// for concurrent use.
+func (f *Frontend) SetChatID(id int64) {
+	if old := f.chatID.Swap(id); old != id {
+		f.log.Warn().Int64("oldChatID", old).Int64("newChatID", id).Msg("chat migrated to a supergroup; posting to the new chat ID from now on")
+	}
+}
+
+// allowed reports whether user may answer.
+func (f *Frontend) allowed(userID int64) bool {
+	return len(f.cfg.AllowedUserIDs) == 0 || slices.Contains(f.cfg.AllowedUserIDs, userID)
+}
+
+// render is r's open message: its text and keyboard.
+func (f *Frontend) render(r frontend.Request) (string, *models.InlineKeyboardMarkup, error) {
+	if len(r.Entries) == 0 {
+		return "", nil, errors.New("render: no request")
+	}
+	if r.Entries[0].Kind == pending.KindPermission {
+		return renderPermission(f.text, r.Key, r.Entries)
+	}
+	return renderQuestion(f.text, r.Entries[0])
+}
+
+func (f *Frontend) Post(ctx context.Context, r frontend.Request) (pending.Place, error) {
+	chat := f.ChatID()
+	text, kb, err := f.render(r)
+	if err != nil {
+		return pending.Place{}, fmt.Errorf("post %s: %w", r.Key, err)
+	}
+	thread := f.threadFor(ctx, f.log.With().Str("uid", r.Key).Logger(), chat, r.Entries[0].Directory)
+	msg, err := f.tg.SendMessage(ctx, htmlMessage(chat, thread, text, kb, 0))
+	if err != nil {
+		return pending.Place{}, fmt.Errorf("post %s: %w", r.Key, err)
+	}
+	return pending.Place{Chat: chat, Message: msg.ID, Thread: thread}, nil
+}
+
+func (f *Frontend) Refresh(ctx context.Context, at pending.Place, r frontend.Request) error {
+	text, kb, err := f.render(r)
+	if err != nil {
+		return fmt.Errorf("refresh %s: %w", r.Key, err)
+	}
+	return f.editMessage(ctx, at, text, kb)
+}
+
+// editMessage makes the message at at show text and kb (none: no
+// buttons). An edit that changes nothing is done; a message that is gone
+// or an edit refused for good say so (frontend.ErrGone, ErrRefused).
+func (f *Frontend) editMessage(ctx context.Context, at pending.Place, text string, kb *models.InlineKeyboardMarkup) error {
+	p := &tgbot.EditMessageTextParams{
+		ChatID:             at.Chat,
+		MessageID:          at.Message,
+		Text:               text,
+		ParseMode:          models.ParseModeHTML,
+		LinkPreviewOptions: noPreview(),
+	}
+	if kb != nil {
+		p.ReplyMarkup = kb
+	}
+	_, err := f.tg.EditMessageText(ctx, p)
+	switch {
+	case err == nil || isNotModified(err):
+		return nil
+	case isMessageGone(err):
+		return fmt.Errorf("edit message %d: %w: %w", at.Message, frontend.ErrGone, err)
+	case isClientError(err) && !errors.Is(err, tgbot.ErrorForbidden):
+		// A 403 (the bot is out of the group) may end; any other 4xx
+		// will not.
+		return fmt.Errorf("edit message %d: %w: %w", at.Message, frontend.ErrRefused, err)
+	}
+	return fmt.Errorf("edit message %d: %w", at.Message, err)
+}
+
+func (f *Frontend) Outcome(r frontend.Request, o frontend.Outcome) string {
+	if len(r.Entries) == 0 {
+		return ""
+	}
+	icon, footer := f.footer(r.Entries[0], o)
+	if r.Entries[0].Kind == pending.KindPermission {
+		return renderPermissionOutcome(f.text, r.Entries, icon, footer)
+	}
+	return renderOutcome(f.text, r.Entries[0], icon, o.Answers, footer)
+}
+
+// footer is the icon of outcome o of e's message, and the HTML line that
+// says it.
+func (f *Frontend) footer(e *pending.Entry, o frontend.Outcome) (icon, footer string) {
+	tx := f.text
+	switch o.How {
+	case frontend.Answered:
+		return "✅", tx.AnsweredBy(who(o.By))
+	case frontend.AnsweredElsewhere:
+		return "✅", tx.AnsweredOC
+	case frontend.Dismissed:
+		return "🚫", tx.DismissedOC
+	case frontend.Gone:
+		return "✅", tx.GoneFooter
+	case frontend.NoLongerPending:
+		if e.Kind == pending.KindPermission {
+			return "⚠️", "⚠️ " + tx.NoLongerPending
+		}
+		return "⚠️", tx.NoLongerPending
+	case frontend.Expired:
+		footer = tx.Expired(human(o.TTL))
+		switch o.Told {
+		case frontend.NotTold:
+			footer += tx.ExpiredNotTold
+		case frontend.ToldRejected:
+			footer += tx.ExpiredRejected
+		default:
+			footer += tx.ExpiredDismissed
+		}
+		return "⌛", footer
+	case frontend.Decided:
+		return decisionFooter(tx, o.Reply, e, o.By, o.Reason)
+	case frontend.DecidedElsewhere:
+		return elsewhereFooter(tx, o.Reply)
+	}
+	return "✅", ""
+}
+
+func (f *Frontend) Close(ctx context.Context, at pending.Place, content string) error {
+	return f.editMessage(ctx, at, content, nil)
+}
+
+func (f *Frontend) Moved(ctx context.Context, stale, current pending.Place, closed bool) error {
+	return f.editMessage(ctx, stale, renderMoved(f.text, stale.Chat, stale.Message, current.Message, closed), nil)
+}
+
+func (f *Frontend) Prompt(ctx context.Context, e *pending.Entry, qi int, reason bool, user frontend.User) (int, error) {
+	var text, placeholder string
+	if reason {
+		text, placeholder = renderReasonPrompt(f.text, e, user)
+	} else {
+		text, placeholder = renderPrompt(f.text, e, qi, user)
+	}
+	msg, err := f.tg.SendMessage(ctx, htmlMessage(e.Place.Chat, e.Place.Thread, text, &models.ForceReply{
+		ForceReply:            true,
+		InputFieldPlaceholder: placeholder,
+		Selective:             true,
+	}, e.Place.Message))
+	if err != nil {
+		return 0, fmt.Errorf("prompt for %s: %w", e.UID, err)
+	}
+	return msg.ID, nil
+}
+
+func (f *Frontend) Tell(ctx context.Context, e *pending.Entry, user frontend.User, note string) error {
+	if _, err := f.tg.SendMessage(ctx, htmlMessage(e.Place.Chat, e.Place.Thread, mention(user)+": "+note, nil, e.Place.Message)); err != nil {
+		return fmt.Errorf("tell about %s: %w", e.UID, err)
+	}
+	return nil
+}
+
+func (f *Frontend) Notify(ctx context.Context, n frontend.Notice) error {
+	chat := f.ChatID()
+	icon, what := "✅", f.text.Finished
+	if n.Failed {
+		icon, what = "❌", f.text.Failed
+	}
+	text := renderNotice(f.text, icon, n.Directory, n.SessionID, n.Title, what, n.Body, n.Dropped)
+	log := f.log.With().Str("sessionID", n.SessionID).Str("directory", n.Directory).Logger()
+	if _, err := f.tg.SendMessage(ctx, htmlMessage(chat, f.threadFor(ctx, log, chat, n.Directory), text, nil, 0)); err != nil {
+		return fmt.Errorf("notice of session %s: %w", n.SessionID, err)
+	}
+	return nil
+}
+
+func (f *Frontend) AutoApproved(ctx context.Context, e *pending.Entry) error {
+	chat := f.ChatID()
+	thread := f.threadFor(ctx, f.log.With().Str("uid", e.UID).Logger(), chat, e.Directory)
+	if _, err := f.tg.SendMessage(ctx, htmlMessage(chat, thread, renderAutoApproved(f.text, e), nil, 0)); err != nil {
+		return fmt.Errorf("auto-approval notice of %s: %w", e.UID, err)
+	}
+	return nil
+}
+
+// userOf is the person behind a Telegram user.
+func userOf(u *models.User) frontend.User {
+	if u == nil {
+		return frontend.User{}
+	}
+	return frontend.User{ID: u.ID, Name: strings.TrimSpace(u.FirstName + " " + u.LastName), Username: u.Username}
+}
+
+// isMessageGone reports Telegram's refusal to edit a message it no longer
+// has: deleted by someone, or never there.
+func isMessageGone(err error) bool {
+	return errors.Is(err, tgbot.ErrorBadRequest) && strings.Contains(err.Error(), "message to edit not found")
+}
+
+// noPreview keeps agent text's URLs from growing previews.
+func noPreview() *models.LinkPreviewOptions {
+	t := true
+	return &models.LinkPreviewOptions{IsDisabled: &t}
+}
+
+// htmlMessage is the shape of every message the bridge sends: HTML with
+// link previews off, into topic threadID of chatID (0: no topic), with
+// markup (nil: none), replying to message replyTo unless it is 0 (and
+// sent all the same if that message is gone).
+func htmlMessage(chatID int64, threadID int, text string, markup models.ReplyMarkup, replyTo int) *tgbot.SendMessageParams {
+	p := &tgbot.SendMessageParams{
+		ChatID:             chatID,
+		MessageThreadID:    threadID,
+		Text:               text,
+		ParseMode:          models.ParseModeHTML,
+		LinkPreviewOptions: noPreview(),
+		ReplyMarkup:        markup,
+	}
+	if replyTo != 0 {
+		p.ReplyParameters = &models.ReplyParameters{MessageID: replyTo, AllowSendingWithoutReply: true}
+	}
+	return p
+}
