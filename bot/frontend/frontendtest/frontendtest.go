@@ -1,0 +1,319 @@
+// Package frontendtest is an in-memory front-end for testing the request
+// life cycle without a chat, as net/http/httptest is a server without a
+// network: it records what the life cycle shows, in a form a test can
+// read, and lets a test press buttons and type text as a person would.
+//
+// Messages are numbered from 1 in one chat (Chat); a message can be
+// deleted (Delete) to see the life cycle post it again, and any method can
+// be made to fail (Fail).
+package frontendtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
+	"github.com/hermes-bot/hermes-bot/pending"
+)
+
+// Chat is the one chat the front-end posts to.
+const Chat int64 = -42
+
+// Message is a message as the front-end shows it.
+type Message struct {
+	Place pending.Place
+	// Request is what the message shows while open; its entries are the
+	// life cycle's, as they were when last shown.
+	Request frontend.Request
+	// Open says the message shows buttons; once closed, Outcome is what
+	// it ends showing (Frontend.Outcome's text).
+	Open    bool
+	Outcome string
+	// MovedTo is, for a stale copy, the message it now points at.
+	MovedTo int
+}
+
+// Prompt is a prompt the life cycle asked a person to answer.
+type Prompt struct {
+	ID     int
+	Entry  *pending.Entry
+	Qi     int
+	Reason bool
+	User   frontend.User
+}
+
+// Frontend is an in-memory frontend.Frontend. The zero value is ready to
+// use; it is safe for concurrent use.
+type Frontend struct {
+	mu       sync.Mutex
+	next     int
+	messages map[int]*Message
+	deleted  map[int]bool
+	prompts  []Prompt
+	told     []string
+	notices  []frontend.Notice
+	approved []*pending.Entry
+	fail     map[string]error
+}
+
+var _ frontend.Frontend = (*Frontend)(nil)
+
+// Fail makes every later call of method (e.g. "Post") fail with err; a
+// nil err stops that.
+func (f *Frontend) Fail(method string, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.fail == nil {
+		f.fail = make(map[string]error)
+	}
+	f.fail[method] = err
+}
+
+// Delete deletes message id, as a person in the chat can.
+func (f *Frontend) Delete(id int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.deleted == nil {
+		f.deleted = make(map[int]bool)
+	}
+	f.deleted[id] = true
+}
+
+// Message returns message id as it shows now.
+func (f *Frontend) Message(id int) (Message, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	m, ok := f.messages[id]
+	if !ok {
+		return Message{}, false
+	}
+	return *m, true
+}
+
+// Messages returns every message posted, in order.
+func (f *Frontend) Messages() []Message {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []Message
+	for id := 1; id <= f.next; id++ {
+		if m, ok := f.messages[id]; ok {
+			out = append(out, *m)
+		}
+	}
+	return out
+}
+
+// Prompts returns the prompts asked, in order.
+func (f *Frontend) Prompts() []Prompt {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.prompts)
+}
+
+// Told returns the notes told to people, in order.
+func (f *Frontend) Told() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.told)
+}
+
+// Notices returns the session notices posted, in order.
+func (f *Frontend) Notices() []frontend.Notice {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.notices)
+}
+
+// AutoApprovedRequests returns the requests the notice of an approval
+// without a person was posted for.
+func (f *Frontend) AutoApprovedRequests() []*pending.Entry {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.approved)
+}
+
+func (f *Frontend) failing(method string) error {
+	if err := f.fail[method]; err != nil {
+		return fmt.Errorf("frontendtest %s: %w", method, err)
+	}
+	return nil
+}
+
+func (f *Frontend) post() *Message {
+	if f.messages == nil {
+		f.messages = make(map[int]*Message)
+	}
+	f.next++
+	m := &Message{Place: pending.Place{Chat: Chat, Message: f.next}}
+	f.messages[f.next] = m
+	return m
+}
+
+// Post shows r as a new open message.
+func (f *Frontend) Post(_ context.Context, r frontend.Request) (pending.Place, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.failing("Post"); err != nil {
+		return pending.Place{}, err
+	}
+	if len(r.Entries) == 0 {
+		return pending.Place{}, errors.New("frontendtest Post: no request")
+	}
+	m := f.post()
+	m.Request, m.Open = snapshot(r), true
+	return m.Place, nil
+}
+
+// edit finds the message at at, or says it is gone.
+func (f *Frontend) edit(method string, at pending.Place) (*Message, error) {
+	if err := f.failing(method); err != nil {
+		return nil, err
+	}
+	m, ok := f.messages[at.Message]
+	if !ok || f.deleted[at.Message] || at.Chat != Chat {
+		return nil, fmt.Errorf("frontendtest %s of message %d: %w", method, at.Message, frontend.ErrGone)
+	}
+	return m, nil
+}
+
+// Refresh shows r, open, in the message at at.
+func (f *Frontend) Refresh(_ context.Context, at pending.Place, r frontend.Request) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	m, err := f.edit("Refresh", at)
+	if err != nil {
+		return err
+	}
+	m.Request, m.Open, m.Outcome = snapshot(r), true, ""
+	return nil
+}
+
+// Outcome describes o for r in a few words a test can match: how it
+// closed, the answers, who, the reply and reason, and the request IDs.
+func (f *Frontend) Outcome(r frontend.Request, o frontend.Outcome) string {
+	var ids []string
+	for _, e := range r.Entries {
+		ids = append(ids, e.RequestID)
+	}
+	s := fmt.Sprintf("how=%d requests=%s", o.How, strings.Join(ids, ","))
+	if o.Answers != nil {
+		s += fmt.Sprintf(" answers=%q", o.Answers)
+	}
+	if o.By != (frontend.User{}) {
+		s += " by=" + o.By.DisplayName()
+	}
+	if o.Reply != "" {
+		s += " reply=" + o.Reply
+	}
+	if o.Reason != "" {
+		s += " reason=" + o.Reason
+	}
+	if o.How == frontend.Expired {
+		s += fmt.Sprintf(" told=%d", o.Told)
+	}
+	return s
+}
+
+// Close makes the message at at show content, without buttons.
+func (f *Frontend) Close(_ context.Context, at pending.Place, content string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	m, err := f.edit("Close", at)
+	if err != nil {
+		return err
+	}
+	m.Open, m.Outcome = false, content
+	return nil
+}
+
+// Moved makes the stale copy at stale point at current.
+func (f *Frontend) Moved(_ context.Context, stale, current pending.Place, closed bool) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	m, err := f.edit("Moved", stale)
+	if err != nil {
+		return err
+	}
+	m.Open, m.MovedTo = false, current.Message
+	return nil
+}
+
+// Prompt records a prompt, as a message replying to e's.
+func (f *Frontend) Prompt(_ context.Context, e *pending.Entry, qi int, reason bool, user frontend.User) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.failing("Prompt"); err != nil {
+		return 0, err
+	}
+	m := f.post()
+	cp := *e
+	f.prompts = append(f.prompts, Prompt{ID: m.Place.Message, Entry: &cp, Qi: qi, Reason: reason, User: user})
+	return m.Place.Message, nil
+}
+
+// Tell records a note.
+func (f *Frontend) Tell(_ context.Context, e *pending.Entry, user frontend.User, note string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.failing("Tell"); err != nil {
+		return err
+	}
+	f.told = append(f.told, user.DisplayName()+": "+note)
+	return nil
+}
+
+// Notify records a notice.
+func (f *Frontend) Notify(_ context.Context, n frontend.Notice) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.failing("Notify"); err != nil {
+		return err
+	}
+	f.notices = append(f.notices, n)
+	return nil
+}
+
+// AutoApproved records the notice of an approval without a person.
+func (f *Frontend) AutoApproved(_ context.Context, e *pending.Entry) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.failing("AutoApproved"); err != nil {
+		return err
+	}
+	cp := *e
+	f.approved = append(f.approved, &cp)
+	return nil
+}
+
+// snapshot copies r's entries, so later changes to them do not show.
+func snapshot(r frontend.Request) frontend.Request {
+	out := frontend.Request{Key: r.Key}
+	for _, e := range r.Entries {
+		cp := *e
+		cp.Selected = slices.Clone(e.Selected)
+		out.Entries = append(out.Entries, &cp)
+	}
+	return out
+}
+
+// Press is a press of a's button of request key by user, on the
+// message at from (whose buttons are key's), for HandlePress. Its Ack
+// records the text in acks, if not nil.
+func Press(key string, a frontend.Action, question, option int, user frontend.User, from int, acks *[]string) frontend.Press {
+	var mu sync.Mutex
+	return frontend.Press{
+		Key: key, Action: a, Question: question, Option: option, User: user,
+		From: pending.Place{Chat: Chat, Message: from}, FromCarries: from != 0, Chat: Chat,
+		Ack: func(text string) {
+			mu.Lock()
+			defer mu.Unlock()
+			if acks != nil {
+				*acks = append(*acks, text)
+			}
+		},
+	}
+}
