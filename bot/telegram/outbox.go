@@ -18,7 +18,7 @@ import (
 
 // ErrOutboxClosed is returned by the Outbox's queued methods once Close
 // has been called, and to callers whose call was still queued or running
-// when Close ran.
+// when Close ran; EditMessageTextLater hands it to its done.
 var ErrOutboxClosed = errors.New("telegram outbox is closed")
 
 // Defaults for the zero fields of OutboxOptions.
@@ -105,11 +105,14 @@ type telegramPassthrough = Telegram
 // start past it. So the calls about one message reach Telegram one at a
 // time in the order they were called; other calls start in that order but
 // run side by side and may finish in any. A caller that needs one call
-// done before another waits for the first to return, as every caller does:
-// each blocks until its own call is done, or its ctx ends (then the call is
-// dropped if it has not started and cancelled if it has), and gets the
-// real result. With MaxInFlight 1 a chat's calls go out one at a time in
-// the order they were called. Chats do not wait for each other.
+// done before another waits for the first to return, as every caller does
+// but EditMessageTextLater's: each blocks until its own call is done, or
+// its ctx ends (then the call is dropped if it has not started and
+// cancelled if it has, unless an EditMessageTextLater shares it), and gets
+// the real result. EditMessageTextLater hands its edit over instead: it
+// returns at once and the edit's result goes to a callback. With
+// MaxInFlight 1 a chat's calls go out one at a time in the order they were
+// called. Chats do not wait for each other.
 //
 // Each chat is paced by a token bucket (PerMinute, Burst): every call
 // started, and every retry, takes a token. A 429 holds the whole chat: no
@@ -127,6 +130,8 @@ type telegramPassthrough = Telegram
 // Edits of one message still queued (not started) collapse to the newest:
 // it alone is sent, in the newest caller's place in the queue, and every
 // caller gets its result (the same *models.Message: do not modify it).
+// EditMessageText and EditMessageTextLater collapse with each other, so an
+// edit handed over with Later cannot land after a newer one.
 //
 // An edit that Telegram refuses with "message is not modified" succeeds:
 // the caller gets a nil *models.Message and a nil error, so callers of
@@ -250,6 +255,76 @@ func (o *Outbox) EditMessageText(ctx context.Context, p *tgbot.EditMessageTextPa
 	})
 }
 
+// EditMessageTextLater queues the edit as EditMessageText does and
+// returns at once, for a caller that must not wait for pacing, a 429 or
+// retries (one holding a lock the next tap needs, say). The edit joins the
+// same queue: the calls about its message still reach Telegram one at a
+// time in the order they were made, and while queued it replaces, or is
+// replaced by, a newer edit of the message by either method, everyone
+// waiting for either getting the result of the one sent. No caller can
+// cancel it: it is retried like any call, and stays queued until it has
+// run or the Outbox closes, even if every caller of EditMessageText that
+// shares it stops waiting.
+//
+// done, if not nil, is called exactly once with what EditMessageText
+// would have returned ((nil, nil) for "message is not modified"), never on
+// the caller's goroutine, so it may take locks the caller holds: on the
+// goroutine that ran the edit, or on Close's for an edit Close dropped.
+// Its error wraps ErrOutboxClosed if the Outbox closed before the edit was
+// done, or was closed already. Close returns only after the done calls of
+// the edits it ends, so done must not call Close, nor take a lock held
+// around Close. An edit of an inline message (no ChatID) is sent at once,
+// unqueued, as EditMessageText sends it. p is not modified.
+func (o *Outbox) EditMessageTextLater(p *tgbot.EditMessageTextParams, done func(*models.Message, error)) {
+	notify := func(res any, err error) {
+		if done != nil {
+			m, _ := res.(*models.Message) // nil for "message is not modified"
+			done(m, err)
+		}
+	}
+	if p == nil {
+		go notify(nil, errors.New("telegram editMessageText: no parameters"))
+		return
+	}
+	q := *p
+	call := func(ctx context.Context, chat any) (any, error) {
+		q.ChatID = chat
+		return o.telegramPassthrough.EditMessageText(ctx, &q)
+	}
+	key, ok := chatKeyOf(q.ChatID)
+	if !ok {
+		o.detach(func(ctx context.Context) { notify(call(ctx, q.ChatID)) },
+			func() { notify(nil, fmt.Errorf("telegram editMessageText: %w", ErrOutboxClosed)) })
+		return
+	}
+	_, err := o.enqueue("editMessageText", key, q.MessageID, true, call, func(j *job) {
+		j.handed = true
+		if done != nil {
+			j.dones = append(j.dones, notify)
+		}
+	})
+	if err != nil {
+		go notify(nil, err)
+	}
+}
+
+// detach runs f under the Outbox's ctx on a goroutine Close waits for, or
+// closed on a goroutine of its own if the Outbox is closed: Close may have
+// returned already, and its WaitGroup must not be added to after.
+func (o *Outbox) detach(f func(ctx context.Context), closed func()) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.closed {
+		go closed()
+		return
+	}
+	o.wg.Add(1)
+	go func() {
+		defer o.wg.Done()
+		f(o.ctx)
+	}()
+}
+
 // EditMessageReplyMarkup is EditMessageText for the keyboard alone. It
 // fails unless the wrapped Telegram has the method: Telegram need not
 // declare it until the bridge uses it.
@@ -319,8 +394,10 @@ func (o *Outbox) FollowMigration(oldChatID, newChatID int64) {
 
 // Close fails every queued call with ErrOutboxClosed, cancels the running
 // ones (and any wait for a 429, a backoff or pacing), and blocks until the
-// chats' goroutines have returned. Later calls fail with ErrOutboxClosed.
-// Calling it again only waits.
+// chats' goroutines have returned. The done callbacks of
+// EditMessageTextLater's queued edits run on Close's goroutine, those of
+// its running ones on theirs: either way before Close returns. Later calls
+// fail with ErrOutboxClosed. Calling it again only waits.
 func (o *Outbox) Close() {
 	o.mu.Lock()
 	if o.closed {
@@ -397,7 +474,8 @@ type chatQueue struct {
 }
 
 // job is one queued call, and every caller waiting for it: coalesced edits
-// share one job.
+// share one job. A job EditMessageTextLater joined is handed over: it is
+// no caller's to drop or cancel.
 type job struct {
 	method   string
 	msg      int  // the message the call is about; 0 for none
@@ -411,7 +489,9 @@ type job struct {
 	// Guarded by Outbox.mu.
 	chat    chatKey
 	call    func(ctx context.Context, chat any) (any, error)
-	waiters int
+	waiters int                // callers blocked in queued
+	handed  bool               // EditMessageTextLater joined it
+	dones   []func(any, error) // EditMessageTextLater's callbacks
 	started bool
 
 	// Written once, before done is closed.
@@ -419,10 +499,16 @@ type job struct {
 	err error
 }
 
+// finish hands the result to the job's waiting callers, then to its done
+// callbacks. It runs once the job has left its queue, when no caller can
+// join it any more.
 func (j *job) finish(res any, err error) {
 	j.res, j.err = res, err
 	close(j.done)
 	j.cancel(context.Canceled)
+	for _, done := range j.dones {
+		done(res, err)
+	}
 }
 
 // errCallerLeft is the cause of a job's ctx when every caller left.
@@ -440,9 +526,12 @@ func queued[T any](o *Outbox, ctx context.Context, method string, chatID any, ms
 	if !ok {
 		return call(ctx, chatID)
 	}
-	j, err := o.enqueue(ctx, method, key, msgID, coalesce, func(ctx context.Context, chat any) (any, error) {
+	if err := ctx.Err(); err != nil {
+		return zero, fmt.Errorf("telegram %s to chat %s: %w", method, key, err)
+	}
+	j, err := o.enqueue(method, key, msgID, coalesce, func(ctx context.Context, chat any) (any, error) {
 		return call(ctx, chat)
-	})
+	}, func(j *job) { j.waiters++ })
 	if err != nil {
 		return zero, err
 	}
@@ -460,11 +549,10 @@ func queued[T any](o *Outbox, ctx context.Context, method string, chatID any, ms
 }
 
 // enqueue adds a call to its chat's queue, or merges it into the queued
-// edit of the same message, and makes sure the queue is served.
-func (o *Outbox) enqueue(ctx context.Context, method string, key chatKey, msgID int, coalesce bool, call func(context.Context, any) (any, error)) (*job, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("telegram %s to chat %s: %w", method, key, err)
-	}
+// edit of the same message, and makes sure the queue is served. join,
+// called under the lock, makes the caller one of the job's waiters or
+// hands the job over.
+func (o *Outbox) enqueue(method string, key chatKey, msgID int, coalesce bool, call func(context.Context, any) (any, error), join func(*job)) (*job, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.closed {
@@ -482,14 +570,14 @@ func (o *Outbox) enqueue(ctx context.Context, method string, key chatKey, msgID 
 			j = q.jobs[i]
 			q.jobs = slices.Delete(q.jobs, i, i+1)
 			j.call = call
-			j.waiters++
 		}
 	}
 	if j == nil {
 		jctx, cancel := context.WithCancelCause(o.ctx)
 		j = &job{method: method, msg: msgID, coalesce: coalesce, done: make(chan struct{}), ctx: jctx, cancel: cancel,
-			chat: key, call: call, waiters: 1}
+			chat: key, call: call}
 	}
+	join(j)
 	q.jobs = append(q.jobs, j)
 	if o.enqueued != nil {
 		o.enqueued(method, key)
@@ -499,12 +587,15 @@ func (o *Outbox) enqueue(ctx context.Context, method string, key chatKey, msgID 
 }
 
 // leave is called by a caller that stops waiting. The last caller to
-// leave a job drops it from its queue, or cancels it if it is running.
+// leave a job drops it from its queue, or cancels it if it is running,
+// unless it was handed over: then it runs as if the callers that left had
+// used EditMessageTextLater, sending the newest of the coalesced edits,
+// whoever made it, since that is what the message should show.
 func (o *Outbox) leave(j *job) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	j.waiters--
-	if j.waiters > 0 {
+	if j.waiters > 0 || j.handed {
 		return
 	}
 	if !j.started {

@@ -1403,3 +1403,424 @@ func TestOutboxCountsRateLimitsAndRetries(t *testing.T) {
 		t.Fatalf("429s %d, retries %d, want 1 and 1", l, n)
 	}
 }
+
+// laterDone records what EditMessageTextLater hands one edit's done.
+type laterDone struct {
+	calls atomic.Int32
+	got   chan outboxResult
+}
+
+func (d *laterDone) done(m *models.Message, err error) {
+	d.calls.Add(1)
+	d.got <- outboxResult{m, err}
+}
+
+// wait returns what done got.
+func (d *laterDone) wait(t *testing.T) outboxResult {
+	t.Helper()
+	return waitResult(t, d.got)
+}
+
+// notYet fails if done has been called.
+func (d *laterDone) notYet(t *testing.T, name string) {
+	t.Helper()
+	if n := d.calls.Load(); n != 0 {
+		t.Fatalf("%s: done called %d times before its edit was answered", name, n)
+	}
+}
+
+// once fails unless done was called exactly once. Call it after Close,
+// when no call of it can be on the way.
+func (d *laterDone) once(t *testing.T, name string) {
+	t.Helper()
+	if n := d.calls.Load(); n != 1 {
+		t.Fatalf("%s: done called %d times, want once", name, n)
+	}
+}
+
+// returns fails unless f returns while the test waits.
+func returns(t *testing.T, what string, f func()) {
+	t.Helper()
+	returned := make(chan struct{})
+	go func() {
+		defer close(returned)
+		f()
+	}()
+	select {
+	case <-returned:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s never returned", what)
+	}
+}
+
+// editLater calls EditMessageTextLater, which must return at once, and
+// waits until the edit has joined its queue.
+func (r *outboxRig) editLater(t *testing.T, chat int64, msgID int, text string) *laterDone {
+	t.Helper()
+	d := &laterDone{got: make(chan outboxResult, 2)}
+	returns(t, "EditMessageTextLater", func() {
+		r.o.EditMessageTextLater(&tgbot.EditMessageTextParams{ChatID: chat, MessageID: msgID, Text: text}, d.done)
+	})
+	r.waitEnqueued(t)
+	return d
+}
+
+func TestOutboxEditLaterReturnsWhilePacingHoldsIt(t *testing.T) {
+	tg := newOutboxFake()
+	r := newOutboxRig(t, tg, OutboxOptions{PerMinute: 60, Burst: 1})
+	r.clock.blocked, r.clock.release = make(chan time.Duration, 1), make(chan struct{})
+	ctx := outboxCtx(t)
+	if _, err := r.o.SendMessage(ctx, &tgbot.SendMessageParams{ChatID: int64(-1), Text: "question"}); err != nil {
+		t.Fatal(err) // it took the chat's only token
+	}
+	d := r.editLater(t, -1, 101, "option ticked")
+	// The edit waits a second for a token, and Later has returned.
+	select {
+	case w := <-r.clock.blocked:
+		if w != time.Second {
+			t.Fatalf("waiting %v for a token, want 1 s", w)
+		}
+	case <-ctx.Done():
+		t.Fatal("the edit never waited for a token")
+	}
+	if got := texts(tg.Calls()); !slices.Equal(got, []string{"sendMessage:question"}) {
+		t.Fatalf("calls %q while the edit waits for its token", got)
+	}
+	d.notYet(t, "paced edit")
+	close(r.clock.release)
+	res := d.wait(t)
+	if res.err != nil || res.msg == nil || res.msg.ID != 101 || res.msg.Text != "option ticked" {
+		t.Fatalf("done got %+v, want the edited message", res)
+	}
+	r.o.Close()
+	d.once(t, "paced edit")
+	if got, want := texts(tg.Calls()), []string{"sendMessage:question", "editMessageText:option ticked"}; !slices.Equal(got, want) {
+		t.Fatalf("calls %q, want %q", got, want)
+	}
+}
+
+func TestOutboxEditLaterKeepsQueueOrder(t *testing.T) {
+	f := newHeldTG()
+	r := newOutboxRig(t, f, OutboxOptions{MaxInFlight: 1}) // one at a time: the calls queue behind the first
+	ctx := outboxCtx(t)
+	results := map[string]<-chan outboxResult{"s0": r.goSend(t, ctx, -1, "s0")}
+	first := f.next(t)
+	l1 := r.editLater(t, -1, 5, "l1")
+	results["s2"] = r.goSend(t, ctx, -1, "s2")
+	results["e3"] = r.goEdit(t, ctx, -1, 6, "e3")
+	returns(t, "EditMessageTextLater without done", func() {
+		r.o.EditMessageTextLater(&tgbot.EditMessageTextParams{ChatID: int64(-1), MessageID: 7, Text: "l4"}, nil)
+	})
+	r.waitEnqueued(t)
+	results["s5"] = r.goSend(t, ctx, -1, "s5")
+	first.answer <- nil
+	for _, want := range []string{"l1", "s2", "e3", "l4", "s5"} {
+		c := f.next(t)
+		if c.Text != want {
+			t.Fatalf("%q reached Telegram, want %q", c.Text, want)
+		}
+		if want == "l1" {
+			l1.notYet(t, "l1")
+		}
+		c.answer <- nil
+	}
+	for name, ch := range results {
+		mustSucceed(t, name, ch)
+	}
+	if res := l1.wait(t); res.err != nil || res.msg == nil || res.msg.Text != "l1" {
+		t.Fatalf("l1's done got %+v", res)
+	}
+	r.o.Close()
+	l1.once(t, "l1")
+	f.none(t)
+	if most, _, calls := f.stats(); most != 1 || len(calls) != 6 {
+		t.Fatalf("%d calls at once, %q completed; want 1 and 6", most, calls)
+	}
+}
+
+func TestOutboxEditLaterKeepsItsMessageOrder(t *testing.T) {
+	f := newHeldTG()
+	r := newOutboxRig(t, f, OutboxOptions{})
+	ctx := outboxCtx(t)
+	first := r.goEdit(t, ctx, -1, 5, "a")
+	a := f.next(t)
+	b := r.editLater(t, -1, 5, "b")
+	keyboard := r.goDo(t, func() (*models.Message, error) {
+		return r.o.EditMessageReplyMarkup(ctx, &tgbot.EditMessageReplyMarkupParams{ChatID: int64(-1), MessageID: 5})
+	})
+	// A send queued after them goes past both while "a" is held.
+	past := r.goSend(t, ctx, -1, "past")
+	if c := f.next(t); c.Text != "past" {
+		t.Fatalf("%s %q reached Telegram while an edit of its message was running", c.Method, c.Text)
+	} else {
+		c.answer <- nil
+	}
+	mustSucceed(t, "send past the edits", past)
+	b.notYet(t, "b")
+	a.answer <- nil
+	mustSucceed(t, "edit a", first)
+	for _, want := range []string{"editMessageText:b", "editMessageReplyMarkup:"} {
+		c := f.next(t)
+		if got := c.Method + ":" + c.Text; got != want {
+			t.Fatalf("%q reached Telegram, want %q", got, want)
+		}
+		c.answer <- nil
+	}
+	mustSucceed(t, "keyboard", keyboard)
+	if res := b.wait(t); res.err != nil || res.msg.Text != "b" {
+		t.Fatalf("b's done got %+v", res)
+	}
+	r.o.Close()
+	b.once(t, "b")
+	if _, overlaps, _ := f.stats(); len(overlaps) != 0 {
+		t.Fatalf("calls ran beside another about their message: %q", overlaps)
+	}
+}
+
+func TestOutboxEditLaterCoalesces(t *testing.T) {
+	f := newHeldTG()
+	r := newOutboxRig(t, f, OutboxOptions{})
+	ctx := outboxCtx(t)
+	running := r.goEdit(t, ctx, -1, 5, "running")
+	held := f.next(t)
+	taps := []*laterDone{r.editLater(t, -1, 5, "v1"), r.editLater(t, -1, 5, "v2")}
+	other := r.goEdit(t, ctx, -1, 6, "other message")
+	if c := f.next(t); c.Text != "other message" {
+		t.Fatalf("%q reached Telegram, want the edit of the other message", c.Text)
+	} else {
+		c.answer <- nil
+	}
+	mustSucceed(t, "edit of another message", other)
+	taps = append(taps, r.editLater(t, -1, 5, "v3"))
+	held.answer <- nil
+	mustSucceed(t, "running edit", running)
+	c := f.next(t)
+	if c.Text != "v3" {
+		t.Fatalf("%q reached Telegram, want only the newest edit, v3", c.Text)
+	}
+	for i, d := range taps {
+		d.notYet(t, fmt.Sprint("tap ", i))
+	}
+	c.answer <- nil
+	var got []*models.Message
+	for i, d := range taps {
+		res := d.wait(t)
+		if res.err != nil {
+			t.Fatalf("tap %d: %v", i, res.err)
+		}
+		got = append(got, res.msg)
+	}
+	for i, m := range got {
+		if m == nil || m.Text != "v3" || m != got[0] {
+			t.Fatalf("tap %d got %+v, want the newest edit's result", i, m)
+		}
+	}
+	r.o.Close()
+	for i, d := range taps {
+		d.once(t, fmt.Sprint("tap ", i))
+	}
+	f.none(t)
+	want := []string{"editMessageText:other message", "editMessageText:running", "editMessageText:v3"}
+	if _, _, calls := f.stats(); !slices.Equal(calls, want) {
+		t.Fatalf("calls %q, want %q", calls, want)
+	}
+}
+
+func TestOutboxClosingEditSupersedesEditLater(t *testing.T) {
+	f := newHeldTG()
+	r := newOutboxRig(t, f, OutboxOptions{})
+	ctx := outboxCtx(t)
+	running := r.goEdit(t, ctx, -1, 5, "running")
+	held := f.next(t)
+	refresh := r.editLater(t, -1, 5, "refresh")
+	closing := r.goEdit(t, ctx, -1, 5, "closed")
+	held.answer <- nil
+	mustSucceed(t, "running edit", running)
+	if c := f.next(t); c.Text != "closed" {
+		t.Fatalf("%q reached Telegram, want the closing edit", c.Text)
+	} else {
+		c.answer <- nil
+	}
+	m := mustSucceed(t, "closing edit", closing)
+	if m == nil || m.Text != "closed" {
+		t.Fatalf("closing edit got %+v", m)
+	}
+	if res := refresh.wait(t); res.err != nil || res.msg != m {
+		t.Fatalf("the superseded refresh's done got %+v, want the closing edit's result %p", res, m)
+	}
+	r.o.Close()
+	refresh.once(t, "refresh")
+	f.none(t)
+	if _, _, calls := f.stats(); !slices.Equal(calls, []string{"editMessageText:running", "editMessageText:closed"}) {
+		t.Fatalf("calls %q: the refresh was sent", calls)
+	}
+}
+
+func TestOutboxEditLaterSupersedesQueuedEdit(t *testing.T) {
+	f := newHeldTG()
+	r := newOutboxRig(t, f, OutboxOptions{})
+	ctx := outboxCtx(t)
+	running := r.goEdit(t, ctx, -1, 5, "running")
+	held := f.next(t)
+	older := r.goEdit(t, ctx, -1, 5, "older")
+	newer := r.editLater(t, -1, 5, "newer")
+	held.answer <- nil
+	mustSucceed(t, "running edit", running)
+	if c := f.next(t); c.Text != "newer" {
+		t.Fatalf("%q reached Telegram, want the newer edit", c.Text)
+	} else {
+		c.answer <- nil
+	}
+	m := mustSucceed(t, "older edit", older)
+	if m == nil || m.Text != "newer" {
+		t.Fatalf("the superseded caller got %+v, want the newer edit's result", m)
+	}
+	if res := newer.wait(t); res.err != nil || res.msg != m {
+		t.Fatalf("newer's done got %+v, want %p", res, m)
+	}
+	r.o.Close()
+	newer.once(t, "newer")
+	f.none(t)
+}
+
+func TestOutboxEditLaterOutlivesCallersThatLeave(t *testing.T) {
+	f := newHeldTG()
+	r := newOutboxRig(t, f, OutboxOptions{})
+	ctx := outboxCtx(t)
+	running := r.goEdit(t, ctx, -1, 5, "running")
+	held := f.next(t)
+	refresh := r.editLater(t, -1, 5, "refresh")
+	leaving, leave := context.WithCancel(ctx)
+	left := r.goEdit(t, leaving, -1, 5, "newest")
+	leave()
+	if res := waitResult(t, left); !errors.Is(res.err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", res.err)
+	}
+	held.answer <- nil
+	mustSucceed(t, "running edit", running)
+	// The edit the refresh was handed over in still goes, with the newest
+	// text, though its blocking caller left.
+	if c := f.next(t); c.Text != "newest" {
+		t.Fatalf("%q reached Telegram, want the newest edit", c.Text)
+	} else {
+		c.answer <- nil
+	}
+	if res := refresh.wait(t); res.err != nil || res.msg == nil || res.msg.Text != "newest" {
+		t.Fatalf("refresh's done got %+v, want the newest edit's result", res)
+	}
+	r.o.Close()
+	refresh.once(t, "refresh")
+	f.none(t)
+}
+
+func TestOutboxEditLaterRetries(t *testing.T) {
+	tg := newOutboxFake()
+	tg.failNext("editMessageText",
+		&tgbot.TooManyRequestsError{Message: "too many requests", RetryAfter: 3},
+		errors.New("error response from telegram for method editMessageText, 502 Bad Gateway"))
+	r := newOutboxRig(t, tg, OutboxOptions{BaseBackoff: time.Second})
+	d := r.editLater(t, -1, 5, "x")
+	if res := d.wait(t); res.err != nil || res.msg == nil || res.msg.Text != "x" {
+		t.Fatalf("done got %+v after a 429 and a 502", res)
+	}
+	if got, want := r.clock.Sleeps(), []time.Duration{3 * time.Second, time.Second}; !slices.Equal(got, want) {
+		t.Fatalf("waits %v, want %v (retry_after, then the first backoff)", got, want)
+	}
+	if n := len(tg.Calls()); n != 3 {
+		t.Fatalf("%d calls, want 3", n)
+	}
+	r.o.Close()
+	d.once(t, "edit")
+}
+
+func TestOutboxCloseEndsEditLater(t *testing.T) {
+	f := newHeldTG()
+	r := newOutboxRig(t, f, OutboxOptions{MaxInFlight: 1}) // one at a time: the others queue behind the first
+	runningEdit := r.editLater(t, -1, 5, "running")
+	f.next(t)
+	queued := r.editLater(t, -1, 6, "queued")
+	returns(t, "EditMessageTextLater without done", func() {
+		r.o.EditMessageTextLater(&tgbot.EditMessageTextParams{ChatID: int64(-1), MessageID: 7, Text: "no done"}, nil)
+	})
+	r.waitEnqueued(t)
+	r.o.Close() // returns once the done calls have
+	for name, d := range map[string]*laterDone{"running": runningEdit, "queued": queued} {
+		d.once(t, name)
+		if res := d.wait(t); !errors.Is(res.err, ErrOutboxClosed) || res.msg != nil {
+			t.Fatalf("%s edit's done got %+v, want ErrOutboxClosed", name, res)
+		}
+	}
+	f.none(t)
+
+	// Once closed, done still runs on a goroutine of its own: here the
+	// caller holds a lock done takes.
+	var mu sync.Mutex
+	late := &laterDone{got: make(chan outboxResult, 2)}
+	returns(t, "EditMessageTextLater after Close", func() {
+		mu.Lock()
+		defer mu.Unlock()
+		r.o.EditMessageTextLater(&tgbot.EditMessageTextParams{ChatID: int64(-1), MessageID: 5, Text: "late"}, func(m *models.Message, err error) {
+			mu.Lock()
+			defer mu.Unlock()
+			late.done(m, err)
+		})
+	})
+	if res := late.wait(t); !errors.Is(res.err, ErrOutboxClosed) {
+		t.Fatalf("done of an edit after Close got %+v, want ErrOutboxClosed", res)
+	}
+	r.o.EditMessageTextLater(&tgbot.EditMessageTextParams{ChatID: int64(-1), MessageID: 5}, nil) // no done: nothing to call
+	late.once(t, "edit after Close")
+	if _, _, calls := f.stats(); len(calls) != 0 {
+		t.Fatalf("calls %q completed despite Close", calls)
+	}
+}
+
+func TestOutboxEditLaterInlineAndNil(t *testing.T) {
+	tg := newOutboxFake()
+	r := newOutboxRig(t, tg, OutboxOptions{})
+	inline := &laterDone{got: make(chan outboxResult, 2)}
+	r.o.EditMessageTextLater(&tgbot.EditMessageTextParams{InlineMessageID: "i1", Text: "x"}, inline.done)
+	if res := inline.wait(t); res.err != nil || res.msg == nil || res.msg.Text != "x" {
+		t.Fatalf("inline edit's done got %+v", res)
+	}
+	none := &laterDone{got: make(chan outboxResult, 2)}
+	r.o.EditMessageTextLater(nil, none.done)
+	if res := none.wait(t); res.err == nil {
+		t.Fatal("nil params accepted")
+	}
+	r.o.Close()
+	inline.once(t, "inline edit")
+	none.once(t, "nil params")
+	if got := texts(tg.Calls()); !slices.Equal(got, []string{"editMessageText:x"}) {
+		t.Fatalf("calls %q, want the inline edit", got)
+	}
+}
+
+// BenchmarkOutboxEditLater hands b.N edits of 16 messages to an Outbox
+// with pacing off over an instant Telegram and waits for every done; the
+// edits of one message coalesce while an earlier one runs:
+//
+//	go test -run '^$' -bench OutboxEditLater ./bot/telegram
+func BenchmarkOutboxEditLater(b *testing.B) {
+	tg := &callsTG{do: func(context.Context, outboxCall) error { return nil }}
+	o := NewOutbox(tg, OutboxOptions{}, zerolog.Nop())
+	defer o.Close()
+	var wg sync.WaitGroup
+	var failed atomic.Int32
+	done := func(_ *models.Message, err error) {
+		if err != nil {
+			failed.Add(1)
+		}
+		wg.Done()
+	}
+	b.ReportAllocs()
+	// b.N, not b.Loop: the wait for the last done is part of the time.
+	for i := range b.N {
+		wg.Add(1)
+		o.EditMessageTextLater(&tgbot.EditMessageTextParams{ChatID: int64(-1), MessageID: 1 + i%16, Text: fmt.Sprint(i)}, done)
+	}
+	wg.Wait()
+	if n := failed.Load(); n != 0 {
+		b.Fatalf("%d edits failed", n)
+	}
+}
