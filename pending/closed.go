@@ -113,6 +113,13 @@ func (s *Store) DeleteClosed(uid string, c ClosedRequest, owed ...Edit) error {
 					return err
 				}
 				c.RequestID = e.RequestID
+				// A reply to the closed request's message goes on with
+				// its session.
+				if e.Place.Chat != 0 && e.Place.Message != 0 && e.SessionID != "" && e.Directory != "" {
+					if err := putMessage(meta, e.Place, SessionRef{Directory: e.Directory, ID: e.SessionID}, s.now()); err != nil {
+						return fmt.Errorf("remember the message's session: %w", err)
+					}
+				}
 			}
 			if err := b.entries.Delete(key); err != nil {
 				return fmt.Errorf("delete entry: %w", err)
@@ -217,6 +224,7 @@ func (s *Store) PruneClosed(before time.Time) (int, error) {
 				keys = append(keys, bytes.Clone(k))
 			}
 		}
+		keys = append(keys, staleMessages(meta, before)...)
 		return append(keys, staleOwed(meta, before)...), n
 	}
 	var n, dead int

@@ -1,0 +1,136 @@
+package pending
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Messages a front-end posted about a session (a notice that it finished,
+// a request's message once the request closed, a prompt for a new
+// session's first words) are remembered for a day, so a person's reply to
+// one can be routed to that session. Two keys per message: from the
+// message to its session, and from the session to its latest message.
+
+// messagePrefix starts the meta key of a message about a session; its
+// chat and message follow in decimal, ":" between them. The value is a
+// messageRecord in JSON.
+const messagePrefix = "msgSession:"
+
+// latestPrefix starts the meta key of a session's latest message; the
+// session ID follows. The value is a messageRecord in JSON.
+const latestPrefix = "sessionMsg:"
+
+func messageKey(chat int64, message int) []byte {
+	return []byte(messagePrefix + strconv.FormatInt(chat, 10) + ":" + strconv.Itoa(message))
+}
+
+func latestKey(session string) []byte { return []byte(latestPrefix + session) }
+
+// SessionRef names an opencode session: its project directory and ID. An
+// empty ID names no session yet: a new one to start in Directory.
+type SessionRef struct {
+	Directory string `json:"directory"`
+	ID        string `json:"session,omitempty"`
+}
+
+type messageRecord struct {
+	Ref   SessionRef `json:"ref"`
+	Place Place      `json:"place"`
+	At    time.Time  `json:"at"`
+}
+
+func putMessage(meta *bolt.Bucket, at Place, ref SessionRef, now time.Time) error {
+	raw, err := json.Marshal(messageRecord{Ref: ref, Place: at, At: now.Round(0)})
+	if err != nil {
+		return fmt.Errorf("encode: %w", err)
+	}
+	if err := meta.Put(messageKey(at.Chat, at.Message), raw); err != nil {
+		return fmt.Errorf("write: %w", err)
+	}
+	if ref.ID != "" {
+		if err := meta.Put(latestKey(ref.ID), raw); err != nil {
+			return fmt.Errorf("write: %w", err)
+		}
+	}
+	return nil
+}
+
+// RememberMessage records that the message at at is about session ref,
+// so MessageSession finds it, and that it is the session's latest message
+// (LatestMessage), for a day (PruneClosed forgets it after). A message
+// remembered again is about the ref given last. at must name a message
+// and ref a directory (ErrInvalid).
+func (s *Store) RememberMessage(at Place, ref SessionRef) error {
+	if at.Chat == 0 || at.Message == 0 || ref.Directory == "" {
+		return fmt.Errorf("remember message %d of chat %d: %w: want a chat, a message and a directory", at.Message, at.Chat, ErrInvalid)
+	}
+	now := s.now()
+	err := s.write(func(tx *bolt.Tx) error {
+		return putMessage(tx.Bucket(bucketMeta), at, ref, now)
+	})
+	if err != nil {
+		return fmt.Errorf("remember message %d of chat %d: %w", at.Message, at.Chat, err)
+	}
+	return nil
+}
+
+// MessageSession returns the session the message of chat is about, as
+// RememberMessage (or DeleteClosed, for a request's message) recorded it;
+// ok is false when none is remembered. A record that cannot be decoded
+// gives an error wrapping ErrCorrupt.
+func (s *Store) MessageSession(chat int64, message int) (ref SessionRef, ok bool, err error) {
+	rec, ok, err := s.messageRecord(messageKey(chat, message))
+	if err != nil {
+		return SessionRef{}, false, fmt.Errorf("look up session of message %d of chat %d: %w", message, chat, err)
+	}
+	return rec.Ref, ok, nil
+}
+
+// LatestMessage returns where the latest message remembered about
+// session is, and its ref; ok is false when none is.
+func (s *Store) LatestMessage(session string) (at Place, ref SessionRef, ok bool, err error) {
+	if session == "" {
+		return Place{}, SessionRef{}, false, nil
+	}
+	rec, ok, err := s.messageRecord(latestKey(session))
+	if err != nil {
+		return Place{}, SessionRef{}, false, fmt.Errorf("look up latest message of session %s: %w", session, err)
+	}
+	return rec.Place, rec.Ref, ok, nil
+}
+
+func (s *Store) messageRecord(key []byte) (rec messageRecord, ok bool, err error) {
+	err = closedErr(s.db.View(func(tx *bolt.Tx) error {
+		raw := tx.Bucket(bucketMeta).Get(key)
+		if raw == nil {
+			return nil
+		}
+		if err := json.Unmarshal(raw, &rec); err != nil {
+			return fmt.Errorf("%w: decode JSON: %w", ErrCorrupt, err)
+		}
+		ok = true
+		return nil
+	}))
+	return rec, ok, err
+}
+
+// staleMessages returns the keys of messages remembered before before,
+// and of records that cannot be decoded.
+func staleMessages(meta *bolt.Bucket, before time.Time) [][]byte {
+	var keys [][]byte
+	c := meta.Cursor()
+	for _, prefix := range [][]byte{[]byte(messagePrefix), []byte(latestPrefix)} {
+		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+			var rec messageRecord
+			if err := json.Unmarshal(v, &rec); err != nil || rec.At.Before(before) {
+				keys = append(keys, bytes.Clone(k))
+			}
+		}
+	}
+	return keys
+}
