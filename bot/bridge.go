@@ -89,6 +89,9 @@ type Config struct {
 	// Server names the opencode server (its URL); with a request's ID it
 	// gives the request's entry its UID, so that survives a restart.
 	Server string
+	// Steer is the opencode people steer sessions through; when nil,
+	// the bridge's Opencode if it is a SteerOpencode.
+	Steer SteerOpencode
 }
 
 // DefaultTTL is the TTL when Config leaves it zero.
@@ -132,6 +135,8 @@ type Bridge struct {
 	prompting sync.RWMutex
 	sessions  sessionCache
 	notices   *notifyLimiter
+	// failed are the sessions whose last turn failed (see Sessions).
+	failed failedSessions
 
 	// owedMu is held while SendOwed runs, so two calls do not send every
 	// owed edit twice.

@@ -190,6 +190,7 @@ func (b *Bridge) sessionError(ctx context.Context, ev opencode.Event) {
 	}
 	log := b.sessionLog(ev.Directory, id)
 	name, why := describeError(b.text, ev.SessionError.Error)
+	b.failed.set(id, name != "MessageAbortedError")
 	if name == "MessageAbortedError" {
 		log.Debug().Msg("session aborted; no notice")
 		b.notices.mark(id, b.now())
@@ -277,11 +278,18 @@ func (b *Bridge) lastWords(ctx context.Context, log zerolog.Logger, dir, id stri
 // sendNotice posts notice n of a session, where the requests of its
 // project go.
 func (b *Bridge) sendNotice(ctx context.Context, log zerolog.Logger, n frontend.Notice, what string) {
-	if err := b.fe.Notify(ctx, n); err != nil {
+	at, err := b.fe.Notify(ctx, n)
+	if err != nil {
 		log.Warn().Err(err).Str("notice", what).Msg("could not post session notice")
 		return
 	}
 	log.Info().Str("notice", what).Msg("session notice posted")
+	// A reply to the notice goes on with the session.
+	if at.Message != 0 {
+		if err := b.store.RememberMessage(at, pending.SessionRef{Directory: n.Directory, ID: n.SessionID}); err != nil {
+			log.Warn().Err(err).Msg("could not remember the notice's session; a reply to it is not taken")
+		}
+	}
 }
 
 // describeError turns the error of session.error into its name and

@@ -220,6 +220,11 @@ type Session struct {
 	Title     string `json:"title,omitempty"`
 	Directory string `json:"directory,omitempty"`
 	ParentID  string `json:"parentID,omitempty"`
+	// Time is when it was created and last updated, in Unix milliseconds.
+	Time struct {
+		Created int64 `json:"created,omitempty"`
+		Updated int64 `json:"updated,omitempty"`
+	} `json:"time,omitzero"`
 }
 
 // Project is one element of GET /project.

@@ -57,8 +57,9 @@ type Frontend interface {
 	Prompt(ctx context.Context, e *pending.Entry, qi int, reason bool, user User) (int, error)
 	// Tell replies to e's message with note, addressed to user.
 	Tell(ctx context.Context, e *pending.Entry, user User, note string) error
-	// Notify posts n where n's project goes.
-	Notify(ctx context.Context, n Notice) error
+	// Notify posts n where n's project goes and returns where it put
+	// it, so a reply to it can go on with n's session.
+	Notify(ctx context.Context, n Notice) (pending.Place, error)
 	// AutoApproved posts, where e's project goes, the notice that
 	// permission request e was allowed once without asking anyone.
 	AutoApproved(ctx context.Context, e *pending.Entry) error
@@ -115,6 +116,7 @@ type Core interface {
 	// With settled, it first lets requests being posted right now get
 	// their place (briefly), so one that just appeared is listed with it.
 	Open(ctx context.Context, settled bool) ([]*pending.Entry, error)
+	Steerer
 }
 
 // How says what closed a request.
@@ -138,6 +140,8 @@ const (
 	Decided
 	// DecidedElsewhere: a permission was decided in opencode: Reply.
 	DecidedElsewhere
+	// Stopped: By stopped the request's session here.
+	Stopped
 )
 
 // Told is what opencode was told of an expired request.

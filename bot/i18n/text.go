@@ -210,6 +210,9 @@ type Text struct {
 	OutputLimit      string
 	Aborted          string
 	UnknownError     string
+
+	// Steer is steering from the chat.
+	Steer Steer
 }
 
 // Languages are the languages with a catalog, by their HERMES_LANG code,
@@ -441,6 +444,7 @@ var English = Text{
 		return "Rejected from Telegram by " + who
 	},
 
+	Steer:    steerEnglish,
 	Finished: "finished",
 	Failed:   "failed",
 	Skipped: func(n int) string {
@@ -633,6 +637,7 @@ var Chinese = Text{
 		return who + " 已在 Telegram 中拒绝"
 	},
 
+	Steer:    steerChinese,
 	Finished: "已完成",
 	Failed:   "失败",
 	Skipped: func(n int) string {

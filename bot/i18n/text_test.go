@@ -30,8 +30,13 @@ func sampleArg(t reflect.Type) reflect.Value {
 // are, functions called with sample arguments.
 func catalogTexts(t *testing.T, c *Text) map[string]string {
 	t.Helper()
+	return catalogTextsOf(t, reflect.ValueOf(c).Elem())
+}
+
+// catalogTextsOf is catalogTexts of struct value v.
+func catalogTextsOf(t *testing.T, v reflect.Value) map[string]string {
+	t.Helper()
 	out := map[string]string{}
-	v := reflect.ValueOf(c).Elem()
 	for i := range v.NumField() {
 		f, name := v.Field(i), v.Type().Field(i).Name
 		switch f.Kind() {
@@ -47,6 +52,12 @@ func catalogTexts(t *testing.T, c *Text) map[string]string {
 				args = append(args, sampleArg(f.Type().In(j)))
 			}
 			out[name] = f.Call(args)[0].String()
+		case reflect.Struct:
+			// A group of texts (Steer): each is checked as its own.
+			sub := catalogTextsOf(t, f)
+			for k, s := range sub {
+				out[name+"."+k] = s
+			}
 		default:
 			t.Fatalf("field %s has kind %s: extend catalogTexts", name, f.Kind())
 		}

@@ -40,6 +40,9 @@ func Commands(lang string) []models.BotCommand {
 		{Command: cmdPending, Description: tx.CmdPending},
 		{Command: cmdStatus, Description: tx.CmdStatus},
 		{Command: cmdHelp, Description: tx.CmdHelp},
+		{Command: cmdNew, Description: tx.Steer.CmdNew},
+		{Command: cmdSessions, Description: tx.Steer.CmdSessions},
+		{Command: cmdStop, Description: tx.Steer.CmdStop},
 	}
 }
 
@@ -85,7 +88,10 @@ func (f *Frontend) handleCommand(ctx context.Context, core frontend.Core, log ze
 		return
 	}
 	var reply string
+	var markup models.ReplyMarkup
 	switch name {
+	case cmdNew, cmdSessions, cmdStop:
+		reply, markup = f.steerCommand(ctx, core, log, m, name)
 	case cmdPending:
 		reply = f.renderPendingList(ctx, core)
 	case cmdStatus:
@@ -97,7 +103,7 @@ func (f *Frontend) handleCommand(ctx context.Context, core frontend.Core, log ze
 		return
 	}
 	log.Info().Msg("command received")
-	if _, err := f.tg.SendMessage(ctx, htmlMessage(m.Chat.ID, threadOf(m), reply, nil, m.ID)); err != nil {
+	if _, err := f.tg.SendMessage(ctx, htmlMessage(m.Chat.ID, threadOf(m), reply, markup, m.ID)); err != nil {
 		log.Warn().Err(err).Msg("could not answer the command")
 	}
 }

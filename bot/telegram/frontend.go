@@ -232,6 +232,8 @@ func (f *Frontend) footer(e *pending.Entry, o frontend.Outcome) (icon, footer st
 		return decisionFooter(tx, o.Reply, e, o.By, o.Reason)
 	case frontend.DecidedElsewhere:
 		return elsewhereFooter(tx, o.Reply)
+	case frontend.Stopped:
+		return "⏹", tx.Steer.StoppedFooter(who(o.By))
 	}
 	return "✅", ""
 }
@@ -269,18 +271,28 @@ func (f *Frontend) Tell(ctx context.Context, e *pending.Entry, user frontend.Use
 	return nil
 }
 
-func (f *Frontend) Notify(ctx context.Context, n frontend.Notice) error {
+func (f *Frontend) Notify(ctx context.Context, n frontend.Notice) (pending.Place, error) {
 	chat := f.ChatID()
 	icon, what := "✅", f.text.Finished
 	if n.Failed {
 		icon, what = "❌", f.text.Failed
 	}
 	text := renderNotice(f.text, icon, n.Directory, n.SessionID, n.Title, what, n.Body, n.Dropped)
-	log := f.log.With().Str("sessionID", n.SessionID).Str("directory", n.Directory).Logger()
-	if _, err := f.tg.SendMessage(ctx, htmlMessage(chat, f.threadFor(ctx, log, chat, n.Directory), text, nil, 0)); err != nil {
-		return fmt.Errorf("notice of session %s: %w", n.SessionID, err)
+	kb := f.noticeKeyboard(n)
+	if kb != nil {
+		text += "\n" + f.text.Steer.ReplyToContinue
 	}
-	return nil
+	log := f.log.With().Str("sessionID", n.SessionID).Str("directory", n.Directory).Logger()
+	thread := f.threadFor(ctx, log, chat, n.Directory)
+	var markup models.ReplyMarkup
+	if kb != nil {
+		markup = kb
+	}
+	msg, err := f.tg.SendMessage(ctx, htmlMessage(chat, thread, text, markup, 0))
+	if err != nil {
+		return pending.Place{}, fmt.Errorf("notice of session %s: %w", n.SessionID, err)
+	}
+	return pending.Place{Chat: chat, Message: msg.ID, Thread: thread}, nil
 }
 
 func (f *Frontend) AutoApproved(ctx context.Context, e *pending.Entry) error {

@@ -73,6 +73,10 @@ func (f *Frontend) handleCallback(ctx context.Context, core frontend.Core, cq *m
 			log.Warn().Err(err).Msg("could not answer callback query")
 		}
 	}
+	if d, ok := decodeSteer(cq.Data); ok {
+		f.handleSteerPress(ctx, core, log, cq, d, answer)
+		return
+	}
 	data, err := decodeCallback(cq.Data)
 	if err != nil {
 		log.Info().Err(err).Msg("refusing unknown button")
@@ -151,6 +155,9 @@ func (f *Frontend) handleMessage(ctx context.Context, core frontend.Core, m *mod
 	if reply := m.ReplyToMessage; reply != nil && reply.ForumTopicCreated == nil {
 		t.ReplyTo = reply.ID
 		t.ReplyToBot = reply.From != nil && reply.From.ID == f.cfg.BotID
+	}
+	if f.steerReply(ctx, core, log, m, t) {
+		return
 	}
 	core.HandleText(ctx, log, t)
 }

@@ -35,6 +35,8 @@ type Message struct {
 	Outcome string
 	// MovedTo is, for a stale copy, the message it now points at.
 	MovedTo int
+	// Notice is, for a session notice, what it says.
+	Notice *frontend.Notice
 }
 
 // Prompt is a prompt the life cycle asked a person to answer.
@@ -266,15 +268,17 @@ func (f *Frontend) Tell(_ context.Context, e *pending.Entry, user frontend.User,
 	return nil
 }
 
-// Notify records a notice.
-func (f *Frontend) Notify(_ context.Context, n frontend.Notice) error {
+// Notify records a notice and shows it as a message without buttons.
+func (f *Frontend) Notify(_ context.Context, n frontend.Notice) (pending.Place, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.failing("Notify"); err != nil {
-		return err
+		return pending.Place{}, err
 	}
 	f.notices = append(f.notices, n)
-	return nil
+	m := f.post()
+	m.Notice = &n
+	return m.Place, nil
 }
 
 // AutoApproved records the notice of an approval without a person.

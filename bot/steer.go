@@ -1,0 +1,427 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
+	"github.com/hermes-bot/hermes-bot/opencode"
+	"github.com/hermes-bot/hermes-bot/pending"
+)
+
+// Steering: people continue, start and stop sessions from the chat (see
+// frontend.Steerer). The front-end decides who may; the bridge does it
+// and logs each action with its user.
+
+// SteerOpencode is what steering needs of opencode beyond Opencode. It is
+// apart from Opencode so fakes of that need not grow; *opencode.Client
+// is one.
+type SteerOpencode interface {
+	CreateSession(ctx context.Context, dir, title string) (opencode.Session, error)
+	PromptAsync(ctx context.Context, dir, id, text string) error
+	Abort(ctx context.Context, dir, id string) error
+	ListSessions(ctx context.Context, dir string) ([]opencode.Session, error)
+	BusySessions(ctx context.Context, dir string) (map[string]bool, error)
+	ListProjects(ctx context.Context) ([]opencode.Project, error)
+}
+
+var _ SteerOpencode = (*opencode.Client)(nil)
+
+var _ frontend.Core = (*Bridge)(nil)
+
+// steerTimeout bounds each opencode call of a steering action, so a dead
+// opencode is reported while the person still looks.
+const steerTimeout = 10 * time.Second
+
+// maxFailedSessions bounds the sessions remembered as failed.
+const maxFailedSessions = 1000
+
+// failedSessions remembers which sessions' last turn failed, for the
+// state /sessions shows: opencode's status says only busy or idle.
+type failedSessions struct {
+	mu sync.Mutex
+	m  map[string]bool
+}
+
+func (f *failedSessions) set(id string, failed bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !failed {
+		delete(f.m, id)
+		return
+	}
+	if f.m == nil || len(f.m) >= maxFailedSessions {
+		f.m = make(map[string]bool)
+	}
+	f.m[id] = true
+}
+
+func (f *failedSessions) has(id string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.m[id]
+}
+
+// steerer is the opencode steering goes through, or nil.
+func (b *Bridge) steerer() SteerOpencode {
+	if b.cfg.Steer != nil {
+		return b.cfg.Steer
+	}
+	s, _ := b.oc.(SteerOpencode)
+	return s
+}
+
+// steerErr classifies an opencode error for the front-end.
+func steerErr(what string, err error) error {
+	switch {
+	case errors.Is(err, opencode.ErrNotFound):
+		return fmt.Errorf("%s: %w: %w", what, frontend.ErrSessionGone, err)
+	case err != nil:
+		return fmt.Errorf("%s: %w: %w", what, frontend.ErrUnreachable, err)
+	}
+	return nil
+}
+
+func (b *Bridge) steerLog(log zerolog.Logger, ref pending.SessionRef, user frontend.User) zerolog.Logger {
+	return log.With().Str("sessionID", ref.ID).Str("directory", ref.Directory).
+		Int64("userID", user.ID).Str("user", user.DisplayName()).Logger()
+}
+
+// SessionAt returns the session the message at is about (see
+// frontend.Steerer).
+func (b *Bridge) SessionAt(_ context.Context, at pending.Place) (pending.SessionRef, bool, error) {
+	if at.Chat == 0 || at.Message == 0 {
+		return pending.SessionRef{}, false, nil
+	}
+	switch _, err := b.store.ByPrompt(at.Chat, at.Message); {
+	case err == nil:
+		return pending.SessionRef{}, false, nil // a typed answer's prompt
+	case !errors.Is(err, pending.ErrNotFound):
+		return pending.SessionRef{}, false, fmt.Errorf("session of message %d: %w", at.Message, err)
+	}
+	open, err := b.store.List()
+	if err != nil {
+		return pending.SessionRef{}, false, fmt.Errorf("session of message %d: %w", at.Message, err)
+	}
+	if slices.ContainsFunc(open, func(e *pending.Entry) bool {
+		return e.Place.Chat == at.Chat && e.Place.Message == at.Message && !e.ExpiredNotified
+	}) {
+		// A request still waiting is answered with its buttons or its
+		// prompt; a reply to it is no new instruction.
+		return pending.SessionRef{}, false, nil
+	}
+	ref, ok, err := b.store.MessageSession(at.Chat, at.Message)
+	if err != nil {
+		return pending.SessionRef{}, false, fmt.Errorf("session of message %d: %w", at.Message, err)
+	}
+	return ref, ok, nil
+}
+
+// RememberMessage records that the message at is about ref.
+func (b *Bridge) RememberMessage(at pending.Place, ref pending.SessionRef) error {
+	return b.store.RememberMessage(at, ref)
+}
+
+// ContinueSession sends text to session ref as user's next prompt.
+func (b *Bridge) ContinueSession(ctx context.Context, log zerolog.Logger, ref pending.SessionRef, text string, user frontend.User) (frontend.Steered, error) {
+	log = b.steerLog(log, ref, user)
+	oc := b.steerer()
+	if oc == nil {
+		return frontend.Steered{}, frontend.ErrNoSteering
+	}
+	ctx, cancel := context.WithTimeout(ctx, steerTimeout)
+	defer cancel()
+	// Looked up afresh, not from the cache: a session deleted since must
+	// be reported gone, not prompted into nothing.
+	s, err := b.oc.GetSession(ctx, ref.Directory, ref.ID)
+	if err != nil {
+		err = steerErr("continue session "+ref.ID, err)
+		log.Warn().Err(err).Msg("steering: could not continue the session")
+		return frontend.Steered{}, err
+	}
+	if err := oc.PromptAsync(ctx, ref.Directory, ref.ID, text); err != nil {
+		err = steerErr("continue session "+ref.ID, err)
+		log.Warn().Err(err).Msg("steering: could not continue the session")
+		return frontend.Steered{}, err
+	}
+	b.failed.set(ref.ID, false)
+	log.Info().Int("chars", len(text)).Msg("steering: prompt sent to the session")
+	return frontend.Steered{Ref: ref, Title: sessionTitle(s)}, nil
+}
+
+// StartSession starts a session in dir whose first prompt is text.
+func (b *Bridge) StartSession(ctx context.Context, log zerolog.Logger, dir, text string, user frontend.User) (frontend.Steered, error) {
+	log = b.steerLog(log, pending.SessionRef{Directory: dir}, user)
+	oc := b.steerer()
+	if oc == nil {
+		return frontend.Steered{}, frontend.ErrNoSteering
+	}
+	ctx, cancel := context.WithTimeout(ctx, steerTimeout)
+	defer cancel()
+	s, err := oc.CreateSession(ctx, dir, "")
+	if err != nil {
+		err = steerErr("start a session in "+dir, err)
+		log.Warn().Err(err).Msg("steering: could not start a session")
+		return frontend.Steered{}, err
+	}
+	ref := pending.SessionRef{Directory: dir, ID: s.ID}
+	log = log.With().Str("sessionID", s.ID).Logger()
+	if err := oc.PromptAsync(ctx, dir, s.ID, text); err != nil {
+		err = steerErr("prompt new session "+s.ID, err)
+		log.Warn().Err(err).Msg("steering: started a session but could not prompt it")
+		return frontend.Steered{Ref: ref}, err
+	}
+	log.Info().Int("chars", len(text)).Msg("steering: new session started")
+	title := oneLine(text)
+	if r := []rune(title); len(r) > 40 {
+		title = string(r[:40]) + "…"
+	}
+	return frontend.Steered{Ref: ref, Title: title}, nil
+}
+
+// Projects lists the projects opencode knows, by directory, without the
+// global one ("/"), which is no project folder.
+func (b *Bridge) Projects(ctx context.Context) ([]frontend.Project, error) {
+	oc := b.steerer()
+	if oc == nil {
+		return nil, frontend.ErrNoSteering
+	}
+	ctx, cancel := context.WithTimeout(ctx, steerTimeout)
+	defer cancel()
+	ps, err := oc.ListProjects(ctx)
+	if err != nil {
+		return nil, steerErr("list projects", err)
+	}
+	var out []frontend.Project
+	seen := map[string]bool{}
+	for _, p := range ps {
+		dir := p.Worktree
+		if dir == "" || dir == "/" || seen[dir] {
+			continue
+		}
+		seen[dir] = true
+		out = append(out, frontend.Project{Directory: dir})
+	}
+	slices.SortFunc(out, func(a, c frontend.Project) int {
+		return strings.Compare(filepath.Base(a.Directory)+a.Directory, filepath.Base(c.Directory)+c.Directory)
+	})
+	return out, nil
+}
+
+// Sessions lists the recent top-level sessions of every project.
+func (b *Bridge) Sessions(ctx context.Context, max int) ([]frontend.SessionInfo, error) {
+	projects, err := b.Projects(ctx)
+	if err != nil {
+		return nil, err
+	}
+	oc := b.steerer()
+	ctx, cancel := context.WithTimeout(ctx, steerTimeout)
+	defer cancel()
+	var out []frontend.SessionInfo
+	var errs []error
+	for _, p := range projects {
+		ss, err := oc.ListSessions(ctx, p.Directory)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		busy, err := oc.BusySessions(ctx, p.Directory)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		for _, s := range ss {
+			if s.ParentID != "" && s.ParentID != s.ID {
+				continue // a subagent's: stopping its parent stops it
+			}
+			out = append(out, b.sessionInfo(p.Directory, s, busy[s.ID]))
+		}
+	}
+	if len(out) == 0 && len(errs) > 0 {
+		return nil, steerErr("list sessions", errors.Join(errs...))
+	}
+	slices.SortStableFunc(out, func(a, c frontend.SessionInfo) int { return c.Updated.Compare(a.Updated) })
+	if max > 0 && len(out) > max {
+		out = out[:max]
+	}
+	return out, nil
+}
+
+// sessionInfo is s of dir with its state and latest message.
+func (b *Bridge) sessionInfo(dir string, s opencode.Session, busy bool) frontend.SessionInfo {
+	info := frontend.SessionInfo{Ref: pending.SessionRef{Directory: dir, ID: s.ID}, Title: sessionTitle(s), State: frontend.Idle}
+	if s.Time.Updated > 0 {
+		info.Updated = time.UnixMilli(s.Time.Updated)
+	}
+	waiting, _ := b.waitingIn(s.ID)
+	switch {
+	case waiting:
+		info.State = frontend.Waiting
+	case busy:
+		info.State = frontend.Working
+	case b.failed.has(s.ID):
+		info.State = frontend.Failed
+	}
+	if es, err := b.store.BySession(s.ID); err == nil {
+		for _, e := range es {
+			if e.SessionID == s.ID && e.Place.Message != 0 && e.Place.Message > info.Latest.Message {
+				info.Latest = e.Place
+			}
+		}
+	}
+	if at, _, ok, err := b.store.LatestMessage(s.ID); err == nil && ok && info.Latest.Message == 0 {
+		info.Latest = at
+	}
+	return info
+}
+
+// FindSession looks session id up: in the project of a message about it,
+// else in every project opencode knows.
+func (b *Bridge) FindSession(ctx context.Context, id string) (frontend.SessionInfo, error) {
+	oc := b.steerer()
+	if oc == nil {
+		return frontend.SessionInfo{}, frontend.ErrNoSteering
+	}
+	var dirs []string
+	if _, ref, ok, err := b.store.LatestMessage(id); err == nil && ok {
+		dirs = append(dirs, ref.Directory)
+	}
+	if es, err := b.store.BySession(id); err == nil {
+		for _, e := range es {
+			dirs = append(dirs, e.Directory)
+		}
+	}
+	if len(dirs) == 0 {
+		ps, err := b.Projects(ctx)
+		if err != nil {
+			return frontend.SessionInfo{}, err
+		}
+		for _, p := range ps {
+			dirs = append(dirs, p.Directory)
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, steerTimeout)
+	defer cancel()
+	var last error
+	for _, dir := range slices.Compact(dirs) {
+		s, err := b.oc.GetSession(ctx, dir, id)
+		if err != nil {
+			last = err
+			continue
+		}
+		if s.Directory != "" && s.Directory != dir && len(dirs) > 1 {
+			continue // listed through another project's directory
+		}
+		busy, _ := oc.BusySessions(ctx, dir)
+		return b.sessionInfo(dir, s, busy[id]), nil
+	}
+	if last == nil {
+		last = opencode.ErrNotFound
+	}
+	return frontend.SessionInfo{}, steerErr("find session "+id, last)
+}
+
+// StopSession aborts session ref's turn, then rejects its requests still
+// waiting (an aborted session leaves its question listed in opencode) and
+// closes their messages.
+func (b *Bridge) StopSession(ctx context.Context, log zerolog.Logger, ref pending.SessionRef, user frontend.User) (frontend.StopResult, error) {
+	log = b.steerLog(log, ref, user)
+	oc := b.steerer()
+	if oc == nil {
+		return frontend.StopResult{}, frontend.ErrNoSteering
+	}
+	octx, cancel := context.WithTimeout(ctx, steerTimeout)
+	defer cancel()
+	s, err := b.oc.GetSession(octx, ref.Directory, ref.ID)
+	if err != nil {
+		err = steerErr("stop session "+ref.ID, err)
+		log.Warn().Err(err).Msg("steering: could not stop the session")
+		return frontend.StopResult{}, err
+	}
+	if err := oc.Abort(octx, ref.Directory, ref.ID); err != nil {
+		err = steerErr("stop session "+ref.ID, err)
+		log.Warn().Err(err).Msg("steering: could not stop the session")
+		return frontend.StopResult{}, err
+	}
+	// The abort's session.error is not a failure to report.
+	b.notices.mark(ref.ID, b.now())
+	closed := b.closeSessionRequests(ctx, log, ref.ID, user)
+	log.Info().Int("closed", closed).Msg("steering: session stopped")
+	return frontend.StopResult{Ref: ref, Title: sessionTitle(s), Closed: closed}, nil
+}
+
+// closeSessionRequests rejects in opencode the requests of session (and
+// of its subagents) still held and closes their messages as stopped by
+// user; it returns how many it closed.
+func (b *Bridge) closeSessionRequests(ctx context.Context, log zerolog.Logger, session string, user frontend.User) int {
+	entries, err := b.store.BySession(session)
+	if err != nil {
+		log.Error().Err(err).Msg("could not list the stopped session's requests; they expire in time")
+		return 0
+	}
+	n := 0
+	for _, e := range entries {
+		if e.SessionID != session && e.ParentSessionID != session {
+			continue
+		}
+		if b.closeStopped(ctx, e.UID, lockKey(e), user) {
+			n++
+		}
+	}
+	return n
+}
+
+// closeStopped rejects request uid, whose lock is key, and closes it.
+func (b *Bridge) closeStopped(ctx context.Context, uid, key string, user frontend.User) bool {
+	unlockKey, err := b.locks.lock(ctx, key)
+	if err != nil {
+		return false
+	}
+	defer unlockKey()
+	if key != uid {
+		unlock, err := b.locks.lock(ctx, uid)
+		if err != nil {
+			return false
+		}
+		defer unlock()
+	}
+	e, err := b.store.Get(uid)
+	if err != nil {
+		return false
+	}
+	log := b.entryLog(e)
+	rctx, cancel := context.WithTimeout(ctx, steerTimeout)
+	defer cancel()
+	req := b.oc.Requests(surfaceOf(e))
+	if e.Kind == pending.KindPermission {
+		err = req.ReplyPermission(rctx, e.Directory, e.SessionID, e.RequestID, frontend.ReplyReject, "")
+	} else {
+		err = req.RejectQuestion(rctx, e.Directory, e.SessionID, e.RequestID)
+	}
+	if err != nil && !errors.Is(err, opencode.ErrNotFound) {
+		// Still pending in opencode: leave it to its buttons or expiry.
+		log.Warn().Err(err).Msg("could not reject the stopped session's request; it stays open")
+		return false
+	}
+	log.Info().Str("by", user.DisplayName()).Msg("request closed: its session was stopped")
+	text := b.fe.Outcome(requestOf(e), frontend.Outcome{How: frontend.Stopped, By: user})
+	b.deleteEntry(log, e, i18n.ToastDismissed, b.closingEdit(e, text)...)
+	b.closeMessage(ctx, log, e, text)
+	return true
+}
+
+// sessionTitle is s's title, or its ID when it has none.
+func sessionTitle(s opencode.Session) string {
+	if t := oneLine(s.Title); t != "" {
+		return t
+	}
+	return s.ID
+}

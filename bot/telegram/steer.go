@@ -1,0 +1,393 @@
+package telegram
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/go-telegram/bot/models"
+	"github.com/rs/zerolog"
+
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
+	"github.com/hermes-bot/hermes-bot/pending"
+)
+
+// Steering from the chat: a reply to a message about a session continues
+// it, /new starts one, /sessions lists them and /stop (or a ⏹ button)
+// stops one after a confirmation tap. Steering runs code with the agent's
+// rights, so only the users of Config.AllowedUserIDs may, and with none
+// configured it is off.
+
+// The commands of steering.
+const (
+	cmdNew      = "new"
+	cmdSessions = "sessions"
+	cmdStop     = "stop"
+)
+
+// The actions of steering buttons. Their data is "<action>:<arg>", the
+// argument being a session ID or a project's key.
+const (
+	// actNew asks for the first prompt of a session in a project.
+	actNew action = "snew"
+	// actContinue asks for the next prompt of a session.
+	actContinue action = "scont"
+	// actStop asks to confirm stopping a session.
+	actStop action = "sstop"
+	// actStopYes stops it; actStopNo leaves it.
+	actStopYes action = "sstopy"
+	actStopNo  action = "sstopn"
+)
+
+// maxSessionsListed bounds /sessions: a message of about 100 buttons at
+// most, and a list a person reads.
+const maxSessionsListed = 10
+
+// maxSteerArg keeps steering data within 64 bytes ("sstopy:" is 7).
+const maxSteerArg = 48
+
+// steerData is a decoded steering button.
+type steerData struct {
+	Action action
+	Arg    string
+}
+
+func (a action) isSteer() bool {
+	switch a {
+	case actNew, actContinue, actStop, actStopYes, actStopNo:
+		return true
+	}
+	return false
+}
+
+// validSteerArg accepts opencode session IDs (ses_…) and project keys.
+func validSteerArg(s string) bool {
+	if s == "" || len(s) > maxSteerArg {
+		return false
+	}
+	for i := range len(s) {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func (d steerData) encode() (string, error) {
+	if !d.Action.isSteer() || !validSteerArg(d.Arg) {
+		return "", fmt.Errorf("encode steering button: bad action %q or argument %q", d.Action, d.Arg)
+	}
+	return string(d.Action) + ":" + d.Arg, nil
+}
+
+// decodeSteer parses steering data strictly; ok is false for anything
+// else (a request's button, tampering).
+func decodeSteer(s string) (steerData, bool) {
+	a, arg, found := strings.Cut(s, ":")
+	d := steerData{Action: action(a), Arg: arg}
+	if !found || len(s) > maxCallbackData || !d.Action.isSteer() || !validSteerArg(arg) {
+		return steerData{}, false
+	}
+	return d, true
+}
+
+// projectKey is the short key of project directory dir in a button: a
+// path does not fit 64 bytes.
+func projectKey(dir string) string {
+	sum := sha256.Sum256([]byte(dir))
+	return hex.EncodeToString(sum[:6])
+}
+
+// steering reports whether steering is on: someone is named who may.
+func (f *Frontend) steering() bool { return len(f.cfg.AllowedUserIDs) > 0 }
+
+// maySteer reports whether user may steer.
+func (f *Frontend) maySteer(userID int64) bool { return f.steering() && f.allowed(userID) }
+
+// steerButton is one inline button of steering.
+func steerButton(text string, a action, arg string) (models.InlineKeyboardButton, error) {
+	data, err := steerData{Action: a, Arg: arg}.encode()
+	return models.InlineKeyboardButton{Text: text, CallbackData: data}, err
+}
+
+// noticeKeyboard is the buttons of a session notice: continue it (the
+// reply box opens), or nil when steering is off.
+func (f *Frontend) noticeKeyboard(n frontend.Notice) *models.InlineKeyboardMarkup {
+	if !f.steering() {
+		return nil
+	}
+	btn, err := steerButton(f.text.Steer.BtnContinue, actContinue, n.SessionID)
+	if err != nil {
+		return nil // a session ID no button can carry; the reply still works
+	}
+	return &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{{btn}}}
+}
+
+// steerCommand answers /new, /sessions and /stop; the caller checked the
+// chat. It returns the reply and its buttons.
+func (f *Frontend) steerCommand(ctx context.Context, core frontend.Core, log zerolog.Logger, m *models.Message, name string) (string, models.ReplyMarkup) {
+	tx := f.text.Steer
+	if !f.steering() {
+		return tx.Off, nil
+	}
+	user := userOf(m.From)
+	switch name {
+	case cmdNew:
+		log.Info().Str("user", user.DisplayName()).Msg("steering: /new")
+		ps, err := core.Projects(ctx)
+		if err != nil {
+			log.Warn().Err(err).Msg("steering: could not list projects for /new")
+			return f.steerFailure(err), nil
+		}
+		if len(ps) == 0 {
+			return tx.NoProjects, nil
+		}
+		var rows [][]models.InlineKeyboardButton
+		for _, p := range ps {
+			btn, err := steerButton(projectName(f.text, p.Directory), actNew, projectKey(p.Directory))
+			if err != nil {
+				continue
+			}
+			rows = append(rows, []models.InlineKeyboardButton{btn})
+		}
+		return tx.ChooseProject, &models.InlineKeyboardMarkup{InlineKeyboard: rows}
+	case cmdSessions:
+		log.Info().Str("user", user.DisplayName()).Msg("steering: /sessions")
+		ss, err := core.Sessions(ctx, maxSessionsListed)
+		if err != nil {
+			log.Warn().Err(err).Msg("steering: could not list sessions")
+			return f.steerFailure(err), nil
+		}
+		return f.renderSessions(ss)
+	case cmdStop:
+		if m.ReplyToMessage == nil {
+			return tx.StopHow, nil
+		}
+		ref, ok, err := core.SessionAt(ctx, pending.Place{Chat: m.Chat.ID, Message: m.ReplyToMessage.ID})
+		if err != nil || !ok {
+			if e := f.openRequestSession(ctx, core, m.Chat.ID, m.ReplyToMessage.ID); e != nil {
+				ref, ok = *e, true
+			}
+		}
+		if !ok {
+			return tx.StopHow, nil
+		}
+		log.Info().Str("user", user.DisplayName()).Str("sessionID", ref.ID).Msg("steering: /stop asks to confirm")
+		return f.stopConfirm(ctx, core, ref.ID)
+	}
+	return "", nil
+}
+
+// openRequestSession is the session of the request still waiting whose
+// message is msg: /stop may name a session by its question.
+func (f *Frontend) openRequestSession(ctx context.Context, core frontend.Core, chat int64, msg int) *pending.SessionRef {
+	open, err := core.Open(ctx, false)
+	if err != nil {
+		return nil
+	}
+	for _, e := range open {
+		if e.Place.Chat == chat && e.Place.Message == msg && e.SessionID != "" {
+			return &pending.SessionRef{Directory: e.Directory, ID: e.SessionID}
+		}
+	}
+	return nil
+}
+
+// stopConfirm is the question before stopping session id, with its two
+// buttons.
+func (f *Frontend) stopConfirm(ctx context.Context, core frontend.Core, id string) (string, models.ReplyMarkup) {
+	tx := f.text.Steer
+	title := id
+	if info, err := core.FindSession(ctx, id); err == nil && info.Title != "" {
+		title = info.Title
+	}
+	yes, err1 := steerButton(tx.BtnStopConfirm, actStopYes, id)
+	no, err2 := steerButton(tx.BtnCancel, actStopNo, id)
+	if err1 != nil || err2 != nil {
+		return tx.StopHow, nil
+	}
+	return tx.StopConfirm(esc(title, 80)), &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{{yes, no}}}
+}
+
+// steerFailure says in one line why a steering action did not happen.
+func (f *Frontend) steerFailure(err error) string {
+	if errors.Is(err, frontend.ErrSessionGone) {
+		return f.text.Steer.Gone
+	}
+	return f.text.Steer.Unreachable
+}
+
+// renderSessions is the reply to /sessions: one line per session with its
+// state and a link to its latest message, and a ⏹ button per session
+// that is not idle.
+func (f *Frontend) renderSessions(ss []frontend.SessionInfo) (string, models.ReplyMarkup) {
+	tx := f.text.Steer
+	if len(ss) == 0 {
+		return tx.NoSessions, nil
+	}
+	var b strings.Builder
+	b.WriteString(tx.SessionsHead + "\n")
+	var rows [][]models.InlineKeyboardButton
+	for i, s := range ss {
+		state := map[frontend.SessionState]string{frontend.Working: "⏳ " + tx.Working, frontend.Waiting: "❓ " + tx.Waiting,
+			frontend.Idle: "💤 " + tx.Idle, frontend.Failed: "❌ " + tx.Failed}[s.State]
+		fmt.Fprintf(&b, "\n%d. <b>%s</b> · <i>%s</i> — %s", i+1, esc(projectName(f.text, s.Ref.Directory), 40), esc(s.Title, 60), state)
+		if link := messageLink(s.Latest.Chat, s.Latest.Message); link != "" {
+			b.WriteString(` · <a href="` + link + `">` + tx.Latest + "</a>")
+		}
+		if btn, err := steerButton(fmt.Sprintf("%s %d. %s", tx.BtnStop, i+1, plain(s.Title, 24)), actStop, s.Ref.ID); err == nil {
+			rows = append(rows, []models.InlineKeyboardButton{btn})
+		}
+	}
+	return b.String(), &models.InlineKeyboardMarkup{InlineKeyboard: rows}
+}
+
+// handleSteerPress acts on a steering button; it answers the callback.
+func (f *Frontend) handleSteerPress(ctx context.Context, core frontend.Core, log zerolog.Logger, cq *models.CallbackQuery, d steerData, answer func(string)) {
+	tx := f.text.Steer
+	m := cq.Message.Message
+	if !f.maySteer(cq.From.ID) || m == nil || m.Chat.ID != f.ChatID() {
+		log.Info().Str("data", cq.Data).Msg("steering: refusing a button from a user or chat not allowed to steer")
+		answer(tx.NotAllowed)
+		return
+	}
+	user := userOf(&cq.From)
+	log = log.With().Str("user", user.DisplayName()).Str("data", cq.Data).Logger()
+	switch d.Action {
+	case actNew:
+		ps, err := core.Projects(ctx)
+		if err != nil {
+			answer(plain(f.steerFailure(err), maxToast))
+			return
+		}
+		for _, p := range ps {
+			if projectKey(p.Directory) == d.Arg {
+				answer("")
+				log.Info().Str("directory", p.Directory).Msg("steering: project chosen for a new session")
+				f.askSteerText(ctx, core, log, m, tx.NewPrompt(esc(projectName(f.text, p.Directory), 64)), tx.NewPlaceholder,
+					pending.SessionRef{Directory: p.Directory})
+				return
+			}
+		}
+		answer(f.text.Toast("gone"))
+	case actContinue:
+		info, err := core.FindSession(ctx, d.Arg)
+		if err != nil {
+			answer(plain(f.steerFailure(err), maxToast))
+			return
+		}
+		answer("")
+		f.askSteerText(ctx, core, log, m, tx.ContinuePrompt(esc(info.Title, 80)), tx.ContinuePlaceholder, info.Ref)
+	case actStop:
+		answer("")
+		text, kb := f.stopConfirm(ctx, core, d.Arg)
+		if _, err := f.tg.SendMessage(ctx, htmlMessage(m.Chat.ID, threadOf(m), text, kb, m.ID)); err != nil {
+			log.Warn().Err(err).Msg("steering: could not ask to confirm the stop")
+		}
+	case actStopNo:
+		answer("")
+		if err := f.editMessage(ctx, pending.Place{Chat: m.Chat.ID, Message: m.ID}, tx.StopCancelled, nil); err != nil {
+			log.Debug().Err(err).Msg("could not close the stop confirmation")
+		}
+	case actStopYes:
+		answer(tx.OnIt)
+		info, err := core.FindSession(ctx, d.Arg)
+		var res frontend.StopResult
+		if err == nil {
+			res, err = core.StopSession(ctx, log, info.Ref, user)
+		}
+		text := ""
+		if err != nil {
+			log.Warn().Err(err).Msg("steering: stop failed")
+			text = f.steerFailure(err)
+		} else {
+			text = tx.StoppedBy(esc(res.Title, 80), who(user), res.Closed)
+		}
+		if err := f.editMessage(ctx, pending.Place{Chat: m.Chat.ID, Message: m.ID}, text, nil); err != nil {
+			log.Warn().Err(err).Msg("steering: could not say the stop's outcome")
+		}
+	}
+}
+
+// askSteerText sends a prompt replying to m that opens the reply box, and
+// remembers it is about ref, so the reply steers it.
+func (f *Frontend) askSteerText(ctx context.Context, core frontend.Core, log zerolog.Logger, m *models.Message, text, placeholder string, ref pending.SessionRef) {
+	msg, err := f.tg.SendMessage(ctx, htmlMessage(m.Chat.ID, threadOf(m), text, &models.ForceReply{
+		ForceReply: true, InputFieldPlaceholder: placeholder,
+	}, m.ID))
+	if err != nil {
+		log.Warn().Err(err).Msg("steering: could not ask for the prompt")
+		return
+	}
+	if err := core.RememberMessage(pending.Place{Chat: m.Chat.ID, Message: msg.ID, Thread: threadOf(m)}, ref); err != nil {
+		log.Error().Err(err).Msg("steering: could not remember what the prompt is for; a reply to it is not taken")
+	}
+}
+
+// steerReply handles text replying to a message about a session: it goes
+// to that session (or starts one), and the person is told in one line. It
+// reports whether the text was steering; otherwise it may answer a
+// request (HandleText).
+func (f *Frontend) steerReply(ctx context.Context, core frontend.Core, log zerolog.Logger, m *models.Message, t frontend.Text) bool {
+	if t.ReplyTo == 0 || !t.ReplyToBot {
+		return false
+	}
+	ref, ok, err := core.SessionAt(ctx, pending.Place{Chat: t.At.Chat, Message: t.ReplyTo})
+	if err != nil {
+		log.Error().Err(err).Msg("steering: could not look up the session of the message replied to")
+		return false
+	}
+	if !ok {
+		return false
+	}
+	if !f.maySteer(t.User.ID) {
+		log.Info().Str("sessionID", ref.ID).Msg("steering: ignoring a reply from a user not allowed to steer")
+		if !f.steering() {
+			f.replyLine(ctx, log, m, f.text.Steer.Off)
+		}
+		return true
+	}
+	var res frontend.Steered
+	var line string
+	if ref.ID == "" {
+		res, err = core.StartSession(ctx, log, ref.Directory, t.Text, t.User)
+		if err == nil {
+			line = f.text.Steer.Started(esc(projectName(f.text, ref.Directory), 64), esc(res.Title, 80))
+			// Later replies to the prompt go on with the new session.
+			if rerr := core.RememberMessage(pending.Place{Chat: t.At.Chat, Message: t.ReplyTo, Thread: t.At.Thread}, res.Ref); rerr != nil {
+				log.Warn().Err(rerr).Msg("steering: could not remember the new session")
+			}
+		}
+	} else {
+		res, err = core.ContinueSession(ctx, log, ref, t.Text, t.User)
+		if err == nil {
+			line = f.text.Steer.SentTo(esc(res.Title, 80))
+		}
+	}
+	if err != nil {
+		line = f.steerFailure(err)
+	}
+	if err == nil && res.Ref.ID != "" {
+		// The confirmation is a message about the session too.
+		if at := f.replyLine(ctx, log, m, line); at.Message != 0 {
+			_ = core.RememberMessage(at, res.Ref)
+		}
+		return true
+	}
+	f.replyLine(ctx, log, m, line)
+	return true
+}
+
+// replyLine answers m with one line and returns where it went.
+func (f *Frontend) replyLine(ctx context.Context, log zerolog.Logger, m *models.Message, line string) pending.Place {
+	msg, err := f.tg.SendMessage(ctx, htmlMessage(m.Chat.ID, threadOf(m), line, nil, m.ID))
+	if err != nil {
+		log.Warn().Err(err).Msg("steering: could not answer")
+		return pending.Place{}
+	}
+	return pending.Place{Chat: m.Chat.ID, Message: msg.ID, Thread: threadOf(m)}
+}
