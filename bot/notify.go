@@ -278,6 +278,10 @@ func (b *Bridge) lastWords(ctx context.Context, log zerolog.Logger, dir, id stri
 // sendNotice posts notice n of a session, where the requests of its
 // project go.
 func (b *Bridge) sendNotice(ctx context.Context, log zerolog.Logger, n frontend.Notice, what string) {
+	// Held until the notice's session is remembered, so a reply that
+	// comes at once waits for it (see SessionAt).
+	b.prompting.RLock()
+	defer b.prompting.RUnlock()
 	at, err := b.fe.Notify(ctx, n)
 	if err != nil {
 		log.Warn().Err(err).Str("notice", what).Msg("could not post session notice")

@@ -120,6 +120,13 @@ func (b *Bridge) SessionAt(_ context.Context, at pending.Place) (pending.Session
 		return pending.SessionRef{}, false, nil
 	}
 	ref, ok, err := b.store.MessageSession(at.Chat, at.Message)
+	if err == nil && !ok {
+		// The notice may have been posted but its session not yet
+		// remembered.
+		b.prompting.Lock()
+		b.prompting.Unlock()
+		ref, ok, err = b.store.MessageSession(at.Chat, at.Message)
+	}
 	if err != nil {
 		return pending.SessionRef{}, false, fmt.Errorf("session of message %d: %w", at.Message, err)
 	}
@@ -188,8 +195,10 @@ func (b *Bridge) StartSession(ctx context.Context, log zerolog.Logger, dir, text
 	return frontend.Steered{Ref: ref, Title: title}, nil
 }
 
-// Projects lists the projects opencode knows, by directory, without the
-// global one ("/"), which is no project folder.
+// Projects lists the project folders opencode knows (worktrees and
+// their other checkouts) and those with requests held or messages of the
+// last day: opencode lists every folder outside a git repository as its
+// one global project ("/"), which is no folder to start a session in.
 func (b *Bridge) Projects(ctx context.Context) ([]frontend.Project, error) {
 	oc := b.steerer()
 	if oc == nil {
@@ -201,10 +210,19 @@ func (b *Bridge) Projects(ctx context.Context) ([]frontend.Project, error) {
 	if err != nil {
 		return nil, steerErr("list projects", err)
 	}
+	var dirs []string
+	for _, p := range ps {
+		dirs = append(append(dirs, p.Worktree), p.Sandboxes...)
+	}
+	if held, err := b.store.Directories(); err == nil {
+		dirs = append(dirs, held...)
+	}
+	if recent, err := b.store.RecentDirectories(); err == nil {
+		dirs = append(dirs, recent...)
+	}
 	var out []frontend.Project
 	seen := map[string]bool{}
-	for _, p := range ps {
-		dir := p.Worktree
+	for _, dir := range dirs {
 		if dir == "" || dir == "/" || seen[dir] {
 			continue
 		}

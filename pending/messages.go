@@ -134,3 +134,30 @@ func staleMessages(meta *bolt.Bucket, before time.Time) [][]byte {
 	}
 	return keys
 }
+
+// RecentDirectories returns the project directories of the messages
+// remembered about sessions (RememberMessage), each once, in no order: the
+// projects people worked on lately, which opencode may not list on its
+// own (folders outside a git repository all belong to its one global
+// project).
+func (s *Store) RecentDirectories() ([]string, error) {
+	seen := map[string]bool{}
+	var out []string
+	err := closedErr(s.db.View(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketMeta).Cursor()
+		prefix := []byte(messagePrefix)
+		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+			var rec messageRecord
+			if json.Unmarshal(v, &rec) != nil || rec.Ref.Directory == "" || seen[rec.Ref.Directory] {
+				continue
+			}
+			seen[rec.Ref.Directory] = true
+			out = append(out, rec.Ref.Directory)
+		}
+		return nil
+	}))
+	if err != nil {
+		return nil, fmt.Errorf("list recent directories: %w", err)
+	}
+	return out, nil
+}

@@ -50,6 +50,10 @@ func TestMessageSessionRoundTripAndPrune(t *testing.T) {
 		t.Fatalf("new-session prompt = %+v, %v", got, ok)
 	}
 
+	if dirs, err := s.RecentDirectories(); err != nil || len(dirs) != 2 {
+		t.Fatalf("RecentDirectories = %q, %v; want /p and /q", dirs, err)
+	}
+
 	// A day later they are forgotten.
 	now.Store(base.Add(25 * time.Hour).UnixNano())
 	if _, err := s.PruneClosed(base.Add(time.Hour)); err != nil {

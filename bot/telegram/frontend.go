@@ -81,6 +81,11 @@ type Frontend struct {
 	topicMu     sync.Mutex
 	topicFailed map[topicFailKey]time.Time
 
+	// asking is read-held while a steering prompt is sent and remembered;
+	// a reply to an unknown bot message takes it once, so it cannot
+	// overtake the remembering.
+	asking sync.RWMutex
+
 	now func() time.Time
 	// Tests shorten it.
 	handlerTimeout time.Duration

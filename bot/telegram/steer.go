@@ -316,6 +316,8 @@ func (f *Frontend) handleSteerPress(ctx context.Context, core frontend.Core, log
 // askSteerText sends a prompt replying to m that opens the reply box, and
 // remembers it is about ref, so the reply steers it.
 func (f *Frontend) askSteerText(ctx context.Context, core frontend.Core, log zerolog.Logger, m *models.Message, text, placeholder string, ref pending.SessionRef) {
+	f.asking.RLock()
+	defer f.asking.RUnlock()
 	msg, err := f.tg.SendMessage(ctx, htmlMessage(m.Chat.ID, threadOf(m), text, &models.ForceReply{
 		ForceReply: true, InputFieldPlaceholder: placeholder,
 	}, m.ID))
@@ -342,7 +344,13 @@ func (f *Frontend) steerReply(ctx context.Context, core frontend.Core, log zerol
 		return false
 	}
 	if !ok {
-		return false
+		// The prompt replied to may have been sent but not yet
+		// remembered (askSteerText).
+		f.asking.Lock()
+		f.asking.Unlock()
+		if ref, ok, err = core.SessionAt(ctx, pending.Place{Chat: t.At.Chat, Message: t.ReplyTo}); err != nil || !ok {
+			return false
+		}
 	}
 	if !f.maySteer(t.User.ID) {
 		log.Info().Str("sessionID", ref.ID).Msg("steering: ignoring a reply from a user not allowed to steer")
