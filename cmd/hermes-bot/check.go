@@ -105,6 +105,8 @@ func (c *checkCommand) Run(ctx context.Context, args []string) error {
 	if len(cfg.AllowedUserIDs) == 0 {
 		r.warn("allowed users", "TELEGRAM_ALLOWED_USER_IDS is empty: any member of the chat may answer",
 			`put your Telegram user ID in it (README, "Five-minute set-up", step 4)`)
+		// Not counted as a warning: the one above already is.
+		r.line("-", "steering", "off: TELEGRAM_ALLOWED_USER_IDS is empty, and continuing, starting or stopping sessions from the chat runs code with the agent's rights, so only the people named there may", "", "")
 	}
 
 	c.checkTelegram(ctx, cfg, r)

@@ -338,6 +338,8 @@ func TestCheckAllowedUsers(t *testing.T) {
 	s.env["TELEGRAM_ALLOWED_USER_IDS"] = ""
 	out, _ = s.check(t)
 	wantLines(t, out, "! allowed users: TELEGRAM_ALLOWED_USER_IDS is empty: any member of the chat may answer\n")
+	// Steering is off then, in one line saying why.
+	wantLines(t, out, "- steering: off: TELEGRAM_ALLOWED_USER_IDS is empty, and continuing, starting or stopping sessions from the chat runs code with the agent's rights, so only the people named there may\n")
 }
 
 func TestCheckStore(t *testing.T) {
