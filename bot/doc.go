@@ -103,6 +103,20 @@
 // retried at the next call, for 10 minutes at most, while the message
 // already says "expired".
 //
+// # Steering
+//
+// The bridge is also the frontend.Steerer a front-end hands steering to:
+// ContinueSession prompts a session (a reply to a message about it,
+// which SessionAt resolves), StartSession creates one and prompts it,
+// Projects and Sessions list what there is, and StopSession aborts a
+// session, then rejects its requests still held (an aborted session
+// leaves its question pending in opencode) and closes their messages as
+// frontend.Stopped. Which message is about which session is kept in the
+// store for a day: notices are remembered when posted, a request's
+// message when it closes. Who may steer is the front-end's decision;
+// the bridge logs every action with the user. It steers through
+// Config.Steer, or its Opencode when that is a SteerOpencode.
+//
 // # Concurrency
 //
 // HandleEvent, HandlePress, HandleText, Open, SendUnsent, SendOwed,

@@ -386,7 +386,12 @@ var English = Text{
 		"<b>Commands</b>\n" +
 		"/pending: the requests waiting for an answer, with links to their messages\n" +
 		"/status: the connection to opencode, its version, what is waiting, uptime\n" +
-		"/help: this message",
+		"/help: this message\n\n" +
+		"<b>Steering</b> (people on the allow-list only)\n" +
+		"Reply to a message about a session (a finished notice, an answered request) to send it your next prompt.\n" +
+		"/new: start a session in a project\n" +
+		"/sessions: recent sessions, their state, and ⏹ Stop\n" +
+		"/stop: reply it to a session's message to stop that session",
 	NothingPending:  "✨ Nothing is waiting for you.",
 	StoreUnreadable: "⚠️ Could not read the stored requests; see the log.",
 	WaitingN:        func(n int) string { return fmt.Sprintf("📋 <b>Waiting for you: %d</b>", n) },
@@ -579,7 +584,12 @@ var Chinese = Text{
 		"<b>命令</b>\n" +
 		"/pending：等待回答的请求，附消息链接\n" +
 		"/status：与 opencode 的连接、版本、等待中的请求、运行时长\n" +
-		"/help：本帮助",
+		"/help：本帮助\n\n" +
+		"<b>远程操控</b>（仅限允许名单中的人）\n" +
+		"回复关于某个会话的消息（完成通知、已回答的请求）即可把下一条指令发给它。\n" +
+		"/new：在某个项目中开始会话\n" +
+		"/sessions：最近的会话、状态和 ⏹ 停止\n" +
+		"/stop：用它回复某个会话的消息以停止该会话",
 	NothingPending:  "✨ 没有等待你回答的请求。",
 	StoreUnreadable: "⚠️ 无法读取已保存的请求，请查看日志。",
 	WaitingN:        func(n int) string { return fmt.Sprintf("📋 <b>等待你回答：%d</b>", n) },

@@ -20,7 +20,14 @@
 // "qtog:<uid>:<qi>:<oi>" or "qsub:<uid>:<qi>" for questions, "ponce:<uid>",
 // "palways:<uid>", "preject:<uid>" or "preason:<uid>" for permissions
 // (ButtonData makes it), never over 64 bytes; anything else is refused as
-// an unknown button.
+// an unknown button. Steering buttons carry "snew:<project key>",
+// "scont:<session>", "sstop:<session>", "sstopy:<session>" or
+// "sstopn:<session>".
+//
+// Steering (only for Config.AllowedUserIDs, and off when that is empty):
+// a reply to a message about a session continues it, /new starts one in
+// a project, /sessions lists sessions with ⏹ buttons and /stop, replying
+// to a session's message, stops it after a confirmation tap.
 //
 // The Outbox starts each chat's calls in order under Telegram's rate
 // limits, obeys 429s, retries what the network or a 5xx failed, coalesces
