@@ -185,12 +185,16 @@ func (b *Bridge) sessionIdle(ctx context.Context, ev opencode.Event) {
 // the idle that follows it is not a "finished".
 func (b *Bridge) sessionError(ctx context.Context, ev opencode.Event) {
 	id := ev.SessionError.SessionID
-	if id == "" || !(b.cfg.Notify.Error || b.cfg.Notify.Idle) {
+	if id == "" {
+		return
+	}
+	name, why := describeError(b.text, ev.SessionError.Error)
+	// Kept whether or not notices are on: /sessions shows it.
+	b.failed.set(id, name != "MessageAbortedError")
+	if !(b.cfg.Notify.Error || b.cfg.Notify.Idle) {
 		return
 	}
 	log := b.sessionLog(ev.Directory, id)
-	name, why := describeError(b.text, ev.SessionError.Error)
-	b.failed.set(id, name != "MessageAbortedError")
 	if name == "MessageAbortedError" {
 		log.Debug().Msg("session aborted; no notice")
 		b.notices.mark(id, b.now())

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
+	"github.com/hermes-bot/hermes-bot/bot/internal/bounded"
 	"github.com/hermes-bot/hermes-bot/opencode"
 	"github.com/hermes-bot/hermes-bot/pending"
 )
@@ -46,29 +47,28 @@ const steerTimeout = 10 * time.Second
 const maxFailedSessions = 1000
 
 // failedSessions remembers which sessions' last turn failed, for the
-// state /sessions shows: opencode's status says only busy or idle.
+// state /sessions shows: opencode's status says only busy or idle. The
+// zero value is ready to use.
 type failedSessions struct {
-	mu sync.Mutex
-	m  map[string]bool
+	once sync.Once
+	m    *bounded.Map[string, bool]
+}
+
+func (f *failedSessions) init() {
+	f.once.Do(func() { f.m = bounded.New[string, bool](maxFailedSessions) })
 }
 
 func (f *failedSessions) set(id string, failed bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if !failed {
-		delete(f.m, id)
-		return
-	}
-	if f.m == nil || len(f.m) >= maxFailedSessions {
-		f.m = make(map[string]bool)
-	}
-	f.m[id] = true
+	f.init()
+	// A session that did not fail is remembered as such rather than
+	// deleted: the bounded map forgets the oldest first either way.
+	f.m.Put(id, failed)
 }
 
 func (f *failedSessions) has(id string) bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.m[id]
+	f.init()
+	failed, _ := f.m.Get(id)
+	return failed
 }
 
 // steerer is the opencode steering goes through, or nil.
@@ -335,8 +335,8 @@ func (b *Bridge) FindSession(ctx context.Context, id string) (frontend.SessionIn
 			last = err
 			continue
 		}
-		if s.Directory != "" && s.Directory != dir && len(dirs) > 1 {
-			continue // listed through another project's directory
+		if s.Directory != "" {
+			dir = s.Directory // where its calls must name it
 		}
 		busy, _ := oc.BusySessions(ctx, dir)
 		return b.sessionInfo(dir, s, busy[id]), nil

@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -93,9 +94,15 @@ func TestReplyToNoticeContinuesTheSession(t *testing.T) {
 	if err != nil || !ok || ref != (pending.SessionRef{Directory: "/p", ID: "ses_1"}) {
 		t.Fatalf("SessionAt(notice) = %+v, %v, %v", ref, ok, err)
 	}
-	res, err := c.b.ContinueSession(ctx, zerolog.Nop(), ref, "now add tests", ann)
+	var logs bytes.Buffer
+	res, err := c.b.ContinueSession(ctx, zerolog.New(&logs), ref, "now add tests", ann)
 	if err != nil || res.Title != "Fix the login" {
 		t.Fatalf("ContinueSession = %+v, %v", res, err)
+	}
+	// Logged with the user and the session, without the prompt itself.
+	if l := logs.String(); !strings.Contains(l, `"user":"Ann"`) || !strings.Contains(l, `"userID":1`) ||
+		!strings.Contains(l, `"sessionID":"ses_1"`) || strings.Contains(l, "now add tests") {
+		t.Errorf("steering log: %s", l)
 	}
 	if len(st.prompts) != 1 || st.prompts[0] != "/p|ses_1|now add tests" {
 		t.Fatalf("prompts %q", st.prompts)
@@ -187,11 +194,14 @@ func TestSessionsStates(t *testing.T) {
 	st.projects = []opencode.Project{{Worktree: dir}}
 	st.sessions = map[string][]opencode.Session{dir: {{ID: testSession, Title: "a"}, {ID: "ses_2", Title: "b"}, {ID: "ses_3", Title: "c"}, {ID: "ses_4", ParentID: "ses_2"}}}
 	st.busy = map[string]bool{testSession: true, "ses_2": true}
+	// A session whose last turn failed shows failed.
+	c.b.HandleEvent(context.Background(), opencode.Event{Directory: dir, Type: opencode.TypeSessionError,
+		SessionError: &opencode.SessionError{SessionID: "ses_3", Error: []byte(`{"name":"ProviderAuthError","data":{"message":"bad key"}}`)}})
 	ss, err := c.b.Sessions(context.Background(), 10)
 	if err != nil || len(ss) != 3 {
 		t.Fatalf("Sessions = %+v, %v; want 3 top-level sessions", ss, err)
 	}
-	want := map[string]frontend.SessionState{testSession: frontend.Waiting, "ses_2": frontend.Working, "ses_3": frontend.Idle}
+	want := map[string]frontend.SessionState{testSession: frontend.Waiting, "ses_2": frontend.Working, "ses_3": frontend.Failed}
 	for _, s := range ss {
 		if s.State != want[s.Ref.ID] {
 			t.Errorf("%s: state %d, want %d", s.Ref.ID, s.State, want[s.Ref.ID])

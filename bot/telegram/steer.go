@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"github.com/hermes-bot/hermes-bot/pending"
 )
 
@@ -273,7 +274,7 @@ func (f *Frontend) handleSteerPress(ctx context.Context, core frontend.Core, log
 				return
 			}
 		}
-		answer(f.text.Toast("gone"))
+		answer(f.text.Toast(i18n.ToastGone)) // a project opencode no longer lists
 	case actContinue:
 		info, err := core.FindSession(ctx, d.Arg)
 		if err != nil {
