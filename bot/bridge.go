@@ -514,7 +514,7 @@ func (b *Bridge) closedElsewhere(ctx context.Context, requestID string, o fronte
 	log.Info().Str("outcome", string(toast)).Msg("request closed in opencode")
 	text := b.fe.Outcome(requestOf(e), o)
 	b.deleteEntry(log, e, toast, owedEdit(e, text)...)
-	b.closeMessage(ctx, log, e, text)
+	b.closeMessage(ctx, log, e, text, nil)
 }
 
 // closedRetention is how long a closed request is remembered, so a late
@@ -631,9 +631,9 @@ func requestOf(e *pending.Entry) frontend.Request {
 // share it would strand them without buttons; the message is shown open
 // for them instead. A message gone from the chat (someone deleted it)
 // has nowhere to show the outcome, which is dropped. The outcome also
-// goes to a stale copy of the message the press being handled came from
-// (see pressedCopy).
-func (b *Bridge) closeMessage(ctx context.Context, log zerolog.Logger, e *pending.Entry, content string) {
+// goes to pc, the stale copy of the message the press being handled came
+// from, if any (see pressedCopy).
+func (b *Bridge) closeMessage(ctx context.Context, log zerolog.Logger, e *pending.Entry, content string, pc *pressedCopy) {
 	if e.Place.Message == 0 {
 		return
 	}
@@ -644,7 +644,7 @@ func (b *Bridge) closeMessage(ctx context.Context, log zerolog.Logger, e *pendin
 			return
 		}
 	}
-	if pc := pressedCopyOf(ctx); pc != nil && pc.at.Chat == e.Place.Chat && pc.at.Message != e.Place.Message {
+	if pc != nil && pc.at.Chat == e.Place.Chat && pc.at.Message != e.Place.Message {
 		pc.outcome = content
 	}
 	err := b.fe.Close(ctx, e.Place, content)

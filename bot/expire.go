@@ -152,7 +152,7 @@ func (b *Bridge) expire(ctx context.Context, key string) error {
 		return nil // the message said so at the first try, or there is none
 	}
 	log := b.entryLog(m)
-	b.closeMessage(ctx, log, m, text)
+	b.closeMessage(ctx, log, m, text, nil)
 	return nil
 }
 

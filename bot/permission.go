@@ -420,7 +420,7 @@ func (b *Bridge) permissionReplied(ctx context.Context, r *opencode.PermissionRe
 	owed := owedEdit(e, text)
 	b.deleteEntry(log, e, i18n.ToastAnsweredElsewhere, owed...)
 	b.rememberGroup(log, key, []*pending.Entry{e}, i18n.ToastAnsweredElsewhere, owed)
-	b.closeMessage(ctx, log, e, text)
+	b.closeMessage(ctx, log, e, text, nil)
 }
 
 // pressPermission acts on a permission button: a decision for every
@@ -449,11 +449,12 @@ func (b *Bridge) pressPermission(ctx context.Context, press zerolog.Logger, p fr
 	e := members[0]
 	elog := withEntry(press, e)
 	b.adopt(elog, p, members)
+	by := answerer{User: p.User, at: p.At}
 	if m := messageOf(members); m != nil {
 		if pc := staleCopy(p, m.Place.Chat, m.Place.Message); pc != nil {
 			// Runs before unlock, deferred earlier: the copy is settled
 			// while the requests cannot change.
-			ctx = withPressedCopy(ctx, pc)
+			by.copy = pc
 			defer b.settleCopy(ctx, elog, pc, p.Key, m.Place.Message)
 		}
 	}
@@ -485,7 +486,7 @@ func (b *Bridge) pressPermission(ctx context.Context, press zerolog.Logger, p fr
 	}
 	elog.Info().Str("reply", reply).Int("requests", len(members)).Msg("permission decision pressed")
 	a.toast(i18n.ToastSending)
-	b.decide(ctx, elog, p.Key, members, reply, "", answerer{User: p.User, at: p.At})
+	b.decide(ctx, elog, p.Key, members, reply, "", by)
 }
 
 // askForReason sends the force_reply prompt for the reason of a reject
@@ -584,11 +585,11 @@ func (b *Bridge) decide(ctx context.Context, log zerolog.Logger, key string, mem
 	switch {
 	case len(kept) == 0 && len(done) > 0:
 		b.rememberGroup(log, key, done, i18n.ToastAnswered, owed)
-		b.closeMessage(ctx, log, members[0], text)
+		b.closeMessage(ctx, log, members[0], text, user.copy)
 		return
 	case len(kept) == 0:
 		b.rememberGroup(log, key, gone, i18n.ToastGone, owed)
-		b.closeMessage(ctx, log, members[0], text)
+		b.closeMessage(ctx, log, members[0], text, user.copy)
 		return
 	case len(done)+len(gone) > 0:
 		b.rerenderPermission(ctx, log, key, kept)

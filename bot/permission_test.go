@@ -649,7 +649,7 @@ func TestDuplicateLaterClosedByOthersKeepsMessageOpen(t *testing.T) {
 	e := h.entry(s.UID)
 	log := h.b.entryLog(e)
 	h.b.deleteEntry(log, e, i18n.ToastGone)
-	h.b.closeMessage(ctx, log, e, h.fe.Outcome(requestOf(e), frontend.Outcome{How: frontend.Gone}))
+	h.b.closeMessage(ctx, log, e, h.fe.Outcome(requestOf(e), frontend.Outcome{How: frontend.Gone}), nil)
 	unlock()
 	ed := h.lastEdit()
 	if ed.ReplyMarkup == nil || strings.Contains(ed.Text, "No longer pending") {

@@ -206,5 +206,5 @@ func (b *Bridge) closeGone(ctx context.Context, uid string, s opencode.Snapshot,
 		Msg("request no longer pending in opencode (answered or dismissed elsewhere); closed")
 	text := b.fe.Outcome(requestOf(e), frontend.Outcome{How: frontend.Gone})
 	b.deleteEntry(log, e, i18n.ToastGone, b.closingEdit(e, text)...)
-	b.closeMessage(ctx, log, e, text)
+	b.closeMessage(ctx, log, e, text, nil)
 }

@@ -79,10 +79,11 @@ func (b *Bridge) HandlePress(ctx context.Context, log zerolog.Logger, p frontend
 		return
 	}
 	b.adopt(elog, p, []*pending.Entry{e})
+	by := answerer{User: p.User, at: p.At}
 	if pc := staleCopy(p, e.Place.Chat, e.Place.Message); pc != nil {
 		// Runs before unlock, deferred earlier: the copy is settled while
 		// the request cannot change.
-		ctx = withPressedCopy(ctx, pc)
+		by.copy = pc
 		defer b.settleCopy(ctx, elog, pc, e.UID, e.Place.Message)
 	}
 	if e.Kind != pending.KindQuestion || p.Question >= len(e.Questions) {
@@ -102,7 +103,6 @@ func (b *Bridge) HandlePress(ctx context.Context, log zerolog.Logger, p frontend
 	}
 	q := e.Questions[p.Question]
 	optionOK := p.Option >= 0 && p.Option < len(q.Options)
-	by := answerer{User: p.User, at: p.At}
 
 	switch p.Action {
 	case frontend.Pick:
@@ -212,6 +212,9 @@ func (b *Bridge) prompt(ctx context.Context, log zerolog.Logger, e *pending.Entr
 type answerer struct {
 	frontend.User
 	at time.Time
+	// copy is the stale copy a press came from, if it did (see
+	// pressedCopy).
+	copy *pressedCopy
 }
 
 // HandleText takes a typed answer the front-end read (see frontend.Text):
@@ -365,12 +368,12 @@ func (b *Bridge) submit(ctx context.Context, log zerolog.Logger, e *pending.Entr
 		b.cfg.Metrics.answerDelivered(user.at, b.now())
 		text := b.fe.Outcome(requestOf(e), frontend.Outcome{How: frontend.Answered, Answers: answers, By: user.User})
 		b.deleteEntry(log, e, i18n.ToastAnswered, owedEdit(e, text)...)
-		b.closeMessage(ctx, log, e, text)
+		b.closeMessage(ctx, log, e, text, user.copy)
 	case errors.Is(err, opencode.ErrNotFound):
 		log.Warn().Err(err).Msg("request is no longer pending in opencode; closing it")
 		text := b.fe.Outcome(requestOf(e), frontend.Outcome{How: frontend.NoLongerPending})
 		b.deleteEntry(log, e, i18n.ToastGone, owedEdit(e, text)...)
-		b.closeMessage(ctx, log, e, text)
+		b.closeMessage(ctx, log, e, text, user.copy)
 	case errors.Is(err, opencode.ErrNotAccepted):
 		log.Warn().Err(err).Msg("opencode did not accept the answer")
 		qi := e.Current
