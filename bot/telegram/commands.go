@@ -15,7 +15,7 @@ import (
 	"github.com/hermes-bot/hermes-bot/pending"
 )
 
-// The commands the bridge answers in its chat, as registered with
+// The commands the front-end answers in its chat, as registered with
 // setMyCommands.
 const (
 	cmdPending = "pending"
@@ -67,7 +67,7 @@ func parseCommand(text, botUsername string) (string, bool) {
 	return strings.ToLower(name), true
 }
 
-// handleCommand answers a command typed in the bridge's chat. A command
+// handleCommand answers a command typed in the front-end's chat. A command
 // of another bot, an unknown one, or one from a user not allowed to
 // answer gets no reply: anyone in a group can type a command, and a reply
 // to each would spam the chat and tell an outsider what is waiting.

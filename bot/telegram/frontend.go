@@ -312,7 +312,7 @@ func noPreview() *models.LinkPreviewOptions {
 	return &models.LinkPreviewOptions{IsDisabled: &t}
 }
 
-// htmlMessage is the shape of every message the bridge sends: HTML with
+// htmlMessage is the shape of every message the front-end sends: HTML with
 // link previews off, into topic threadID of chatID (0: no topic), with
 // markup (nil: none), replying to message replyTo unless it is 0 (and
 // sent all the same if that message is gone).

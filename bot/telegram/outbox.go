@@ -140,7 +140,7 @@ type telegramPassthrough = Telegram
 // A chat upgraded to a supergroup (*bot.MigrateError) is followed: OnMigrate
 // is called and one Warn line logged, the call retried once at the new ID,
 // and every later call addressed to the old ID goes to the new one for the
-// life of the Outbox. FollowMigration does the same when the bridge sees
+// life of the Outbox. FollowMigration does the same when the front-end sees
 // the service message first.
 //
 // A 403 (the bot was removed from the group) is returned, and logged at
@@ -151,7 +151,7 @@ type telegramPassthrough = Telegram
 //
 // Wrap the Redactor's Telegram, not the other way round:
 //
-//	out := bot.NewOutbox(bot.RedactTelegram(tg, redactor), opts, log)
+//	out := NewOutbox(RedactTelegram(tg, redactor), opts, log)
 //
 // so that the errors the Outbox logs are already free of the bot token.
 //
@@ -327,7 +327,7 @@ func (o *Outbox) detach(f func(ctx context.Context), closed func()) {
 
 // EditMessageReplyMarkup is EditMessageText for the keyboard alone. It
 // fails unless the wrapped Telegram has the method: Telegram need not
-// declare it until the bridge uses it.
+// declare it until the front-end uses it.
 func (o *Outbox) EditMessageReplyMarkup(ctx context.Context, p *tgbot.EditMessageReplyMarkupParams) (*models.Message, error) {
 	inner, ok := o.telegramPassthrough.(interface {
 		EditMessageReplyMarkup(context.Context, *tgbot.EditMessageReplyMarkupParams) (*models.Message, error)

@@ -155,7 +155,7 @@ func (f *Frontend) handleMessage(ctx context.Context, core frontend.Core, m *mod
 	core.HandleText(ctx, log, t)
 }
 
-// Middlewares returns the middlewares to install with the bridge's
+// Middlewares returns the middlewares to install with the front-end's
 // handler, in order: one that counts running handlers for Wait; one that
 // records, after each update, the update ID up to which every update was
 // handled, for InitialOffset; and one that recovers a panic, logging it
