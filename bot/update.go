@@ -101,9 +101,14 @@ func (b *Bridge) HandlePress(ctx context.Context, log zerolog.Logger, p frontend
 		a.toast(i18n.ToastStale)
 		return
 	}
+	b.pressQuestion(ctx, elog, e, p, by, a)
+}
+
+// pressQuestion acts on p, a press of one of question request e's
+// buttons naming its current question. The caller holds e's lock.
+func (b *Bridge) pressQuestion(ctx context.Context, elog zerolog.Logger, e *pending.Entry, p frontend.Press, by answerer, a *ack) {
 	q := e.Questions[p.Question]
 	optionOK := p.Option >= 0 && p.Option < len(q.Options)
-
 	switch p.Action {
 	case frontend.Pick:
 		if q.Multiple || !optionOK {
