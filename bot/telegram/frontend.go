@@ -149,7 +149,11 @@ func (f *Frontend) Post(ctx context.Context, r frontend.Request) (pending.Place,
 	if err != nil {
 		return pending.Place{}, fmt.Errorf("post %s: %w", r.Key, err)
 	}
-	return pending.Place{Chat: chat, Message: msg.ID, Thread: thread}, nil
+	at := pending.Place{Chat: chat, Message: msg.ID, Thread: thread}
+	if full := f.cutTexts(r); len(full) > 0 {
+		f.sendFull(r.Key, at, full)
+	}
+	return at, nil
 }
 
 func (f *Frontend) Refresh(ctx context.Context, at pending.Place, r frontend.Request) error {
