@@ -133,25 +133,25 @@ type Text struct {
 	ThisRequest       string
 	PromptReason      func(mention, what string) string // HTML
 	ReasonPlaceholder string
+	By                func(who string) string
+	AllowedOnce       string
+	AlwaysAllowed     string
+	AlsoAllowed       string // followed by the patterns
+	Rejected          string
+	Reason            string
+	ApprovedOnceOC    string
+	ApprovedAlwaysOC  string
+	RejectedOC        string
+	AnsweredOCAs      func(reply string) string
+	AutoApproved      string
+	StillOpen         func(kept, total int) string
 
 	// Text cut to fit a message: the note the message then carries
 	// (HTML), and the captions (plain) of the files holding it whole.
-	CutNote          string
-	FullCommand      string
-	FullDiff         string
-	FullQuestion     string
-	By               func(who string) string
-	AllowedOnce      string
-	AlwaysAllowed    string
-	AlsoAllowed      string // followed by the patterns
-	Rejected         string
-	Reason           string
-	ApprovedOnceOC   string
-	ApprovedAlwaysOC string
-	RejectedOC       string
-	AnsweredOCAs     func(reply string) string
-	AutoApproved     string
-	StillOpen        func(kept, total int) string
+	CutNote      string
+	FullCommand  string
+	FullDiff     string
+	FullQuestion string
 
 	// Closing.
 	AnsweredOC          string
@@ -343,25 +343,25 @@ var English = Text{
 			". The agent reads your reason and goes on without it."
 	},
 	ReasonPlaceholder: "Reason for rejecting",
-
-	CutNote:          "✂️ <i>Cut to fit a message: the whole text follows as a file.</i>",
-	FullCommand:      "The whole command",
-	FullDiff:         "The whole diff",
-	FullQuestion:     "The whole question",
-	By:               func(who string) string { return " by " + who },
-	AllowedOnce:      "Allowed once",
-	AlwaysAllowed:    "Always allowed",
-	AlsoAllowed:      "; from now on also allowed: ",
-	Rejected:         "Rejected",
-	Reason:           "Reason: ",
-	ApprovedOnceOC:   "✅ Approved in opencode (once)",
-	ApprovedAlwaysOC: "♾️ Approved in opencode (always)",
-	RejectedOC:       "❌ Rejected in opencode",
-	AnsweredOCAs:     func(reply string) string { return "Answered in opencode (" + reply + ")" },
-	AutoApproved:     "🤖 Auto-approved (low risk)",
+	By:                func(who string) string { return " by " + who },
+	AllowedOnce:       "Allowed once",
+	AlwaysAllowed:     "Always allowed",
+	AlsoAllowed:       "; from now on also allowed: ",
+	Rejected:          "Rejected",
+	Reason:            "Reason: ",
+	ApprovedOnceOC:    "✅ Approved in opencode (once)",
+	ApprovedAlwaysOC:  "♾️ Approved in opencode (always)",
+	RejectedOC:        "❌ Rejected in opencode",
+	AnsweredOCAs:      func(reply string) string { return "Answered in opencode (" + reply + ")" },
+	AutoApproved:      "🤖 Auto-approved (low risk)",
 	StillOpen: func(kept, total int) string {
 		return fmt.Sprintf("%d of %d identical requests are still open. ", kept, total)
 	},
+
+	CutNote:      "✂️ <i>Cut to fit a message: the whole text follows as a file.</i>",
+	FullCommand:  "The whole command",
+	FullDiff:     "The whole diff",
+	FullQuestion: "The whole question",
 
 	AnsweredOC:          "Answered in opencode",
 	DismissedOC:         "Dismissed in opencode",
@@ -542,25 +542,25 @@ var Chinese = Text{
 			" 的原因。代理会看到你的理由，并在没有该权限的情况下继续。"
 	},
 	ReasonPlaceholder: "拒绝原因",
-
-	CutNote:          "✂️ <i>内容过长，消息中已截断：完整内容见随后的文件。</i>",
-	FullCommand:      "完整命令",
-	FullDiff:         "完整差异（diff）",
-	FullQuestion:     "完整问题",
-	By:               func(who string) string { return "，操作人：" + who },
-	AllowedOnce:      "已允许一次",
-	AlwaysAllowed:    "已始终允许",
-	AlsoAllowed:      "；从现在起同时允许：",
-	Rejected:         "已拒绝",
-	Reason:           "原因：",
-	ApprovedOnceOC:   "✅ 已在 opencode 中批准（一次）",
-	ApprovedAlwaysOC: "♾️ 已在 opencode 中批准（始终）",
-	RejectedOC:       "❌ 已在 opencode 中拒绝",
-	AnsweredOCAs:     func(reply string) string { return "已在 opencode 中回答（" + reply + "）" },
-	AutoApproved:     "🤖 已自动批准（低风险）",
+	By:                func(who string) string { return "，操作人：" + who },
+	AllowedOnce:       "已允许一次",
+	AlwaysAllowed:     "已始终允许",
+	AlsoAllowed:       "；从现在起同时允许：",
+	Rejected:          "已拒绝",
+	Reason:            "原因：",
+	ApprovedOnceOC:    "✅ 已在 opencode 中批准（一次）",
+	ApprovedAlwaysOC:  "♾️ 已在 opencode 中批准（始终）",
+	RejectedOC:        "❌ 已在 opencode 中拒绝",
+	AnsweredOCAs:      func(reply string) string { return "已在 opencode 中回答（" + reply + "）" },
+	AutoApproved:      "🤖 已自动批准（低风险）",
 	StillOpen: func(kept, total int) string {
 		return fmt.Sprintf("%d 个相同请求中仍有 %d 个未处理。", total, kept)
 	},
+
+	CutNote:      "✂️ <i>内容过长，消息中已截断：完整内容见随后的文件。</i>",
+	FullCommand:  "完整命令",
+	FullDiff:     "完整差异（diff）",
+	FullQuestion: "完整问题",
 
 	AnsweredOC:          "已在 opencode 中回答",
 	DismissedOC:         "已在 opencode 中取消",
