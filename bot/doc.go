@@ -112,9 +112,12 @@
 // under that lock, so a double tap cannot answer twice and an event cannot
 // race a press. A press that cannot take the lock within a couple of
 // seconds (another answer for the same request is being sent) is told so
-// rather than left waiting. Events are handled under a context detached
-// from the stream's, bounded by a timeout, so an answer being sent when
-// the stream stops still completes. Settling a stale copy and re-posting
+// rather than left waiting; so a toggle of a multi-select does not wait
+// for its message's edit under the lock but hands it over
+// (Frontend.RefreshLater), and a message found gone then is posted again
+// under the lock, if its request is still open and shown there. Events
+// are handled under a context detached from the stream's, bounded by a
+// timeout, so an answer being sent when the stream stops still completes. Settling a stale copy and re-posting
 // a deleted message happen under the request's lock, like the rest of its
 // work.
 //

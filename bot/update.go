@@ -168,7 +168,63 @@ func (b *Bridge) toggle(ctx context.Context, log zerolog.Logger, e *pending.Entr
 	} else {
 		a.answer("☐ " + label)
 	}
-	b.rerender(ctx, log, next)
+	b.refreshLater(log, next)
+}
+
+// refreshLater shows e's current question and keyboard in its message
+// without waiting for the chat, for a toggle: the tap is acknowledged and
+// the lock let go at once, so taps in quick succession are each applied
+// rather than refused as busy while an edit waits for the chat's pacing.
+// The front-end keeps the edits of a message in order and never lands one
+// after the closing edit. A message found gone when the edit is finally
+// tried is posted again, under the lock, as refresh does.
+func (b *Bridge) refreshLater(log zerolog.Logger, e *pending.Entry) {
+	if e.Place.Message == 0 {
+		return
+	}
+	at := e.Place
+	b.running.Add()
+	b.fe.RefreshLater(at, requestOf(e), func(err error) {
+		defer b.running.Done()
+		switch {
+		case err == nil:
+		case errors.Is(err, frontend.ErrGone):
+			// Reposting waits for the lock and the chat; done must not hold
+			// up whoever calls it (the front-end's queue).
+			b.running.Add()
+			go func() {
+				defer b.running.Done()
+				b.repostGone(log, e.UID, at)
+			}()
+		default:
+			log.Warn().Err(err).Int("messageID", at.Message).Msg("could not edit request message")
+		}
+	})
+}
+
+// repostGone posts question uid again when its message at at was found
+// gone after the lock was let go: if it is still open and still shown
+// there (a press since may have closed it, or posted it again already).
+func (b *Bridge) repostGone(log zerolog.Logger, uid string, at pending.Place) {
+	ctx, cancel := context.WithTimeout(context.Background(), b.handlerTimeout)
+	defer cancel()
+	unlock, err := b.locks.lock(ctx, uid)
+	if err != nil {
+		log.Warn().Err(err).Int("messageID", at.Message).Msg("request message is gone; could not take its lock to post it again")
+		return
+	}
+	defer unlock()
+	e, err := b.store.Get(uid)
+	switch {
+	case errors.Is(err, pending.ErrNotFound):
+		return
+	case err != nil:
+		log.Error().Err(err).Msg("request message is gone; could not read the request to post it again")
+		return
+	case e.Place.Chat != at.Chat || e.Place.Message != at.Message:
+		return
+	}
+	b.repost(ctx, log, e, requestOf(e))
 }
 
 // rerender shows e's current question and keyboard in its message.

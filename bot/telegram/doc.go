@@ -6,7 +6,11 @@
 // Telegram's limits (4,096 UTF-16 units a message, 64 bytes of callback
 // data, about 100 buttons), with inline keyboards; posts each project's
 // requests in its forum topic when asked to (Config.TopicPerProject);
-// and follows the group when it is upgraded to a supergroup. Its Handler
+// and follows the group when it is upgraded to a supergroup. A command,
+// diff or question text cut to fit a message is said to be cut, and sent
+// whole as a file (sendDocument) replying to the message, right after it.
+// A toggle's refresh is handed to the Outbox (RefreshLater) rather than
+// waited for, so taps in quick succession are not refused. Its Handler
 // reads updates: a button press becomes a frontend.Press, a typed answer
 // or reason a frontend.Text, after checking the chat and the person
 // (Config.AllowedUserIDs); it answers the commands /pending, /status and

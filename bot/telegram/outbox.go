@@ -1,9 +1,11 @@
 package telegram
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -236,6 +238,36 @@ func (o *Outbox) SendMessage(ctx context.Context, p *tgbot.SendMessageParams) (*
 	return queued(o, ctx, "sendMessage", q.ChatID, 0, false, func(ctx context.Context, chat any) (*models.Message, error) {
 		q.ChatID = chat
 		return o.telegramPassthrough.SendMessage(ctx, &q)
+	})
+}
+
+// SendDocument queues the upload as SendMessage queues a send, and
+// blocks until it is done or ctx ends. An uploaded file
+// (*models.InputFileUpload) is read here, once, so that a retry sends it
+// whole again. It fails unless the wrapped Telegram has the method
+// (Documents). p is not modified.
+func (o *Outbox) SendDocument(ctx context.Context, p *tgbot.SendDocumentParams) (*models.Message, error) {
+	inner, ok := o.telegramPassthrough.(Documents)
+	if !ok || p == nil {
+		return nil, errors.New("telegram sendDocument: not supported by the wrapped client, or no parameters")
+	}
+	q := *p
+	var upload *models.InputFileUpload
+	var data []byte
+	if u, ok := q.Document.(*models.InputFileUpload); ok && u != nil && u.Data != nil {
+		b, err := io.ReadAll(u.Data)
+		if err != nil {
+			return nil, fmt.Errorf("telegram sendDocument: read %s: %w", u.Filename, err)
+		}
+		upload, data = u, b
+	}
+	return queued(o, ctx, "sendDocument", q.ChatID, 0, false, func(ctx context.Context, chat any) (*models.Message, error) {
+		c := q
+		c.ChatID = chat
+		if upload != nil {
+			c.Document = &models.InputFileUpload{Filename: upload.Filename, Data: bytes.NewReader(data)}
+		}
+		return inner.SendDocument(ctx, &c)
 	})
 }
 

@@ -204,15 +204,22 @@ func joinFit(blocks []string, budget int, more func(n int) string) string {
 // renderQuestion renders the current question of e: the message text and
 // its keyboard.
 func renderQuestion(tx *i18n.Text, e *pending.Entry) (string, *models.InlineKeyboardMarkup, error) {
+	text, kb, _, err := renderQuestionCut(tx, e)
+	return text, kb, err
+}
+
+// renderQuestionCut is renderQuestion, and whether the question's text is
+// cut in it.
+func renderQuestionCut(tx *i18n.Text, e *pending.Entry) (string, *models.InlineKeyboardMarkup, bool, error) {
 	n := len(e.Questions)
 	qi := e.Current
 	if qi < 0 || qi >= n {
-		return "", nil, fmt.Errorf("render entry %s: current question %d of %d", e.UID, qi, n)
+		return "", nil, false, fmt.Errorf("render entry %s: current question %d of %d", e.UID, qi, n)
 	}
 	q := e.Questions[qi]
 	kb, shown, err := questionKeyboard(tx, e, qi)
 	if err != nil {
-		return "", nil, fmt.Errorf("render entry %s: %w", e.UID, err)
+		return "", nil, false, fmt.Errorf("render entry %s: %w", e.UID, err)
 	}
 
 	var pre strings.Builder
@@ -274,14 +281,22 @@ func renderQuestion(tx *i18n.Text, e *pending.Entry) (string, *models.InlineKeyb
 	}
 	more := func(k int) string { return "\n" + tx.MoreOptions(k) }
 
-	avail := maxMessageLen - u16len(pre.String()) - u16len(post.String())
-	qText := esc(text, avail)
-	opts := strings.Join(lines, "")
-	if u16len(qText)+optsLen > avail {
-		qText = esc(text, max(avail-optsLen, avail/2))
-		opts = joinFit(lines, avail-u16len(qText), more)
+	layout := func(post string) (string, bool) {
+		avail := maxMessageLen - u16len(pre.String()) - u16len(post)
+		qText := esc(text, avail)
+		opts := strings.Join(lines, "")
+		if u16len(qText)+optsLen > avail {
+			qText = esc(text, max(avail-optsLen, avail/2))
+			opts = joinFit(lines, avail-u16len(qText), more)
+		}
+		return pre.String() + qText + opts + post, isCut(qText, text)
 	}
-	return pre.String() + qText + opts + post.String(), kb, nil
+	out, cut := layout(post.String())
+	if cut {
+		// The note takes room from the text, which was cut already.
+		out, _ = layout(post.String() + "\n\n" + tx.CutNote)
+	}
+	return out, kb, cut, nil
 }
 
 // questionKeyboard makes the buttons of question qi: one per option (as

@@ -188,7 +188,8 @@ func (f *Frontend) recoverMiddleware(next tgbot.HandlerFunc) tgbot.HandlerFunc {
 }
 
 // Wait blocks until every handler started through Middlewares has
-// returned, or ctx ends. Call it after polling stopped, before the life
+// returned, and the whole texts of requests being sent as files are sent,
+// or ctx ends. Call it after polling stopped, before the life
 // cycle's own Wait.
 func (f *Frontend) Wait(ctx context.Context) error {
 	return f.running.Wait(ctx)
