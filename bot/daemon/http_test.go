@@ -220,7 +220,7 @@ func TestPollConflictWithTelegramFake(t *testing.T) {
 		resp.Body.Close()
 		mine <- resp.StatusCode
 	}()
-	if _, err := tg.WaitRequests(ctx, "getUpdates", 1); err != nil {
+	if err := tg.WaitPolls(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
 	// The other process's poll, which ends ours.
