@@ -64,7 +64,7 @@ func (c *core) ask(id string, qs ...opencode.Question) frontendtest.Message {
 // shown returns the message of request id as the store places it.
 func (c *core) shown(id string) frontendtest.Message {
 	c.t.Helper()
-	e, err := c.store.ByRequestID(id)
+	e, err := c.store.ByRequestID("", id)
 	if err != nil {
 		c.t.Fatalf("request %s not held: %v", id, err)
 	}
