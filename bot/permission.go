@@ -240,7 +240,9 @@ func (b *Bridge) findTwin(e *pending.Entry) (string, bool) {
 		return "", false
 	}
 	for _, x := range all {
-		if x.Kind == pending.KindPermission && x.Directory == e.Directory && x.SessionID == e.SessionID &&
+		// Same server too: one decision goes to every member's server,
+		// and a session ID is unique on one server only.
+		if x.Kind == pending.KindPermission && x.Server == e.Server && x.Directory == e.Directory && x.SessionID == e.SessionID &&
 			!x.ExpiredNotified && samePermission(x.Permission, e.Permission) {
 			return lockKey(x), true
 		}

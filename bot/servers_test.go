@@ -161,3 +161,23 @@ func TestLaneKeyNamesServer(t *testing.T) {
 		t.Errorf("two servers' sessions share lane %q", a)
 	}
 }
+
+// Identical permission requests share a message only on one server: a
+// decision on laptop's must not answer ci's.
+func TestServersIdenticalPermissionsNotShared(t *testing.T) {
+	s := newTwoServers(t)
+	ctx := context.Background()
+	s.b.HandleEvent(ctx, on("laptop", permEvent("per_1", "make test")))
+	s.b.HandleEvent(ctx, on("ci", permEvent("per_2", "make test")))
+	l, c := s.held("laptop", "per_1"), s.held("ci", "per_2")
+	if c.SharedWith != "" || l.Place.Message == c.Place.Message {
+		t.Fatalf("ci's request joined laptop's message (SharedWith %q, messages %d, %d)", c.SharedWith, l.Place.Message, c.Place.Message)
+	}
+	s.press(l.UID, frontend.Reject, 0, 0, ann, l.Place.Message)
+	if p := s.ci.PermReplies(); len(p) != 0 {
+		t.Errorf("ci heard %+v after laptop's request was rejected", p)
+	}
+	if _, err := s.store.ByRequestID("ci", "per_2"); err != nil {
+		t.Errorf("ci's request no longer held: %v", err)
+	}
+}

@@ -1,7 +1,12 @@
 // Package daemon runs hermes-bot: it opens the store, connects the
-// opencode client and the Telegram client, wires them to the bridge (and
+// opencode clients and the Telegram client, wires them to the bridge (and
 // its lanes, outbox and metrics), serves /healthz and /metrics, sweeps
 // expired requests, and stops everything in order when its context ends.
+//
+// Each opencode server OPENCODE_URL names gets a client, a watcher and
+// lanes of its own, which stamp its events with its name, so a server
+// that is down or slow holds up none of the others. One unnamed server
+// is served exactly as before servers had names.
 //
 // It owns the wiring and the timing policy of a running hermes-bot (poll
 // and shutdown timeouts, sweep and resend intervals), so a command line,
