@@ -14,7 +14,7 @@ import (
 // servers, laptop and ci, each with a password of its own: a question
 // from each is posted naming its server, an answer to ci's reaches ci's
 // agent alone, and with ci stopped, laptop's questions are still posted
-// and answered.
+// and answered, also after a restart of hermes-bot.
 func TestEndToEndTwoServers(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
@@ -149,13 +149,40 @@ func TestEndToEndTwoServers(t *testing.T) {
 		t.Errorf("laptop lists %d questions after both were answered", n)
 	}
 
+	// A restart, ci still down, while a question of laptop waits: the
+	// listing of laptop after the connect re-attaches to its message.
+	const acrossQ = "Ship it, across a restart?"
+	acrossCall := ask(laptop, laptopModel, acrossQ)
+	acrossMsg := posted(acrossQ)
+	if err := bot.stop(t); err != nil {
+		t.Fatalf("hermes-bot exited with %v after SIGTERM, want 0", err)
+	}
+	first := bot.out.String()
+	bot = startBot(t, env)
+	bot.waitLog(ctx, t, 1, `"listed pending opencode requests"`, `"server":"laptop"`)
+	if _, err := tg.PressButtonText(e2eChatID, acrossMsg.ID, alice, acrossMsg.Keyboard[1][0].Text); err != nil {
+		t.Fatal(err)
+	}
+	if result, err := laptopModel.WaitToolResult(ctx, acrossCall); err != nil || !strings.Contains(result, "No") {
+		t.Fatalf("laptop's agent was told %q, %v after the restart; want No", result, err)
+	}
+	posts := 0
+	for _, m := range tg.Messages(e2eChatID) {
+		if strings.Contains(m.PlainText, acrossQ) {
+			posts++
+		}
+	}
+	if posts != 1 {
+		t.Errorf("%q was posted %d times across the restart, want once", acrossQ, posts)
+	}
+
 	if err := bot.stop(t); err != nil {
 		t.Errorf("hermes-bot exited with %v after SIGTERM, want 0", err)
 	}
 	if un := tg.UnansweredCallbacks(); len(un) > 0 {
 		t.Errorf("callback queries left unanswered: %v", un)
 	}
-	out := bot.out.String()
+	out := first + bot.out.String()
 	for _, secret := range []string{e2eToken, laptop.Password, ci.Password} {
 		if strings.Contains(out, secret) {
 			t.Errorf("hermes-bot output contains a secret")
