@@ -64,7 +64,7 @@ func (c *core) ask(id string, qs ...opencode.Question) frontendtest.Message {
 // shown returns the message of request id as the store places it.
 func (c *core) shown(id string) frontendtest.Message {
 	c.t.Helper()
-	e, err := c.store.ByRequestID(id)
+	e, err := c.store.ByRequestID("", id)
 	if err != nil {
 		c.t.Fatalf("request %s not held: %v", id, err)
 	}
@@ -267,7 +267,7 @@ func TestCoreTogglesDoNotWaitForTheirEdits(t *testing.T) {
 			t.Fatalf("tap told %q, want %q", acks, tap.want)
 		}
 	}
-	if e, err := c.store.ByRequestID("que_1"); err != nil || !slices.Equal(e.Selected, []string{"Blue", "Red", "Green"}) {
+	if e, err := c.store.ByRequestID("", "que_1"); err != nil || !slices.Equal(e.Selected, []string{"Blue", "Red", "Green"}) {
 		t.Fatalf("stored selection %v (%v), want every tap in order", e.Selected, err)
 	}
 	if got, _ := c.fe.Message(m.Place.Message); len(selected(got)) != 0 || c.fe.HeldLater() != 3 {

@@ -103,6 +103,17 @@
 // retried at the next call, for 10 minutes at most, while the message
 // already says "expired".
 //
+// # Several servers
+//
+// The bridge serves the opencode server NewBridge is given, unnamed, or
+// the named servers of Config.Servers. An event names its server
+// (opencode.Event.Server, stamped by whoever watches it), its request's
+// entry records it (pending.Entry.Server), and every list, answer, reject,
+// toast and session look-up about the request goes to that server; the
+// store finds a request by server and ID, so two servers may use the same
+// ID. A snapshot closes only its own server's requests, and identical
+// permission requests share a message only on one server.
+//
 // # Concurrency
 //
 // HandleEvent, HandlePress, HandleText, Open, SendUnsent, SendOwed,

@@ -525,12 +525,12 @@ func TestSessionCacheBounded(t *testing.T) {
 	c := newSessionCache()
 	now := time.Now()
 	for i := range maxCachedSessions + 10 {
-		c.put(sessionKey{"d", string(rune('a'+i%26)) + strings.Repeat("x", i/26)}, cachedSession{})
+		c.put(sessionKey{"d", string(rune('a'+i%26)) + strings.Repeat("x", i/26), ""}, cachedSession{})
 	}
 	if n := c.m.Len(); n != maxCachedSessions {
 		t.Fatalf("cache holds %d, want %d", n, maxCachedSessions)
 	}
-	if _, ok := c.get(sessionKey{"d", "a"}, now); ok {
+	if _, ok := c.get(sessionKey{"d", "a", ""}, now); ok {
 		t.Error("the oldest entry was kept")
 	}
 }

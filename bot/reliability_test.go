@@ -616,7 +616,7 @@ func TestLateAskedEventNotPostedAgain(t *testing.T) {
 		t.Fatalf("late asked events posted %d messages for requests already answered", n-sent)
 	}
 	for _, id := range []string{"que_1", "per_1"} {
-		if e, err := h.store.ByRequestID(id); err == nil {
+		if e, err := h.store.ByRequestID("", id); err == nil {
 			t.Errorf("late asked event stored %s again: %+v", id, e)
 		}
 	}
@@ -657,7 +657,7 @@ func TestCopyPostedBeforeACrashAnswers(t *testing.T) {
 	ev := askedEvent("que_1", dbQuestion())
 	ev.Listed = true
 	h.b.HandleEvent(context.Background(), ev)
-	now, err := h.store.ByRequestID("que_1")
+	now, err := h.store.ByRequestID("", "que_1")
 	if err != nil || now.UID != e.UID || now.Place.Message == stale {
 		t.Fatalf("posted again as %+v, %v; want UID %s on a new message", now, err, e.UID)
 	}

@@ -403,7 +403,7 @@ func clearAwaiting(e *pending.Entry) {
 // submit sends the answers of every question to opencode and shows the
 // outcome. The caller holds e's lock.
 func (b *Bridge) submit(ctx context.Context, log zerolog.Logger, e *pending.Entry, answers [][]string, user answerer) {
-	id, err := b.oc.ResolveQuestionID(ctx, opencode.QuestionRef{
+	id, err := b.opencodeOf(e.Server).ResolveQuestionID(ctx, opencode.QuestionRef{
 		Directory: e.Directory,
 		RequestID: e.RequestID,
 		SessionID: e.SessionID,
@@ -420,7 +420,7 @@ func (b *Bridge) submit(ctx context.Context, log zerolog.Logger, e *pending.Entr
 				log.Warn().Err(uerr).Msg("could not save the resolved request ID")
 			}
 		}
-		err = b.oc.Requests(surfaceOf(e)).ReplyQuestion(ctx, e.Directory, e.SessionID, id, answers)
+		err = b.opencodeOf(e.Server).Requests(surfaceOf(e)).ReplyQuestion(ctx, e.Directory, e.SessionID, id, answers)
 	}
 	switch {
 	case err == nil:

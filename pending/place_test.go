@@ -261,7 +261,7 @@ func TestStoreWrittenBy2b254d6(t *testing.T) {
 	if !reflect.DeepEqual(q, wantQ) {
 		t.Errorf("question\n got %+v\nwant %+v", q, wantQ)
 	}
-	p, err := s.ByRequestID("per_place")
+	p, err := s.ByRequestID("", "per_place")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +295,7 @@ func TestStoreWrittenBy2b254d6(t *testing.T) {
 	if c != wantC {
 		t.Errorf("closed request\n got %+v\nwant %+v", c, wantC)
 	}
-	if uid, _, ok, err := s.ClosedByRequestID("que_closed"); err != nil || !ok || uid != "cPlace" {
+	if uid, _, ok, err := s.ClosedByRequestID("", "que_closed"); err != nil || !ok || uid != "cPlace" {
 		t.Errorf("ClosedByRequestID = %q, %v, %v", uid, ok, err)
 	}
 	owed, err := s.OwedEdits()

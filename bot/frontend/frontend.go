@@ -176,7 +176,10 @@ type Outcome struct {
 
 // Notice is news of a session: it finished, or failed.
 type Notice struct {
-	Failed    bool
+	Failed bool
+	// Server names the opencode server of the session; "" when there is
+	// one unnamed server.
+	Server    string
 	Directory string
 	SessionID string
 	Title     string

@@ -50,6 +50,9 @@ type Config struct {
 	Version string
 	// Status, if set, tells /status how the opencode event stream is.
 	Status OpencodeStatus
+	// Servers, when OPENCODE_URL names servers, tells /status how each
+	// one's event stream is, a line each in this order, instead of Status.
+	Servers []ServerStatus
 	// StartedAt is when hermes-bot started, for the uptime /status
 	// shows; New's time if zero.
 	StartedAt time.Time
@@ -330,7 +333,7 @@ func (f *Frontend) Notify(ctx context.Context, n frontend.Notice) error {
 	if n.Failed {
 		icon, what = "❌", f.text.Failed
 	}
-	text := renderNotice(f.text, icon, n.Directory, n.SessionID, n.Title, what, n.Body, n.Dropped)
+	text := renderNotice(f.text, icon, n.Server, n.Directory, n.SessionID, n.Title, what, n.Body, n.Dropped)
 	log := f.log.With().Str("sessionID", n.SessionID).Str("directory", n.Directory).Logger()
 	if _, err := f.tg.SendMessage(ctx, htmlMessage(chat, f.threadFor(ctx, log, chat, n.Directory), text, nil, 0)); err != nil {
 		return fmt.Errorf("notice of session %s: %w", n.SessionID, err)

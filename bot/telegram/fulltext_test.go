@@ -51,7 +51,7 @@ func TestLongDiffFollowsWhole(t *testing.T) {
 	r, ctx := startRig(t)
 	diff := bigDiff("src/main.go", 400)
 	r.bridge.HandleEvent(ctx, editPermission("per_1", "/home/user/projects/demo/src/main.go", diff))
-	e, err := r.store.ByRequestID("per_1")
+	e, err := r.store.ByRequestID("", "per_1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestLongCommandAndQuestionFollowWhole(t *testing.T) {
 	r, ctx := startRig(t)
 	command := "echo start && " + strings.Repeat("printf '%s\\n' \"<arg> & 😀\" && ", 120) + "echo end"
 	r.bridge.HandleEvent(ctx, permissionAsked("per_1", command))
-	e, err := r.store.ByRequestID("per_1")
+	e, err := r.store.ByRequestID("", "per_1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestLongCommandAndQuestionFollowWhole(t *testing.T) {
 	ev := question("que_1")
 	ev.QuestionAsked.Questions[0].Question = text
 	r.bridge.HandleEvent(ctx, ev)
-	q, err := r.store.ByRequestID("que_1")
+	q, err := r.store.ByRequestID("", "que_1")
 	if err != nil {
 		t.Fatal(err)
 	}

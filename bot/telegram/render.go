@@ -148,11 +148,13 @@ func shortSession(id string) string {
 	return ellipsis + id[len(id)-keep:]
 }
 
-// head is the top of every request message: project and session (its
+// head is the top of every request message: the opencode server when
+// servers are named (OPENCODE_URL lists them: with several, the same
+// project may be on more than one machine), project and session (its
 // title when known), and for a subagent's session, its parent. It is at
-// most about 320 units long.
+// most about 340 units long.
 func head(tx *i18n.Text, icon string, e *pending.Entry) string {
-	s := icon + " <b>" + esc(projectName(tx, e.Directory), 64) + "</b> · "
+	s := icon + " " + serverTag(e.Server) + "<b>" + esc(projectName(tx, e.Directory), 64) + "</b> · "
 	id := "<code>" + esc(shortSession(e.SessionID), 24) + "</code>"
 	if t := oneLine(e.SessionTitle); t != "" {
 		s += "<i>" + esc(t, 80) + "</i> (" + id + ")"
@@ -167,6 +169,16 @@ func head(tx *i18n.Text, icon string, e *pending.Entry) string {
 		s += "\n" + tx.SubagentOf + parent
 	}
 	return s
+}
+
+// serverTag names opencode server server before a request's project;
+// nothing for the unnamed server, so a single OPENCODE_URL's messages are
+// as they always were.
+func serverTag(server string) string {
+	if server == "" {
+		return ""
+	}
+	return "🖥 <code>" + esc(server, 24) + "</code> · "
 }
 
 // title names question qi of e: its header, or "Question i" when it has
@@ -494,8 +506,8 @@ func messageLink(chatID int64, messageID int) string {
 // renderNotice is a session notice: the head requests have, what
 // happened, and body (agent text or an error description) quoted. dropped
 // notices held back for the cap are owned up to at the end.
-func renderNotice(tx *i18n.Text, icon, dir, session, title, what, body string, dropped int) string {
-	s := head(tx, icon, &pending.Entry{Directory: dir, SessionID: session, SessionTitle: title}) + " — " + what
+func renderNotice(tx *i18n.Text, icon, server, dir, session, title, what, body string, dropped int) string {
+	s := head(tx, icon, &pending.Entry{Server: server, Directory: dir, SessionID: session, SessionTitle: title}) + " — " + what
 	if body = strings.TrimSpace(body); body != "" {
 		s += "\n<blockquote>" + esc(body, maxExcerpt) + "</blockquote>"
 	}
