@@ -25,7 +25,7 @@ func (h *harness) asksNormally(id string) {
 	if len(sent) != 1 || sent[0].P.ReplyMarkup == nil || strings.Contains(sent[0].P.Text, "Auto-approved") {
 		h.t.Fatalf("sent %d messages (%+v), want the permission message with buttons", len(sent), sent)
 	}
-	if _, err := h.store.ByRequestID(id); err != nil {
+	if _, err := h.store.ByRequestID("", id); err != nil {
 		h.t.Fatalf("request %s not held: %v", id, err)
 	}
 }
@@ -56,10 +56,10 @@ func TestAutoApproveLow(t *testing.T) {
 	if p.ChatID != testChat {
 		t.Errorf("notice went to chat %v, want %d", p.ChatID, testChat)
 	}
-	if _, err := h.store.ByRequestID("per_1"); !errors.Is(err, pending.ErrNotFound) {
+	if _, err := h.store.ByRequestID("", "per_1"); !errors.Is(err, pending.ErrNotFound) {
 		t.Errorf("entry still held after auto-approval: %v", err)
 	}
-	if _, c, ok, err := h.store.ClosedByRequestID("per_1"); err != nil || !ok || i18n.ParseToast(c.Toast) != i18n.ToastAnswered {
+	if _, c, ok, err := h.store.ClosedByRequestID("", "per_1"); err != nil || !ok || i18n.ParseToast(c.Toast) != i18n.ToastAnswered {
 		t.Errorf("closed record = %+v, %v, %v; want one saying answered", c, ok, err)
 	}
 	if !strings.Contains(h.logs.String(), "permission auto-approved") {
@@ -168,7 +168,7 @@ func TestAutoApproveGone(t *testing.T) {
 	if n := len(h.tg.Sent()); n != 0 {
 		t.Errorf("sent %d messages for a request that is gone", n)
 	}
-	if _, err := h.store.ByRequestID("per_1"); !errors.Is(err, pending.ErrNotFound) {
+	if _, err := h.store.ByRequestID("", "per_1"); !errors.Is(err, pending.ErrNotFound) {
 		t.Errorf("gone request still held: %v", err)
 	}
 }

@@ -47,7 +47,7 @@ func (b *Bridge) tellTerminal(log zerolog.Logger, e *pending.Entry, message stri
 		defer b.running.Done()
 		ctx, cancel := context.WithTimeout(context.Background(), toastTimeout)
 		defer cancel()
-		if err := b.oc.ShowToast(ctx, e.Directory, message, opencode.ToastInfo); err != nil {
+		if err := b.opencodeOf(e.Server).ShowToast(ctx, e.Directory, message, opencode.ToastInfo); err != nil {
 			log.Debug().Err(err).Msg("could not show a toast in opencode's terminal")
 		}
 	}()
@@ -86,9 +86,16 @@ type Config struct {
 	// Lang is the language of the texts the bridge hands the front-end
 	// (notes, toasts): "en" (the default) or "zh" (HERMES_LANG).
 	Lang string
-	// Server names the opencode server (its URL); with a request's ID it
-	// gives the request's entry its UID, so that survives a restart.
+	// Server names the opencode server NewBridge is given (its URL); with
+	// a request's ID it gives the request's entry its UID, so that
+	// survives a restart.
 	Server string
+	// Servers are the named opencode servers served, by name, when
+	// OPENCODE_URL names several; NewBridge is then given none. An event
+	// names its server (opencode.Event.Server), the request's entry
+	// records it, and every call about the request goes to that server.
+	// A named server's requests take their UIDs from its name.
+	Servers map[string]Opencode
 	// Steer is the opencode people steer sessions through; when nil,
 	// the bridge's Opencode if it is a SteerOpencode.
 	Steer SteerOpencode
@@ -192,7 +199,12 @@ func (b *Bridge) entryLog(e *pending.Entry) zerolog.Logger {
 
 // withEntry is log with e's fields.
 func withEntry(log zerolog.Logger, e *pending.Entry) zerolog.Logger {
-	return log.With().
+	c := log.With()
+	if e.Server != "" {
+		// Only when named: a single server's log lines stay as they were.
+		c = c.Str("server", e.Server)
+	}
+	return c.
 		Str("uid", e.UID).
 		Str("requestID", e.RequestID).
 		Str("sessionID", e.SessionID).
@@ -218,11 +230,11 @@ func (b *Bridge) HandleEvent(ctx context.Context, ev opencode.Event) {
 		}
 	case opencode.TypeQuestionReplied:
 		if r := ev.QuestionReplied; r != nil {
-			b.closedElsewhere(ctx, r.RequestID, frontend.Outcome{How: frontend.AnsweredElsewhere, Answers: r.Answers}, i18n.ToastAnsweredElsewhere)
+			b.closedElsewhere(ctx, ev.Server, r.RequestID, frontend.Outcome{How: frontend.AnsweredElsewhere, Answers: r.Answers}, i18n.ToastAnsweredElsewhere)
 		}
 	case opencode.TypeQuestionRejected:
 		if r := ev.QuestionRejected; r != nil {
-			b.closedElsewhere(ctx, r.RequestID, frontend.Outcome{How: frontend.Dismissed}, i18n.ToastDismissed)
+			b.closedElsewhere(ctx, ev.Server, r.RequestID, frontend.Outcome{How: frontend.Dismissed}, i18n.ToastDismissed)
 		}
 	case opencode.TypeServerConnected:
 		// A message that failed to post (Telegram down, say) gets another
@@ -247,7 +259,7 @@ func (b *Bridge) HandleEvent(ctx context.Context, ev opencode.Event) {
 		}
 	case opencode.TypePermissionReplied:
 		if r := ev.PermissionReplied; r != nil {
-			b.permissionReplied(ctx, r)
+			b.permissionReplied(ctx, ev.Server, r)
 		}
 	case opencode.TypeSessionIdle:
 		if ev.SessionIdle != nil {
@@ -268,6 +280,7 @@ func (b *Bridge) newEntry(kind pending.Kind, ev opencode.Event, surface opencode
 	now := b.now()
 	e := &pending.Entry{
 		Kind:      kind,
+		Server:    ev.Server,
 		Directory: ev.Directory,
 		Project:   ev.Project,
 		SessionID: sessionID,
@@ -310,7 +323,7 @@ func (b *Bridge) questionAsked(ctx context.Context, ev opencode.Event) {
 	if b.closedBefore(log, ev, q.ID) {
 		return
 	}
-	switch _, err := b.store.ByRequestID(q.ID); {
+	switch _, err := b.store.ByRequestID(ev.Server, q.ID); {
 	case err == nil:
 		log.Debug().Bool("listed", ev.Listed).Msg("question request already held")
 		return
@@ -318,7 +331,7 @@ func (b *Bridge) questionAsked(ctx context.Context, ev opencode.Event) {
 		log.Error().Err(err).Msg("could not read the store to check whether the question request is held; it is not posted")
 		return
 	}
-	e.UID = b.uidFor(q.ID)
+	e.UID = b.uidFor(ev.Server, q.ID)
 	log = b.entryLog(e)
 	log.Info().Bool("listed", ev.Listed).Int("questions", len(e.Questions)).Msg("question asked")
 
@@ -360,14 +373,20 @@ func (b *Bridge) questionAsked(ctx context.Context, ev opencode.Event) {
 	b.cfg.Metrics.requestPosted(b.now().Sub(e.CreatedAt))
 }
 
-// uidFor is the UID of the entry for opencode request requestID:
-// derived from it and the server (pending.UIDFor), so a message posted
-// before a crash and the one the restart posts carry the same UID, and
-// either's buttons answer. A UID another request's entry holds (a rare
-// collision) gives way to a random one.
-func (b *Bridge) uidFor(requestID string) string {
-	uid := pending.UIDFor(b.cfg.Server, requestID)
-	if e, err := b.store.Get(uid); err == nil && e.RequestID != requestID {
+// uidFor is the UID of the entry for request requestID of opencode server
+// server: derived from it and the server (pending.UIDFor: the URL of the
+// unnamed server, the name of a named one), so a message posted before a
+// crash and the one the restart posts carry the same UID, and either's
+// buttons answer. A UID another request's entry holds (a rare collision)
+// gives way to a random one.
+func (b *Bridge) uidFor(server, requestID string) string {
+	id := b.cfg.Server
+	if server != "" {
+		// A prefix no URL has: the unnamed server's UIDs stay as they were.
+		id = "server:" + server
+	}
+	uid := pending.UIDFor(id, requestID)
+	if e, err := b.store.Get(uid); err == nil && (e.RequestID != requestID || e.Server != server) {
 		return pending.NewUID()
 	}
 	return uid
@@ -384,7 +403,7 @@ func (b *Bridge) closedBefore(log zerolog.Logger, ev opencode.Event, requestID s
 	if ev.Listed {
 		return false
 	}
-	uid, c, ok, err := b.store.ClosedByRequestID(requestID)
+	uid, c, ok, err := b.store.ClosedByRequestID(ev.Server, requestID)
 	if err != nil {
 		log.Warn().Err(err).Msg("could not check whether the request was closed already; posting it")
 		return false
@@ -491,8 +510,8 @@ func (b *Bridge) SendUnsent(ctx context.Context) error {
 // closedElsewhere handles a request answered or dismissed outside
 // Telegram: its message shows the outcome and the entry goes. Our own
 // reply's echo finds no entry.
-func (b *Bridge) closedElsewhere(ctx context.Context, requestID string, o frontend.Outcome, toast i18n.Toast) {
-	e, err := b.store.ByRequestID(requestID)
+func (b *Bridge) closedElsewhere(ctx context.Context, server, requestID string, o frontend.Outcome, toast i18n.Toast) {
+	e, err := b.store.ByRequestID(server, requestID)
 	if errors.Is(err, pending.ErrNotFound) {
 		b.log.Debug().Str("requestID", requestID).Msg("request closed in opencode is not held (our own answer, or never seen)")
 		return
@@ -519,7 +538,7 @@ func (b *Bridge) closedElsewhere(ctx context.Context, requestID string, o fronte
 	log.Info().Str("outcome", string(toast)).Msg("request closed in opencode")
 	text := b.fe.Outcome(requestOf(e), o)
 	b.deleteEntry(log, e, toast, owedEdit(e, text)...)
-	b.closeMessage(ctx, log, e, text)
+	b.closeMessage(ctx, log, e, text, nil)
 }
 
 // closedRetention is how long a closed request is remembered, so a late
@@ -636,9 +655,9 @@ func requestOf(e *pending.Entry) frontend.Request {
 // share it would strand them without buttons; the message is shown open
 // for them instead. A message gone from the chat (someone deleted it)
 // has nowhere to show the outcome, which is dropped. The outcome also
-// goes to a stale copy of the message the press being handled came from
-// (see pressedCopy).
-func (b *Bridge) closeMessage(ctx context.Context, log zerolog.Logger, e *pending.Entry, content string) {
+// goes to pc, the stale copy of the message the press being handled came
+// from, if any (see pressedCopy).
+func (b *Bridge) closeMessage(ctx context.Context, log zerolog.Logger, e *pending.Entry, content string, pc *pressedCopy) {
 	if e.Place.Message == 0 {
 		return
 	}
@@ -649,7 +668,7 @@ func (b *Bridge) closeMessage(ctx context.Context, log zerolog.Logger, e *pendin
 			return
 		}
 	}
-	if pc := pressedCopyOf(ctx); pc != nil && pc.at.Chat == e.Place.Chat && pc.at.Message != e.Place.Message {
+	if pc != nil && pc.at.Chat == e.Place.Chat && pc.at.Message != e.Place.Message {
 		pc.outcome = content
 	}
 	err := b.fe.Close(ctx, e.Place, content)

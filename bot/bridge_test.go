@@ -88,7 +88,7 @@ func TestSendFailureLeavesEntryForSendUnsent(t *testing.T) {
 	h := newHarness(t, harnessConfig{})
 	h.tg.sendErrs = []error{errors.New("network down")}
 	h.b.HandleEvent(context.Background(), askedEvent("que_1", dbQuestion()))
-	e, err := h.store.ByRequestID("que_1")
+	e, err := h.store.ByRequestID("", "que_1")
 	if err != nil {
 		t.Fatal(err)
 	}

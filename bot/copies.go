@@ -22,25 +22,14 @@ import (
 // the store knows.
 
 // pressedCopy is the message a press came from when it is not the one
-// the store knows for the request. It travels in the press's context, so
-// edit can hand it the outcome whichever path closes the request; it is
-// used by one press's goroutine only.
+// the store knows for the request. It travels with the press (answerer),
+// so closeMessage can hand it the outcome whichever path closes the
+// request; it is used by one press's goroutine only.
 type pressedCopy struct {
 	at pending.Place
 	// outcome is the outcome shown in the request's message, set by
 	// closeMessage when the press closed the request.
 	outcome string
-}
-
-type pressedCopyKey struct{}
-
-func withPressedCopy(ctx context.Context, pc *pressedCopy) context.Context {
-	return context.WithValue(ctx, pressedCopyKey{}, pc)
-}
-
-func pressedCopyOf(ctx context.Context) *pressedCopy {
-	pc, _ := ctx.Value(pressedCopyKey{}).(*pressedCopy)
-	return pc
 }
 
 // staleCopy returns the message p came from when it is a message of p's

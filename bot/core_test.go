@@ -64,7 +64,7 @@ func (c *core) ask(id string, qs ...opencode.Question) frontendtest.Message {
 // shown returns the message of request id as the store places it.
 func (c *core) shown(id string) frontendtest.Message {
 	c.t.Helper()
-	e, err := c.store.ByRequestID(id)
+	e, err := c.store.ByRequestID("", id)
 	if err != nil {
 		c.t.Fatalf("request %s not held: %v", id, err)
 	}
@@ -192,6 +192,11 @@ func TestCoreRepostsDeletedMessage(t *testing.T) {
 	m := c.ask("que_1", colours())
 	c.fe.Delete(m.Place.Message)
 	c.press(m.Request.Key, frontend.Toggle, 0, 1, ann, m.Place.Message)
+	// A toggle's edit is handed over; the message is found gone after the
+	// press returned, and posted again beside it.
+	if err := c.b.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	now := c.shown("que_1")
 	if now.Place.Message == m.Place.Message || !now.Open || !slices.Equal(now.Request.Entries[0].Selected, []string{"Green"}) {
 		t.Fatalf("after the delete the request shows in %+v, want a new open message with Green", now)
@@ -236,5 +241,97 @@ func TestCoreOwedEditWaitsForTheFrontend(t *testing.T) {
 	}
 	if owed, _ := c.store.OwedEdits(); len(owed) != 0 {
 		t.Errorf("still owed: %+v", owed)
+	}
+}
+
+// selected is what message m shows selected.
+func selected(m frontendtest.Message) []string {
+	if len(m.Request.Entries) == 0 {
+		return nil
+	}
+	return m.Request.Entries[0].Selected
+}
+
+func TestCoreTogglesDoNotWaitForTheirEdits(t *testing.T) {
+	c := newCore(t, Config{})
+	m := c.ask("que_1", colours())
+	key := m.Request.Key
+	// The chat takes no edit for now, as its pacing would hold them: every
+	// tap is still applied and acknowledged at once, in the order tapped.
+	c.fe.HoldLater()
+	for _, tap := range []struct {
+		oi   int
+		want string
+	}{{2, "☑ Blue"}, {0, "☑ Red"}, {1, "☑ Green"}} {
+		if acks := c.press(key, frontend.Toggle, 0, tap.oi, ann, m.Place.Message); acks[0] != tap.want {
+			t.Fatalf("tap told %q, want %q", acks, tap.want)
+		}
+	}
+	if e, err := c.store.ByRequestID("", "que_1"); err != nil || !slices.Equal(e.Selected, []string{"Blue", "Red", "Green"}) {
+		t.Fatalf("stored selection %v (%v), want every tap in order", e.Selected, err)
+	}
+	if got, _ := c.fe.Message(m.Place.Message); len(selected(got)) != 0 || c.fe.HeldLater() != 3 {
+		t.Fatalf("message shows %v with %d edits held, want the three edits handed over and nothing shown yet", selected(got), c.fe.HeldLater())
+	}
+	c.fe.ReleaseLater()
+	if err := c.b.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := c.fe.Message(m.Place.Message); !got.Open || !slices.Equal(selected(got), []string{"Blue", "Red", "Green"}) {
+		t.Fatalf("message shows %+v, want the three selected", got)
+	}
+	c.press(key, frontend.Submit, 0, 0, ann, m.Place.Message)
+	if r := c.oc.Replies(); len(r) != 1 || fmt.Sprint(r[0].Answers) != "[[Red Green Blue]]" {
+		t.Fatalf("opencode got %+v, want the three options", r)
+	}
+}
+
+func TestCoreToggleEditNeverLandsAfterTheClose(t *testing.T) {
+	c := newCore(t, Config{})
+	m := c.ask("que_1", colours())
+	key := m.Request.Key
+	c.fe.HoldLater()
+	c.press(key, frontend.Toggle, 0, 0, ann, m.Place.Message)
+	c.press(key, frontend.Submit, 0, 0, ann, m.Place.Message)
+	c.fe.ReleaseLater()
+	if err := c.b.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := c.fe.Message(m.Place.Message)
+	if got.Open || !strings.Contains(got.Outcome, `answers=[["Red"]]`) {
+		t.Fatalf("message ends as %+v, want the outcome, not the toggle's refresh", got)
+	}
+}
+
+func TestCoreToggleFindsMessageGoneLater(t *testing.T) {
+	c := newCore(t, Config{})
+	m := c.ask("que_1", colours())
+	key := m.Request.Key
+	c.fe.HoldLater()
+	c.press(key, frontend.Toggle, 0, 1, ann, m.Place.Message)
+	// Deleted after the tap was acknowledged, before its edit was tried.
+	c.fe.Delete(m.Place.Message)
+	c.fe.ReleaseLater()
+	if err := c.b.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	now := c.shown("que_1")
+	if now.Place.Message == m.Place.Message || !now.Open || !slices.Equal(selected(now), []string{"Green"}) {
+		t.Fatalf("request shows in %+v, want a new open message with Green", now)
+	}
+
+	// Gone, and answered before the edit was tried: nothing to post again.
+	m = c.ask("que_2", colours())
+	key = m.Request.Key
+	c.fe.HoldLater()
+	c.press(key, frontend.Toggle, 0, 0, ann, m.Place.Message)
+	c.fe.Delete(m.Place.Message)
+	c.press(key, frontend.Submit, 0, 0, ann, m.Place.Message)
+	c.fe.ReleaseLater()
+	if err := c.b.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(c.fe.Messages()); n != 3 {
+		t.Errorf("%d messages, want 3: the answered request is not posted again", n)
 	}
 }

@@ -103,6 +103,17 @@
 // retried at the next call, for 10 minutes at most, while the message
 // already says "expired".
 //
+// # Several servers
+//
+// The bridge serves the opencode server NewBridge is given, unnamed, or
+// the named servers of Config.Servers. An event names its server
+// (opencode.Event.Server, stamped by whoever watches it), its request's
+// entry records it (pending.Entry.Server), and every list, answer, reject,
+// toast and session look-up about the request goes to that server; the
+// store finds a request by server and ID, so two servers may use the same
+// ID. A snapshot closes only its own server's requests, and identical
+// permission requests share a message only on one server.
+//
 // # Steering
 //
 // The bridge is also the frontend.Steerer a front-end hands steering to:
@@ -126,9 +137,12 @@
 // under that lock, so a double tap cannot answer twice and an event cannot
 // race a press. A press that cannot take the lock within a couple of
 // seconds (another answer for the same request is being sent) is told so
-// rather than left waiting. Events are handled under a context detached
-// from the stream's, bounded by a timeout, so an answer being sent when
-// the stream stops still completes. Settling a stale copy and re-posting
+// rather than left waiting; so a toggle of a multi-select does not wait
+// for its message's edit under the lock but hands it over
+// (Frontend.RefreshLater), and a message found gone then is posted again
+// under the lock, if its request is still open and shown there. Events
+// are handled under a context detached from the stream's, bounded by a
+// timeout, so an answer being sent when the stream stops still completes. Settling a stale copy and re-posting
 // a deleted message happen under the request's lock, like the rest of its
 // work.
 //

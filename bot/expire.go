@@ -152,16 +152,16 @@ func (b *Bridge) expire(ctx context.Context, key string) error {
 		return nil // the message said so at the first try, or there is none
 	}
 	log := b.entryLog(m)
-	b.closeMessage(ctx, log, m, text)
+	b.closeMessage(ctx, log, m, text, nil)
 	return nil
 }
 
 // rejectExpired tells opencode nobody answered request e.
 func (b *Bridge) rejectExpired(ctx context.Context, e *pending.Entry) error {
 	if e.Kind == pending.KindPermission {
-		return b.oc.Requests(surfaceOf(e)).ReplyPermission(ctx, e.Directory, e.SessionID, e.RequestID, frontend.ReplyReject, expiredReason)
+		return b.opencodeOf(e.Server).Requests(surfaceOf(e)).ReplyPermission(ctx, e.Directory, e.SessionID, e.RequestID, frontend.ReplyReject, expiredReason)
 	}
-	id, err := b.oc.ResolveQuestionID(ctx, opencode.QuestionRef{
+	id, err := b.opencodeOf(e.Server).ResolveQuestionID(ctx, opencode.QuestionRef{
 		Directory: e.Directory,
 		RequestID: e.RequestID,
 		SessionID: e.SessionID,
@@ -171,7 +171,7 @@ func (b *Bridge) rejectExpired(ctx context.Context, e *pending.Entry) error {
 	if err != nil {
 		return err
 	}
-	return b.oc.Requests(surfaceOf(e)).RejectQuestion(ctx, e.Directory, e.SessionID, id)
+	return b.opencodeOf(e.Server).Requests(surfaceOf(e)).RejectQuestion(ctx, e.Directory, e.SessionID, id)
 }
 
 // expiredReason is the reject message sent to the agent when nobody

@@ -622,7 +622,7 @@ func permEvent(id, cmd string) opencode.Event {
 func (h *harness) askPerm(ev opencode.Event) *pending.Entry {
 	h.t.Helper()
 	h.b.HandleEvent(context.Background(), ev)
-	e, err := h.store.ByRequestID(ev.PermissionAsked.ID)
+	e, err := h.store.ByRequestID("", ev.PermissionAsked.ID)
 	if err != nil {
 		h.t.Fatalf("request %s not stored: %v", ev.PermissionAsked.ID, err)
 	}
@@ -646,7 +646,7 @@ func dbQuestion() opencode.Question {
 func (h *harness) ask(id string, qs ...opencode.Question) *pending.Entry {
 	h.t.Helper()
 	h.b.HandleEvent(context.Background(), askedEvent(id, qs...))
-	e, err := h.store.ByRequestID(id)
+	e, err := h.store.ByRequestID("", id)
 	if err != nil {
 		h.t.Fatalf("request %s not stored: %v", id, err)
 	}

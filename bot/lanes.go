@@ -122,5 +122,11 @@ func (l *Lanes) Wait(ctx context.Context) error {
 }
 
 // laneKey is the session an event belongs to; "" for server-wide events.
-// A session ID is unique across directories, so it alone names the lane.
-func laneKey(ev opencode.Event) string { return ev.SessionID() }
+// A session ID is unique across the directories of a server, so with the
+// server's name it names the lane: two servers may share a session ID.
+func laneKey(ev opencode.Event) string {
+	if ev.Server == "" {
+		return ev.SessionID()
+	}
+	return ev.Server + "\x00" + ev.SessionID()
+}

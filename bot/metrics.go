@@ -21,6 +21,12 @@ type OpencodeStatus interface {
 
 var _ OpencodeStatus = (*opencode.Client)(nil)
 
+// ServerStream is the event stream of one named opencode server.
+type ServerStream struct {
+	Name   string
+	Stream OpencodeStatus
+}
+
 // Metrics counts what the bridge and the outbox do, for a Prometheus
 // scrape (WriteTo). It has no dependency on a Prometheus client: the text
 // exposition format is small enough to write by hand.
@@ -33,6 +39,10 @@ type Metrics struct {
 	// supplies the events, connect and connected series. Set it before
 	// the first WriteTo.
 	Stream OpencodeStatus
+	// Streams, when OPENCODE_URL names servers, report each one's event
+	// stream instead, the same series labelled server="name". Set it
+	// before the first WriteTo.
+	Streams []ServerStream
 	// LastPoll, if set, returns when Telegram last answered getUpdates
 	// (zero if never), for a gauge. Set it before the first WriteTo.
 	LastPoll func() time.Time
@@ -153,16 +163,33 @@ func (m *Metrics) WriteTo(w io.Writer) (int64, error) {
 		return 0, nil
 	}
 	pw := &promWriter{w: w}
-	if m.Stream != nil {
-		st := m.Stream.State()
-		pw.family("hermes_opencode_events_total", "counter", "Records read from the opencode event stream, heartbeats included.")
-		pw.sample("hermes_opencode_events_total", "", float64(st.Events))
-		pw.family("hermes_opencode_connects_total", "counter", "Connections made to the opencode event stream; every one after the first is a reconnect.")
-		pw.sample("hermes_opencode_connects_total", "", float64(st.Connects))
-		pw.family("hermes_opencode_reconnects_total", "counter", "Reconnections to the opencode event stream.")
-		pw.sample("hermes_opencode_reconnects_total", "", float64(max(st.Connects, 1)-1))
-		pw.family("hermes_opencode_connected", "gauge", "1 while the opencode event stream is up.")
-		pw.sample("hermes_opencode_connected", "", bool01(st.Connected))
+	streams := m.Streams
+	if len(streams) == 0 && m.Stream != nil {
+		streams = []ServerStream{{Stream: m.Stream}}
+	}
+	if len(streams) > 0 {
+		states := make([]opencode.WatchState, len(streams))
+		labels := make([]string, len(streams))
+		for i, s := range streams {
+			states[i] = s.Stream.State()
+			if s.Name != "" {
+				labels[i] = `server="` + s.Name + `"`
+			}
+		}
+		series := func(name, kind, help string, v func(opencode.WatchState) float64) {
+			pw.family(name, kind, help)
+			for i := range streams {
+				pw.sample(name, labels[i], v(states[i]))
+			}
+		}
+		series("hermes_opencode_events_total", "counter", "Records read from the opencode event stream, heartbeats included.",
+			func(st opencode.WatchState) float64 { return float64(st.Events) })
+		series("hermes_opencode_connects_total", "counter", "Connections made to the opencode event stream; every one after the first is a reconnect.",
+			func(st opencode.WatchState) float64 { return float64(st.Connects) })
+		series("hermes_opencode_reconnects_total", "counter", "Reconnections to the opencode event stream.",
+			func(st opencode.WatchState) float64 { return float64(max(st.Connects, 1) - 1) })
+		series("hermes_opencode_connected", "gauge", "1 while the opencode event stream is up.",
+			func(st opencode.WatchState) float64 { return bool01(st.Connected) })
 	}
 	if m.LastPoll != nil {
 		pw.family("hermes_telegram_last_poll_timestamp_seconds", "gauge", "When Telegram last answered getUpdates, as a Unix time; 0 if never.")

@@ -35,8 +35,9 @@ type NotifyOptions struct {
 	Idle bool
 	// Error posts a notice when a session failed (session.error).
 	Error bool
-	// Messages reads the excerpt of a "finished" notice. When nil, the
-	// bridge's Opencode is used if it is a SessionReader; else notices go
+	// Messages reads the excerpt of a "finished" notice of the server
+	// NewBridge is given. When nil, and always for a named server, the
+	// server's Opencode is used if it is a SessionReader; else notices go
 	// without an excerpt.
 	Messages SessionReader
 	// SessionGap is the least time between two notices of one session;
@@ -167,7 +168,7 @@ func (b *Bridge) sessionIdle(ctx context.Context, ev opencode.Event) {
 		log.Debug().Msg("session idle while a request of it is pending; no finished notice")
 		return
 	}
-	s := b.notifySession(ctx, ev.Directory, id)
+	s := b.notifySession(ctx, ev.Server, ev.Directory, id)
 	if s.ParentID != "" && s.ParentID != s.ID {
 		log.Debug().Str("parentSessionID", s.ParentID).Msg("subagent session finished; no notice")
 		return
@@ -176,8 +177,8 @@ func (b *Bridge) sessionIdle(ctx context.Context, ev opencode.Event) {
 	if !ok {
 		return
 	}
-	excerpt := b.lastWords(ctx, log, ev.Directory, id)
-	b.sendNotice(ctx, log, frontend.Notice{Directory: ev.Directory, SessionID: id, Title: s.Title, Body: excerpt, Dropped: dropped}, "finished")
+	excerpt := b.lastWords(ctx, log, ev.Server, ev.Directory, id)
+	b.sendNotice(ctx, log, frontend.Notice{Server: ev.Server, Directory: ev.Directory, SessionID: id, Title: s.Title, Body: excerpt, Dropped: dropped}, "finished")
 }
 
 // sessionError posts that a session failed, saying why in words. An
@@ -209,8 +210,8 @@ func (b *Bridge) sessionError(ctx context.Context, ev opencode.Event) {
 	if !ok {
 		return
 	}
-	s := b.notifySession(ctx, ev.Directory, id)
-	b.sendNotice(ctx, log, frontend.Notice{Failed: true, Directory: ev.Directory, SessionID: id, Title: s.Title, Body: why, Dropped: dropped}, "failed")
+	s := b.notifySession(ctx, ev.Server, ev.Directory, id)
+	b.sendNotice(ctx, log, frontend.Notice{Failed: true, Server: ev.Server, Directory: ev.Directory, SessionID: id, Title: s.Title, Body: why, Dropped: dropped}, "failed")
 }
 
 // takeNotice asks the limiter whether a notice of session goes out now.
@@ -252,19 +253,22 @@ func (b *Bridge) waitingIn(session string) (bool, error) {
 
 // notifySession looks the session up for its title and parent, within
 // sessionTimeout; what cannot be learnt stays empty.
-func (b *Bridge) notifySession(ctx context.Context, dir, id string) opencode.Session {
+func (b *Bridge) notifySession(ctx context.Context, server, dir, id string) opencode.Session {
 	ctx, cancel := context.WithTimeout(ctx, b.sessionTimeout)
 	defer cancel()
-	s, _ := b.session(ctx, dir, id)
+	s, _ := b.session(ctx, server, dir, id)
 	return s
 }
 
 // lastWords returns the agent's last message, or "" when it cannot be
 // read within excerptTimeout.
-func (b *Bridge) lastWords(ctx context.Context, log zerolog.Logger, dir, id string) string {
-	r := b.cfg.Notify.Messages
+func (b *Bridge) lastWords(ctx context.Context, log zerolog.Logger, server, dir, id string) string {
+	var r SessionReader
+	if server == "" {
+		r = b.cfg.Notify.Messages
+	}
 	if r == nil {
-		r, _ = b.oc.(SessionReader)
+		r, _ = b.opencodeOf(server).(SessionReader)
 	}
 	if r == nil {
 		return ""
@@ -294,7 +298,7 @@ func (b *Bridge) sendNotice(ctx context.Context, log zerolog.Logger, n frontend.
 	log.Info().Str("notice", what).Msg("session notice posted")
 	// A reply to the notice goes on with the session.
 	if at.Message != 0 {
-		if err := b.store.RememberMessage(at, pending.SessionRef{Directory: n.Directory, ID: n.SessionID}); err != nil {
+		if err := b.store.RememberMessage(at, pending.SessionRef{Server: n.Server, Directory: n.Directory, ID: n.SessionID}); err != nil {
 			log.Warn().Err(err).Msg("could not remember the notice's session; a reply to it is not taken")
 		}
 	}

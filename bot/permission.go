@@ -137,11 +137,11 @@ func (b *Bridge) permissionAsked(ctx context.Context, ev opencode.Event) {
 	if b.closedBefore(log, ev, p.ID) {
 		return
 	}
-	if _, err := b.store.ByRequestID(p.ID); err == nil {
+	if _, err := b.store.ByRequestID(ev.Server, p.ID); err == nil {
 		log.Debug().Bool("listed", ev.Listed).Msg("permission request already held")
 		return
 	}
-	e.UID = b.uidFor(p.ID)
+	e.UID = b.uidFor(ev.Server, p.ID)
 	if key, ok := b.findTwin(e); ok {
 		joined, post := b.join(ctx, e, key)
 		if post {
@@ -210,7 +210,7 @@ func (b *Bridge) autoApprove(ctx context.Context, log zerolog.Logger, e *pending
 		return false // posted meanwhile (a reconnect's resend): the group decides
 	}
 	e = members[i]
-	err = b.oc.Requests(surfaceOf(e)).ReplyPermission(ctx, e.Directory, e.SessionID, e.RequestID, frontend.ReplyOnce, "")
+	err = b.opencodeOf(e.Server).Requests(surfaceOf(e)).ReplyPermission(ctx, e.Directory, e.SessionID, e.RequestID, frontend.ReplyOnce, "")
 	switch {
 	case errors.Is(err, opencode.ErrNotFound):
 		log.Info().Err(err).Msg("permission request to auto-approve is no longer pending in opencode; closing it")
@@ -240,7 +240,9 @@ func (b *Bridge) findTwin(e *pending.Entry) (string, bool) {
 		return "", false
 	}
 	for _, x := range all {
-		if x.Kind == pending.KindPermission && x.Directory == e.Directory && x.SessionID == e.SessionID &&
+		// Same server too: one decision goes to every member's server,
+		// and a session ID is unique on one server only.
+		if x.Kind == pending.KindPermission && x.Server == e.Server && x.Directory == e.Directory && x.SessionID == e.SessionID &&
 			!x.ExpiredNotified && samePermission(x.Permission, e.Permission) {
 			return lockKey(x), true
 		}
@@ -385,8 +387,8 @@ func (b *Bridge) stillOpen(e *pending.Entry) []*pending.Entry {
 // Telegram. Its message shows the outcome, unless identical requests
 // still share it: then it stays open for them. Our own reply's echo finds
 // no entry.
-func (b *Bridge) permissionReplied(ctx context.Context, r *opencode.PermissionReplied) {
-	e, err := b.store.ByRequestID(r.RequestID)
+func (b *Bridge) permissionReplied(ctx context.Context, server string, r *opencode.PermissionReplied) {
+	e, err := b.store.ByRequestID(server, r.RequestID)
 	if errors.Is(err, pending.ErrNotFound) {
 		b.log.Debug().Str("requestID", r.RequestID).Msg("permission answered in opencode is not held (our own answer, or never seen)")
 		return
@@ -420,7 +422,7 @@ func (b *Bridge) permissionReplied(ctx context.Context, r *opencode.PermissionRe
 	owed := owedEdit(e, text)
 	b.deleteEntry(log, e, i18n.ToastAnsweredElsewhere, owed...)
 	b.rememberGroup(log, key, []*pending.Entry{e}, i18n.ToastAnsweredElsewhere, owed)
-	b.closeMessage(ctx, log, e, text)
+	b.closeMessage(ctx, log, e, text, nil)
 }
 
 // pressPermission acts on a permission button: a decision for every
@@ -449,11 +451,12 @@ func (b *Bridge) pressPermission(ctx context.Context, press zerolog.Logger, p fr
 	e := members[0]
 	elog := withEntry(press, e)
 	b.adopt(elog, p, members)
+	by := answerer{User: p.User, at: p.At}
 	if m := messageOf(members); m != nil {
 		if pc := staleCopy(p, m.Place.Chat, m.Place.Message); pc != nil {
 			// Runs before unlock, deferred earlier: the copy is settled
 			// while the requests cannot change.
-			ctx = withPressedCopy(ctx, pc)
+			by.copy = pc
 			defer b.settleCopy(ctx, elog, pc, p.Key, m.Place.Message)
 		}
 	}
@@ -485,7 +488,7 @@ func (b *Bridge) pressPermission(ctx context.Context, press zerolog.Logger, p fr
 	}
 	elog.Info().Str("reply", reply).Int("requests", len(members)).Msg("permission decision pressed")
 	a.toast(i18n.ToastSending)
-	b.decide(ctx, elog, p.Key, members, reply, "", answerer{User: p.User, at: p.At})
+	b.decide(ctx, elog, p.Key, members, reply, "", by)
 }
 
 // askForReason sends the force_reply prompt for the reason of a reject
@@ -535,7 +538,7 @@ func (b *Bridge) decide(ctx context.Context, log zerolog.Logger, key string, mem
 	var done, gone, refused, failed []*pending.Entry
 	for _, m := range members {
 		mlog := b.entryLog(m)
-		err := b.oc.Requests(surfaceOf(m)).ReplyPermission(ctx, m.Directory, m.SessionID, m.RequestID, reply, message)
+		err := b.opencodeOf(m.Server).Requests(surfaceOf(m)).ReplyPermission(ctx, m.Directory, m.SessionID, m.RequestID, reply, message)
 		switch {
 		case err == nil:
 			mlog.Info().Str("reply", reply).Str("by", user.DisplayName()).Bool("reason", message != "").Msg("permission decision delivered to opencode")
@@ -584,11 +587,11 @@ func (b *Bridge) decide(ctx context.Context, log zerolog.Logger, key string, mem
 	switch {
 	case len(kept) == 0 && len(done) > 0:
 		b.rememberGroup(log, key, done, i18n.ToastAnswered, owed)
-		b.closeMessage(ctx, log, members[0], text)
+		b.closeMessage(ctx, log, members[0], text, user.copy)
 		return
 	case len(kept) == 0:
 		b.rememberGroup(log, key, gone, i18n.ToastGone, owed)
-		b.closeMessage(ctx, log, members[0], text)
+		b.closeMessage(ctx, log, members[0], text, user.copy)
 		return
 	case len(done)+len(gone) > 0:
 		b.rerenderPermission(ctx, log, key, kept)

@@ -525,12 +525,12 @@ func TestSessionCacheBounded(t *testing.T) {
 	c := newSessionCache()
 	now := time.Now()
 	for i := range maxCachedSessions + 10 {
-		c.put(sessionKey{"d", string(rune('a'+i%26)) + strings.Repeat("x", i/26)}, cachedSession{})
+		c.put(sessionKey{"d", string(rune('a'+i%26)) + strings.Repeat("x", i/26), ""}, cachedSession{})
 	}
 	if n := c.m.Len(); n != maxCachedSessions {
 		t.Fatalf("cache holds %d, want %d", n, maxCachedSessions)
 	}
-	if _, ok := c.get(sessionKey{"d", "a"}, now); ok {
+	if _, ok := c.get(sessionKey{"d", "a", ""}, now); ok {
 		t.Error("the oldest entry was kept")
 	}
 }
@@ -649,7 +649,7 @@ func TestDuplicateLaterClosedByOthersKeepsMessageOpen(t *testing.T) {
 	e := h.entry(s.UID)
 	log := h.b.entryLog(e)
 	h.b.deleteEntry(log, e, i18n.ToastGone)
-	h.b.closeMessage(ctx, log, e, h.fe.Outcome(requestOf(e), frontend.Outcome{How: frontend.Gone}))
+	h.b.closeMessage(ctx, log, e, h.fe.Outcome(requestOf(e), frontend.Outcome{How: frontend.Gone}), nil)
 	unlock()
 	ed := h.lastEdit()
 	if ed.ReplyMarkup == nil || strings.Contains(ed.Text, "No longer pending") {

@@ -339,6 +339,10 @@ func TestDeletedMessageRepostedOnRerender(t *testing.T) {
 	if got := h.toast(id); got != "☑ B" {
 		t.Errorf("toast = %q", got)
 	}
+	// The toggle's edit finds the message gone beside the press.
+	if err := h.b.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	now := h.entry(e.UID)
 	sent := h.lastSent()
 	if now.Place.Message != sent.ID || now.Place.Message == e.Place.Message {
@@ -436,6 +440,9 @@ func TestDeletedMessageRepostFailsThenSentUnsent(t *testing.T) {
 	h.tg.sendErrs = []error{fmt.Errorf("%w: telegram down", tgbot.ErrorForbidden)}
 	h.tg.mu.Unlock()
 	h.press(alice, data(t, frontend.Toggle, e.UID, 0, 0), e)
+	if err := h.b.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	if got := h.entry(e.UID); got.Place.Message != 0 || !slices.Equal(got.Selected, []string{"A"}) {
 		t.Fatalf("entry after a failed repost = %+v, want no message and the selection kept", got)
 	}
@@ -609,7 +616,7 @@ func TestLateAskedEventNotPostedAgain(t *testing.T) {
 		t.Fatalf("late asked events posted %d messages for requests already answered", n-sent)
 	}
 	for _, id := range []string{"que_1", "per_1"} {
-		if e, err := h.store.ByRequestID(id); err == nil {
+		if e, err := h.store.ByRequestID("", id); err == nil {
 			t.Errorf("late asked event stored %s again: %+v", id, e)
 		}
 	}
@@ -650,7 +657,7 @@ func TestCopyPostedBeforeACrashAnswers(t *testing.T) {
 	ev := askedEvent("que_1", dbQuestion())
 	ev.Listed = true
 	h.b.HandleEvent(context.Background(), ev)
-	now, err := h.store.ByRequestID("que_1")
+	now, err := h.store.ByRequestID("", "que_1")
 	if err != nil || now.UID != e.UID || now.Place.Message == stale {
 		t.Fatalf("posted again as %+v, %v; want UID %s on a new message", now, err, e.UID)
 	}

@@ -32,7 +32,7 @@ func newSessionCache() sessionCache {
 	return sessionCache{m: bounded.New[sessionKey, cachedSession](maxCachedSessions)}
 }
 
-type sessionKey struct{ dir, id string }
+type sessionKey struct{ dir, id, server string }
 
 type cachedSession struct {
 	s opencode.Session
@@ -54,12 +54,12 @@ func (c sessionCache) put(k sessionKey, s cachedSession) {
 
 // session returns session id of directory dir, from the cache or from
 // opencode; ok is false when opencode could not say.
-func (b *Bridge) session(ctx context.Context, dir, id string) (opencode.Session, bool) {
-	k := sessionKey{dir, id}
+func (b *Bridge) session(ctx context.Context, server, dir, id string) (opencode.Session, bool) {
+	k := sessionKey{dir, id, server}
 	if c, ok := b.sessions.get(k, b.now()); ok {
 		return c.s, c.failedAt.IsZero()
 	}
-	s, err := b.oc.GetSession(ctx, dir, id)
+	s, err := b.opencodeOf(server).GetSession(ctx, dir, id)
 	if err != nil {
 		b.log.Info().Err(err).Str("sessionID", id).Str("directory", dir).
 			Msg("could not look up the session; its messages show the session ID instead of its title")
@@ -79,7 +79,7 @@ func (b *Bridge) addContext(ctx context.Context, e *pending.Entry) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, b.sessionTimeout)
 	defer cancel()
-	s, ok := b.session(ctx, e.Directory, e.SessionID)
+	s, ok := b.session(ctx, e.Server, e.Directory, e.SessionID)
 	if !ok {
 		return
 	}
@@ -88,7 +88,7 @@ func (b *Bridge) addContext(ctx context.Context, e *pending.Entry) {
 		return
 	}
 	e.ParentSessionID = s.ParentID
-	if p, ok := b.session(ctx, e.Directory, s.ParentID); ok {
+	if p, ok := b.session(ctx, e.Server, e.Directory, s.ParentID); ok {
 		e.ParentTitle = p.Title
 	}
 }

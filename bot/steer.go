@@ -71,13 +71,29 @@ func (f *failedSessions) has(id string) bool {
 	return failed
 }
 
-// steerer is the opencode steering goes through, or nil.
-func (b *Bridge) steerer() SteerOpencode {
-	if b.cfg.Steer != nil {
+// steerer is the opencode steering goes through on server ("" for the
+// one NewBridge was given), or nil.
+func (b *Bridge) steerer(server string) SteerOpencode {
+	if server == "" && b.cfg.Steer != nil {
 		return b.cfg.Steer
 	}
-	s, _ := b.oc.(SteerOpencode)
+	s, _ := b.opencodeOf(server).(SteerOpencode)
 	return s
+}
+
+// steerServers are the servers sessions are steered on: the unnamed one
+// NewBridge was given, if any, and the named ones, by name.
+func (b *Bridge) steerServers() []string {
+	var out []string
+	if b.oc != nil || b.cfg.Steer != nil {
+		out = append(out, "")
+	}
+	named := make([]string, 0, len(b.cfg.Servers))
+	for name := range b.cfg.Servers {
+		named = append(named, name)
+	}
+	slices.Sort(named)
+	return append(out, named...)
 }
 
 // steerErr classifies an opencode error for the front-end.
@@ -92,7 +108,11 @@ func steerErr(what string, err error) error {
 }
 
 func (b *Bridge) steerLog(log zerolog.Logger, ref pending.SessionRef, user frontend.User) zerolog.Logger {
-	return log.With().Str("sessionID", ref.ID).Str("directory", ref.Directory).
+	c := log.With()
+	if ref.Server != "" {
+		c = c.Str("server", ref.Server)
+	}
+	return c.Str("sessionID", ref.ID).Str("directory", ref.Directory).
 		Int64("userID", user.ID).Str("user", user.DisplayName()).Logger()
 }
 
@@ -141,7 +161,7 @@ func (b *Bridge) RememberMessage(at pending.Place, ref pending.SessionRef) error
 // ContinueSession sends text to session ref as user's next prompt.
 func (b *Bridge) ContinueSession(ctx context.Context, log zerolog.Logger, ref pending.SessionRef, text string, user frontend.User) (frontend.Steered, error) {
 	log = b.steerLog(log, ref, user)
-	oc := b.steerer()
+	oc := b.steerer(ref.Server)
 	if oc == nil {
 		return frontend.Steered{}, frontend.ErrNoSteering
 	}
@@ -149,7 +169,7 @@ func (b *Bridge) ContinueSession(ctx context.Context, log zerolog.Logger, ref pe
 	defer cancel()
 	// Looked up afresh, not from the cache: a session deleted since must
 	// be reported gone, not prompted into nothing.
-	s, err := b.oc.GetSession(ctx, ref.Directory, ref.ID)
+	s, err := b.opencodeOf(ref.Server).GetSession(ctx, ref.Directory, ref.ID)
 	if err != nil {
 		err = steerErr("continue session "+ref.ID, err)
 		log.Warn().Err(err).Msg("steering: could not continue the session")
@@ -165,10 +185,11 @@ func (b *Bridge) ContinueSession(ctx context.Context, log zerolog.Logger, ref pe
 	return frontend.Steered{Ref: ref, Title: sessionTitle(s)}, nil
 }
 
-// StartSession starts a session in dir whose first prompt is text.
-func (b *Bridge) StartSession(ctx context.Context, log zerolog.Logger, dir, text string, user frontend.User) (frontend.Steered, error) {
-	log = b.steerLog(log, pending.SessionRef{Directory: dir}, user)
-	oc := b.steerer()
+// StartSession starts a session in project p whose first prompt is text.
+func (b *Bridge) StartSession(ctx context.Context, log zerolog.Logger, p pending.SessionRef, text string, user frontend.User) (frontend.Steered, error) {
+	dir := p.Directory
+	log = b.steerLog(log, p, user)
+	oc := b.steerer(p.Server)
 	if oc == nil {
 		return frontend.Steered{}, frontend.ErrNoSteering
 	}
@@ -180,7 +201,7 @@ func (b *Bridge) StartSession(ctx context.Context, log zerolog.Logger, dir, text
 		log.Warn().Err(err).Msg("steering: could not start a session")
 		return frontend.Steered{}, err
 	}
-	ref := pending.SessionRef{Directory: dir, ID: s.ID}
+	ref := pending.SessionRef{Server: p.Server, Directory: dir, ID: s.ID}
 	log = log.With().Str("sessionID", s.ID).Logger()
 	if err := oc.PromptAsync(ctx, dir, s.ID, text); err != nil {
 		err = steerErr("prompt new session "+s.ID, err)
@@ -195,42 +216,62 @@ func (b *Bridge) StartSession(ctx context.Context, log zerolog.Logger, dir, text
 	return frontend.Steered{Ref: ref, Title: title}, nil
 }
 
-// Projects lists the project folders opencode knows (worktrees and
-// their other checkouts) and those with requests held or messages of the
-// last day: opencode lists every folder outside a git repository as its
-// one global project ("/"), which is no folder to start a session in.
+// Projects lists, on every server, the project folders opencode knows
+// (worktrees and their other checkouts) and those with requests held or
+// messages of the last day: opencode lists every folder outside a git
+// repository as its one global project ("/"), which is no folder to
+// start a session in. A server that cannot be reached is left out; when
+// none can, that is the error.
 func (b *Bridge) Projects(ctx context.Context) ([]frontend.Project, error) {
-	oc := b.steerer()
-	if oc == nil {
-		return nil, frontend.ErrNoSteering
-	}
 	ctx, cancel := context.WithTimeout(ctx, steerTimeout)
 	defer cancel()
-	ps, err := oc.ListProjects(ctx)
+	recent, err := b.store.RecentDirectories()
 	if err != nil {
-		return nil, steerErr("list projects", err)
-	}
-	var dirs []string
-	for _, p := range ps {
-		dirs = append(append(dirs, p.Worktree), p.Sandboxes...)
-	}
-	if held, err := b.store.Directories(); err == nil {
-		dirs = append(dirs, held...)
-	}
-	if recent, err := b.store.RecentDirectories(); err == nil {
-		dirs = append(dirs, recent...)
+		b.log.Warn().Err(err).Msg("could not read the folders of recent messages; /new offers opencode's projects only")
 	}
 	var out []frontend.Project
-	seen := map[string]bool{}
-	for _, dir := range dirs {
-		if dir == "" || dir == "/" || seen[dir] {
+	var errs []error
+	reached := 0
+	for _, server := range b.steerServers() {
+		oc := b.steerer(server)
+		if oc == nil {
 			continue
 		}
-		seen[dir] = true
-		out = append(out, frontend.Project{Directory: dir})
+		ps, err := oc.ListProjects(ctx)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		reached++
+		var dirs []string
+		for _, p := range ps {
+			dirs = append(append(dirs, p.Worktree), p.Sandboxes...)
+		}
+		if held, err := b.store.DirectoriesOf(server); err == nil {
+			dirs = append(dirs, held...)
+		}
+		for _, r := range recent {
+			if r.Server == server {
+				dirs = append(dirs, r.Directory)
+			}
+		}
+		seen := map[string]bool{}
+		for _, dir := range dirs {
+			if dir == "" || dir == "/" || seen[dir] {
+				continue
+			}
+			seen[dir] = true
+			out = append(out, frontend.Project{Server: server, Directory: dir})
+		}
+	}
+	if reached == 0 {
+		if len(errs) == 0 {
+			return nil, frontend.ErrNoSteering
+		}
+		return nil, steerErr("list projects", errors.Join(errs...))
 	}
 	slices.SortFunc(out, func(a, c frontend.Project) int {
-		return strings.Compare(filepath.Base(a.Directory)+a.Directory, filepath.Base(c.Directory)+c.Directory)
+		return strings.Compare(a.Server+"\x00"+filepath.Base(a.Directory)+a.Directory, c.Server+"\x00"+filepath.Base(c.Directory)+c.Directory)
 	})
 	return out, nil
 }
@@ -241,12 +282,12 @@ func (b *Bridge) Sessions(ctx context.Context, max int) ([]frontend.SessionInfo,
 	if err != nil {
 		return nil, err
 	}
-	oc := b.steerer()
 	ctx, cancel := context.WithTimeout(ctx, steerTimeout)
 	defer cancel()
 	var out []frontend.SessionInfo
 	var errs []error
 	for _, p := range projects {
+		oc := b.steerer(p.Server)
 		ss, err := oc.ListSessions(ctx, p.Directory)
 		if err != nil {
 			errs = append(errs, err)
@@ -260,7 +301,7 @@ func (b *Bridge) Sessions(ctx context.Context, max int) ([]frontend.SessionInfo,
 			if s.ParentID != "" && s.ParentID != s.ID {
 				continue // a subagent's: stopping its parent stops it
 			}
-			out = append(out, b.sessionInfo(p.Directory, s, busy[s.ID]))
+			out = append(out, b.sessionInfo(p.Server, p.Directory, s, busy[s.ID]))
 		}
 	}
 	if len(out) == 0 && len(errs) > 0 {
@@ -274,8 +315,8 @@ func (b *Bridge) Sessions(ctx context.Context, max int) ([]frontend.SessionInfo,
 }
 
 // sessionInfo is s of dir with its state and latest message.
-func (b *Bridge) sessionInfo(dir string, s opencode.Session, busy bool) frontend.SessionInfo {
-	info := frontend.SessionInfo{Ref: pending.SessionRef{Directory: dir, ID: s.ID}, Title: sessionTitle(s), State: frontend.Idle}
+func (b *Bridge) sessionInfo(server, dir string, s opencode.Session, busy bool) frontend.SessionInfo {
+	info := frontend.SessionInfo{Ref: pending.SessionRef{Server: server, Directory: dir, ID: s.ID}, Title: sessionTitle(s), State: frontend.Idle}
 	if s.Time.Updated > 0 {
 		info.Updated = time.UnixMilli(s.Time.Updated)
 	}
@@ -290,7 +331,7 @@ func (b *Bridge) sessionInfo(dir string, s opencode.Session, busy bool) frontend
 	}
 	if es, err := b.store.BySession(s.ID); err == nil {
 		for _, e := range es {
-			if e.SessionID == s.ID && e.Place.Message != 0 && e.Place.Message > info.Latest.Message {
+			if e.SessionID == s.ID && e.Server == server && e.Place.Message != 0 && e.Place.Message > info.Latest.Message {
 				info.Latest = e.Place
 			}
 		}
@@ -301,45 +342,49 @@ func (b *Bridge) sessionInfo(dir string, s opencode.Session, busy bool) frontend
 	return info
 }
 
-// FindSession looks session id up: in the project of a message about it,
-// else in every project opencode knows.
+// FindSession looks session id up: in the project of a message about it
+// or of a request of it, else in every project of every server.
 func (b *Bridge) FindSession(ctx context.Context, id string) (frontend.SessionInfo, error) {
-	oc := b.steerer()
-	if oc == nil {
-		return frontend.SessionInfo{}, frontend.ErrNoSteering
-	}
-	var dirs []string
+	var places []pending.SessionRef
 	if _, ref, ok, err := b.store.LatestMessage(id); err == nil && ok {
-		dirs = append(dirs, ref.Directory)
+		places = append(places, ref)
 	}
 	if es, err := b.store.BySession(id); err == nil {
 		for _, e := range es {
-			dirs = append(dirs, e.Directory)
+			places = append(places, pending.SessionRef{Server: e.Server, Directory: e.Directory})
 		}
 	}
-	if len(dirs) == 0 {
+	if len(places) == 0 {
 		ps, err := b.Projects(ctx)
 		if err != nil {
 			return frontend.SessionInfo{}, err
 		}
 		for _, p := range ps {
-			dirs = append(dirs, p.Directory)
+			places = append(places, pending.SessionRef{Server: p.Server, Directory: p.Directory})
 		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, steerTimeout)
 	defer cancel()
 	var last error
-	for _, dir := range slices.Compact(dirs) {
-		s, err := b.oc.GetSession(ctx, dir, id)
+	tried := map[pending.SessionRef]bool{}
+	for _, p := range places {
+		p.ID = ""
+		oc := b.steerer(p.Server)
+		if tried[p] || oc == nil {
+			continue
+		}
+		tried[p] = true
+		s, err := b.opencodeOf(p.Server).GetSession(ctx, p.Directory, id)
 		if err != nil {
 			last = err
 			continue
 		}
+		dir := p.Directory
 		if s.Directory != "" {
 			dir = s.Directory // where its calls must name it
 		}
 		busy, _ := oc.BusySessions(ctx, dir)
-		return b.sessionInfo(dir, s, busy[id]), nil
+		return b.sessionInfo(p.Server, dir, s, busy[id]), nil
 	}
 	if last == nil {
 		last = opencode.ErrNotFound
@@ -352,13 +397,13 @@ func (b *Bridge) FindSession(ctx context.Context, id string) (frontend.SessionIn
 // closes their messages.
 func (b *Bridge) StopSession(ctx context.Context, log zerolog.Logger, ref pending.SessionRef, user frontend.User) (frontend.StopResult, error) {
 	log = b.steerLog(log, ref, user)
-	oc := b.steerer()
+	oc := b.steerer(ref.Server)
 	if oc == nil {
 		return frontend.StopResult{}, frontend.ErrNoSteering
 	}
 	octx, cancel := context.WithTimeout(ctx, steerTimeout)
 	defer cancel()
-	s, err := b.oc.GetSession(octx, ref.Directory, ref.ID)
+	s, err := b.opencodeOf(ref.Server).GetSession(octx, ref.Directory, ref.ID)
 	if err != nil {
 		err = steerErr("stop session "+ref.ID, err)
 		log.Warn().Err(err).Msg("steering: could not stop the session")
@@ -371,7 +416,7 @@ func (b *Bridge) StopSession(ctx context.Context, log zerolog.Logger, ref pendin
 	}
 	// The abort's session.error is not a failure to report.
 	b.notices.mark(ref.ID, b.now())
-	closed := b.closeSessionRequests(ctx, log, ref.ID, user)
+	closed := b.closeSessionRequests(ctx, log, ref, user)
 	log.Info().Int("closed", closed).Msg("steering: session stopped")
 	return frontend.StopResult{Ref: ref, Title: sessionTitle(s), Closed: closed}, nil
 }
@@ -379,7 +424,8 @@ func (b *Bridge) StopSession(ctx context.Context, log zerolog.Logger, ref pendin
 // closeSessionRequests rejects in opencode the requests of session (and
 // of its subagents) still held and closes their messages as stopped by
 // user; it returns how many it closed.
-func (b *Bridge) closeSessionRequests(ctx context.Context, log zerolog.Logger, session string, user frontend.User) int {
+func (b *Bridge) closeSessionRequests(ctx context.Context, log zerolog.Logger, ref pending.SessionRef, user frontend.User) int {
+	session := ref.ID
 	entries, err := b.store.BySession(session)
 	if err != nil {
 		log.Error().Err(err).Msg("could not list the stopped session's requests; they expire in time")
@@ -387,7 +433,7 @@ func (b *Bridge) closeSessionRequests(ctx context.Context, log zerolog.Logger, s
 	}
 	n := 0
 	for _, e := range entries {
-		if e.SessionID != session && e.ParentSessionID != session {
+		if e.Server != ref.Server || (e.SessionID != session && e.ParentSessionID != session) {
 			continue
 		}
 		if b.closeStopped(ctx, e.UID, lockKey(e), user) {
@@ -418,7 +464,7 @@ func (b *Bridge) closeStopped(ctx context.Context, uid, key string, user fronten
 	log := b.entryLog(e)
 	rctx, cancel := context.WithTimeout(ctx, steerTimeout)
 	defer cancel()
-	req := b.oc.Requests(surfaceOf(e))
+	req := b.opencodeOf(e.Server).Requests(surfaceOf(e))
 	if e.Kind == pending.KindPermission {
 		err = req.ReplyPermission(rctx, e.Directory, e.SessionID, e.RequestID, frontend.ReplyReject, "")
 	} else {
@@ -432,7 +478,7 @@ func (b *Bridge) closeStopped(ctx context.Context, uid, key string, user fronten
 	log.Info().Str("by", user.DisplayName()).Msg("request closed: its session was stopped")
 	text := b.fe.Outcome(requestOf(e), frontend.Outcome{How: frontend.Stopped, By: user})
 	b.deleteEntry(log, e, i18n.ToastDismissed, b.closingEdit(e, text)...)
-	b.closeMessage(ctx, log, e, text)
+	b.closeMessage(ctx, log, e, text, nil)
 	return true
 }
 

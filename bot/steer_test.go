@@ -5,13 +5,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
+	"github.com/hermes-bot/hermes-bot/bot/frontend/frontendtest"
 	"github.com/hermes-bot/hermes-bot/opencode"
 	"github.com/hermes-bot/hermes-bot/pending"
 )
@@ -152,7 +155,7 @@ func TestStartSession(t *testing.T) {
 	if err != nil || len(ps) != 2 || ps[0].Directory != "/home/me/app" {
 		t.Fatalf("Projects = %+v, %v; want app and shop, no global project", ps, err)
 	}
-	res, err := c.b.StartSession(context.Background(), zerolog.Nop(), "/home/me/shop", "write a README", ann)
+	res, err := c.b.StartSession(context.Background(), zerolog.Nop(), pending.SessionRef{Directory: "/home/me/shop"}, "write a README", ann)
 	if err != nil || res.Ref.ID != "ses_new1" || res.Ref.Directory != "/home/me/shop" {
 		t.Fatalf("StartSession = %+v, %v", res, err)
 	}
@@ -181,7 +184,7 @@ func TestStopSessionClosesItsQuestions(t *testing.T) {
 	if got.Open || !strings.Contains(got.Outcome, fmt.Sprintf("how=%d", frontend.Stopped)) || !strings.Contains(got.Outcome, "by=Ann") {
 		t.Fatalf("message after stop: %+v", got)
 	}
-	if _, err := c.store.ByRequestID("que_1"); !errors.Is(err, pending.ErrNotFound) {
+	if _, err := c.store.ByRequestID("", "que_1"); !errors.Is(err, pending.ErrNotFound) {
 		t.Fatalf("request still held after the stop: %v", err)
 	}
 }
@@ -211,9 +214,67 @@ func TestSessionsStates(t *testing.T) {
 
 func (c *core) shownDir(id string) string {
 	c.t.Helper()
-	e, err := c.store.ByRequestID(id)
+	e, err := c.store.ByRequestID("", id)
 	if err != nil {
 		c.t.Fatal(err)
 	}
 	return e.Directory
+}
+
+// steeringOpencode is a fake opencode server that can be steered.
+type steeringOpencode struct {
+	*fakeOpencode
+	*fakeSteer
+}
+
+// With several servers, a reply to a notice prompts the session on the
+// server whose notice it is, and Stop aborts and rejects there alone.
+func TestSteeringGoesToTheSessionsServer(t *testing.T) {
+	store, err := pending.Open(filepath.Join(t.TempDir(), "pending.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = store.Close() })
+	laptop := steeringOpencode{&fakeOpencode{}, &fakeSteer{}}
+	ci := steeringOpencode{&fakeOpencode{}, &fakeSteer{}}
+	for _, s := range []steeringOpencode{laptop, ci} {
+		s.fakeOpencode.sessions = map[string]opencode.Session{testSession: {ID: testSession, Title: "Build"}}
+	}
+	c := &core{t: t, fe: &frontendtest.Frontend{}, store: store, now: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}
+	c.b = NewBridge(Config{Notify: NotifyOptions{Idle: true}, Servers: map[string]Opencode{"laptop": laptop, "ci": ci}}, store, nil, c.fe, zerolog.Nop())
+	c.b.now = func() time.Time { return c.now }
+	ctx := context.Background()
+
+	ev := idleEvent(testSession)
+	ev.Server = "ci"
+	c.b.HandleEvent(ctx, ev)
+	ms := c.fe.Messages()
+	if len(ms) != 1 {
+		t.Fatalf("%d messages, want the notice", len(ms))
+	}
+	ref, ok, err := c.b.SessionAt(ctx, ms[0].Place)
+	if err != nil || !ok || ref.Server != "ci" {
+		t.Fatalf("SessionAt = %+v, %v, %v; want ci's session", ref, ok, err)
+	}
+	if _, err := c.b.ContinueSession(ctx, zerolog.Nop(), ref, "again", ann); err != nil {
+		t.Fatal(err)
+	}
+	if len(ci.prompts) != 1 || len(laptop.prompts) != 0 {
+		t.Fatalf("prompts: ci %q, laptop %q; want ci's only", ci.prompts, laptop.prompts)
+	}
+
+	q := askedEvent("que_1", dbQuestion())
+	q.Server = "ci"
+	c.b.HandleEvent(ctx, q)
+	info, err := c.b.FindSession(ctx, testSession)
+	if err != nil || info.Ref.Server != "ci" {
+		t.Fatalf("FindSession = %+v, %v", info, err)
+	}
+	res, err := c.b.StopSession(ctx, zerolog.Nop(), info.Ref, ann)
+	if err != nil || res.Closed != 1 {
+		t.Fatalf("StopSession = %+v, %v", res, err)
+	}
+	if len(ci.aborts) != 1 || len(laptop.aborts) != 0 || len(ci.fakeOpencode.rejects) != 1 || len(laptop.fakeOpencode.rejects) != 0 {
+		t.Fatalf("aborts ci %q laptop %q, rejects ci %q laptop %q", ci.aborts, laptop.aborts, ci.fakeOpencode.rejects, laptop.fakeOpencode.rejects)
+	}
 }

@@ -32,7 +32,7 @@ func asAPI(ev opencode.Event) opencode.Event {
 func TestAPISurfaceAnsweredThroughIt(t *testing.T) {
 	h := newHarness(t, harnessConfig{})
 	h.b.HandleEvent(context.Background(), asAPI(askedEvent("que_api", dbQuestion())))
-	e, err := h.store.ByRequestID("que_api")
+	e, err := h.store.ByRequestID("", "que_api")
 	if err != nil {
 		t.Fatalf("an /api question was not stored: %v", err)
 	}
@@ -70,12 +70,12 @@ func TestAPISurfaceGoneOnlyWhenListed(t *testing.T) {
 	dir := "/home/user/projects/demo"
 	later := time.Now().Add(time.Minute)
 	h.b.HandleSnapshot(context.Background(), opencode.Snapshot{Directory: dir, QuestionsListed: true, PermissionsListed: true, Taken: later})
-	if _, err := h.store.ByRequestID("que_api"); err != nil {
+	if _, err := h.store.ByRequestID("", "que_api"); err != nil {
 		t.Fatalf("an /api question was closed by a listing of the original surface only: %v", err)
 	}
 	h.b.HandleSnapshot(context.Background(), opencode.Snapshot{Directory: dir, QuestionsListed: true, PermissionsListed: true,
 		APIQuestionsListed: true, APIPermissionsListed: true, Taken: later})
-	if _, err := h.store.ByRequestID("que_api"); !errors.Is(err, pending.ErrNotFound) {
+	if _, err := h.store.ByRequestID("", "que_api"); !errors.Is(err, pending.ErrNotFound) {
 		t.Fatalf("an /api question missing from the /api list is still held: %v", err)
 	}
 }

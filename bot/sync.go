@@ -16,7 +16,8 @@ import (
 
 var _ opencode.SnapshotHandler = (*Bridge)(nil)
 
-// HandleSnapshot brings the requests held for one directory in line with
+// HandleSnapshot brings the requests held for one directory of one server
+// (s.Server) in line with
 // what opencode listed there when its event stream (re)connected,
 // which has no replay of what happened meanwhile: a listed request not held is
 // stored and posted like a question.asked or permission.asked event; a
@@ -36,7 +37,11 @@ var _ opencode.SnapshotHandler = (*Bridge)(nil)
 // that connection's events; it blocks until the directory is done and
 // logs what fails.
 func (b *Bridge) HandleSnapshot(ctx context.Context, s opencode.Snapshot) {
-	log := b.log.With().Str("directory", s.Directory).Logger()
+	lc := b.log.With()
+	if s.Server != "" {
+		lc = lc.Str("server", s.Server)
+	}
+	log := lc.Str("directory", s.Directory).Logger()
 	listed := make(map[string]bool, len(s.Questions)+len(s.Permissions))
 	for _, q := range s.Questions {
 		listed[q.ID] = true
@@ -47,7 +52,7 @@ func (b *Bridge) HandleSnapshot(ctx context.Context, s opencode.Snapshot) {
 	// Only the held requests opencode does not list can be rekeyed or
 	// closed, so only they are read in full: a reconnect with thousands
 	// held and still pending decodes next to nothing.
-	held, here, err := b.store.CompareListed(s.Directory, listed)
+	held, here, err := b.store.CompareListed(s.Server, s.Directory, listed)
 	if err != nil {
 		log.Error().Err(err).Msg("could not read the stored requests to compare them with what opencode lists; posting what is new, closing nothing")
 		held = make(map[string]bool)
@@ -75,12 +80,12 @@ func (b *Bridge) HandleSnapshot(ctx context.Context, s opencode.Snapshot) {
 	// request held then and answered since does not come back as new.
 	qs := slices.DeleteFunc(slices.Clone(s.Questions), func(q opencode.QuestionRequest) bool { return held[q.ID] })
 	ps := slices.DeleteFunc(slices.Clone(s.Permissions), func(p opencode.PermissionRequest) bool { return held[p.ID] })
-	qs, ps = b.stillPending(ctx, log, s.Directory, qs, ps)
+	qs, ps = b.stillPending(ctx, log, s.Server, s.Directory, qs, ps)
 	for _, q := range qs {
-		b.HandleEvent(ctx, opencode.Event{Type: opencode.TypeQuestionAsked, Directory: s.Directory, Listed: true, QuestionAsked: &q})
+		b.HandleEvent(ctx, opencode.Event{Type: opencode.TypeQuestionAsked, Server: s.Server, Directory: s.Directory, Listed: true, QuestionAsked: &q})
 	}
 	for _, p := range ps {
-		b.HandleEvent(ctx, opencode.Event{Type: opencode.TypePermissionAsked, Directory: s.Directory, Listed: true, PermissionAsked: &p})
+		b.HandleEvent(ctx, opencode.Event{Type: opencode.TypePermissionAsked, Server: s.Server, Directory: s.Directory, Listed: true, PermissionAsked: &p})
 	}
 
 	for _, e := range here {
@@ -97,11 +102,11 @@ func (b *Bridge) HandleSnapshot(ctx context.Context, s opencode.Snapshot) {
 // reached opencode before its entry went, so a list taken after the read
 // no longer has it. A failed list keeps them all: a request not posted
 // would wait for the next connect.
-func (b *Bridge) stillPending(ctx context.Context, log zerolog.Logger, dir string, qs []opencode.QuestionRequest, ps []opencode.PermissionRequest) ([]opencode.QuestionRequest, []opencode.PermissionRequest) {
+func (b *Bridge) stillPending(ctx context.Context, log zerolog.Logger, server, dir string, qs []opencode.QuestionRequest, ps []opencode.PermissionRequest) ([]opencode.QuestionRequest, []opencode.PermissionRequest) {
 	for _, sf := range opencode.Surfaces {
 		of := func(s opencode.Surface) bool { return s == sf }
 		if slices.ContainsFunc(qs, func(q opencode.QuestionRequest) bool { return of(q.Surface) }) {
-			if now, err := b.oc.Requests(sf).ListQuestions(ctx, dir); err != nil {
+			if now, err := b.opencodeOf(server).Requests(sf).ListQuestions(ctx, dir); err != nil {
 				log.Warn().Err(err).Msg("could not check that new questions are still pending; posting them")
 			} else {
 				qs = slices.DeleteFunc(qs, func(q opencode.QuestionRequest) bool {
@@ -110,7 +115,7 @@ func (b *Bridge) stillPending(ctx context.Context, log zerolog.Logger, dir strin
 			}
 		}
 		if slices.ContainsFunc(ps, func(p opencode.PermissionRequest) bool { return of(p.Surface) }) {
-			if now, err := b.oc.Requests(sf).ListPermissions(ctx, dir); err != nil {
+			if now, err := b.opencodeOf(server).Requests(sf).ListPermissions(ctx, dir); err != nil {
 				log.Warn().Err(err).Msg("could not check that new permission requests are still pending; posting them")
 			} else {
 				ps = slices.DeleteFunc(ps, func(p opencode.PermissionRequest) bool {
@@ -134,7 +139,7 @@ func sameCall(e *pending.Entry, q opencode.QuestionRequest) bool {
 // gone reports whether snapshot s proves held request e is no longer
 // pending in opencode.
 func gone(e *pending.Entry, s opencode.Snapshot, listed map[string]bool) bool {
-	if e.Directory != s.Directory || listed[e.RequestID] || e.ExpiredNotified || !e.CreatedAt.Before(s.Taken) {
+	if e.Server != s.Server || e.Directory != s.Directory || listed[e.RequestID] || e.ExpiredNotified || !e.CreatedAt.Before(s.Taken) {
 		return false
 	}
 	switch e.Kind {
@@ -206,5 +211,5 @@ func (b *Bridge) closeGone(ctx context.Context, uid string, s opencode.Snapshot,
 		Msg("request no longer pending in opencode (answered or dismissed elsewhere); closed")
 	text := b.fe.Outcome(requestOf(e), frontend.Outcome{How: frontend.Gone})
 	b.deleteEntry(log, e, i18n.ToastGone, b.closingEdit(e, text)...)
-	b.closeMessage(ctx, log, e, text)
+	b.closeMessage(ctx, log, e, text, nil)
 }

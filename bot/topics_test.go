@@ -144,7 +144,7 @@ func TestPlainTextInTopic(t *testing.T) {
 	h := newHarness(t, harnessConfig{TopicPerProject: true})
 	e1 := h.ask("que_1", dbQuestion())
 	h.b.HandleEvent(context.Background(), inDir(askedEvent("que_2", dbQuestion()), "/srv/other"))
-	e2, err := h.store.ByRequestID("que_2")
+	e2, err := h.store.ByRequestID("", "que_2")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -79,10 +79,11 @@ func (b *Bridge) HandlePress(ctx context.Context, log zerolog.Logger, p frontend
 		return
 	}
 	b.adopt(elog, p, []*pending.Entry{e})
+	by := answerer{User: p.User, at: p.At}
 	if pc := staleCopy(p, e.Place.Chat, e.Place.Message); pc != nil {
 		// Runs before unlock, deferred earlier: the copy is settled while
 		// the request cannot change.
-		ctx = withPressedCopy(ctx, pc)
+		by.copy = pc
 		defer b.settleCopy(ctx, elog, pc, e.UID, e.Place.Message)
 	}
 	if e.Kind != pending.KindQuestion || p.Question >= len(e.Questions) {
@@ -100,10 +101,14 @@ func (b *Bridge) HandlePress(ctx context.Context, log zerolog.Logger, p frontend
 		a.toast(i18n.ToastStale)
 		return
 	}
+	b.pressQuestion(ctx, elog, e, p, by, a)
+}
+
+// pressQuestion acts on p, a press of one of question request e's
+// buttons naming its current question. The caller holds e's lock.
+func (b *Bridge) pressQuestion(ctx context.Context, elog zerolog.Logger, e *pending.Entry, p frontend.Press, by answerer, a *ack) {
 	q := e.Questions[p.Question]
 	optionOK := p.Option >= 0 && p.Option < len(q.Options)
-	by := answerer{User: p.User, at: p.At}
-
 	switch p.Action {
 	case frontend.Pick:
 		if q.Multiple || !optionOK {
@@ -163,7 +168,63 @@ func (b *Bridge) toggle(ctx context.Context, log zerolog.Logger, e *pending.Entr
 	} else {
 		a.answer("☐ " + label)
 	}
-	b.rerender(ctx, log, next)
+	b.refreshLater(log, next)
+}
+
+// refreshLater shows e's current question and keyboard in its message
+// without waiting for the chat, for a toggle: the tap is acknowledged and
+// the lock let go at once, so taps in quick succession are each applied
+// rather than refused as busy while an edit waits for the chat's pacing.
+// The front-end keeps the edits of a message in order and never lands one
+// after the closing edit. A message found gone when the edit is finally
+// tried is posted again, under the lock, as refresh does.
+func (b *Bridge) refreshLater(log zerolog.Logger, e *pending.Entry) {
+	if e.Place.Message == 0 {
+		return
+	}
+	at := e.Place
+	b.running.Add()
+	b.fe.RefreshLater(at, requestOf(e), func(err error) {
+		defer b.running.Done()
+		switch {
+		case err == nil:
+		case errors.Is(err, frontend.ErrGone):
+			// Reposting waits for the lock and the chat; done must not hold
+			// up whoever calls it (the front-end's queue).
+			b.running.Add()
+			go func() {
+				defer b.running.Done()
+				b.repostGone(log, e.UID, at)
+			}()
+		default:
+			log.Warn().Err(err).Int("messageID", at.Message).Msg("could not edit request message")
+		}
+	})
+}
+
+// repostGone posts question uid again when its message at at was found
+// gone after the lock was let go: if it is still open and still shown
+// there (a press since may have closed it, or posted it again already).
+func (b *Bridge) repostGone(log zerolog.Logger, uid string, at pending.Place) {
+	ctx, cancel := context.WithTimeout(context.Background(), b.handlerTimeout)
+	defer cancel()
+	unlock, err := b.locks.lock(ctx, uid)
+	if err != nil {
+		log.Warn().Err(err).Int("messageID", at.Message).Msg("request message is gone; could not take its lock to post it again")
+		return
+	}
+	defer unlock()
+	e, err := b.store.Get(uid)
+	switch {
+	case errors.Is(err, pending.ErrNotFound):
+		return
+	case err != nil:
+		log.Error().Err(err).Msg("request message is gone; could not read the request to post it again")
+		return
+	case e.Place.Chat != at.Chat || e.Place.Message != at.Message:
+		return
+	}
+	b.repost(ctx, log, e, requestOf(e))
 }
 
 // rerender shows e's current question and keyboard in its message.
@@ -212,6 +273,9 @@ func (b *Bridge) prompt(ctx context.Context, log zerolog.Logger, e *pending.Entr
 type answerer struct {
 	frontend.User
 	at time.Time
+	// copy is the stale copy a press came from, if it did (see
+	// pressedCopy).
+	copy *pressedCopy
 }
 
 // HandleText takes a typed answer the front-end read (see frontend.Text):
@@ -339,7 +403,7 @@ func clearAwaiting(e *pending.Entry) {
 // submit sends the answers of every question to opencode and shows the
 // outcome. The caller holds e's lock.
 func (b *Bridge) submit(ctx context.Context, log zerolog.Logger, e *pending.Entry, answers [][]string, user answerer) {
-	id, err := b.oc.ResolveQuestionID(ctx, opencode.QuestionRef{
+	id, err := b.opencodeOf(e.Server).ResolveQuestionID(ctx, opencode.QuestionRef{
 		Directory: e.Directory,
 		RequestID: e.RequestID,
 		SessionID: e.SessionID,
@@ -356,7 +420,7 @@ func (b *Bridge) submit(ctx context.Context, log zerolog.Logger, e *pending.Entr
 				log.Warn().Err(uerr).Msg("could not save the resolved request ID")
 			}
 		}
-		err = b.oc.Requests(surfaceOf(e)).ReplyQuestion(ctx, e.Directory, e.SessionID, id, answers)
+		err = b.opencodeOf(e.Server).Requests(surfaceOf(e)).ReplyQuestion(ctx, e.Directory, e.SessionID, id, answers)
 	}
 	switch {
 	case err == nil:
@@ -365,12 +429,12 @@ func (b *Bridge) submit(ctx context.Context, log zerolog.Logger, e *pending.Entr
 		b.cfg.Metrics.answerDelivered(user.at, b.now())
 		text := b.fe.Outcome(requestOf(e), frontend.Outcome{How: frontend.Answered, Answers: answers, By: user.User})
 		b.deleteEntry(log, e, i18n.ToastAnswered, owedEdit(e, text)...)
-		b.closeMessage(ctx, log, e, text)
+		b.closeMessage(ctx, log, e, text, user.copy)
 	case errors.Is(err, opencode.ErrNotFound):
 		log.Warn().Err(err).Msg("request is no longer pending in opencode; closing it")
 		text := b.fe.Outcome(requestOf(e), frontend.Outcome{How: frontend.NoLongerPending})
 		b.deleteEntry(log, e, i18n.ToastGone, owedEdit(e, text)...)
-		b.closeMessage(ctx, log, e, text)
+		b.closeMessage(ctx, log, e, text, user.copy)
 	case errors.Is(err, opencode.ErrNotAccepted):
 		log.Warn().Err(err).Msg("opencode did not accept the answer")
 		qi := e.Current

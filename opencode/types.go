@@ -191,6 +191,10 @@ type SessionError struct {
 // Kind (question.v2.asked sets QuestionAsked, as question.asked does);
 // server.connected and server.heartbeat carry none.
 type Event struct {
+	// Server names the opencode server the event came from, for a program
+	// that watches several; the watcher leaves it empty, as each client
+	// knows one server, and its caller sets it.
+	Server string
 	// Directory is the project directory the event belongs to; empty for
 	// server-wide events.
 	Directory string

@@ -24,6 +24,8 @@ type Handler interface {
 // Snapshot is what one directory had pending when the event stream
 // (re)connected.
 type Snapshot struct {
+	// Server names the opencode server listed, as Event.Server does.
+	Server      string
 	Directory   string
 	Questions   []QuestionRequest
 	Permissions []PermissionRequest

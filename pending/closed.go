@@ -24,7 +24,11 @@ const closedRequestPrefix = "closedRequest:"
 
 func closedKey(uid string) []byte { return []byte(closedPrefix + uid) }
 
-func closedRequestKey(requestID string) []byte { return []byte(closedRequestPrefix + requestID) }
+// closedRequestKey is the meta key finding closed request requestID of
+// server; see requestKey, which keeps the unnamed server's as it was.
+func closedRequestKey(server, requestID string) []byte {
+	return append([]byte(closedRequestPrefix), requestKey(server, requestID)...)
+}
 
 // ClosedRequest is what the store remembers of a request after it closed.
 type ClosedRequest struct {
@@ -40,6 +44,8 @@ type ClosedRequest struct {
 	// RequestID is opencode's ID of the request, set by DeleteClosed from
 	// the entry it deletes.
 	RequestID string `json:"requestID,omitempty"`
+	// Server is the opencode server of the request, set with RequestID.
+	Server string `json:"server,omitempty"`
 	// Text is the HTML the message ends showing, so a press on it while it
 	// still shows buttons can put the outcome back; empty when unknown.
 	Text string `json:"text,omitempty"`
@@ -74,7 +80,7 @@ func (s *Store) RememberClosed(uid string, c ClosedRequest) error {
 			// Keep the request ID DeleteClosed found for this UID.
 			var old ClosedRequest
 			if raw := meta.Get(closedKey(uid)); raw != nil && json.Unmarshal(raw, &old) == nil {
-				rec.RequestID = old.RequestID
+				rec.RequestID, rec.Server = old.RequestID, old.Server
 			}
 		}
 		return putClosed(meta, uid, rec)
@@ -112,11 +118,11 @@ func (s *Store) DeleteClosed(uid string, c ClosedRequest, owed ...Edit) error {
 				if err := b.unindex(e); err != nil {
 					return err
 				}
-				c.RequestID = e.RequestID
+				c.RequestID, c.Server = e.RequestID, e.Server
 				// A reply to the closed request's message goes on with
 				// its session.
 				if e.Place.Chat != 0 && e.Place.Message != 0 && e.SessionID != "" && e.Directory != "" {
-					if err := putMessage(meta, e.Place, SessionRef{Directory: e.Directory, ID: e.SessionID}, s.now()); err != nil {
+					if err := putMessage(meta, e.Place, SessionRef{Server: e.Server, Directory: e.Directory, ID: e.SessionID}, s.now()); err != nil {
 						return fmt.Errorf("remember the message's session: %w", err)
 					}
 				}
@@ -126,7 +132,7 @@ func (s *Store) DeleteClosed(uid string, c ClosedRequest, owed ...Edit) error {
 			}
 		}
 		if c.RequestID != "" {
-			if err := meta.Put(closedRequestKey(c.RequestID), key); err != nil {
+			if err := meta.Put(closedRequestKey(c.Server, c.RequestID), key); err != nil {
 				return fmt.Errorf("index by request %s: %w", c.RequestID, err)
 			}
 		}
@@ -166,16 +172,17 @@ func (s *Store) Closed(uid string) (c ClosedRequest, ok bool, err error) {
 }
 
 // ClosedByRequestID returns the UID of the closed request that held
-// opencode's request ID and what is remembered of it, as Closed does; ok
-// is false when no request with that ID was closed through DeleteClosed
-// (or it was pruned).
-func (s *Store) ClosedByRequestID(requestID string) (uid string, c ClosedRequest, ok bool, err error) {
+// request requestID of the opencode server named server ("" for the
+// unnamed one) and what is remembered of it, as Closed does; ok is false
+// when no request with that ID was closed on that server through
+// DeleteClosed (or it was pruned).
+func (s *Store) ClosedByRequestID(server, requestID string) (uid string, c ClosedRequest, ok bool, err error) {
 	if requestID == "" {
 		return "", ClosedRequest{}, false, nil
 	}
 	err = closedErr(s.db.View(func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
-		owner := meta.Get(closedRequestKey(requestID))
+		owner := meta.Get(closedRequestKey(server, requestID))
 		if owner == nil {
 			return nil
 		}

@@ -24,7 +24,7 @@ func TestClosedRememberedAcrossReopen(t *testing.T) {
 	if _, err := s.Get(e.UID); !errors.Is(err, pending.ErrNotFound) {
 		t.Errorf("entry still there after DeleteClosed: %v", err)
 	}
-	if _, err := s.ByRequestID("que_1"); !errors.Is(err, pending.ErrNotFound) {
+	if _, err := s.ByRequestID("", "que_1"); !errors.Is(err, pending.ErrNotFound) {
 		t.Errorf("request index kept: %v", err)
 	}
 	if _, err := s.ByPrompt(-5, 9); !errors.Is(err, pending.ErrNotFound) {
@@ -41,10 +41,10 @@ func TestClosedRememberedAcrossReopen(t *testing.T) {
 	if err != nil || !ok || got.Toast != want.Toast || !got.At.Equal(at) || got.Place.Chat != -5 || got.Place.Message != 7 || got.RequestID != "que_1" {
 		t.Fatalf("Closed after reopen = %+v, %v, %v; want %+v for request que_1", got, ok, err, want)
 	}
-	if uid, got, ok, err := s.ClosedByRequestID("que_1"); err != nil || !ok || uid != e.UID || got.Toast != want.Toast {
+	if uid, got, ok, err := s.ClosedByRequestID("", "que_1"); err != nil || !ok || uid != e.UID || got.Toast != want.Toast {
 		t.Fatalf("ClosedByRequestID = %q, %+v, %v, %v; want %s", uid, got, ok, err, e.UID)
 	}
-	if _, _, ok, err := s.ClosedByRequestID("que_2"); ok || err != nil {
+	if _, _, ok, err := s.ClosedByRequestID("", "que_2"); ok || err != nil {
 		t.Errorf("ClosedByRequestID of a request never closed = %v, %v", ok, err)
 	}
 	if _, ok, err := s.Closed("nEver1"); ok || err != nil {
@@ -75,7 +75,7 @@ func TestRememberClosedWithoutEntry(t *testing.T) {
 	if err := s.RememberClosed(e.UID, pending.ClosedRequest{Toast: "answered", At: at}); err != nil {
 		t.Fatal(err)
 	}
-	if uid, got, ok, _ := s.ClosedByRequestID("per_1"); !ok || uid != e.UID || got.Toast != "answered" || got.RequestID != "per_1" {
+	if uid, got, ok, _ := s.ClosedByRequestID("", "per_1"); !ok || uid != e.UID || got.Toast != "answered" || got.RequestID != "per_1" {
 		t.Errorf("ClosedByRequestID after RememberClosed = %q, %+v, %v", uid, got, ok)
 	}
 	// DeleteClosed of an entry already gone still remembers it.
@@ -120,10 +120,10 @@ func TestPruneClosed(t *testing.T) {
 	if err != nil || n != 3 {
 		t.Fatalf("PruneClosed = %d, %v; want 3", n, err)
 	}
-	if _, _, ok, err := s.ClosedByRequestID("que_old"); ok || err != nil {
+	if _, _, ok, err := s.ClosedByRequestID("", "que_old"); ok || err != nil {
 		t.Errorf("pruned request still found by request ID: %v, %v", ok, err)
 	}
-	if _, _, ok, err := s.ClosedByRequestID("que_new"); !ok || err != nil {
+	if _, _, ok, err := s.ClosedByRequestID("", "que_new"); !ok || err != nil {
 		t.Errorf("recent request not found by request ID: %v, %v", ok, err)
 	}
 	for uid, want := range map[string]bool{"old1": false, "old2": false, "new1": true, "new2": true} {

@@ -96,7 +96,7 @@ func TestConcurrentWritersAllCommitted(t *testing.T) {
 		}
 	}
 	for i := range n {
-		e, err := s.ByRequestID(fmt.Sprintf("que_%d", i))
+		e, err := s.ByRequestID("", fmt.Sprintf("que_%d", i))
 		if err != nil || e.Place.Message != i+1 {
 			t.Errorf("que_%d: %+v, %v; want MessageID %d", i, e, err, i+1)
 		}
@@ -190,7 +190,7 @@ func TestFailureInAGroupStaysWithItsCaller(t *testing.T) {
 	if got, want := g.groups(), []int{1, 2}; !slices.Equal(got, want) {
 		t.Errorf("groups committed: %v, want %v", got, want)
 	}
-	if _, err := s.ByRequestID("que_new"); err != nil {
+	if _, err := s.ByRequestID("", "que_new"); err != nil {
 		t.Errorf("the entry created beside the failures: %v", err)
 	}
 	if e, err := s.Get(held.UID); err != nil || e.Place.Message != 9 {
@@ -245,7 +245,7 @@ func TestPanicInAGroupStaysWithItsCaller(t *testing.T) {
 	if e, err := s.Get(held.UID); err != nil || e.Place.Message != 0 {
 		t.Errorf("the entry whose update panicked: %+v, %v; want it unchanged", e, err)
 	}
-	if _, err := s.ByRequestID("que_other"); err != nil {
+	if _, err := s.ByRequestID("", "que_other"); err != nil {
 		t.Error(err)
 	}
 }

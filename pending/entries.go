@@ -50,6 +50,19 @@ func UIDFor(server, requestID string) string {
 	return string(out)
 }
 
+// requestKey is the key of request requestID of server in the indexes
+// that find a request by opencode's ID. The unnamed server's is the ID
+// alone, as in files written before servers had names, so they need no
+// rebuild. A named server's holds its name and a NUL, which no server
+// name holds; and a deployment has either one unnamed server or only
+// named ones, so no two servers' keys can meet.
+func requestKey(server, requestID string) []byte {
+	if server == "" {
+		return []byte(requestID)
+	}
+	return []byte(server + "\x00" + requestID)
+}
+
 // newUID draws uidLen characters uniformly from uidAlphabet; bytes at or
 // above the largest multiple of 62 are dropped so no character is favoured.
 func newUID() string {
@@ -208,7 +221,7 @@ func (b *buckets) get(uid string) (*Entry, error) {
 // to an entry other than e.
 func (b *buckets) checkFree(e *Entry) error {
 	if e.RequestID != "" {
-		if owner := b.byRequest.Get([]byte(e.RequestID)); owner != nil && string(owner) != e.UID {
+		if owner := b.byRequest.Get(requestKey(e.Server, e.RequestID)); owner != nil && string(owner) != e.UID {
 			return fmt.Errorf("request %s is held by entry %s: %w", e.RequestID, owner, ErrExists)
 		}
 	}
@@ -236,7 +249,7 @@ func (b *buckets) put(e *Entry) error {
 func (b *buckets) index(e *Entry) error {
 	uid := []byte(e.UID)
 	if e.RequestID != "" {
-		if err := b.byRequest.Put([]byte(e.RequestID), uid); err != nil {
+		if err := b.byRequest.Put(requestKey(e.Server, e.RequestID), uid); err != nil {
 			return fmt.Errorf("index request %s: %w", e.RequestID, err)
 		}
 	}
@@ -290,7 +303,7 @@ func (b *buckets) indexListings(e *Entry) error {
 func (b *buckets) unindex(e *Entry) error {
 	uid := []byte(e.UID)
 	if e.RequestID != "" {
-		if err := deleteIfOwned(b.byRequest, []byte(e.RequestID), uid); err != nil {
+		if err := deleteIfOwned(b.byRequest, requestKey(e.Server, e.RequestID), uid); err != nil {
 			return err
 		}
 	}
@@ -440,10 +453,22 @@ func (s *Store) Get(uid string) (*Entry, error) {
 	return e, nil
 }
 
-// ByRequestID returns the entry holding opencode's request ID, or an error
-// wrapping ErrNotFound.
-func (s *Store) ByRequestID(requestID string) (*Entry, error) {
-	return s.byIndex(func(b *buckets) *bolt.Bucket { return b.byRequest }, []byte(requestID), "request "+requestID)
+// ByRequestID returns the entry holding request requestID of the opencode
+// server named server ("" for the unnamed one), or an error wrapping
+// ErrNotFound.
+func (s *Store) ByRequestID(server, requestID string) (*Entry, error) {
+	if requestID == "" {
+		return nil, fmt.Errorf("get entry by request: %w", ErrNotFound)
+	}
+	return s.byIndex(func(b *buckets) *bolt.Bucket { return b.byRequest }, requestKey(server, requestID), "request "+requestID+serverSuffix(server))
+}
+
+// serverSuffix names server in an error, when it has a name.
+func serverSuffix(server string) string {
+	if server == "" {
+		return ""
+	}
+	return " of server " + server
 }
 
 // ByPrompt returns the entry whose Prompt is message in chat, or an error
@@ -686,6 +711,32 @@ func (s *Store) Unsent() ([]*Entry, error) {
 // whose entry is gone is skipped) and then skips the directory's other
 // keys with one Seek, so start-up does not page in the whole store.
 func (s *Store) Directories() ([]string, error) {
+	return s.directories(nil)
+}
+
+// DirectoriesOf returns, as Directories does, the directories of the
+// entries of the opencode server named server ("" for the unnamed one):
+// the projects to list on that server after it (re)connects. Listing a
+// directory on a server that never saw it would make opencode start an
+// instance there. It decodes the entries it looks at, one per directory
+// when they are all server's.
+func (s *Store) DirectoriesOf(server string) ([]string, error) {
+	return s.directories(&server)
+}
+
+// directories serves Directories and DirectoriesOf; server, when set,
+// keeps the entries of that server only.
+func (s *Store) directories(server *string) ([]string, error) {
+	ofServer := func(raw []byte) bool {
+		if raw == nil {
+			return false
+		}
+		if server == nil {
+			return true
+		}
+		e, err := decode(raw)
+		return err == nil && e.Server == *server
+	}
 	var dirs []string
 	err := s.view(func(b *buckets) error {
 		// A directory's keys are dir+"\x00"+uid, all before dir+"\x01";
@@ -696,7 +747,7 @@ func (s *Store) Directories() ([]string, error) {
 		for k, _ := c.First(); k != nil; {
 			dir, uid, ok := splitNameKey(k)
 			done := ok && (len(dir) == 0 || seen[string(dir)])
-			if ok && !done && b.entries.Get(uid) != nil {
+			if ok && !done && ofServer(b.entries.Get(uid)) {
 				seen[string(dir)] = true
 				dirs = append(dirs, string(dir))
 				done = true
@@ -724,11 +775,14 @@ func (s *Store) Directories() ([]string, error) {
 // nearly everything held is still pending. An entry that cannot be
 // decoded is left out of unlisted with a warning; its request ID still
 // counts as held, since it cannot be stored again under a new entry.
-func (s *Store) CompareListed(dir string, listed map[string]bool) (held map[string]bool, unlisted []*Entry, err error) {
+//
+// Only the entries of the opencode server named server count: the same
+// directory, and the same request ID, may be another server's.
+func (s *Store) CompareListed(server, dir string, listed map[string]bool) (held map[string]bool, unlisted []*Entry, err error) {
 	held = make(map[string]bool)
 	err = s.view(func(b *buckets) error {
 		for id := range listed {
-			if id != "" && b.byRequest.Get([]byte(id)) != nil {
+			if id != "" && b.byRequest.Get(requestKey(server, id)) != nil {
 				held[id] = true
 			}
 		}
@@ -743,12 +797,12 @@ func (s *Store) CompareListed(dir string, listed map[string]bool) (held map[stri
 			uids = append(uids, uid)
 		}
 		unlisted = s.lookup(b, uids, func(e *Entry) bool {
-			return e.Directory == dir && !listed[e.RequestID]
+			return e.Directory == dir && e.Server == server && !listed[e.RequestID]
 		})
 		return nil
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("compare entries in %s with those listed: %w", dir, err)
+		return nil, nil, fmt.Errorf("compare entries in %s%s with those listed: %w", dir, serverSuffix(server), err)
 	}
 	return held, unlisted, nil
 }

@@ -74,8 +74,13 @@ type Entry struct {
 	CallID        string `json:"callID,omitempty"`
 	ToolMessageID string `json:"toolMessageID,omitempty"`
 	// RequestID is opencode's ID for the request (que_… or per_…). It is
-	// unique across entries.
+	// unique across the entries of one server.
 	RequestID string `json:"requestID"`
+	// Server names the opencode server that asked: "" when hermes-bot
+	// serves one unnamed server (OPENCODE_URL a bare URL), as every entry
+	// written before servers had names does. Two servers may use the same
+	// request ID, so the store finds a request by server and ID.
+	Server string `json:"server,omitempty"`
 	// Surface names the way the request was asked, which is the only way
 	// it can be listed and answered: "" for opencode's original routes,
 	// "api" for its /api surface. The store does not read it.

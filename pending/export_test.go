@@ -57,3 +57,16 @@ func PutRawThenFail(s *Store, key string, raw []byte, fail error) error {
 		return fail
 	})
 }
+
+// RequestIndexKeys returns the keys of the index that finds an entry by
+// opencode's request ID, so tests can see their format in the file.
+func RequestIndexKeys(s *Store) []string {
+	var keys []string
+	_ = s.view(func(b *buckets) error {
+		return b.byRequest.ForEach(func(k, _ []byte) error {
+			keys = append(keys, string(k))
+			return nil
+		})
+	})
+	return keys
+}

@@ -206,7 +206,7 @@ func TestDirectoriesAndCompareListed(t *testing.T) {
 	}
 
 	listed := map[string]bool{"que_a1": true, "que_ab": true, "que_new": true}
-	held, unlisted, err := s.CompareListed("/a", listed)
+	held, unlisted, err := s.CompareListed("", "/a", listed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +220,7 @@ func TestDirectoriesAndCompareListed(t *testing.T) {
 	if err := pending.PutRaw(s, a3.UID, []byte("{not json")); err != nil {
 		t.Fatal(err)
 	}
-	held, unlisted, err = s.CompareListed("/a", map[string]bool{"que_a3": true})
+	held, unlisted, err = s.CompareListed("", "/a", map[string]bool{"que_a3": true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,13 +230,13 @@ func TestDirectoriesAndCompareListed(t *testing.T) {
 	if logs.Len() != 0 {
 		t.Errorf("a listed damaged entry was decoded: %s", logs.String())
 	}
-	if _, unlisted, err = s.CompareListed("/a", nil); err != nil || len(unlisted) != 2 {
+	if _, unlisted, err = s.CompareListed("", "/a", nil); err != nil || len(unlisted) != 2 {
 		t.Errorf("CompareListed with nothing listed: %v, %v; want the 2 decodable entries", uids(unlisted), err)
 	}
 	if !strings.Contains(logs.String(), a3.UID) {
 		t.Errorf("no warning names the damaged entry: %s", logs.String())
 	}
-	held, unlisted, err = s.CompareListed("/nowhere", map[string]bool{"que_a1": true})
+	held, unlisted, err = s.CompareListed("", "/nowhere", map[string]bool{"que_a1": true})
 	if err != nil || !held["que_a1"] || len(unlisted) != 0 {
 		t.Errorf("CompareListed of an unknown directory: %v, %v, %v", held, uids(unlisted), err)
 	}

@@ -31,9 +31,11 @@ func messageKey(chat int64, message int) []byte {
 
 func latestKey(session string) []byte { return []byte(latestPrefix + session) }
 
-// SessionRef names an opencode session: its project directory and ID. An
-// empty ID names no session yet: a new one to start in Directory.
+// SessionRef names an opencode session: its server (as Entry.Server),
+// project directory and ID. An empty ID names no session yet: a new one
+// to start in Directory.
 type SessionRef struct {
+	Server    string `json:"server,omitempty"`
 	Directory string `json:"directory"`
 	ID        string `json:"session,omitempty"`
 }
@@ -135,24 +137,29 @@ func staleMessages(meta *bolt.Bucket, before time.Time) [][]byte {
 	return keys
 }
 
-// RecentDirectories returns the project directories of the messages
-// remembered about sessions (RememberMessage), each once, in no order: the
+// RecentDirectories returns the project directories, with their servers,
+// of the messages remembered about sessions (RememberMessage), each once,
+// in no order (the refs have no session ID): the
 // projects people worked on lately, which opencode may not list on its
 // own (folders outside a git repository all belong to its one global
 // project).
-func (s *Store) RecentDirectories() ([]string, error) {
-	seen := map[string]bool{}
-	var out []string
+func (s *Store) RecentDirectories() ([]SessionRef, error) {
+	seen := map[SessionRef]bool{}
+	var out []SessionRef
 	err := closedErr(s.db.View(func(tx *bolt.Tx) error {
 		c := tx.Bucket(bucketMeta).Cursor()
 		prefix := []byte(messagePrefix)
 		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
 			var rec messageRecord
-			if json.Unmarshal(v, &rec) != nil || rec.Ref.Directory == "" || seen[rec.Ref.Directory] {
+			if json.Unmarshal(v, &rec) != nil || rec.Ref.Directory == "" {
 				continue
 			}
-			seen[rec.Ref.Directory] = true
-			out = append(out, rec.Ref.Directory)
+			ref := SessionRef{Server: rec.Ref.Server, Directory: rec.Ref.Directory}
+			if seen[ref] {
+				continue
+			}
+			seen[ref] = true
+			out = append(out, ref)
 		}
 		return nil
 	}))

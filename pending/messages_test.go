@@ -50,7 +50,7 @@ func TestMessageSessionRoundTripAndPrune(t *testing.T) {
 		t.Fatalf("new-session prompt = %+v, %v", got, ok)
 	}
 
-	if dirs, err := s.RecentDirectories(); err != nil || len(dirs) != 2 {
+	if dirs, err := s.RecentDirectories(); err != nil || len(dirs) != 2 || dirs[0].ID != "" {
 		t.Fatalf("RecentDirectories = %q, %v; want /p and /q", dirs, err)
 	}
 

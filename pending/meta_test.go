@@ -140,7 +140,7 @@ func TestMoveChatMovesEntries(t *testing.T) {
 	if _, err := s.ByPrompt(-5, 44); !errors.Is(err, pending.ErrNotFound) {
 		t.Fatalf("stale prompt still indexed: %v", err)
 	}
-	if _, err := s.ByRequestID("que_prompt"); err != nil {
+	if _, err := s.ByRequestID("", "que_prompt"); err != nil {
 		t.Fatalf("request index lost: %v", err)
 	}
 	unsent, err := s.Unsent()

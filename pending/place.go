@@ -21,9 +21,10 @@ type Place struct {
 // Files written before Place existed name the place after Telegram:
 // chatID, messageID and threadID beside the other fields, and an entry's
 // prompt as promptMessageID. Open rewrites such records once
-// (upgradeRecords), but a record is still read in either shape, so a file
-// whose upgrade had to skip a record, or a record put back by hand, reads
-// the same. legacyPlace holds those old fields.
+// (upgradeRecords), reading them with the legacy readers below; every
+// other read takes today's shape only, so decoding an entry, which
+// start-up and every session look-up do thousands of times, costs no
+// more than the fields it has. legacyPlace holds those old fields.
 type legacyPlace struct {
 	ChatID    int64 `json:"chatID,omitempty"`
 	MessageID int   `json:"messageID,omitempty"`
@@ -35,63 +36,59 @@ func (l legacyPlace) place() Place {
 	return Place{Chat: l.ChatID, Message: l.MessageID, Thread: l.ThreadID}
 }
 
-// UnmarshalJSON reads an entry in today's shape or in the shape of files
-// written before Place (see legacyPlace); a record holding both keeps the
-// new fields.
-func (e *Entry) UnmarshalJSON(raw []byte) error {
-	type plain Entry // without this method, so decoding it does not recurse
+// legacyEntry reads an entry in the shape of files written before Place
+// (see legacyPlace); a record holding both shapes keeps the new fields.
+func legacyEntry(raw []byte) (*Entry, error) {
 	var v struct {
-		plain
+		Entry
 		legacyPlace
 		PromptMessageID int `json:"promptMessageID,omitempty"`
 	}
 	if err := json.Unmarshal(raw, &v); err != nil {
-		return err
+		return nil, fmt.Errorf("decode JSON: %w: %w", ErrCorrupt, err)
 	}
-	*e = Entry(v.plain)
+	e := v.Entry
 	if e.Place == (Place{}) {
 		e.Place = v.legacyPlace.place()
 	}
 	if e.Prompt == 0 {
 		e.Prompt = v.PromptMessageID
 	}
-	return nil
+	return &e, nil
 }
 
-// UnmarshalJSON reads a closed request in today's shape or in the shape of
-// files written before Place.
-func (c *ClosedRequest) UnmarshalJSON(raw []byte) error {
-	type plain ClosedRequest
+// legacyClosed reads a closed request in the shape of files written
+// before Place.
+func legacyClosed(raw []byte) (ClosedRequest, error) {
 	var v struct {
-		plain
+		ClosedRequest
 		legacyPlace
 	}
 	if err := json.Unmarshal(raw, &v); err != nil {
-		return err
+		return ClosedRequest{}, err
 	}
-	*c = ClosedRequest(v.plain)
+	c := v.ClosedRequest
 	if c.Place == (Place{}) {
 		c.Place = v.legacyPlace.place()
 	}
-	return nil
+	return c, nil
 }
 
-// UnmarshalJSON reads an owed edit in today's shape or in the shape of
-// files written before Place.
-func (e *Edit) UnmarshalJSON(raw []byte) error {
-	type plain Edit
+// legacyEdit reads an owed edit in the shape of files written before
+// Place.
+func legacyEdit(raw []byte) (Edit, error) {
 	var v struct {
-		plain
+		Edit
 		legacyPlace
 	}
 	if err := json.Unmarshal(raw, &v); err != nil {
-		return err
+		return Edit{}, err
 	}
-	*e = Edit(v.plain)
+	e := v.Edit
 	if e.Place == (Place{}) {
 		e.Place = v.legacyPlace.place()
 	}
-	return nil
+	return e, nil
 }
 
 // schemaKey is the meta key saying in which shape the file's records are.
@@ -128,21 +125,19 @@ func isLegacy(raw []byte) bool {
 func upgradeRecords(tx *bolt.Tx, log zerolog.Logger, path string) error {
 	meta := tx.Bucket(bucketMeta)
 	entries, err := upgradeBucket(tx.Bucket(bucketEntries), nil, log, path, "entry", func(raw []byte) (any, error) {
-		return decode(raw)
+		return legacyEntry(raw)
 	})
 	if err != nil {
 		return fmt.Errorf("upgrade entries: %w", err)
 	}
 	closed, err := upgradeBucket(meta, []byte(closedPrefix), log, path, "closed request", func(raw []byte) (any, error) {
-		var c ClosedRequest
-		return c, json.Unmarshal(raw, &c)
+		return legacyClosed(raw)
 	})
 	if err != nil {
 		return fmt.Errorf("upgrade closed requests: %w", err)
 	}
 	owed, err := upgradeBucket(meta, []byte(owedPrefix), log, path, "owed edit", func(raw []byte) (any, error) {
-		var e Edit
-		return e, json.Unmarshal(raw, &e)
+		return legacyEdit(raw)
 	})
 	if err != nil {
 		return fmt.Errorf("upgrade owed edits: %w", err)

@@ -79,7 +79,7 @@ func TestReleaseMappedDropsResidentPages(t *testing.T) {
 		t.Errorf("%d KiB of the store still resident after ReleaseMapped (%d before)", after, before)
 	}
 	// Nothing is lost: the pages come back from the page cache.
-	e, err := s.ByRequestID("que_01234")
+	e, err := s.ByRequestID("", "que_01234")
 	if err != nil || e.Place.Message != 1235 {
 		t.Fatalf("after ReleaseMapped: %+v, %v", e, err)
 	}

@@ -60,6 +60,7 @@ func fullEntry() *pending.Entry {
 		CallID:        "call_1",
 		ToolMessageID: "msg_1",
 		RequestID:     "per_1",
+		Server:        "ci",
 		Surface:       "api",
 		Questions: []pending.Question{{
 			Text:     "Which <b>colour</b>?",
@@ -107,7 +108,7 @@ func TestRoundTripEveryField(t *testing.T) {
 
 	for name, get := range map[string]func() (*pending.Entry, error){
 		"Get":         func() (*pending.Entry, error) { return s.Get(want.UID) },
-		"ByRequestID": func() (*pending.Entry, error) { return s.ByRequestID(want.RequestID) },
+		"ByRequestID": func() (*pending.Entry, error) { return s.ByRequestID(want.Server, want.RequestID) },
 		"ByPrompt":    func() (*pending.Entry, error) { return s.ByPrompt(want.Place.Chat, want.Prompt) },
 	} {
 		got, err := get()
@@ -166,7 +167,7 @@ func TestCreateRejects(t *testing.T) {
 	if len(all) != 1 || all[0].Directory != "/a" {
 		t.Errorf("after rejected creates the store holds %+v, want only the first entry", all)
 	}
-	if _, err := s.ByRequestID("que_2"); !errors.Is(err, pending.ErrNotFound) {
+	if _, err := s.ByRequestID("", "que_2"); !errors.Is(err, pending.ErrNotFound) {
 		t.Errorf("ByRequestID(que_2) after a rejected create: %v, want ErrNotFound", err)
 	}
 }
@@ -209,14 +210,14 @@ func TestUpdateReindexes(t *testing.T) {
 	if got.RequestID != "que_new" || got.Place.Message != 99 {
 		t.Errorf("Update returned %+v", got)
 	}
-	if _, err := s.ByRequestID("que_old"); !errors.Is(err, pending.ErrNotFound) {
+	if _, err := s.ByRequestID("", "que_old"); !errors.Is(err, pending.ErrNotFound) {
 		t.Errorf("old request key: %v, want ErrNotFound", err)
 	}
 	if _, err := s.ByPrompt(5, 10); !errors.Is(err, pending.ErrNotFound) {
 		t.Errorf("old prompt key: %v, want ErrNotFound", err)
 	}
 	for name, get := range map[string]func() (*pending.Entry, error){
-		"new request": func() (*pending.Entry, error) { return s.ByRequestID("que_new") },
+		"new request": func() (*pending.Entry, error) { return s.ByRequestID("", "que_new") },
 		"new prompt":  func() (*pending.Entry, error) { return s.ByPrompt(5, 11) },
 	} {
 		if found, err := get(); err != nil || found.UID != e.UID || found.Place.Message != 99 {
@@ -253,7 +254,7 @@ func TestUpdateReindexes(t *testing.T) {
 			t.Errorf("taking the other entry's %s: %v, want ErrExists", name, err)
 		}
 	}
-	if found, err := s.ByRequestID(other.RequestID); err != nil || found.UID != other.UID {
+	if found, err := s.ByRequestID("", other.RequestID); err != nil || found.UID != other.UID {
 		t.Errorf("other entry's request key: %+v, %v", found, err)
 	}
 	if found, err := s.ByPrompt(5, 20); err != nil || found.UID != other.UID {
@@ -299,7 +300,7 @@ func TestDelete(t *testing.T) {
 	if _, err := s.Get(e.UID); !errors.Is(err, pending.ErrNotFound) {
 		t.Errorf("Get after Delete: %v, want ErrNotFound", err)
 	}
-	if _, err := s.ByRequestID("que_1"); !errors.Is(err, pending.ErrNotFound) {
+	if _, err := s.ByRequestID("", "que_1"); !errors.Is(err, pending.ErrNotFound) {
 		t.Errorf("ByRequestID after Delete: %v, want ErrNotFound", err)
 	}
 	if _, err := s.ByPrompt(5, 10); !errors.Is(err, pending.ErrNotFound) {
@@ -659,7 +660,7 @@ func TestConcurrentUse(t *testing.T) {
 		t.Errorf("%d entries left, want %d", len(all), want)
 	}
 	for _, e := range all {
-		if got, err := s.ByRequestID(e.RequestID); err != nil || got.UID != e.UID {
+		if got, err := s.ByRequestID("", e.RequestID); err != nil || got.UID != e.UID {
 			t.Errorf("ByRequestID(%s): %+v, %v", e.RequestID, got, err)
 		}
 		if got, err := s.ByPrompt(e.Place.Chat, e.Prompt); err != nil || got.UID != e.UID {

@@ -1,7 +1,12 @@
 // Package daemon runs hermes-bot: it opens the store, connects the
-// opencode client and the Telegram client, wires them to the bridge (and
+// opencode clients and the Telegram client, wires them to the bridge (and
 // its lanes, outbox and metrics), serves /healthz and /metrics, sweeps
 // expired requests, and stops everything in order when its context ends.
+//
+// Each opencode server OPENCODE_URL names gets a client, a watcher and
+// lanes of its own, which stamp its events with its name, so a server
+// that is down or slow holds up none of the others. One unnamed server
+// is served exactly as before servers had names.
 //
 // It owns the wiring and the timing policy of a running hermes-bot (poll
 // and shutdown timeouts, sweep and resend intervals), so a command line,
@@ -67,8 +72,12 @@ func (e *ConfigError) Unwrap() error { return e.Err }
 // send what closing edits it can, close the store. A setting it cannot
 // work with is a *ConfigError.
 func Run(ctx context.Context, cfg *config.Config, log zerolog.Logger, opts Options) (err error) {
+	secrets := []string{cfg.BotToken}
+	for _, s := range cfg.OpencodeServers() {
+		secrets = append(secrets, s.Password) // every server's: any may be echoed in an error
+	}
 	d := &daemon{cfg: cfg, log: log, opts: opts, started: time.Now(),
-		redact: telegram.NewRedactor(cfg.BotToken, cfg.OpencodePassword)}
+		redact: telegram.NewRedactor(secrets...)}
 
 	if d.store, err = pending.Open(cfg.DBPath, pending.WithLogger(log)); err != nil {
 		if badStorePath(err) {
@@ -81,12 +90,15 @@ func Run(ctx context.Context, cfg *config.Config, log zerolog.Logger, opts Optio
 			err = errors.Join(err, fmt.Errorf("close store: %w", cerr))
 		}
 	}()
-	if d.oc, err = opencode.NewClient(cfg.OpencodeURL,
-		opencode.WithBasicAuth(cfg.OpencodeUsername, cfg.OpencodePassword), opencode.WithLogger(log)); err != nil {
-		return &ConfigError{Setting: "OPENCODE_URL", Err: err}
+	if err := d.newOpencode(); err != nil {
+		return err
 	}
 	d.metrics = bot.NewMetrics()
-	d.metrics.Stream = d.oc
+	if d.named() {
+		d.metrics.Streams = d.streams()
+	} else {
+		d.metrics.Stream = d.servers[0].client
+	}
 	d.poll = newPollTracker()
 	d.poll.next = telegramTransport()
 	d.poll.log = log
@@ -96,7 +108,7 @@ func Run(ctx context.Context, cfg *config.Config, log zerolog.Logger, opts Optio
 	}
 
 	if cfg.HTTPAddr != "" {
-		hs, err := startHTTP(cfg.HTTPAddr, newHTTPHandler(d.metrics, d.oc, d.poll, log), log)
+		hs, err := startHTTP(cfg.HTTPAddr, newHTTPHandler(d.metrics, d.streams(), d.poll, log), log)
 		if err != nil {
 			return err
 		}
@@ -137,8 +149,10 @@ type daemon struct {
 	started time.Time
 	redact  *telegram.Redactor
 
-	store   *pending.Store
-	oc      *opencode.Client
+	store *pending.Store
+	// servers are the opencode servers served, in OPENCODE_URL's order:
+	// one unnamed, or one or more named.
+	servers []*server
 	metrics *bot.Metrics
 	poll    *pollTracker
 	tg      *tgbot.Bot
@@ -147,9 +161,51 @@ type daemon struct {
 	out    *telegram.Outbox
 	fe     *telegram.Frontend
 	bridge *bot.Bridge
-	lanes  *bot.Lanes
 	// wg counts the goroutines start and a chat migration start.
 	wg sync.WaitGroup
+}
+
+// server is one opencode server served: its client, which watches its
+// event stream on its own and reconnects on its own, so one server down
+// does not hold up the others, and its lanes, so a listing after its
+// connect waits only for its own events.
+type server struct {
+	name   string
+	client *opencode.Client
+	lanes  *bot.Lanes
+}
+
+// newOpencode makes a client per opencode server. A named server's client
+// logs with its name.
+func (d *daemon) newOpencode() error {
+	for _, s := range d.cfg.OpencodeServers() {
+		log := d.log
+		if s.Name != "" {
+			log = log.With().Str("server", s.Name).Logger()
+		}
+		c, err := opencode.NewClient(s.URL, opencode.WithBasicAuth(s.Username, s.Password), opencode.WithLogger(log))
+		if err != nil {
+			if s.Name != "" {
+				err = fmt.Errorf("server %s: %w", s.Name, err)
+			}
+			return &ConfigError{Setting: "OPENCODE_URL", Err: err}
+		}
+		d.servers = append(d.servers, &server{name: s.Name, client: c})
+	}
+	return nil
+}
+
+// named reports whether OPENCODE_URL names its servers; else there is
+// one, unnamed, served exactly as before servers had names.
+func (d *daemon) named() bool { return d.servers[0].name != "" }
+
+// streams are the servers' event streams, for /healthz and /metrics.
+func (d *daemon) streams() []bot.ServerStream {
+	out := make([]bot.ServerStream, len(d.servers))
+	for i, s := range d.servers {
+		out[i] = bot.ServerStream{Name: s.name, Stream: s.client}
+	}
+	return out
 }
 
 // newTelegram makes the Telegram client. Polling resumes after the last
@@ -204,7 +260,7 @@ func (d *daemon) wire(ctx context.Context, me *models.User) error {
 		OnMigrate: func(oldID, newID int64) { d.migrated(ctx, oldID, newID) },
 		Metrics:   d.metrics,
 	}, log)
-	d.fe = telegram.New(telegram.Config{
+	tc := telegram.Config{
 		ChatID:          chatID,
 		AllowedUserIDs:  cfg.AllowedUserIDs,
 		BotID:           me.ID,
@@ -213,33 +269,62 @@ func (d *daemon) wire(ctx context.Context, me *models.User) error {
 		TopicPerProject: cfg.TopicPerProject,
 		Lang:            cfg.Lang,
 		Version:         d.opts.Version,
-		Status:          d.oc,
 		StartedAt:       d.started,
 		OnChatMigrated: func(oldID, newID int64) {
 			d.out.FollowMigration(oldID, newID)
 			d.migrated(ctx, oldID, newID)
 		},
-	}, d.out, d.store, log)
-	d.bridge = bot.NewBridge(bot.Config{
+	}
+	bc := bot.Config{
 		TTL:         cfg.QuestionTTL,
 		Metrics:     d.metrics,
 		AutoApprove: bot.AutoApprovePolicy(cfg.AutoApprove),
 		Lang:        cfg.Lang,
-		Server:      cfg.OpencodeURL,
-		Notify:      bot.NotifyOptions{Idle: cfg.Notifies(config.NotifyIdle), Error: cfg.Notifies(config.NotifyError), Messages: d.oc},
-	}, d.store, d.oc, d.fe, log)
+		Notify:      bot.NotifyOptions{Idle: cfg.Notifies(config.NotifyIdle), Error: cfg.Notifies(config.NotifyError)},
+	}
+	var single bot.Opencode
+	if d.named() {
+		bc.Servers = make(map[string]bot.Opencode, len(d.servers))
+		for _, s := range d.servers {
+			bc.Servers[s.name] = s.client
+			tc.Servers = append(tc.Servers, telegram.ServerStatus{Name: s.name, Status: s.client})
+		}
+	} else {
+		c := d.servers[0].client
+		single, tc.Status, bc.Server, bc.Notify.Messages = c, c, cfg.OpencodeURL, c
+	}
+	d.fe = telegram.New(tc, d.out, d.store, log)
+	d.bridge = bot.NewBridge(bc, d.store, single, d.fe, log)
 	d.tg.RegisterHandlerMatchFunc(func(*models.Update) bool { return true }, d.fe.Handler(d.bridge), d.fe.Middlewares()...)
 	// Requests of different sessions are handled side by side, so a burst
-	// of questions is not posted one after the other.
-	d.lanes = bot.NewLanes(d.bridge, 0)
+	// of questions is not posted one after the other; each server has
+	// lanes of its own, so a listing after one server's connect waits for
+	// that server's events only.
+	for _, s := range d.servers {
+		s.lanes = bot.NewLanes(d.bridge, 0)
+	}
 
 	registerCommands(ctx, d.tg, chatID, telegram.Commands(cfg.Lang), d.redact, log)
 	if len(cfg.AllowedUserIDs) == 0 {
 		log.Warn().Int64("chat", chatID).Msg("TELEGRAM_ALLOWED_USER_IDS is empty: any member of the chat may answer")
 	}
-	log.Info().Str("bot", me.Username).Int64("chat", chatID).Str("opencode", cfg.OpencodeURL).
+	log.Info().Str("bot", me.Username).Int64("chat", chatID).Str("opencode", opencodeURLs(cfg)).
 		Str("db", cfg.DBPath).Int64("resumeAfterUpdate", d.offset).Str("version", d.opts.Version).Msg("hermes-bot started")
 	return nil
+}
+
+// opencodeURLs is OPENCODE_URL as served, for the start-up line: the URL,
+// or the name=url list.
+func opencodeURLs(cfg *config.Config) string {
+	servers := cfg.OpencodeServers()
+	if servers[0].Name == "" {
+		return cfg.OpencodeURL
+	}
+	pairs := make([]string, len(servers))
+	for i, s := range servers {
+		pairs[i] = s.Name + "=" + s.URL
+	}
+	return strings.Join(pairs, ",")
 }
 
 // migrated records a supergroup migration, from a failed send (the
@@ -270,7 +355,7 @@ func (d *daemon) migrated(ctx context.Context, oldID, newID int64) {
 // listing has closed those that went away meanwhile.
 func (d *daemon) start(ctx context.Context) {
 	release := releaseMapped(d.store, d.log)
-	d.wg.Add(4)
+	d.wg.Add(3 + len(d.servers))
 	go func() {
 		defer d.wg.Done()
 		// The bridge sends owed edits again after each connect, but
@@ -285,19 +370,37 @@ func (d *daemon) start(ctx context.Context) {
 		defer d.wg.Done()
 		d.tg.Start(ctx)
 	}()
-	go func() {
-		defer d.wg.Done()
-		dirs := func(context.Context) []string {
-			dirs, err := d.store.Directories()
-			if err != nil {
-				d.log.Warn().Err(err).Msg("reading known directories from the store failed")
-			}
-			return dirs
+	for _, s := range d.servers {
+		go func() {
+			defer d.wg.Done()
+			d.watch(ctx, s, release)
+		}()
+	}
+}
+
+// watch follows server s's event stream until ctx ends, listing after
+// each connect the directories its held requests come from.
+func (d *daemon) watch(ctx context.Context, s *server, release func()) {
+	log := d.log
+	if s.name != "" {
+		log = log.With().Str("server", s.name).Logger()
+	}
+	dirs := func(context.Context) []string {
+		var dirs []string
+		var err error
+		if s.name == "" {
+			dirs, err = d.store.Directories()
+		} else {
+			dirs, err = d.store.DirectoriesOf(s.name)
 		}
-		if err := d.oc.Watch(ctx, settleAfterListing{Lanes: d.lanes, release: release}, dirs); err != nil && !errors.Is(err, context.Canceled) {
-			d.log.Error().Err(d.redact.Error(err)).Msg("opencode event stream stopped")
+		if err != nil {
+			log.Warn().Err(err).Msg("reading known directories from the store failed")
 		}
-	}()
+		return dirs
+	}
+	if err := s.client.Watch(ctx, settleAfterListing{Lanes: s.lanes, release: release, server: s.name}, dirs); err != nil && !errors.Is(err, context.Canceled) {
+		log.Error().Err(d.redact.Error(err)).Msg("opencode event stream stopped")
+	}
 }
 
 // stop waits for what start ran, then lets the events and answers in hand
@@ -307,8 +410,10 @@ func (d *daemon) stop() {
 	d.wg.Wait()
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
-	if err := d.lanes.Wait(sctx); err != nil {
-		d.log.Warn().Err(err).Msg("opencode events in hand did not finish in time")
+	for _, s := range d.servers {
+		if err := s.lanes.Wait(sctx); err != nil {
+			d.log.Warn().Err(err).Msg("opencode events in hand did not finish in time")
+		}
 	}
 	if err := d.fe.Wait(sctx); err != nil {
 		d.log.Warn().Err(err).Msg("in-flight answers did not finish in time")

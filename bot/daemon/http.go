@@ -180,13 +180,21 @@ func later(a, b time.Time) time.Time {
 	return b
 }
 
-// healthHandler answers 200 "ok" while the opencode event stream and
-// Telegram polling are up, else 503 with the reasons, one a line.
-func healthHandler(stream bot.OpencodeStatus, poll *pollTracker, window time.Duration, now func() time.Time) http.Handler {
+// healthHandler answers 200 "ok" while every opencode server's event
+// stream and Telegram polling are up, else 503 with the reasons, one a
+// line: a named server's names it.
+func healthHandler(streams []bot.ServerStream, poll *pollTracker, window time.Duration, now func() time.Time) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var reasons []string
-		if st := stream.State(); !st.Connected {
+		for _, s := range streams {
+			st := s.Stream.State()
+			if st.Connected {
+				continue
+			}
 			reason := "opencode event stream down"
+			if s.Name != "" {
+				reason = "opencode event stream of server " + s.Name + " down"
+			}
 			if !st.Since.IsZero() {
 				reason += " since " + st.Since.UTC().Format(time.RFC3339)
 			}
@@ -256,9 +264,9 @@ func startHTTP(addr string, h http.Handler, log zerolog.Logger) (*httpServer, er
 }
 
 // newHTTPHandler routes /healthz and /metrics.
-func newHTTPHandler(m *bot.Metrics, stream bot.OpencodeStatus, poll *pollTracker, log zerolog.Logger) http.Handler {
+func newHTTPHandler(m *bot.Metrics, streams []bot.ServerStream, poll *pollTracker, log zerolog.Logger) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("GET /healthz", healthHandler(stream, poll, pollTimeout+pollMargin, time.Now))
+	mux.Handle("GET /healthz", healthHandler(streams, poll, pollTimeout+pollMargin, time.Now))
 	mux.Handle("GET /metrics", metricsHandler(m, log))
 	return mux
 }

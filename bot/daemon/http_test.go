@@ -15,6 +15,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/hermes-bot/hermes-bot/bot"
 	"github.com/hermes-bot/hermes-bot/bot/telegramtest"
 	"github.com/hermes-bot/hermes-bot/opencode"
 )
@@ -72,7 +73,7 @@ func TestHealthz(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			h := healthHandler(tc.stream, tc.poll, window, func() time.Time { return tc.at })
+			h := healthHandler([]bot.ServerStream{{Stream: tc.stream}}, tc.poll, window, func() time.Time { return tc.at })
 			rec := httptest.NewRecorder()
 			h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/healthz", nil))
 			if rec.Code != tc.code || !strings.Contains(rec.Body.String(), tc.want) {
@@ -220,7 +221,7 @@ func TestPollConflictWithTelegramFake(t *testing.T) {
 		resp.Body.Close()
 		mine <- resp.StatusCode
 	}()
-	if _, err := tg.WaitRequests(ctx, "getUpdates", 1); err != nil {
+	if err := tg.WaitPolls(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
 	// The other process's poll, which ends ours.
@@ -242,5 +243,46 @@ func TestPollConflictWithTelegramFake(t *testing.T) {
 	}
 	if got := p.down(time.Now(), time.Hour); !strings.Contains(got, "409 Conflict") {
 		t.Errorf("/healthz reason %q", got)
+	}
+}
+
+// With named servers, /healthz names the server whose stream is down and
+// /metrics labels each server's series.
+func TestHealthAndMetricsPerServer(t *testing.T) {
+	t0 := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
+	streams := []bot.ServerStream{
+		{Name: "laptop", Stream: fixedStream{Connected: true, Since: t0, Connects: 1, Events: 7}},
+		{Name: "ci", Stream: fixedStream{Since: t0, LastError: "connection refused", Connects: 3}},
+	}
+	p := newPollTracker()
+	p.next = &scriptedTransport{statuses: []int{200}}
+	p.now = func() time.Time { return t0 }
+	if resp, err := p.RoundTrip(httptest.NewRequest(http.MethodPost, "https://api.telegram.org/bot1:SECRET/getUpdates", nil)); err == nil {
+		resp.Body.Close()
+	}
+	rec := httptest.NewRecorder()
+	healthHandler(streams, p, time.Minute, func() time.Time { return t0 }).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/healthz", nil))
+	if want := "opencode event stream of server ci down since 2030-01-01T12:00:00Z (connection refused)\n"; rec.Code != 503 || rec.Body.String() != want {
+		t.Errorf("/healthz = %d %q, want 503 %q", rec.Code, rec.Body.String(), want)
+	}
+
+	m := bot.NewMetrics()
+	m.Streams = streams
+	var out bytes.Buffer
+	if _, err := m.WriteTo(&out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`hermes_opencode_connected{server="laptop"} 1`,
+		`hermes_opencode_connected{server="ci"} 0`,
+		`hermes_opencode_events_total{server="laptop"} 7`,
+		`hermes_opencode_reconnects_total{server="ci"} 2`,
+	} {
+		if !strings.Contains(out.String(), want+"\n") {
+			t.Errorf("/metrics lacks %q:\n%s", want, out.String())
+		}
+	}
+	if n := strings.Count(out.String(), "# TYPE hermes_opencode_connected "); n != 1 {
+		t.Errorf("hermes_opencode_connected declared %d times, want once", n)
 	}
 }

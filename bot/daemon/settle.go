@@ -18,12 +18,22 @@ import (
 // idle daemon would keep both resident until memory runs short. opencode
 // sends server.connected right after the listing, before any other event
 // of the connection.
+//
+// It also stamps what it hands on with the name of the server watched
+// ("" for the single unnamed one), which the bridge answers through.
 type settleAfterListing struct {
 	*bot.Lanes
 	release func()
+	server  string
+}
+
+func (s settleAfterListing) HandleSnapshot(ctx context.Context, snap opencode.Snapshot) {
+	snap.Server = s.server
+	s.Lanes.HandleSnapshot(ctx, snap)
 }
 
 func (s settleAfterListing) HandleEvent(ctx context.Context, ev opencode.Event) {
+	ev.Server = s.server
 	s.Lanes.HandleEvent(ctx, ev)
 	if ev.Type != opencode.TypeServerConnected {
 		return

@@ -40,6 +40,16 @@ type Frontend interface {
 	// Refresh shows r, open (its current question and selection), in
 	// the message at at.
 	Refresh(ctx context.Context, at pending.Place, r Request) error
+	// RefreshLater is Refresh without waiting for the chat: it takes r as
+	// it is now, hands the edit over and returns. The life cycle uses it
+	// for a toggle of a multi-select, which holds the request's lock: the
+	// next tap must not wait behind the chat's pacing for that lock. The
+	// refreshes of a message land in the order they were made, and none
+	// lands after a later Refresh, Close or Moved of the message (a newer
+	// edit may take its place instead). done, if not nil, is called once
+	// with what Refresh would have returned, never on the caller's
+	// goroutine, so it may take the request's lock.
+	RefreshLater(at pending.Place, r Request, done func(error))
 	// Outcome is what r's message ends showing once it closed as o. The
 	// life cycle records it as owed with the close, and hands it to Close
 	// (again, after a crash); it does not read it.
@@ -170,7 +180,10 @@ type Outcome struct {
 
 // Notice is news of a session: it finished, or failed.
 type Notice struct {
-	Failed    bool
+	Failed bool
+	// Server names the opencode server of the session; "" when there is
+	// one unnamed server.
+	Server    string
 	Directory string
 	SessionID string
 	Title     string

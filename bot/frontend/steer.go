@@ -43,6 +43,8 @@ const (
 
 // Project is a project opencode knows, where a new session can start.
 type Project struct {
+	// Server names its opencode server ("" for the only one).
+	Server    string
 	Directory string
 }
 
@@ -83,9 +85,9 @@ type Steerer interface {
 	RememberMessage(at pending.Place, ref pending.SessionRef) error
 	// ContinueSession sends text to session ref as user's next prompt.
 	ContinueSession(ctx context.Context, log zerolog.Logger, ref pending.SessionRef, text string, user User) (Steered, error)
-	// StartSession starts a session in project directory dir whose first
-	// prompt is text.
-	StartSession(ctx context.Context, log zerolog.Logger, dir, text string, user User) (Steered, error)
+	// StartSession starts a session in project p (its server and
+	// directory; no ID) whose first prompt is text.
+	StartSession(ctx context.Context, log zerolog.Logger, p pending.SessionRef, text string, user User) (Steered, error)
 	// Projects lists the projects opencode knows.
 	Projects(ctx context.Context) ([]Project, error)
 	// Sessions lists the recent top-level sessions of every project,

@@ -146,6 +146,13 @@ type Text struct {
 	AutoApproved      string
 	StillOpen         func(kept, total int) string
 
+	// Text cut to fit a message: the note the message then carries
+	// (HTML), and the captions (plain) of the files holding it whole.
+	CutNote      string
+	FullCommand  string
+	FullDiff     string
+	FullQuestion string
+
 	// Closing.
 	AnsweredOC          string
 	DismissedOC         string
@@ -354,6 +361,11 @@ var English = Text{
 		return fmt.Sprintf("%d of %d identical requests are still open. ", kept, total)
 	},
 
+	CutNote:      "✂️ <i>Cut to fit a message: the whole text follows as a file.</i>",
+	FullCommand:  "The whole command",
+	FullDiff:     "The whole diff",
+	FullQuestion: "The whole question",
+
 	AnsweredOC:          "Answered in opencode",
 	DismissedOC:         "Dismissed in opencode",
 	NoLongerPending:     "No longer pending in opencode: it was answered elsewhere or has gone.",
@@ -553,6 +565,11 @@ var Chinese = Text{
 	StillOpen: func(kept, total int) string {
 		return fmt.Sprintf("%d 个相同请求中仍有 %d 个未处理。", total, kept)
 	},
+
+	CutNote:      "✂️ <i>内容过长，消息中已截断：完整内容见随后的文件。</i>",
+	FullCommand:  "完整命令",
+	FullDiff:     "完整差异（diff）",
+	FullQuestion: "完整问题",
 
 	AnsweredOC:          "已在 opencode 中回答",
 	DismissedOC:         "已在 opencode 中取消",

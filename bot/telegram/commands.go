@@ -15,7 +15,7 @@ import (
 	"github.com/hermes-bot/hermes-bot/pending"
 )
 
-// The commands the bridge answers in its chat, as registered with
+// The commands the front-end answers in its chat, as registered with
 // setMyCommands.
 const (
 	cmdPending = "pending"
@@ -30,6 +30,12 @@ type OpencodeStatus interface {
 }
 
 var _ OpencodeStatus = (*opencode.Client)(nil)
+
+// ServerStatus is a named opencode server, as /status reports it.
+type ServerStatus struct {
+	Name   string
+	Status OpencodeStatus
+}
 
 // Commands returns the commands to register with setMyCommands, so
 // Telegram clients offer them in the chat, described in language lang
@@ -70,7 +76,7 @@ func parseCommand(text, botUsername string) (string, bool) {
 	return strings.ToLower(name), true
 }
 
-// handleCommand answers a command typed in the bridge's chat. A command
+// handleCommand answers a command typed in the front-end's chat. A command
 // of another bot, an unknown one, or one from a user not allowed to
 // answer gets no reply: anyone in a group can type a command, and a reply
 // to each would spam the chat and tell an outsider what is waiting.
@@ -155,7 +161,7 @@ func pendingLine(tx *i18n.Text, e *pending.Entry, now time.Time) string {
 	default:
 		label += tx.NotPostedYet
 	}
-	s := icon + " " + label + " · <b>" + esc(projectName(tx, e.Directory), 64) + "</b>"
+	s := icon + " " + label + " · " + serverTag(e.Server) + "<b>" + esc(projectName(tx, e.Directory), 64) + "</b>"
 	if t := oneLine(e.SessionTitle); t != "" {
 		s += " · <i>" + esc(t, 80) + "</i>"
 	} else {
@@ -183,11 +189,35 @@ func (f *Frontend) renderStatus(ctx context.Context, core frontend.Core) string 
 	}
 	s.WriteString(f.text.Up(span(f.text, now.Sub(f.started))) + "\n")
 
-	s.WriteString("opencode: ")
-	if f.cfg.Status == nil {
+	if len(f.cfg.Servers) == 0 {
+		f.writeOpencodeStatus(&s, "opencode: ", f.cfg.Status, now)
+	}
+	for _, sv := range f.cfg.Servers {
+		f.writeOpencodeStatus(&s, "opencode <code>"+esc(sv.Name, 24)+"</code>: ", sv.Status, now)
+	}
+
+	open, err := core.Open(ctx, false)
+	if err != nil {
+		f.log.Error().Err(err).Msg("could not count open requests for /status")
+		s.WriteString(f.text.WaitingUnknown)
+	} else {
+		s.WriteString(f.text.WaitingCount(len(open)))
+		if len(open) > 0 {
+			s.WriteString(f.text.PendingLists)
+		}
+	}
+	return s.String()
+}
+
+// writeOpencodeStatus writes to s the line of /status, starting with
+// label, that says how one opencode server's event stream is doing, and
+// its last error while it is down.
+func (f *Frontend) writeOpencodeStatus(s *strings.Builder, label string, status OpencodeStatus, now time.Time) {
+	s.WriteString(label)
+	if status == nil {
 		s.WriteString(f.text.StateUnknown + "\n")
 	} else {
-		st := f.cfg.Status.State()
+		st := status.State()
 		switch {
 		case st.Connected:
 			s.WriteString(f.text.Connected)
@@ -207,18 +237,6 @@ func (f *Frontend) renderStatus(ctx context.Context, core frontend.Core) string 
 			s.WriteString(f.text.LastError(esc(errorWords(f.text, st.LastError), 200), ago(f.text, now.Sub(st.LastErrorAt))) + "\n")
 		}
 	}
-
-	open, err := core.Open(ctx, false)
-	if err != nil {
-		f.log.Error().Err(err).Msg("could not count open requests for /status")
-		s.WriteString(f.text.WaitingUnknown)
-	} else {
-		s.WriteString(f.text.WaitingCount(len(open)))
-		if len(open) > 0 {
-			s.WriteString(f.text.PendingLists)
-		}
-	}
-	return s.String()
 }
 
 // errorWords says what a failure class of opencode.WatchState means.

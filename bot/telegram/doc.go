@@ -6,7 +6,15 @@
 // Telegram's limits (4,096 UTF-16 units a message, 64 bytes of callback
 // data, about 100 buttons), with inline keyboards; posts each project's
 // requests in its forum topic when asked to (Config.TopicPerProject);
-// and follows the group when it is upgraded to a supergroup. Its Handler
+// and follows the group when it is upgraded to a supergroup. A command,
+// diff or question text cut to fit a message is said to be cut, and sent
+// whole as a file (sendDocument) replying to the message, right after it.
+// A toggle's refresh is handed to the Outbox (RefreshLater) rather than
+// waited for, so taps in quick succession are not refused. A request of
+// a named opencode server (pending.Entry.Server, set when OPENCODE_URL
+// names servers) has the server's name at the head of its message, its
+// /pending line and its notices; /status has a line per server
+// (Config.Servers). Its Handler
 // reads updates: a button press becomes a frontend.Press, a typed answer
 // or reason a frontend.Text, after checking the chat and the person
 // (Config.AllowedUserIDs); it answers the commands /pending, /status and
@@ -33,7 +41,7 @@
 // limits, obeys 429s, retries what the network or a 5xx failed, coalesces
 // edits of one message and follows a chat upgraded to a supergroup. The
 // Redactor keeps the bot token (which go-telegram/bot puts into the URLs
-// in its errors) and the opencode password out of every log line: wrap
+// in its errors) and every opencode server's password out of every log line: wrap
 // the client with RedactTelegram and pass errors that reach a log through
 // a Redactor. Polling and wiring are bot/daemon's.
 //

@@ -50,6 +50,9 @@ type Config struct {
 	Version string
 	// Status, if set, tells /status how the opencode event stream is.
 	Status OpencodeStatus
+	// Servers, when OPENCODE_URL names servers, tells /status how each
+	// one's event stream is, a line each in this order, instead of Status.
+	Servers []ServerStatus
 	// StartedAt is when hermes-bot started, for the uptime /status
 	// shows; New's time if zero.
 	StartedAt time.Time
@@ -154,7 +157,11 @@ func (f *Frontend) Post(ctx context.Context, r frontend.Request) (pending.Place,
 	if err != nil {
 		return pending.Place{}, fmt.Errorf("post %s: %w", r.Key, err)
 	}
-	return pending.Place{Chat: chat, Message: msg.ID, Thread: thread}, nil
+	at := pending.Place{Chat: chat, Message: msg.ID, Thread: thread}
+	if full := f.cutTexts(r); len(full) > 0 {
+		f.sendFull(r.Key, at, full)
+	}
+	return at, nil
 }
 
 func (f *Frontend) Refresh(ctx context.Context, at pending.Place, r frontend.Request) error {
@@ -165,10 +172,56 @@ func (f *Frontend) Refresh(ctx context.Context, at pending.Place, r frontend.Req
 	return f.editMessage(ctx, at, text, kb)
 }
 
+// LaterEditor hands an edit over without waiting for it: the Outbox
+// (EditMessageTextLater) does, so a Frontend given one refreshes a
+// message for RefreshLater without waiting for pacing. The Outbox keeps a
+// message's edits in order, and lets a newer edit take the place of one
+// still queued, so a handed-over edit never lands after a later one.
+type LaterEditor interface {
+	EditMessageTextLater(p *tgbot.EditMessageTextParams, done func(*models.Message, error))
+}
+
+var _ LaterEditor = (*Outbox)(nil)
+
+// RefreshLater renders r now and hands the edit to the Telegram, if it is
+// a LaterEditor. Any other Telegram (a bare client, which does not pace)
+// is waited for, within handlerTimeout, before it returns: nothing else
+// keeps its edits of a message in order.
+func (f *Frontend) RefreshLater(at pending.Place, r frontend.Request, done func(error)) {
+	finish := func(err error) {
+		if done != nil {
+			done(err)
+		}
+	}
+	text, kb, err := f.render(r)
+	if err != nil {
+		err = fmt.Errorf("refresh %s: %w", r.Key, err)
+		go finish(err)
+		return
+	}
+	later, ok := f.tg.(LaterEditor)
+	if !ok {
+		ctx, cancel := context.WithTimeout(context.Background(), f.handlerTimeout)
+		defer cancel()
+		err := f.editMessage(ctx, at, text, kb)
+		go finish(err)
+		return
+	}
+	later.EditMessageTextLater(editParams(at, text, kb), func(_ *models.Message, err error) {
+		finish(editResult(at, err))
+	})
+}
+
 // editMessage makes the message at at show text and kb (none: no
 // buttons). An edit that changes nothing is done; a message that is gone
 // or an edit refused for good say so (frontend.ErrGone, ErrRefused).
 func (f *Frontend) editMessage(ctx context.Context, at pending.Place, text string, kb *models.InlineKeyboardMarkup) error {
+	_, err := f.tg.EditMessageText(ctx, editParams(at, text, kb))
+	return editResult(at, err)
+}
+
+// editParams is the edit making the message at at show text and kb.
+func editParams(at pending.Place, text string, kb *models.InlineKeyboardMarkup) *tgbot.EditMessageTextParams {
 	p := &tgbot.EditMessageTextParams{
 		ChatID:             at.Chat,
 		MessageID:          at.Message,
@@ -179,7 +232,12 @@ func (f *Frontend) editMessage(ctx context.Context, at pending.Place, text strin
 	if kb != nil {
 		p.ReplyMarkup = kb
 	}
-	_, err := f.tg.EditMessageText(ctx, p)
+	return p
+}
+
+// editResult is what an edit of the message at at that returned err means
+// to the life cycle.
+func editResult(at pending.Place, err error) error {
 	switch {
 	case err == nil || isNotModified(err):
 		return nil
@@ -282,7 +340,7 @@ func (f *Frontend) Notify(ctx context.Context, n frontend.Notice) (pending.Place
 	if n.Failed {
 		icon, what = "❌", f.text.Failed
 	}
-	text := renderNotice(f.text, icon, n.Directory, n.SessionID, n.Title, what, n.Body, n.Dropped)
+	text := renderNotice(f.text, icon, n.Server, n.Directory, n.SessionID, n.Title, what, n.Body, n.Dropped)
 	kb := f.noticeKeyboard(n)
 	if kb != nil {
 		text += "\n" + f.text.Steer.ReplyToContinue
@@ -329,7 +387,7 @@ func noPreview() *models.LinkPreviewOptions {
 	return &models.LinkPreviewOptions{IsDisabled: &t}
 }
 
-// htmlMessage is the shape of every message the bridge sends: HTML with
+// htmlMessage is the shape of every message the front-end sends: HTML with
 // link previews off, into topic threadID of chatID (0: no topic), with
 // markup (nil: none), replying to message replyTo unless it is 0 (and
 // sent all the same if that message is gone).

@@ -16,7 +16,7 @@ import (
 // confirms a batch to Telegram with its next poll, whether the handlers
 // are done or not. After a restart it would poll from scratch and
 // Telegram would send again every update it was not told we took
-// (its updates are kept about 24 hours). So the bridge
+// (its updates are kept about 24 hours). So the front-end
 // records in the store the update ID up to which every update was
 // handled, and a restart resumes after it (InitialOffset); what is
 // redelivered nonetheless (an update being handled when the process died)
@@ -31,7 +31,7 @@ const offsetMaxAge = 24 * time.Hour
 
 // InitialOffset returns the update ID to pass to
 // github.com/go-telegram/bot's WithInitialOffset so that polling resumes
-// after the last update bot botID handled, as the bridge records it
+// after the last update bot botID handled, as the front-end records it
 // (Middlewares): the library sends offset = this + 1 with its first
 // getUpdates. It is 0, polling from whatever Telegram holds, when nothing
 // was recorded or the record is older than a day. Read it before

@@ -1,9 +1,11 @@
 package telegram
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -140,7 +142,7 @@ type telegramPassthrough = Telegram
 // A chat upgraded to a supergroup (*bot.MigrateError) is followed: OnMigrate
 // is called and one Warn line logged, the call retried once at the new ID,
 // and every later call addressed to the old ID goes to the new one for the
-// life of the Outbox. FollowMigration does the same when the bridge sees
+// life of the Outbox. FollowMigration does the same when the front-end sees
 // the service message first.
 //
 // A 403 (the bot was removed from the group) is returned, and logged at
@@ -151,7 +153,7 @@ type telegramPassthrough = Telegram
 //
 // Wrap the Redactor's Telegram, not the other way round:
 //
-//	out := bot.NewOutbox(bot.RedactTelegram(tg, redactor), opts, log)
+//	out := NewOutbox(RedactTelegram(tg, redactor), opts, log)
 //
 // so that the errors the Outbox logs are already free of the bot token.
 //
@@ -236,6 +238,36 @@ func (o *Outbox) SendMessage(ctx context.Context, p *tgbot.SendMessageParams) (*
 	return queued(o, ctx, "sendMessage", q.ChatID, 0, false, func(ctx context.Context, chat any) (*models.Message, error) {
 		q.ChatID = chat
 		return o.telegramPassthrough.SendMessage(ctx, &q)
+	})
+}
+
+// SendDocument queues the upload as SendMessage queues a send, and
+// blocks until it is done or ctx ends. An uploaded file
+// (*models.InputFileUpload) is read here, once, so that a retry sends it
+// whole again. It fails unless the wrapped Telegram has the method
+// (Documents). p is not modified.
+func (o *Outbox) SendDocument(ctx context.Context, p *tgbot.SendDocumentParams) (*models.Message, error) {
+	inner, ok := o.telegramPassthrough.(Documents)
+	if !ok || p == nil {
+		return nil, errors.New("telegram sendDocument: not supported by the wrapped client, or no parameters")
+	}
+	q := *p
+	var upload *models.InputFileUpload
+	var data []byte
+	if u, ok := q.Document.(*models.InputFileUpload); ok && u != nil && u.Data != nil {
+		b, err := io.ReadAll(u.Data)
+		if err != nil {
+			return nil, fmt.Errorf("telegram sendDocument: read %s: %w", u.Filename, err)
+		}
+		upload, data = u, b
+	}
+	return queued(o, ctx, "sendDocument", q.ChatID, 0, false, func(ctx context.Context, chat any) (*models.Message, error) {
+		c := q
+		c.ChatID = chat
+		if upload != nil {
+			c.Document = &models.InputFileUpload{Filename: upload.Filename, Data: bytes.NewReader(data)}
+		}
+		return inner.SendDocument(ctx, &c)
 	})
 }
 
@@ -327,7 +359,7 @@ func (o *Outbox) detach(f func(ctx context.Context), closed func()) {
 
 // EditMessageReplyMarkup is EditMessageText for the keyboard alone. It
 // fails unless the wrapped Telegram has the method: Telegram need not
-// declare it until the bridge uses it.
+// declare it until the front-end uses it.
 func (o *Outbox) EditMessageReplyMarkup(ctx context.Context, p *tgbot.EditMessageReplyMarkupParams) (*models.Message, error) {
 	inner, ok := o.telegramPassthrough.(interface {
 		EditMessageReplyMarkup(context.Context, *tgbot.EditMessageReplyMarkupParams) (*models.Message, error)

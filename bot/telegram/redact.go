@@ -104,6 +104,16 @@ func (t *redactingTelegram) AnswerCallbackQuery(ctx context.Context, p *tgbot.An
 	return ok, t.r.Error(err)
 }
 
+// SendDocument is the wrapped client's, when it has one (Documents).
+func (t *redactingTelegram) SendDocument(ctx context.Context, p *tgbot.SendDocumentParams) (*models.Message, error) {
+	inner, ok := t.tg.(Documents)
+	if !ok {
+		return nil, errors.New("telegram sendDocument: not supported by the wrapped client")
+	}
+	m, err := inner.SendDocument(ctx, p)
+	return m, t.r.Error(err)
+}
+
 // CreateForumTopic is the wrapped client's, when it has one (ForumTopics).
 func (t *redactingTelegram) CreateForumTopic(ctx context.Context, p *tgbot.CreateForumTopicParams) (*models.ForumTopic, error) {
 	inner, ok := t.tg.(ForumTopics)

@@ -148,11 +148,13 @@ func shortSession(id string) string {
 	return ellipsis + id[len(id)-keep:]
 }
 
-// head is the top of every request message: project and session (its
+// head is the top of every request message: the opencode server when
+// servers are named (OPENCODE_URL lists them: with several, the same
+// project may be on more than one machine), project and session (its
 // title when known), and for a subagent's session, its parent. It is at
-// most about 320 units long.
+// most about 340 units long.
 func head(tx *i18n.Text, icon string, e *pending.Entry) string {
-	s := icon + " <b>" + esc(projectName(tx, e.Directory), 64) + "</b> · "
+	s := icon + " " + serverTag(e.Server) + "<b>" + esc(projectName(tx, e.Directory), 64) + "</b> · "
 	id := "<code>" + esc(shortSession(e.SessionID), 24) + "</code>"
 	if t := oneLine(e.SessionTitle); t != "" {
 		s += "<i>" + esc(t, 80) + "</i> (" + id + ")"
@@ -167,6 +169,16 @@ func head(tx *i18n.Text, icon string, e *pending.Entry) string {
 		s += "\n" + tx.SubagentOf + parent
 	}
 	return s
+}
+
+// serverTag names opencode server server before a request's project;
+// nothing for the unnamed server, so a single OPENCODE_URL's messages are
+// as they always were.
+func serverTag(server string) string {
+	if server == "" {
+		return ""
+	}
+	return "🖥 <code>" + esc(server, 24) + "</code> · "
 }
 
 // title names question qi of e: its header, or "Question i" when it has
@@ -204,15 +216,22 @@ func joinFit(blocks []string, budget int, more func(n int) string) string {
 // renderQuestion renders the current question of e: the message text and
 // its keyboard.
 func renderQuestion(tx *i18n.Text, e *pending.Entry) (string, *models.InlineKeyboardMarkup, error) {
+	text, kb, _, err := renderQuestionCut(tx, e)
+	return text, kb, err
+}
+
+// renderQuestionCut is renderQuestion, and whether the question's text is
+// cut in it.
+func renderQuestionCut(tx *i18n.Text, e *pending.Entry) (string, *models.InlineKeyboardMarkup, bool, error) {
 	n := len(e.Questions)
 	qi := e.Current
 	if qi < 0 || qi >= n {
-		return "", nil, fmt.Errorf("render entry %s: current question %d of %d", e.UID, qi, n)
+		return "", nil, false, fmt.Errorf("render entry %s: current question %d of %d", e.UID, qi, n)
 	}
 	q := e.Questions[qi]
 	kb, shown, err := questionKeyboard(tx, e, qi)
 	if err != nil {
-		return "", nil, fmt.Errorf("render entry %s: %w", e.UID, err)
+		return "", nil, false, fmt.Errorf("render entry %s: %w", e.UID, err)
 	}
 
 	var pre strings.Builder
@@ -274,14 +293,22 @@ func renderQuestion(tx *i18n.Text, e *pending.Entry) (string, *models.InlineKeyb
 	}
 	more := func(k int) string { return "\n" + tx.MoreOptions(k) }
 
-	avail := maxMessageLen - u16len(pre.String()) - u16len(post.String())
-	qText := esc(text, avail)
-	opts := strings.Join(lines, "")
-	if u16len(qText)+optsLen > avail {
-		qText = esc(text, max(avail-optsLen, avail/2))
-		opts = joinFit(lines, avail-u16len(qText), more)
+	layout := func(post string) (string, bool) {
+		avail := maxMessageLen - u16len(pre.String()) - u16len(post)
+		qText := esc(text, avail)
+		opts := strings.Join(lines, "")
+		if u16len(qText)+optsLen > avail {
+			qText = esc(text, max(avail-optsLen, avail/2))
+			opts = joinFit(lines, avail-u16len(qText), more)
+		}
+		return pre.String() + qText + opts + post, isCut(qText, text)
 	}
-	return pre.String() + qText + opts + post.String(), kb, nil
+	out, cut := layout(post.String())
+	if cut {
+		// The note takes room from the text, which was cut already.
+		out, _ = layout(post.String() + "\n\n" + tx.CutNote)
+	}
+	return out, kb, cut, nil
 }
 
 // questionKeyboard makes the buttons of question qi: one per option (as
@@ -479,8 +506,8 @@ func messageLink(chatID int64, messageID int) string {
 // renderNotice is a session notice: the head requests have, what
 // happened, and body (agent text or an error description) quoted. dropped
 // notices held back for the cap are owned up to at the end.
-func renderNotice(tx *i18n.Text, icon, dir, session, title, what, body string, dropped int) string {
-	s := head(tx, icon, &pending.Entry{Directory: dir, SessionID: session, SessionTitle: title}) + " — " + what
+func renderNotice(tx *i18n.Text, icon, server, dir, session, title, what, body string, dropped int) string {
+	s := head(tx, icon, &pending.Entry{Server: server, Directory: dir, SessionID: session, SessionTitle: title}) + " — " + what
 	if body = strings.TrimSpace(body); body != "" {
 		s += "\n<blockquote>" + esc(body, maxExcerpt) + "</blockquote>"
 	}

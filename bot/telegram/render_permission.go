@@ -37,9 +37,11 @@ func permissionDetail(p *pending.Permission) permDetail {
 }
 
 // diffExcerpt keeps the changed lines of a unified diff, without its
-// file headers, and at most maxLines of them.
-func diffExcerpt(tx *i18n.Text, diff string, maxLines int) string {
+// file headers, and at most maxLines of them; cut says lines were left
+// out or shortened.
+func diffExcerpt(tx *i18n.Text, diff string, maxLines int) (excerpt string, cut bool) {
 	var out []string
+	shortened := false
 	more := 0
 	for _, l := range strings.Split(strings.ReplaceAll(diff, "\r\n", "\n"), "\n") {
 		if strings.HasPrefix(l, "Index:") || strings.HasPrefix(l, "===") ||
@@ -52,13 +54,14 @@ func diffExcerpt(tx *i18n.Text, diff string, maxLines int) string {
 		}
 		if r := []rune(l); len(r) > 100 {
 			l = string(r[:99]) + ellipsis
+			shortened = true
 		}
 		out = append(out, l)
 	}
 	if more > 0 {
 		out = append(out, tx.MoreLines(more))
 	}
-	return strings.Join(out, "\n")
+	return strings.Join(out, "\n"), more > 0 || shortened
 }
 
 // codeList renders items as <code> pieces joined by commas, within
@@ -81,9 +84,10 @@ func codeList(tx *i18n.Text, items []string, each, budget int) string {
 type permissionBudget struct{ command, diff int }
 
 // permissionBody renders what the requests es (identical ones of one
-// session, es[0] speaking for all) ask, between the head and the footer.
-// While open it says what "always" would allow.
-func permissionBody(tx *i18n.Text, es []*pending.Entry, open bool, bud permissionBudget) string {
+// session, es[0] speaking for all) ask, between the head and the footer,
+// and returns the texts it cut, whole. While open it says what "always"
+// would allow, and that texts were cut.
+func permissionBody(tx *i18n.Text, es []*pending.Entry, open bool, bud permissionBudget) (string, []fullText) {
 	e := es[0]
 	p := e.Permission
 	if p == nil {
@@ -116,14 +120,26 @@ func permissionBody(tx *i18n.Text, es []*pending.Entry, open bool, bud permissio
 	if t := strings.TrimSpace(d.description); t != "" {
 		b.WriteString("\n<i>" + esc(oneLine(t), 150) + "</i>")
 	}
-	if strings.TrimSpace(d.command) != "" {
-		b.WriteString("\n<pre>" + esc(strings.TrimSpace(d.command), bud.command) + "</pre>")
+	var cut []fullText
+	if c := strings.TrimSpace(d.command); c != "" {
+		shown := esc(c, bud.command)
+		b.WriteString("\n<pre>" + shown + "</pre>")
+		if isCut(shown, c) {
+			cut = append(cut, fullText{name: "command.txt", caption: tx.FullCommand, content: d.command})
+		}
 	}
 	if d.file != "" {
 		b.WriteString("\n" + tx.File + "<code>" + esc(oneLine(d.file), 150) + "</code>")
 	}
-	if x := diffExcerpt(tx, d.diff, 25); x != "" {
-		b.WriteString("\n<pre>" + esc(x, bud.diff) + "</pre>")
+	if x, shortened := diffExcerpt(tx, d.diff, 25); x != "" {
+		shown := esc(x, bud.diff)
+		b.WriteString("\n<pre>" + shown + "</pre>")
+		if shortened || isCut(shown, x) {
+			cut = append(cut, fullText{name: diffFileName(d.file), caption: fullCaption(tx.FullDiff, d.file), content: d.diff})
+		}
+	}
+	if open && len(cut) > 0 {
+		b.WriteString("\n" + tx.CutNote)
 	}
 	if u := strings.TrimSpace(d.url); u != "" {
 		b.WriteString("\n" + tx.URL + "<code>" + esc(oneLine(u), 200) + "</code>")
@@ -134,7 +150,7 @@ func permissionBody(tx *i18n.Text, es []*pending.Entry, open bool, bud permissio
 	if open {
 		b.WriteString("\n" + alwaysLine(tx, p, kind))
 	}
-	return b.String()
+	return b.String(), cut
 }
 
 // alwaysLine says what pressing "Always allow" would allow beyond this
@@ -156,16 +172,27 @@ func alwaysLine(tx *i18n.Text, p *pending.Permission, kind string) string {
 // renderPermission renders the open message of the permission requests
 // es, whose buttons carry uid: the text and its keyboard.
 func renderPermission(tx *i18n.Text, uid string, es []*pending.Entry) (string, *models.InlineKeyboardMarkup, error) {
+	text, kb, _, err := renderPermissionCut(tx, uid, es)
+	return text, kb, err
+}
+
+// renderPermissionCut is renderPermission, and the texts the message
+// shows cut, whole.
+func renderPermissionCut(tx *i18n.Text, uid string, es []*pending.Entry) (string, *models.InlineKeyboardMarkup, []fullText, error) {
 	if len(es) == 0 {
-		return "", nil, fmt.Errorf("render permission %s: no requests", uid)
+		return "", nil, nil, fmt.Errorf("render permission %s: no requests", uid)
 	}
 	kb, err := permissionKeyboard(tx, uid)
 	if err != nil {
-		return "", nil, fmt.Errorf("render permission %s: %w", uid, err)
+		return "", nil, nil, fmt.Errorf("render permission %s: %w", uid, err)
 	}
-	return fitPermission(func(bud permissionBudget) string {
-		return head(tx, "🔐", es[0]) + permissionBody(tx, es, true, bud)
-	}), kb, nil
+	var cut []fullText
+	text := fitPermission(func(bud permissionBudget) string {
+		body, c := permissionBody(tx, es, true, bud)
+		cut = c // of the last rendering, the one kept
+		return head(tx, "🔐", es[0]) + body
+	})
+	return text, kb, cut, nil
 }
 
 // renderPermissionOutcome renders the closed message of the permission
@@ -173,7 +200,8 @@ func renderPermission(tx *i18n.Text, uid string, es []*pending.Entry) (string, *
 // every piece of outside text escaped (at most about 700 units).
 func renderPermissionOutcome(tx *i18n.Text, es []*pending.Entry, icon, footer string) string {
 	return fitPermission(func(bud permissionBudget) string {
-		return head(tx, icon, es[0]) + permissionBody(tx, es, false, bud) + "\n\n" + footer
+		body, _ := permissionBody(tx, es, false, bud)
+		return head(tx, icon, es[0]) + body + "\n\n" + footer
 	})
 }
 

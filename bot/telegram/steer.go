@@ -96,11 +96,21 @@ func decodeSteer(s string) (steerData, bool) {
 	return d, true
 }
 
-// projectKey is the short key of project directory dir in a button: a
-// path does not fit 64 bytes.
-func projectKey(dir string) string {
-	sum := sha256.Sum256([]byte(dir))
+// projectKey is the short key of project p (its server and directory) in
+// a button: a path does not fit 64 bytes.
+func projectKey(p frontend.Project) string {
+	sum := sha256.Sum256([]byte(p.Server + "\x00" + p.Directory))
 	return hex.EncodeToString(sum[:6])
+}
+
+// projectLabel names project p on a button: its folder's name, after its
+// server's when there are several.
+func (f *Frontend) projectLabel(p frontend.Project) string {
+	name := projectName(f.text, p.Directory)
+	if p.Server != "" {
+		name = p.Server + ": " + name
+	}
+	return name
 }
 
 // steering reports whether steering is on: someone is named who may.
@@ -149,7 +159,7 @@ func (f *Frontend) steerCommand(ctx context.Context, core frontend.Core, log zer
 		}
 		var rows [][]models.InlineKeyboardButton
 		for _, p := range ps {
-			btn, err := steerButton(projectName(f.text, p.Directory), actNew, projectKey(p.Directory))
+			btn, err := steerButton(f.projectLabel(p), actNew, projectKey(p))
 			if err != nil {
 				continue
 			}
@@ -236,7 +246,8 @@ func (f *Frontend) renderSessions(ss []frontend.SessionInfo) (string, models.Rep
 	for i, s := range ss {
 		state := map[frontend.SessionState]string{frontend.Working: "⏳ " + tx.Working, frontend.Waiting: "❓ " + tx.Waiting,
 			frontend.Idle: "💤 " + tx.Idle, frontend.Failed: "❌ " + tx.Failed}[s.State]
-		fmt.Fprintf(&b, "\n%d. <b>%s</b> · <i>%s</i> — %s", i+1, esc(projectName(f.text, s.Ref.Directory), 40), esc(s.Title, 60), state)
+		project := f.projectLabel(frontend.Project{Server: s.Ref.Server, Directory: s.Ref.Directory})
+		fmt.Fprintf(&b, "\n%d. <b>%s</b> · <i>%s</i> — %s", i+1, esc(project, 40), esc(s.Title, 60), state)
 		if link := messageLink(s.Latest.Chat, s.Latest.Message); link != "" {
 			b.WriteString(` · <a href="` + link + `">` + tx.Latest + "</a>")
 		}
@@ -266,11 +277,11 @@ func (f *Frontend) handleSteerPress(ctx context.Context, core frontend.Core, log
 			return
 		}
 		for _, p := range ps {
-			if projectKey(p.Directory) == d.Arg {
+			if projectKey(p) == d.Arg {
 				answer("")
-				log.Info().Str("directory", p.Directory).Msg("steering: project chosen for a new session")
-				f.askSteerText(ctx, core, log, m, tx.NewPrompt(esc(projectName(f.text, p.Directory), 64)), tx.NewPlaceholder,
-					pending.SessionRef{Directory: p.Directory})
+				log.Info().Str("server", p.Server).Str("directory", p.Directory).Msg("steering: project chosen for a new session")
+				f.askSteerText(ctx, core, log, m, tx.NewPrompt(esc(f.projectLabel(p), 64)), tx.NewPlaceholder,
+					pending.SessionRef{Server: p.Server, Directory: p.Directory})
 				return
 			}
 		}
@@ -363,9 +374,9 @@ func (f *Frontend) steerReply(ctx context.Context, core frontend.Core, log zerol
 	var res frontend.Steered
 	var line string
 	if ref.ID == "" {
-		res, err = core.StartSession(ctx, log, ref.Directory, t.Text, t.User)
+		res, err = core.StartSession(ctx, log, ref, t.Text, t.User)
 		if err == nil {
-			line = f.text.Steer.Started(esc(projectName(f.text, ref.Directory), 64), esc(res.Title, 80))
+			line = f.text.Steer.Started(esc(f.projectLabel(frontend.Project{Server: ref.Server, Directory: ref.Directory}), 64), esc(res.Title, 80))
 			// Later replies to the prompt go on with the new session.
 			if rerr := core.RememberMessage(pending.Place{Chat: t.At.Chat, Message: t.ReplyTo, Thread: t.At.Thread}, res.Ref); rerr != nil {
 				log.Warn().Err(rerr).Msg("steering: could not remember the new session")

@@ -3,6 +3,8 @@ package telegram
 import (
 	"strings"
 	"testing"
+
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
 )
 
 // Steering data round-trips, stays within Telegram's 64 bytes for the
@@ -32,7 +34,11 @@ func TestSteerDataCodec(t *testing.T) {
 	if _, err := (steerData{Action: actStop, Arg: "a/b"}).encode(); err == nil {
 		t.Error("an argument with a slash was encoded")
 	}
-	if k := projectKey("/home/me/a-very-long-project-folder-name/that/goes/on"); !validSteerArg(k) || len(k) != 12 {
+	p := frontend.Project{Server: "laptop", Directory: "/home/me/a-very-long-project-folder-name/that/goes/on"}
+	if k := projectKey(p); !validSteerArg(k) || len(k) != 12 {
 		t.Errorf("projectKey = %q", k)
+	}
+	if projectKey(p) == projectKey(frontend.Project{Directory: p.Directory}) {
+		t.Error("one folder on two servers has one key")
 	}
 }

@@ -199,7 +199,7 @@ func (r *syncRig) askPermission(p opencode.PermissionRequest) *pending.Entry {
 // held returns the entry of requestID, which must be posted.
 func (r *syncRig) held(requestID string) *pending.Entry {
 	r.t.Helper()
-	e, err := r.store.ByRequestID(requestID)
+	e, err := r.store.ByRequestID("", requestID)
 	if err != nil {
 		r.t.Fatalf("request %s not held: %v", requestID, err)
 	}
@@ -211,7 +211,7 @@ func (r *syncRig) held(requestID string) *pending.Entry {
 
 func (r *syncRig) notHeld(requestID string) {
 	r.t.Helper()
-	if e, err := r.store.ByRequestID(requestID); err == nil {
+	if e, err := r.store.ByRequestID("", requestID); err == nil {
 		r.t.Errorf("request %s still held: %+v", requestID, e)
 	}
 }

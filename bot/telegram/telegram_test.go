@@ -192,7 +192,7 @@ func question(id string) opencode.Event {
 func (r *rig) posted(t *testing.T, ctx context.Context, id string) telegramtest.Message {
 	t.Helper()
 	r.bridge.HandleEvent(ctx, question(id))
-	e, err := r.store.ByRequestID(id)
+	e, err := r.store.ByRequestID("", id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,7 +322,7 @@ func TestTelegramUserNotAllowed(t *testing.T) {
 	if now.Edits != 0 || now.Keyboard == nil {
 		t.Errorf("message changed: %+v", now)
 	}
-	if _, err := r.store.ByRequestID("que_1"); err != nil {
+	if _, err := r.store.ByRequestID("", "que_1"); err != nil {
 		t.Errorf("entry gone: %v", err)
 	}
 }

@@ -95,7 +95,7 @@ func (r *topicRig) message(ctx context.Context, br *bot.Bridge, id, dir string) 
 	ev := question(id)
 	ev.Directory = dir
 	br.HandleEvent(ctx, ev)
-	e, err := r.store.ByRequestID(id)
+	e, err := r.store.ByRequestID("", id)
 	if err != nil {
 		r.t.Fatal(err)
 	}

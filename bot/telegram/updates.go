@@ -162,7 +162,7 @@ func (f *Frontend) handleMessage(ctx context.Context, core frontend.Core, m *mod
 	core.HandleText(ctx, log, t)
 }
 
-// Middlewares returns the middlewares to install with the bridge's
+// Middlewares returns the middlewares to install with the front-end's
 // handler, in order: one that counts running handlers for Wait; one that
 // records, after each update, the update ID up to which every update was
 // handled, for InitialOffset; and one that recovers a panic, logging it
@@ -195,7 +195,8 @@ func (f *Frontend) recoverMiddleware(next tgbot.HandlerFunc) tgbot.HandlerFunc {
 }
 
 // Wait blocks until every handler started through Middlewares has
-// returned, or ctx ends. Call it after polling stopped, before the life
+// returned, and the whole texts of requests being sent as files are sent,
+// or ctx ends. Call it after polling stopped, before the life
 // cycle's own Wait.
 func (f *Frontend) Wait(ctx context.Context) error {
 	return f.running.Wait(ctx)

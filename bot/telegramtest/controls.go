@@ -277,6 +277,22 @@ func (s *Server) WaitAnswer(ctx context.Context, callbackID string) (CallbackAns
 	return found, nil
 }
 
+// WaitPolls waits until n calls of getUpdates have begun to poll: each
+// has ended the poll before it (with 409, as Telegram does), so the n-th
+// is the one a later call ends. WaitRequests says only that a call
+// arrived, which is before it polls.
+func (s *Server) WaitPolls(ctx context.Context, n int) error {
+	err := s.Wait(ctx, func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.pollGen >= uint64(n)
+	})
+	if err != nil {
+		return fmt.Errorf("wait for %d polls: %w", n, err)
+	}
+	return nil
+}
+
 // WaitRequests waits until the server has received at least n calls of
 // method, and returns them all.
 func (s *Server) WaitRequests(ctx context.Context, method string, n int) ([]Request, error) {

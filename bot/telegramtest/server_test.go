@@ -653,7 +653,7 @@ func TestGetUpdatesLongPoll(t *testing.T) {
 
 	// A second poller ends the first with 409, as Telegram does.
 	first := poll("offset=2&timeout=30")
-	if _, err := s.WaitRequests(ctx, "getUpdates", 2); err != nil {
+	if err := s.WaitPolls(ctx, 2); err != nil {
 		t.Fatal(err)
 	}
 	second := poll("offset=2&timeout=0")

@@ -94,24 +94,3 @@ func TestCheckSeveralServersSettings(t *testing.T) {
 	}
 	wantLines(t, out, `✗ settings: OPENCODE_URL is invalid: "Laptop=`+s.oc.URL+`": server name "Laptop" must be lower-case letters, digits and -`)
 }
-
-// TestServeRefusesSeveralServers: serve does not quietly serve the first
-// of several servers; it stops with a configuration error (exit 2).
-func TestServeRefusesSeveralServers(t *testing.T) {
-	env := map[string]string{
-		"HOME": t.TempDir(), "TELEGRAM_BOT_TOKEN": "1:tok-secret", "TELEGRAM_CHAT_ID": "-1",
-		"OPENCODE_URL":             "laptop=http://127.0.0.1:1,ci=http://127.0.0.1:2",
-		"OPENCODE_SERVER_PASSWORD": "pw-secret",
-	}
-	_, stderr, code := runCmd(t, env)
-	if code != 2 {
-		t.Fatalf("code %d, want 2; stderr %q", code, stderr)
-	}
-	want := "OPENCODE_URL is invalid: serving several servers is not supported yet; `check` accepts the list"
-	if !strings.Contains(stderr, want) || !strings.Contains(stderr, "fix: give serve one server, such as OPENCODE_URL=laptop=http://127.0.0.1:1") {
-		t.Errorf("stderr %q, want %q and a fix", stderr, want)
-	}
-	if strings.Contains(stderr, "secret") {
-		t.Errorf("stderr leaks a secret: %q", stderr)
-	}
-}

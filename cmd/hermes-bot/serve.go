@@ -71,14 +71,6 @@ func (c *serveCommand) run(ctx context.Context, flags *configFlags) error {
 	if err != nil {
 		return usageError{withFix(err, settingsFix(err, *flags.envFile), unknown...)}
 	}
-	if servers := cfg.OpencodeServers(); len(servers) > 1 {
-		// The daemon serves one server for now; serving the
-		// first alone would leave the others' questions unanswered
-		// without a word.
-		err := &config.ValidationError{Var: "OPENCODE_URL", Err: config.ErrInvalid,
-			Reason: "serving several servers is not supported yet; `check` accepts the list"}
-		return usageError{withFix(err, fmt.Sprintf("give serve one server, such as OPENCODE_URL=%s=%s", servers[0].Name, servers[0].URL), unknown...)}
-	}
 	log := newLogger(cfg, c.stderr)
 	if len(unknown) > 0 {
 		// One line, however many: each is probably a misspelled setting

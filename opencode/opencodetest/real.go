@@ -309,7 +309,13 @@ type Opencode struct {
 	LogFile string
 
 	client *http.Client
+	// stop ends the server process, at once if it is gone already.
+	stop func()
 }
+
+// Stop stops the server before the test ends, as the machine it runs on
+// going away would, and waits until it is gone.
+func (oc *Opencode) Stop() { oc.stop() }
 
 // StartOpencode starts opencode serve for tb and waits until it answers
 // GET /global/health. It stops the server in tb.Cleanup and, if the test
@@ -393,6 +399,7 @@ func StartOpencode(tb testing.TB, opts OpencodeOptions) *Opencode {
 		logf.Close()
 		close(exited)
 	}()
+	oc.stop = func() { stopProcess(cmd.Process, exited) }
 	tb.Cleanup(func() {
 		stopProcess(cmd.Process, exited)
 		if tb.Failed() {

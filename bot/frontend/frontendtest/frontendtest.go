@@ -5,7 +5,8 @@
 //
 // Messages are numbered from 1 in one chat (Chat); a message can be
 // deleted (Delete) to see the life cycle post it again, and any method can
-// be made to fail (Fail).
+// be made to fail (Fail). Refreshes handed over with RefreshLater show at
+// once unless held (HoldLater), as a chat's pacing would hold them.
 package frontendtest
 
 import (
@@ -60,6 +61,16 @@ type Frontend struct {
 	notices  []frontend.Notice
 	approved []*pending.Entry
 	fail     map[string]error
+	// holding keeps RefreshLater's refreshes in held until ReleaseLater.
+	holding bool
+	held    []later
+}
+
+// later is a refresh handed over with RefreshLater and held.
+type later struct {
+	at   pending.Place
+	r    frontend.Request
+	done func(error)
 }
 
 var _ frontend.Frontend = (*Frontend)(nil)
@@ -186,12 +197,78 @@ func (f *Frontend) edit(method string, at pending.Place) (*Message, error) {
 func (f *Frontend) Refresh(_ context.Context, at pending.Place, r frontend.Request) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	m, err := f.edit("Refresh", at)
+	return f.supersede(at, f.refresh("Refresh", at, snapshot(r)))
+}
+
+func (f *Frontend) refresh(method string, at pending.Place, r frontend.Request) error {
+	m, err := f.edit(method, at)
 	if err != nil {
 		return err
 	}
-	m.Request, m.Open, m.Outcome = snapshot(r), true, ""
+	m.Request, m.Open, m.Outcome = r, true, ""
 	return nil
+}
+
+// RefreshLater shows r, open, in the message at at, at once, or once
+// ReleaseLater is called while held; done gets the result on a goroutine
+// of its own. A later Refresh, Close or Moved of the message drops a
+// held refresh, whose done then gets that call's result, as a chat's
+// queue lets the newest edit of a message take the place of one waiting.
+func (f *Frontend) RefreshLater(at pending.Place, r frontend.Request, done func(error)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	l := later{at: at, r: snapshot(r), done: done}
+	if f.holding {
+		f.held = append(f.held, l)
+		return
+	}
+	l.finish(f.refresh("RefreshLater", at, l.r))
+}
+
+func (l later) finish(err error) {
+	if l.done != nil {
+		go l.done(err)
+	}
+}
+
+// supersede drops the held refreshes of the message at at, which an edit
+// with result err has replaced, and returns err.
+func (f *Frontend) supersede(at pending.Place, err error) error {
+	f.held = slices.DeleteFunc(f.held, func(l later) bool {
+		if l.at.Chat != at.Chat || l.at.Message != at.Message {
+			return false
+		}
+		l.finish(err)
+		return true
+	})
+	return err
+}
+
+// HoldLater keeps the refreshes RefreshLater hands over from showing
+// until ReleaseLater, as a chat's pacing holds edits.
+func (f *Frontend) HoldLater() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.holding = true
+}
+
+// ReleaseLater shows the refreshes held, in the order they were handed
+// over, and stops holding.
+func (f *Frontend) ReleaseLater() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.holding = false
+	for _, l := range f.held {
+		l.finish(f.refresh("RefreshLater", l.at, l.r))
+	}
+	f.held = nil
+}
+
+// HeldLater returns how many refreshes are held.
+func (f *Frontend) HeldLater() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.held)
 }
 
 // Outcome describes o for r in a few words a test can match: how it
@@ -226,10 +303,10 @@ func (f *Frontend) Close(_ context.Context, at pending.Place, content string) er
 	defer f.mu.Unlock()
 	m, err := f.edit("Close", at)
 	if err != nil {
-		return err
+		return f.supersede(at, err)
 	}
 	m.Open, m.Outcome = false, content
-	return nil
+	return f.supersede(at, nil)
 }
 
 // Moved makes the stale copy at stale point at current.
@@ -238,10 +315,10 @@ func (f *Frontend) Moved(_ context.Context, stale, current pending.Place, closed
 	defer f.mu.Unlock()
 	m, err := f.edit("Moved", stale)
 	if err != nil {
-		return err
+		return f.supersede(stale, err)
 	}
 	m.Open, m.MovedTo = false, current.Message
-	return nil
+	return f.supersede(stale, nil)
 }
 
 // Prompt records a prompt, as a message replying to e's.

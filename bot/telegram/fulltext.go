@@ -1,0 +1,154 @@
+package telegram
+
+import (
+	"bytes"
+	"context"
+	"html"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	tgbot "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
+	"github.com/hermes-bot/hermes-bot/pending"
+)
+
+// Texts a request message shows cut to fit Telegram's 4,096 units (a
+// long command, a large diff, a long question) are sent whole as files
+// replying to the message, so nobody approves what they could not read.
+
+// maxCaption is Telegram's limit of a document's caption, in characters;
+// ours are far shorter, but a file name quoted in one is agent text.
+const maxCaption = 1024
+
+// documentTimeout bounds sending a request's whole texts: long enough to
+// wait behind a paced queue, short of holding a shutdown for ever.
+const documentTimeout = 2 * time.Minute
+
+// Documents is the Bot API's sendDocument. *bot.Bot, the Outbox and
+// RedactTelegram's wrapper of either have it; a Telegram without it posts
+// requests without their whole texts.
+type Documents interface {
+	SendDocument(ctx context.Context, p *tgbot.SendDocumentParams) (*models.Message, error)
+}
+
+var _ Documents = (*tgbot.Bot)(nil)
+
+// fullText is agent text a message shows cut, to be sent whole as a file.
+type fullText struct {
+	// name is the file's name: .diff for a diff, .txt otherwise.
+	name string
+	// caption is plain text, at most maxCaption characters once cut.
+	caption string
+	content string
+}
+
+// isCut reports whether shown, the escaped rendering of agent text s, is
+// less than all of it.
+func isCut(shown, s string) bool { return shown != html.EscapeString(clean(s)) }
+
+// diffFileName names the file of a diff of file (one path, or several
+// joined by commas): the file's base name and .diff.
+func diffFileName(file string) string {
+	base := ""
+	if file != "" && !strings.Contains(file, ", ") {
+		base = path.Base(strings.ReplaceAll(file, `\`, "/"))
+	}
+	var b strings.Builder
+	for _, r := range base {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == '-':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	name := strings.Trim(b.String(), ".")
+	if name == "" || len(name) > 100 {
+		name = "changes"
+	}
+	return name + ".diff"
+}
+
+// fullCaption is caption followed by what it is about, if anything.
+func fullCaption(caption, about string) string {
+	if about = oneLine(about); about != "" {
+		caption += ": " + about
+	}
+	return caption
+}
+
+// questionsCut returns the whole text of every question of e that its
+// message shows cut, when that question is the current one.
+func questionsCut(tx *i18n.Text, e *pending.Entry) []fullText {
+	var out []fullText
+	for qi := range e.Questions {
+		x := *e
+		x.Current = qi
+		if _, _, cut, err := renderQuestionCut(tx, &x); err != nil || !cut {
+			continue
+		}
+		name, caption := "question.txt", tx.FullQuestion
+		if len(e.Questions) > 1 {
+			name = "question-" + strconv.Itoa(qi+1) + ".txt"
+			caption = fullCaption(caption, title(tx, e, qi))
+		}
+		out = append(out, fullText{name: name, caption: caption, content: e.Questions[qi].Text})
+	}
+	return out
+}
+
+// cutTexts returns the whole texts r's open message shows cut.
+func (f *Frontend) cutTexts(r frontend.Request) []fullText {
+	if len(r.Entries) == 0 {
+		return nil
+	}
+	if r.Entries[0].Kind == pending.KindPermission {
+		_, _, cut, err := renderPermissionCut(f.text, r.Key, r.Entries)
+		if err != nil {
+			return nil
+		}
+		return cut
+	}
+	return questionsCut(f.text, r.Entries[0])
+}
+
+// sendFull sends the texts of request key cut in its message at at,
+// whole, as files replying to it. It returns at once: the message is
+// posted and its request must not wait for the files (a press may be
+// waiting for the request's lock), which follow it through the same
+// queue. A file that cannot be sent is logged; the request is posted all
+// the same.
+func (f *Frontend) sendFull(key string, at pending.Place, full []fullText) {
+	log := f.log.With().Str("uid", key).Int("messageID", at.Message).Logger()
+	docs, ok := f.tg.(Documents)
+	if !ok {
+		log.Warn().Int("files", len(full)).Msg("request message shows text cut to fit, and this Telegram client cannot send it whole as a file")
+		return
+	}
+	f.running.Add()
+	go func() {
+		defer f.running.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), documentTimeout)
+		defer cancel()
+		for _, t := range full {
+			p := &tgbot.SendDocumentParams{
+				ChatID:          at.Chat,
+				MessageThreadID: at.Thread,
+				Document:        &models.InputFileUpload{Filename: t.name, Data: bytes.NewReader([]byte(t.content))},
+				Caption:         plain(t.caption, maxCaption),
+				ReplyParameters: &models.ReplyParameters{MessageID: at.Message, AllowSendingWithoutReply: true},
+			}
+			if _, err := docs.SendDocument(ctx, p); err != nil {
+				log.Warn().Err(err).Str("file", t.name).Int("bytes", len(t.content)).
+					Msg("could not send the whole text of a request as a file; its message shows it cut")
+				continue
+			}
+			log.Debug().Str("file", t.name).Int("bytes", len(t.content)).Msg("sent the whole text of a request as a file")
+		}
+	}()
+}
