@@ -145,9 +145,9 @@ type Bridge struct {
 	// failed are the sessions whose last turn failed (see Sessions).
 	failed failedSessions
 
-	// owedMu is held while SendOwed runs, so two calls do not send every
-	// owed edit twice.
-	owedMu sync.Mutex
+	// owedTurn is held (a value in it) while SendOwed runs, so calls take
+	// turns instead of sending every owed edit twice at once.
+	owedTurn chan struct{}
 
 	pruneMu   sync.Mutex
 	lastPrune time.Time
@@ -185,6 +185,7 @@ func NewBridge(cfg Config, store *pending.Store, oc Opencode, fe frontend.Fronte
 		expireRetryFor: expireRetryFor,
 		excerptTimeout: excerptTimeout,
 		closed:         bounded.New[string, pending.ClosedRequest](closedMemory),
+		owedTurn:       make(chan struct{}, 1),
 		sessions:       newSessionCache(),
 		notices:        newNotifyLimiter(),
 	}

@@ -87,15 +87,19 @@ func (b *Bridge) sendOwed(ctx context.Context, log zerolog.Logger, o pending.Edi
 
 // SendOwed sends again every closing edit still owed: the edits that did
 // not reach the chat before a crash, a shutdown, or a failure. They go
-// through the front-end, paced like any other call. Call it at start-up (the bridge calls it after each
-// connect) and at shutdown with a short deadline; what ctx leaves unsent
-// stays owed. A call while another runs returns at once: that one sends
-// them. Failures are logged.
+// through the front-end, paced like any other call. Call it at start-up
+// (the bridge calls it after each connect) and at shutdown with a short
+// deadline; what ctx leaves unsent stays owed. A call while another runs
+// waits for it (or for ctx), then lists the edits again: the other may
+// have listed before an edit was owed, or been cut short, so returning at
+// once could leave one unsent at a stop. Failures are logged.
 func (b *Bridge) SendOwed(ctx context.Context) {
-	if !b.owedMu.TryLock() {
+	select {
+	case b.owedTurn <- struct{}{}:
+	case <-ctx.Done():
 		return
 	}
-	defer b.owedMu.Unlock()
+	defer func() { <-b.owedTurn }()
 	owed, err := b.store.OwedEdits()
 	if err != nil {
 		b.log.Warn().Err(err).Msg("could not list the closing edits still owed; retrying at the next connect")
