@@ -183,6 +183,14 @@ func (s *Server) FailNextN(method string, n int, f Fault) {
 	}
 }
 
+// ClearFaults drops the faults still queued for method: its next calls
+// succeed again.
+func (s *Server) ClearFaults(method string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.faults, strings.ToLower(method))
+}
+
 // Requests returns every API call received so far with the right token, in
 // order of arrival, getUpdates included.
 func (s *Server) Requests() []Request {

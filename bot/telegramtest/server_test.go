@@ -754,12 +754,17 @@ func TestFaults(t *testing.T) {
 	if n := len(s.Messages(groupID)); n != 0 {
 		t.Errorf("failed calls stored %d messages", n)
 	}
+	s.FailNextN("sendMessage", 5, telegramtest.Fault{Code: 500})
+	if status, _ := call(t, s, "sendMessage", p); status != 500 {
+		t.Errorf("before ClearFaults: status %d, want 500", status)
+	}
+	s.ClearFaults("SendMessage")
 	mustCall(t, s, "sendMessage", p)
 	if n := len(s.Messages(groupID)); n != 1 {
 		t.Errorf("after the faults: %d messages, want 1", n)
 	}
-	if n := len(s.RequestsFor("sendMessage")); n != 6 {
-		t.Errorf("recorded %d sendMessage calls, want 6", n)
+	if n := len(s.RequestsFor("sendMessage")); n != 7 {
+		t.Errorf("recorded %d sendMessage calls, want 7", n)
 	}
 }
 
