@@ -1,7 +1,6 @@
 package bot
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
+	"github.com/hermes-bot/hermes-bot/bot/internal/testlog"
 	"github.com/hermes-bot/hermes-bot/bot/telegram"
 	"github.com/hermes-bot/hermes-bot/bot/telegramtest"
 
@@ -477,30 +477,11 @@ type harness struct {
 	path  string
 	oc    *fakeOpencode
 	tg    *fakeTelegram
-	logs  *syncBuffer
+	logs  *testlog.Buffer
 	seq   int
 }
 
 const testChat int64 = -1001234
-
-// syncBuffer collects a logger's output; the logger's goroutines may
-// write while a test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // harnessConfig is the settings of the bridge and of its Telegram
 // front-end, as a test gives them.
@@ -547,7 +528,7 @@ func newHarness(t *testing.T, cfg harnessConfig) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = store.Close() })
-	h := &harness{t: t, cfg: cfg, store: store, path: path, oc: &fakeOpencode{}, tg: &fakeTelegram{t: t}, logs: &syncBuffer{}}
+	h := &harness{t: t, cfg: cfg, store: store, path: path, oc: &fakeOpencode{}, tg: &fakeTelegram{t: t}, logs: &testlog.Buffer{}}
 	h.wire(h.tg)
 	t.Cleanup(func() {
 		if t.Failed() {

@@ -1,7 +1,6 @@
 package bot
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/frontend/frontendtest"
+	"github.com/hermes-bot/hermes-bot/bot/internal/testlog"
 	"github.com/hermes-bot/hermes-bot/opencode"
 	"github.com/hermes-bot/hermes-bot/pending"
 )
@@ -97,7 +97,7 @@ func TestReplyToNoticeContinuesTheSession(t *testing.T) {
 	if err != nil || !ok || ref != (pending.SessionRef{Directory: "/p", ID: "ses_1"}) {
 		t.Fatalf("SessionAt(notice) = %+v, %v, %v", ref, ok, err)
 	}
-	var logs bytes.Buffer
+	var logs testlog.Buffer
 	res, err := c.b.ContinueSession(ctx, zerolog.New(&logs), ref, "now add tests", ann)
 	if err != nil || res.Title != "Fix the login" {
 		t.Fatalf("ContinueSession = %+v, %v", res, err)

@@ -16,6 +16,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hermes-bot/hermes-bot/bot"
+	"github.com/hermes-bot/hermes-bot/bot/internal/testlog"
 	"github.com/hermes-bot/hermes-bot/bot/telegramtest"
 	"github.com/hermes-bot/hermes-bot/opencode"
 )
@@ -201,7 +202,7 @@ func TestPollConflictBacksOffAndLogsOnce(t *testing.T) {
 func TestPollConflictWithTelegramFake(t *testing.T) {
 	tg := telegramtest.NewServer("111:conflict-token")
 	defer tg.Close()
-	var logs syncWriter
+	var logs testlog.Buffer
 	p := newPollTracker()
 	p.log = zerolog.New(&logs)
 	client := &http.Client{Transport: p}
