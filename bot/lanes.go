@@ -21,7 +21,10 @@ type EventHandler interface {
 	HandleSnapshot(ctx context.Context, s opencode.Snapshot)
 }
 
-var _ EventHandler = (*Bridge)(nil)
+var (
+	_ EventHandler     = (*Bridge)(nil)
+	_ opencode.Handler = (*Lanes)(nil)
+)
 
 // Lanes lets the requests of different opencode sessions be handled at
 // the same time. The watcher hands events over one at a time, and a
@@ -37,8 +40,8 @@ var _ EventHandler = (*Bridge)(nil)
 // sees the store as the events before it left it, as it would without
 // lanes.
 //
-// Lanes is an opencode.Handler and opencode.SnapshotHandler; Watch calls
-// HandleEvent and HandleSnapshot from one goroutine. Wait, at shutdown,
+// Lanes is an opencode.Handler; Watch calls HandleEvent and
+// HandleSnapshot from one goroutine. Wait, at shutdown,
 // may be called from another once Watch has returned.
 type Lanes struct {
 	h EventHandler

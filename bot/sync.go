@@ -14,7 +14,7 @@ import (
 	"github.com/hermes-bot/hermes-bot/pending"
 )
 
-var _ opencode.SnapshotHandler = (*Bridge)(nil)
+var _ opencode.Handler = (*Bridge)(nil)
 
 // HandleSnapshot brings the requests held for one directory of one server
 // (s.Server) in line with

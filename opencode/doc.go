@@ -10,9 +10,9 @@
 // It knows nothing of Telegram or storage: events go to a Handler the
 // caller supplies, and deciding whether an event was seen before is the
 // caller's job (a reconnect lists the same requests again, on purpose).
-// What a directory had pending at a connect reaches a SnapshotHandler as
-// one Snapshot, with flags saying which lists succeeded, so the caller can
-// also close what is gone; a plain Handler gets listed events instead.
+// What a directory had pending at a connect reaches the Handler as one
+// Snapshot, with flags saying which lists succeeded, so the caller can
+// also close what is gone.
 //
 // # Two surfaces
 //
@@ -28,8 +28,8 @@
 // Event.Kind names the legacy type either stands for. Client.Requests
 // returns the adapter that lists and answers the requests of one surface,
 // with the same calls for both, so a caller keeps the surface with each
-// request instead of branching on it. Watch lists only the legacy surface
-// after a connect.
+// request instead of branching on it. After a connect Watch lists both
+// surfaces, the /api one when the server's health check says it has it.
 //
 // The /api lists are per directory (there is none across directories) or
 // per session. A permission request of the /api surface is mapped into

@@ -220,7 +220,7 @@ func BenchmarkListQuestions(b *testing.B) {
 	}
 }
 
-// countSnapshots is a SnapshotHandler that counts snapshots and their
+// countSnapshots is a Handler that counts snapshots and their
 // questions, and calls last after the n-th snapshot.
 type countSnapshots struct {
 	n, snapshots, questions int

@@ -14,11 +14,15 @@ import (
 	"github.com/rs/zerolog"
 )
 
-// Handler receives the events of Watch.
+// Handler receives what Watch reads: every event, and after every
+// connect what each known directory has pending. Snapshots are part of it
+// rather than an extra a handler may have: a handler that left them out
+// would silently see no request go away while the stream was down.
 type Handler interface {
 	// HandleEvent is called once per event, from one goroutine, in stream
 	// order; the next event waits until it returns. ctx is Watch's.
 	HandleEvent(ctx context.Context, ev Event)
+	SnapshotHandler
 }
 
 // Snapshot is what one directory had pending when the event stream
@@ -79,9 +83,23 @@ func (s Snapshot) Listed(sf Surface, kind string) bool {
 	}
 }
 
-// SnapshotHandler is a Handler that takes what is pending after a connect
-// one directory at a time, rather than as Listed events, so it can also
-// tell which requests are gone.
+// Events are the requests s lists as question.asked and permission.asked
+// events with Listed set, questions first, for a Handler that treats a
+// listed request like an asked one and has no use for what is gone.
+func (s Snapshot) Events() []Event {
+	out := make([]Event, 0, len(s.Questions)+len(s.Permissions))
+	for j := range s.Questions {
+		out = append(out, Event{Type: TypeQuestionAsked, Server: s.Server, Directory: s.Directory, Listed: true, QuestionAsked: &s.Questions[j]})
+	}
+	for j := range s.Permissions {
+		out = append(out, Event{Type: TypePermissionAsked, Server: s.Server, Directory: s.Directory, Listed: true, PermissionAsked: &s.Permissions[j]})
+	}
+	return out
+}
+
+// SnapshotHandler is the half of a Handler that takes what is pending
+// after a connect one directory at a time, with flags saying which lists
+// succeeded, so it can also tell which requests are gone.
 type SnapshotHandler interface {
 	// HandleSnapshot is called once per known directory after every
 	// connect, even when a list failed or nothing is pending, in sorted
@@ -117,9 +135,8 @@ var errSilent = errors.New("event stream silent")
 // them one at a time, in sorted order, from Watch's goroutine; when ctx
 // ends, the lists still running are cancelled and waited for.
 //
-// If h is a SnapshotHandler it gets one Snapshot per directory. Otherwise
-// every listed request reaches HandleEvent as a question.asked or
-// permission.asked event with Listed set.
+// h gets one Snapshot per directory (Snapshot.Events turns one into
+// listed events, for a handler that wants no more).
 //
 // h also receives server.connected and server.heartbeat events; it may
 // ignore them. server.connected, the first record of every connection,
@@ -396,7 +413,6 @@ func (c *Client) listPending(ctx context.Context, h Handler, dirs func(context.C
 		all = append(all, d)
 	}
 	slices.Sort(all)
-	sh, snapshots := h.(SnapshotHandler)
 	// Directories are listed listParallel at a time, but handed over one
 	// by one in order: ready[i] gets the snapshot of all[i]. Listing of
 	// all[i+listParallel] starts only once all[i] is handed over, so at
@@ -420,16 +436,7 @@ func (c *Client) listPending(ctx context.Context, h Handler, dirs func(context.C
 		if ctx.Err() != nil { // select picks at random when both are ready
 			return
 		}
-		if snapshots {
-			sh.HandleSnapshot(ctx, s)
-			continue
-		}
-		for j := range s.Questions {
-			h.HandleEvent(ctx, Event{Type: TypeQuestionAsked, Directory: s.Directory, Listed: true, QuestionAsked: &s.Questions[j]})
-		}
-		for j := range s.Permissions {
-			h.HandleEvent(ctx, Event{Type: TypePermissionAsked, Directory: s.Directory, Listed: true, PermissionAsked: &s.Permissions[j]})
-		}
+		h.HandleSnapshot(ctx, s)
 	}
 }
 

@@ -14,13 +14,20 @@ import (
 	"github.com/hermes-bot/hermes-bot/opencode"
 )
 
-// events is a Handler that passes every event on to a channel.
+// events is a Handler that passes every event on to a channel, and each
+// request a snapshot lists as a listed event.
 type events chan opencode.Event
 
 func (e events) HandleEvent(ctx context.Context, ev opencode.Event) {
 	select {
 	case e <- ev:
 	case <-ctx.Done():
+	}
+}
+
+func (e events) HandleSnapshot(ctx context.Context, s opencode.Snapshot) {
+	for _, ev := range s.Events() {
+		e.HandleEvent(ctx, ev)
 	}
 }
 
@@ -236,6 +243,12 @@ type handlerFunc func(context.Context, opencode.Event)
 
 func (f handlerFunc) HandleEvent(ctx context.Context, ev opencode.Event) { f(ctx, ev) }
 
+func (f handlerFunc) HandleSnapshot(ctx context.Context, s opencode.Snapshot) {
+	for _, ev := range s.Events() {
+		f(ctx, ev)
+	}
+}
+
 func TestWatchWrongPassword(t *testing.T) {
 	srv := newServer(t)
 	logs := newLogBuffer()
@@ -341,7 +354,7 @@ func TestWatchBackoff(t *testing.T) {
 
 var _ opencode.Handler = events(nil)
 
-// snapshots is a SnapshotHandler passing snapshots and events on, in the
+// snapshots is a Handler passing snapshots and events on, in the
 // order Watch delivers them, as opencode.Snapshot or opencode.Event.
 type snapshots chan any
 
@@ -357,8 +370,8 @@ func (s snapshots) put(ctx context.Context, v any) {
 }
 
 // untilConnected returns the snapshots delivered before the next
-// server.connected, failing on a listed event: a SnapshotHandler must get
-// none.
+// server.connected, failing on a listed event: Watch hands over none of
+// its own.
 func (s snapshots) untilConnected(tb testing.TB) map[string]opencode.Snapshot {
 	tb.Helper()
 	got := make(map[string]opencode.Snapshot)
@@ -374,7 +387,7 @@ func (s snapshots) untilConnected(tb testing.TB) map[string]opencode.Snapshot {
 				got[v.Directory] = v
 			case opencode.Event:
 				if v.Listed {
-					tb.Errorf("listed event %+v delivered to a SnapshotHandler", v)
+					tb.Errorf("listed event %+v delivered beside snapshots", v)
 				}
 				if v.Type == opencode.TypeServerConnected {
 					return got
@@ -529,7 +542,7 @@ func TestWatchSnapshotWhenEveryListFails(t *testing.T) {
 	}
 }
 
-func TestWatchListedPermissionsWithoutSnapshotHandler(t *testing.T) {
+func TestWatchListedEvents(t *testing.T) {
 	srv := newServer(t)
 	logs := newLogBuffer()
 	srv.StorePermission("/d", opencode.PermissionRequest{ID: "per_1", SessionID: "ses_1", Permission: "bash"})
@@ -563,7 +576,7 @@ func TestWatchListedPermissionsWithoutSnapshotHandler(t *testing.T) {
 	}
 }
 
-var _ opencode.SnapshotHandler = snapshots(nil)
+var _ opencode.Handler = snapshots(nil)
 
 // hintUnauthorized is in every log line about a refused password.
 const hintUnauthorized = "wrong username or password"

@@ -398,7 +398,7 @@ func (d *daemon) watch(ctx context.Context, s *server, release func()) {
 		}
 		return dirs
 	}
-	if err := s.client.Watch(ctx, settleAfterListing{Lanes: s.lanes, release: release, server: s.name}, dirs); err != nil && !errors.Is(err, context.Canceled) {
+	if err := s.client.Watch(ctx, settleAfterListing{lanes: s.lanes, release: release, server: s.name}, dirs); err != nil && !errors.Is(err, context.Canceled) {
 		log.Error().Err(d.redact.Error(err)).Msg("opencode event stream stopped")
 	}
 }

@@ -22,19 +22,21 @@ import (
 // It also stamps what it hands on with the name of the server watched
 // ("" for the single unnamed one), which the bridge answers through.
 type settleAfterListing struct {
-	*bot.Lanes
+	lanes   *bot.Lanes
 	release func()
 	server  string
 }
 
+var _ opencode.Handler = settleAfterListing{}
+
 func (s settleAfterListing) HandleSnapshot(ctx context.Context, snap opencode.Snapshot) {
 	snap.Server = s.server
-	s.Lanes.HandleSnapshot(ctx, snap)
+	s.lanes.HandleSnapshot(ctx, snap)
 }
 
 func (s settleAfterListing) HandleEvent(ctx context.Context, ev opencode.Event) {
 	ev.Server = s.server
-	s.Lanes.HandleEvent(ctx, ev)
+	s.lanes.HandleEvent(ctx, ev)
 	if ev.Type != opencode.TypeServerConnected {
 		return
 	}

@@ -17,6 +17,8 @@ import (
 type recordingHandler struct {
 	mu    sync.Mutex
 	types []string
+	// snapshots are "server|directory" of each snapshot handed over.
+	snapshots []string
 }
 
 func (h *recordingHandler) HandleEvent(_ context.Context, ev opencode.Event) {
@@ -25,13 +27,17 @@ func (h *recordingHandler) HandleEvent(_ context.Context, ev opencode.Event) {
 	h.types = append(h.types, ev.Type)
 }
 
-func (h *recordingHandler) HandleSnapshot(context.Context, opencode.Snapshot) {}
+func (h *recordingHandler) HandleSnapshot(_ context.Context, s opencode.Snapshot) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.snapshots = append(h.snapshots, s.Server+"|"+s.Directory)
+}
 
 func TestSettleAfterListingReleasesOnConnect(t *testing.T) {
 	h := &recordingHandler{}
 	lanes := bot.NewLanes(h, 0)
 	releases := 0
-	s := settleAfterListing{Lanes: lanes, release: func() { releases++ }}
+	s := settleAfterListing{lanes: lanes, release: func() { releases++ }}
 	ctx := context.Background()
 	s.HandleEvent(ctx, opencode.Event{Type: opencode.TypeQuestionAsked, QuestionAsked: &opencode.QuestionRequest{ID: "que_1", SessionID: "ses_1"}})
 	if releases != 0 {
@@ -50,6 +56,21 @@ func TestSettleAfterListingReleasesOnConnect(t *testing.T) {
 	defer h.mu.Unlock()
 	if len(h.types) != 2 {
 		t.Errorf("handler got %q, want both events", h.types)
+	}
+}
+
+// Snapshots reach the lanes, and the handler behind them, stamped with
+// the server watched, as events are.
+func TestSettleAfterListingStampsSnapshots(t *testing.T) {
+	h := &recordingHandler{}
+	s := settleAfterListing{lanes: bot.NewLanes(h, 0), release: func() {}, server: "laptop"}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s.HandleSnapshot(ctx, opencode.Snapshot{Directory: "/repo"})
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.snapshots) != 1 || h.snapshots[0] != "laptop|/repo" {
+		t.Errorf("snapshots %q, want laptop's of /repo", h.snapshots)
 	}
 }
 
