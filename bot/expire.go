@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
@@ -79,7 +80,32 @@ func (b *Bridge) expire(ctx context.Context, key string) error {
 		return nil // answered (or never due) while we waited
 	}
 	notified := slices.ContainsFunc(members, func(m *pending.Entry) bool { return m.ExpiredNotified })
-	var closed, kept []*pending.Entry
+	closed, kept := b.rejectMembers(ctx, members, now)
+	// The message says the requests expired at the first try (the
+	// retries leave it be). That closing edit is owed from the last write
+	// of recordExpired, once every request it shows is closed or marked
+	// expired: earlier, a crash could leave it without buttons for a
+	// request that can still be answered.
+	m := messageOf(members)
+	var text string
+	var owed []pending.Edit
+	if !notified && m != nil {
+		text = b.expiredText(key, m, members, len(kept) > 0)
+		owed = owedEdit(m, text)
+	}
+	b.recordExpired(key, members, closed, kept, owed)
+	if text == "" {
+		return nil // the message said so at the first try, or there is none
+	}
+	log := b.entryLog(m)
+	b.closeMessage(ctx, log, m, text, nil)
+	return nil
+}
+
+// rejectMembers rejects the expired requests members in opencode. closed
+// are those done with: rejected, gone from opencode, or failing past
+// expireRetryFor; kept are those whose reject is tried again later.
+func (b *Bridge) rejectMembers(ctx context.Context, members []*pending.Entry, now time.Time) (closed, kept []*pending.Entry) {
 	for _, m := range members {
 		log := b.entryLog(m)
 		err := b.rejectExpired(ctx, m)
@@ -98,31 +124,33 @@ func (b *Bridge) expire(ctx context.Context, key string) error {
 		}
 		closed = append(closed, m)
 	}
-	// The message says the requests expired at the first try (the
-	// retries leave it be). That closing edit is owed from the last write
-	// below, once every request it shows is closed or marked expired:
-	// earlier, a crash could leave it without buttons for a request that
-	// can still be answered.
-	m := messageOf(members)
-	var text string
-	var owed []pending.Edit
-	if !notified && m != nil {
-		o := frontend.Outcome{How: frontend.Expired, TTL: b.cfg.TTL}
-		switch {
-		case len(kept) > 0:
-			o.Told = frontend.NotTold
-		case m.Kind == pending.KindPermission:
-			o.Told = frontend.ToldRejected
-		default:
-			o.Told = frontend.ToldDismissed
-		}
-		r := requestOf(m)
-		if m.Kind == pending.KindPermission {
-			r = frontend.Request{Key: key, Entries: members}
-		}
-		text = b.fe.Outcome(r, o)
-		owed = owedEdit(m, text)
+	return closed, kept
+}
+
+// expiredText is the closing text of the message m of group key, whose
+// requests are members: opencode was told of the expiry unless retrying
+// says a reject is still owed.
+func (b *Bridge) expiredText(key string, m *pending.Entry, members []*pending.Entry, retrying bool) string {
+	o := frontend.Outcome{How: frontend.Expired, TTL: b.cfg.TTL}
+	switch {
+	case retrying:
+		o.Told = frontend.NotTold
+	case m.Kind == pending.KindPermission:
+		o.Told = frontend.ToldRejected
+	default:
+		o.Told = frontend.ToldDismissed
 	}
+	r := requestOf(m)
+	if m.Kind == pending.KindPermission {
+		r = frontend.Request{Key: key, Entries: members}
+	}
+	return b.fe.Outcome(r, o)
+}
+
+// recordExpired deletes the closed requests of group key and marks the
+// kept ones as announced, the last of those writes recording owed; with
+// none kept, the group is remembered as expired for late presses.
+func (b *Bridge) recordExpired(key string, members, closed, kept []*pending.Entry, owed []pending.Edit) {
 	closed = keyLast(closed, key)
 	mark := slices.DeleteFunc(slices.Clone(kept), func(k *pending.Entry) bool { return k.ExpiredNotified })
 	last := len(closed) + len(mark) - 1
@@ -148,12 +176,6 @@ func (b *Bridge) expire(ctx context.Context, key string) error {
 	if len(kept) == 0 {
 		b.rememberGroup(b.log.With().Str("uid", key).Logger(), key, members, i18n.ToastExpired, owed)
 	}
-	if text == "" {
-		return nil // the message said so at the first try, or there is none
-	}
-	log := b.entryLog(m)
-	b.closeMessage(ctx, log, m, text, nil)
-	return nil
 }
 
 // rejectExpired tells opencode nobody answered request e.

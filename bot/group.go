@@ -1,0 +1,202 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hermes-bot/hermes-bot/pending"
+)
+
+// Grouping: identical permission requests of one session (same kind and
+// patterns) share one message, so a person decides them once rather than
+// pressing the same buttons again for each. The first of them gives the
+// group its key, which the buttons carry and whose lock guards them all.
+
+// lockKey is the key of the lock guarding e. Permission requests sharing
+// one message are guarded together by the key their buttons carry: the
+// UID of the first of them.
+func lockKey(e *pending.Entry) string {
+	if e.SharedWith != "" {
+		return e.SharedWith
+	}
+	return e.UID
+}
+
+// group returns the requests whose message carries key in its buttons,
+// oldest first: request key itself while it is held, and the permission
+// requests sharing its message, which outlive it. A question is a group
+// of one.
+//
+// The members are all of key's session (findTwin joins only within a
+// session), but reading that session's requests would need key's own
+// entry to say which session, and it may be closed while members live on.
+// So the store finds them by their SharedWith, which names key for good.
+func (b *Bridge) group(key string) ([]*pending.Entry, error) {
+	e, err := b.store.Get(key)
+	switch {
+	case err == nil && e.Kind != pending.KindPermission:
+		return []*pending.Entry{e}, nil
+	case err != nil && !errors.Is(err, pending.ErrNotFound):
+		return nil, err
+	}
+	members, err := b.store.Group(key)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(members, func(x *pending.Entry) bool { return x.Kind != pending.KindPermission }), nil
+}
+
+// lockGroup takes the lock of group key, then that of each of its
+// requests, and returns the requests as stored once all locks are held.
+// Requests join a group only under its key's lock, so none can be missing;
+// one closed meanwhile is left out. The returned unlock must be called
+// once, also after an error (it is a no-op then).
+func (b *Bridge) lockGroup(ctx context.Context, key string) ([]*pending.Entry, func(), error) {
+	var unlocks []func()
+	release := func() {
+		for i := len(unlocks) - 1; i >= 0; i-- {
+			unlocks[i]()
+		}
+		unlocks = nil
+	}
+	u, err := b.locks.lock(ctx, key)
+	if err != nil {
+		return nil, release, err
+	}
+	unlocks = append(unlocks, u)
+	members, err := b.group(key)
+	if err != nil {
+		release()
+		return nil, release, fmt.Errorf("read requests of %s: %w", key, err)
+	}
+	if len(members) <= 1 && (len(members) == 0 || members[0].UID == key) {
+		return members, release, nil
+	}
+	for _, m := range members {
+		if m.UID == key {
+			continue
+		}
+		u, err := b.locks.lock(ctx, m.UID)
+		if err != nil {
+			release()
+			return nil, release, err
+		}
+		unlocks = append(unlocks, u)
+	}
+	// Read again: one may have been closed while we waited for its lock.
+	if members, err = b.group(key); err != nil {
+		release()
+		return nil, release, fmt.Errorf("read requests of %s: %w", key, err)
+	}
+	return members, release, nil
+}
+
+// open returns the requests of es still waiting for a decision: not
+// expired.
+func open(es []*pending.Entry) []*pending.Entry {
+	return slices.DeleteFunc(slices.Clone(es), func(e *pending.Entry) bool { return e.ExpiredNotified })
+}
+
+// messageOf returns the first of es whose message was sent, or nil.
+func messageOf(es []*pending.Entry) *pending.Entry {
+	for _, e := range es {
+		if e.Place.Message != 0 {
+			return e
+		}
+	}
+	return nil
+}
+
+// samePermission reports whether two requests ask the same thing: same
+// kind, same patterns.
+func samePermission(a, b *pending.Permission) bool {
+	return a != nil && b != nil && a.Kind == b.Kind && slices.Equal(a.Patterns, b.Patterns)
+}
+
+// findTwin returns the group key of an open request asking what e asks,
+// in e's session. It reads that session's requests alone, so a store full
+// of other sessions' requests costs it nothing.
+func (b *Bridge) findTwin(e *pending.Entry) (string, bool) {
+	all, err := b.store.BySession(e.SessionID)
+	if err != nil {
+		b.log.Warn().Err(err).Msg("could not look for an identical permission request; posting this one on its own")
+		return "", false
+	}
+	for _, x := range all {
+		// Same server too: one decision goes to every member's server,
+		// and a session ID is unique on one server only.
+		if x.Kind == pending.KindPermission && x.Server == e.Server && x.Directory == e.Directory && x.SessionID == e.SessionID &&
+			!x.ExpiredNotified && samePermission(x.Permission, e.Permission) {
+			return lockKey(x), true
+		}
+	}
+	return "", false
+}
+
+// join stores e as a member of group key, whose message then covers it
+// too. joined is false when the group closed meanwhile (e is not stored
+// then); post is true when e is stored but the group's message was never
+// sent, so posting e sends it.
+func (b *Bridge) join(ctx context.Context, e *pending.Entry, key string) (joined, post bool) {
+	members, unlock, err := b.lockGroup(ctx, key)
+	defer unlock()
+	if err != nil {
+		b.log.Warn().Err(err).Str("requestID", e.RequestID).Msg("could not join an identical permission request; posting this one on its own")
+		return false, false
+	}
+	members = slices.DeleteFunc(members, func(m *pending.Entry) bool { return !samePermission(m.Permission, e.Permission) })
+	live := open(members)
+	if len(live) == 0 {
+		return false, false
+	}
+	e.SharedWith = key
+	// The message is shared, so is its place (until it is posted, its
+	// chat and thread).
+	e.Place = pending.Place{Chat: live[0].Place.Chat, Thread: live[0].Place.Thread}
+	copyContext(e, live[0])
+	if m := messageOf(live); m != nil {
+		e.Place = m.Place
+	}
+	if err := b.store.Create(e); err != nil {
+		if !errors.Is(err, pending.ErrExists) {
+			b.log.Error().Err(err).Str("requestID", e.RequestID).Msg("could not store permission request; it is not posted")
+		}
+		return true, false
+	}
+	log := b.entryLog(e)
+	log.Info().Str("sharedWith", key).Int("requests", len(live)+1).Msg("permission asked again; it shares the message of the identical request")
+	if e.Place.Message == 0 {
+		return true, true
+	}
+	b.rerenderPermission(ctx, log, key, append(live, e))
+	return true, false
+}
+
+// rerenderPermission shows the open requests of group key in their
+// message, keyboard included. The caller holds the group's locks.
+func (b *Bridge) rerenderPermission(ctx context.Context, log zerolog.Logger, key string, members []*pending.Entry) {
+	live := open(members)
+	m := messageOf(live)
+	if m == nil {
+		return
+	}
+	b.refresh(ctx, log, m, frontend.Request{Key: key, Entries: live})
+}
+
+// stillOpen returns the other requests that share e's message and still
+// wait for a decision.
+func (b *Bridge) stillOpen(e *pending.Entry) []*pending.Entry {
+	members, err := b.group(lockKey(e))
+	if err != nil {
+		return nil
+	}
+	return slices.DeleteFunc(open(members), func(m *pending.Entry) bool {
+		return m.UID == e.UID || m.Place.Message != e.Place.Message
+	})
+}
