@@ -18,8 +18,12 @@ import (
 	"github.com/hermes-bot/hermes-bot/pending"
 )
 
-// Opencode is what the bridge needs of the opencode client. Errors must
-// wrap opencode's ErrNotFound, ErrNotAccepted, ErrUnauthorized or
+// Opencode is what the bridge needs of each opencode server's client:
+// answering requests, and what notices and steering use. It is one
+// interface, not a small one and extras found out by type assertion, so
+// a client lacking something fails to compile instead of quietly leaving
+// notices without excerpts or a server unsteerable. Errors must wrap
+// opencode's ErrNotFound, ErrNotAccepted, ErrUnauthorized or
 // ErrTransient, as the client's do.
 type Opencode interface {
 	// Requests lists and answers the requests of surface s: a request is
@@ -32,6 +36,18 @@ type Opencode interface {
 	// ShowToast tells the person at opencode's terminal (its TUI) what
 	// happened; without one attached it does nothing.
 	ShowToast(ctx context.Context, dir, message string, variant opencode.ToastVariant) error
+	// LastAssistantText returns the text of the session's latest
+	// assistant message, for the excerpt of a "finished" notice; "" when
+	// it has none.
+	LastAssistantText(ctx context.Context, dir, sessionID string) (string, error)
+
+	// The steering calls (see Steering in the package doc).
+	CreateSession(ctx context.Context, dir, title string) (opencode.Session, error)
+	PromptAsync(ctx context.Context, dir, id, text string) error
+	Abort(ctx context.Context, dir, id string) error
+	ListSessions(ctx context.Context, dir string) ([]opencode.Session, error)
+	BusySessions(ctx context.Context, dir string) (map[string]bool, error)
+	ListProjects(ctx context.Context) ([]opencode.Project, error)
 }
 
 // toastTimeout bounds the terminal toast that follows an answer.
@@ -95,9 +111,6 @@ type Config struct {
 	// records it, and every call about the request goes to that server.
 	// A named server's requests take their UIDs from its name.
 	Servers map[string]Opencode
-	// Steer is the opencode people steer sessions through; when nil,
-	// the bridge's Opencode if it is a SteerOpencode.
-	Steer SteerOpencode
 }
 
 // DefaultTTL is the TTL when Config leaves it zero.

@@ -125,8 +125,9 @@
 // frontend.Stopped. Which message is about which session is kept in the
 // store for a day: notices are remembered when posted, a request's
 // message when it closes. Who may steer is the front-end's decision;
-// the bridge logs every action with the user. It steers through
-// Config.Steer, or its Opencode when that is a SteerOpencode.
+// the bridge logs every action with the user. It steers through the
+// Opencode of the session's server, as it answers a request through its
+// own.
 //
 // # Concurrency
 //

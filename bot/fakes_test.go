@@ -64,6 +64,64 @@ type fakeOpencode struct {
 	// toasts are the terminal toasts shown; toastErr fails every one.
 	toasts   []string
 	toastErr error
+
+	// reader, when set, answers LastAssistantText; steer, when set, the
+	// steering calls. Without them those calls fail: a test that does
+	// not script them should not depend on them.
+	reader *fakeReader
+	steer  *fakeSteer
+}
+
+// errNotScripted is what the calls a test did not script return.
+var errNotScripted = fmt.Errorf("fake opencode: not scripted: %w", opencode.ErrTransient)
+
+func (f *fakeOpencode) LastAssistantText(ctx context.Context, dir, sessionID string) (string, error) {
+	if f.reader == nil {
+		return "", fmt.Errorf("last message of %s: %w", sessionID, errNotScripted)
+	}
+	return f.reader.LastAssistantText(ctx, dir, sessionID)
+}
+
+func (f *fakeOpencode) CreateSession(ctx context.Context, dir, title string) (opencode.Session, error) {
+	if f.steer == nil {
+		return opencode.Session{}, fmt.Errorf("create session: %w", errNotScripted)
+	}
+	return f.steer.CreateSession(ctx, dir, title)
+}
+
+func (f *fakeOpencode) PromptAsync(ctx context.Context, dir, id, text string) error {
+	if f.steer == nil {
+		return fmt.Errorf("prompt session %s: %w", id, errNotScripted)
+	}
+	return f.steer.PromptAsync(ctx, dir, id, text)
+}
+
+func (f *fakeOpencode) Abort(ctx context.Context, dir, id string) error {
+	if f.steer == nil {
+		return fmt.Errorf("abort session %s: %w", id, errNotScripted)
+	}
+	return f.steer.Abort(ctx, dir, id)
+}
+
+func (f *fakeOpencode) ListSessions(ctx context.Context, dir string) ([]opencode.Session, error) {
+	if f.steer == nil {
+		return nil, fmt.Errorf("list sessions: %w", errNotScripted)
+	}
+	return f.steer.ListSessions(ctx, dir)
+}
+
+func (f *fakeOpencode) BusySessions(ctx context.Context, dir string) (map[string]bool, error) {
+	if f.steer == nil {
+		return nil, fmt.Errorf("list busy sessions: %w", errNotScripted)
+	}
+	return f.steer.BusySessions(ctx, dir)
+}
+
+func (f *fakeOpencode) ListProjects(ctx context.Context) ([]opencode.Project, error) {
+	if f.steer == nil {
+		return nil, fmt.Errorf("list projects: %w", errNotScripted)
+	}
+	return f.steer.ListProjects(ctx)
 }
 
 func (f *fakeOpencode) ShowToast(_ context.Context, dir, message string, _ opencode.ToastVariant) error {

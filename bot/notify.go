@@ -17,17 +17,6 @@ import (
 	"github.com/hermes-bot/hermes-bot/pending"
 )
 
-// SessionReader is what session notifications need of opencode beyond
-// Opencode: the agent's last words, for the excerpt of a "finished"
-// notice. It is apart from Opencode so fakes of that need not grow.
-type SessionReader interface {
-	// LastAssistantText returns the text of the session's latest
-	// assistant message; "" when it has none.
-	LastAssistantText(ctx context.Context, dir, sessionID string) (string, error)
-}
-
-var _ SessionReader = (*opencode.Client)(nil)
-
 // NotifyOptions says which session notifications the bridge posts. The
 // zero value posts none.
 type NotifyOptions struct {
@@ -35,11 +24,6 @@ type NotifyOptions struct {
 	Idle bool
 	// Error posts a notice when a session failed (session.error).
 	Error bool
-	// Messages reads the excerpt of a "finished" notice of the server
-	// NewBridge is given. When nil, and always for a named server, the
-	// server's Opencode is used if it is a SessionReader; else notices go
-	// without an excerpt.
-	Messages SessionReader
 	// SessionGap is the least time between two notices of one session;
 	// DefaultNotifySessionGap if zero or less. opencode says a session
 	// failed and then that it is idle: the gap keeps that to one notice.
@@ -263,19 +247,9 @@ func (b *Bridge) notifySession(ctx context.Context, server, dir, id string) open
 // lastWords returns the agent's last message, or "" when it cannot be
 // read within excerptTimeout.
 func (b *Bridge) lastWords(ctx context.Context, log zerolog.Logger, server, dir, id string) string {
-	var r SessionReader
-	if server == "" {
-		r = b.cfg.Notify.Messages
-	}
-	if r == nil {
-		r, _ = b.opencodeOf(server).(SessionReader)
-	}
-	if r == nil {
-		return ""
-	}
 	ctx, cancel := context.WithTimeout(ctx, b.excerptTimeout)
 	defer cancel()
-	text, err := r.LastAssistantText(ctx, dir, id)
+	text, err := b.opencodeOf(server).LastAssistantText(ctx, dir, id)
 	if err != nil {
 		log.Info().Err(err).Msg("could not read the agent's last message; the notice goes without it")
 		return ""

@@ -16,7 +16,7 @@ import (
 	"github.com/hermes-bot/hermes-bot/opencode"
 )
 
-// fakeReader is a SessionReader with scripted answers.
+// fakeReader answers a fakeOpencode's LastAssistantText as scripted.
 type fakeReader struct {
 	mu    sync.Mutex
 	texts map[string]string
@@ -25,8 +25,6 @@ type fakeReader struct {
 	block bool
 	calls []string
 }
-
-var _ SessionReader = (*fakeReader)(nil)
 
 func (f *fakeReader) LastAssistantText(ctx context.Context, dir, sessionID string) (string, error) {
 	f.mu.Lock()
@@ -66,10 +64,8 @@ func (c *testClock) advance(d time.Duration) {
 func newNotifyHarness(t *testing.T, opts NotifyOptions) (*harness, *fakeReader, *testClock) {
 	t.Helper()
 	r := &fakeReader{texts: map[string]string{}}
-	if opts.Messages == nil {
-		opts.Messages = r
-	}
 	h := newHarness(t, harnessConfig{Notify: opts})
+	h.oc.reader = r
 	clock := &testClock{t: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
 	h.b.now = clock.now
 	h.oc.sessions = map[string]opencode.Session{
@@ -146,7 +142,8 @@ func TestNotifyFinishedWithoutExcerpt(t *testing.T) {
 		"no text": {},
 	} {
 		t.Run(name, func(t *testing.T) {
-			h, _, _ := newNotifyHarness(t, NotifyOptions{Idle: true, Messages: r})
+			h, _, _ := newNotifyHarness(t, NotifyOptions{Idle: true})
+			h.oc.reader = r
 			h.b.excerptTimeout = 20 * time.Millisecond
 			h.b.HandleEvent(context.Background(), idleEvent(testSession))
 			text := h.lastSent().P.Text

@@ -24,7 +24,11 @@ func (b *Bridge) opencodeOf(server string) Opencode {
 }
 
 // unservedServer is an opencode server the bridge is not configured for.
+// It is an Opencode like any other, so every path meets its error rather
+// than a missing method.
 type unservedServer string
+
+var _ Opencode = unservedServer("")
 
 func (s unservedServer) err(op string) error {
 	return fmt.Errorf("%s: opencode server %q is not among those served: %w", op, string(s), opencode.ErrNotAccepted)
@@ -44,6 +48,34 @@ func (s unservedServer) GetSession(context.Context, string, string) (opencode.Se
 
 func (s unservedServer) ShowToast(context.Context, string, string, opencode.ToastVariant) error {
 	return s.err("show toast")
+}
+
+func (s unservedServer) LastAssistantText(context.Context, string, string) (string, error) {
+	return "", s.err("read the last message")
+}
+
+func (s unservedServer) CreateSession(context.Context, string, string) (opencode.Session, error) {
+	return opencode.Session{}, s.err("create session")
+}
+
+func (s unservedServer) PromptAsync(context.Context, string, string, string) error {
+	return s.err("prompt session")
+}
+
+func (s unservedServer) Abort(context.Context, string, string) error {
+	return s.err("abort session")
+}
+
+func (s unservedServer) ListSessions(context.Context, string) ([]opencode.Session, error) {
+	return nil, s.err("list sessions")
+}
+
+func (s unservedServer) BusySessions(context.Context, string) (map[string]bool, error) {
+	return nil, s.err("list busy sessions")
+}
+
+func (s unservedServer) ListProjects(context.Context) ([]opencode.Project, error) {
+	return nil, s.err("list projects")
 }
 
 type unservedRequests struct {

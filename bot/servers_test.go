@@ -2,7 +2,9 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -149,6 +151,24 @@ func TestServersUnservedServerRefuses(t *testing.T) {
 	}
 	if _, err := s.store.ByRequestID("old", "que_1"); err != nil {
 		t.Errorf("refused request no longer held: %v", err)
+	}
+}
+
+// A session of a server no longer served cannot be steered, and says
+// why, rather than being steered on another server.
+func TestServersUnservedServerSteersNothing(t *testing.T) {
+	s := newTwoServers(t)
+	s.laptop.steer, s.ci.steer = &fakeSteer{}, &fakeSteer{}
+	ref := pending.SessionRef{Server: "old", Directory: "/p", ID: testSession}
+	_, err := s.b.ContinueSession(context.Background(), zerolog.Nop(), ref, "go on", ann)
+	if !errors.Is(err, frontend.ErrUnreachable) || !strings.Contains(err.Error(), "not among those served") {
+		t.Errorf("ContinueSession on an unserved server = %v, want unreachable, not served", err)
+	}
+	if _, err := s.b.StopSession(context.Background(), zerolog.Nop(), ref, ann); !errors.Is(err, frontend.ErrUnreachable) {
+		t.Errorf("StopSession on an unserved server = %v, want unreachable", err)
+	}
+	if n := len(s.laptop.steer.prompts) + len(s.ci.steer.prompts) + len(s.laptop.steer.aborts) + len(s.ci.steer.aborts); n != 0 {
+		t.Errorf("%d steering calls reached a served server", n)
 	}
 }
 

@@ -23,20 +23,6 @@ import (
 // frontend.Steerer). The front-end decides who may; the bridge does it
 // and logs each action with its user.
 
-// SteerOpencode is what steering needs of opencode beyond Opencode. It is
-// apart from Opencode so fakes of that need not grow; *opencode.Client
-// is one.
-type SteerOpencode interface {
-	CreateSession(ctx context.Context, dir, title string) (opencode.Session, error)
-	PromptAsync(ctx context.Context, dir, id, text string) error
-	Abort(ctx context.Context, dir, id string) error
-	ListSessions(ctx context.Context, dir string) ([]opencode.Session, error)
-	BusySessions(ctx context.Context, dir string) (map[string]bool, error)
-	ListProjects(ctx context.Context) ([]opencode.Project, error)
-}
-
-var _ SteerOpencode = (*opencode.Client)(nil)
-
 var _ frontend.Core = (*Bridge)(nil)
 
 // steerTimeout bounds each opencode call of a steering action, so a dead
@@ -71,21 +57,11 @@ func (f *failedSessions) has(id string) bool {
 	return failed
 }
 
-// steerer is the opencode steering goes through on server ("" for the
-// one NewBridge was given), or nil.
-func (b *Bridge) steerer(server string) SteerOpencode {
-	if server == "" && b.cfg.Steer != nil {
-		return b.cfg.Steer
-	}
-	s, _ := b.opencodeOf(server).(SteerOpencode)
-	return s
-}
-
 // steerServers are the servers sessions are steered on: the unnamed one
 // NewBridge was given, if any, and the named ones, by name.
 func (b *Bridge) steerServers() []string {
 	var out []string
-	if b.oc != nil || b.cfg.Steer != nil {
+	if b.oc != nil {
 		out = append(out, "")
 	}
 	named := make([]string, 0, len(b.cfg.Servers))
@@ -161,15 +137,12 @@ func (b *Bridge) RememberMessage(at pending.Place, ref pending.SessionRef) error
 // ContinueSession sends text to session ref as user's next prompt.
 func (b *Bridge) ContinueSession(ctx context.Context, log zerolog.Logger, ref pending.SessionRef, text string, user frontend.User) (frontend.Steered, error) {
 	log = b.steerLog(log, ref, user)
-	oc := b.steerer(ref.Server)
-	if oc == nil {
-		return frontend.Steered{}, frontend.ErrNoSteering
-	}
+	oc := b.opencodeOf(ref.Server)
 	ctx, cancel := context.WithTimeout(ctx, steerTimeout)
 	defer cancel()
 	// Looked up afresh, not from the cache: a session deleted since must
 	// be reported gone, not prompted into nothing.
-	s, err := b.opencodeOf(ref.Server).GetSession(ctx, ref.Directory, ref.ID)
+	s, err := oc.GetSession(ctx, ref.Directory, ref.ID)
 	if err != nil {
 		err = steerErr("continue session "+ref.ID, err)
 		log.Warn().Err(err).Msg("steering: could not continue the session")
@@ -189,10 +162,7 @@ func (b *Bridge) ContinueSession(ctx context.Context, log zerolog.Logger, ref pe
 func (b *Bridge) StartSession(ctx context.Context, log zerolog.Logger, p pending.SessionRef, text string, user frontend.User) (frontend.Steered, error) {
 	dir := p.Directory
 	log = b.steerLog(log, p, user)
-	oc := b.steerer(p.Server)
-	if oc == nil {
-		return frontend.Steered{}, frontend.ErrNoSteering
-	}
+	oc := b.opencodeOf(p.Server)
 	ctx, cancel := context.WithTimeout(ctx, steerTimeout)
 	defer cancel()
 	s, err := oc.CreateSession(ctx, dir, "")
@@ -233,11 +203,7 @@ func (b *Bridge) Projects(ctx context.Context) ([]frontend.Project, error) {
 	var errs []error
 	reached := 0
 	for _, server := range b.steerServers() {
-		oc := b.steerer(server)
-		if oc == nil {
-			continue
-		}
-		ps, err := oc.ListProjects(ctx)
+		ps, err := b.opencodeOf(server).ListProjects(ctx)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -287,7 +253,7 @@ func (b *Bridge) Sessions(ctx context.Context, max int) ([]frontend.SessionInfo,
 	var out []frontend.SessionInfo
 	var errs []error
 	for _, p := range projects {
-		oc := b.steerer(p.Server)
+		oc := b.opencodeOf(p.Server)
 		ss, err := oc.ListSessions(ctx, p.Directory)
 		if err != nil {
 			errs = append(errs, err)
@@ -369,12 +335,12 @@ func (b *Bridge) FindSession(ctx context.Context, id string) (frontend.SessionIn
 	tried := map[pending.SessionRef]bool{}
 	for _, p := range places {
 		p.ID = ""
-		oc := b.steerer(p.Server)
-		if tried[p] || oc == nil {
+		if tried[p] {
 			continue
 		}
 		tried[p] = true
-		s, err := b.opencodeOf(p.Server).GetSession(ctx, p.Directory, id)
+		oc := b.opencodeOf(p.Server)
+		s, err := oc.GetSession(ctx, p.Directory, id)
 		if err != nil {
 			last = err
 			continue
@@ -397,13 +363,10 @@ func (b *Bridge) FindSession(ctx context.Context, id string) (frontend.SessionIn
 // closes their messages.
 func (b *Bridge) StopSession(ctx context.Context, log zerolog.Logger, ref pending.SessionRef, user frontend.User) (frontend.StopResult, error) {
 	log = b.steerLog(log, ref, user)
-	oc := b.steerer(ref.Server)
-	if oc == nil {
-		return frontend.StopResult{}, frontend.ErrNoSteering
-	}
+	oc := b.opencodeOf(ref.Server)
 	octx, cancel := context.WithTimeout(ctx, steerTimeout)
 	defer cancel()
-	s, err := b.opencodeOf(ref.Server).GetSession(octx, ref.Directory, ref.ID)
+	s, err := oc.GetSession(octx, ref.Directory, ref.ID)
 	if err != nil {
 		err = steerErr("stop session "+ref.ID, err)
 		log.Warn().Err(err).Msg("steering: could not stop the session")

@@ -19,7 +19,7 @@ import (
 	"github.com/hermes-bot/hermes-bot/pending"
 )
 
-// fakeSteer is the steering half of a fake opencode.
+// fakeSteer answers a fakeOpencode's steering calls.
 type fakeSteer struct {
 	mu       sync.Mutex
 	prompts  []string // "dir|session|text"
@@ -78,7 +78,8 @@ func (f *fakeSteer) ListProjects(context.Context) ([]opencode.Project, error) {
 
 func newSteerCore(t *testing.T) (*core, *fakeSteer) {
 	st := &fakeSteer{}
-	c := newCore(t, Config{Notify: NotifyOptions{Idle: true}, Steer: st})
+	c := newCore(t, Config{Notify: NotifyOptions{Idle: true}})
+	c.oc.steer = st
 	c.oc.sessions = map[string]opencode.Session{"ses_1": {ID: "ses_1", Title: "Fix the login"},
 		testSession: {ID: testSession, Title: "Set up the database"}}
 	return c, st
@@ -222,11 +223,6 @@ func (c *core) shownDir(id string) string {
 }
 
 // steeringOpencode is a fake opencode server that can be steered.
-type steeringOpencode struct {
-	*fakeOpencode
-	*fakeSteer
-}
-
 // With several servers, a reply to a notice prompts the session on the
 // server whose notice it is, and Stop aborts and rejects there alone.
 func TestSteeringGoesToTheSessionsServer(t *testing.T) {
@@ -235,10 +231,10 @@ func TestSteeringGoesToTheSessionsServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = store.Close() })
-	laptop := steeringOpencode{&fakeOpencode{}, &fakeSteer{}}
-	ci := steeringOpencode{&fakeOpencode{}, &fakeSteer{}}
-	for _, s := range []steeringOpencode{laptop, ci} {
-		s.fakeOpencode.sessions = map[string]opencode.Session{testSession: {ID: testSession, Title: "Build"}}
+	laptop := &fakeOpencode{steer: &fakeSteer{}}
+	ci := &fakeOpencode{steer: &fakeSteer{}}
+	for _, s := range []*fakeOpencode{laptop, ci} {
+		s.sessions = map[string]opencode.Session{testSession: {ID: testSession, Title: "Build"}}
 	}
 	c := &core{t: t, fe: &frontendtest.Frontend{}, store: store, now: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}
 	c.b = NewBridge(Config{Notify: NotifyOptions{Idle: true}, Servers: map[string]Opencode{"laptop": laptop, "ci": ci}}, store, nil, c.fe, zerolog.Nop())
@@ -259,8 +255,8 @@ func TestSteeringGoesToTheSessionsServer(t *testing.T) {
 	if _, err := c.b.ContinueSession(ctx, zerolog.Nop(), ref, "again", ann); err != nil {
 		t.Fatal(err)
 	}
-	if len(ci.prompts) != 1 || len(laptop.prompts) != 0 {
-		t.Fatalf("prompts: ci %q, laptop %q; want ci's only", ci.prompts, laptop.prompts)
+	if len(ci.steer.prompts) != 1 || len(laptop.steer.prompts) != 0 {
+		t.Fatalf("prompts: ci %q, laptop %q; want ci's only", ci.steer.prompts, laptop.steer.prompts)
 	}
 
 	q := askedEvent("que_1", dbQuestion())
@@ -274,7 +270,7 @@ func TestSteeringGoesToTheSessionsServer(t *testing.T) {
 	if err != nil || res.Closed != 1 {
 		t.Fatalf("StopSession = %+v, %v", res, err)
 	}
-	if len(ci.aborts) != 1 || len(laptop.aborts) != 0 || len(ci.fakeOpencode.rejects) != 1 || len(laptop.fakeOpencode.rejects) != 0 {
-		t.Fatalf("aborts ci %q laptop %q, rejects ci %q laptop %q", ci.aborts, laptop.aborts, ci.fakeOpencode.rejects, laptop.fakeOpencode.rejects)
+	if len(ci.steer.aborts) != 1 || len(laptop.steer.aborts) != 0 || len(ci.rejects) != 1 || len(laptop.rejects) != 0 {
+		t.Fatalf("aborts ci %q laptop %q, rejects ci %q laptop %q", ci.steer.aborts, laptop.steer.aborts, ci.rejects, laptop.rejects)
 	}
 }

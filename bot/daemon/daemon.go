@@ -291,7 +291,7 @@ func (d *daemon) wire(ctx context.Context, me *models.User) error {
 		}
 	} else {
 		c := d.servers[0].client
-		single, tc.Status, bc.Server, bc.Notify.Messages = c, c, cfg.OpencodeURL, c
+		single, tc.Status, bc.Server = c, c, cfg.OpencodeURL
 	}
 	d.fe = telegram.New(tc, d.out, d.store, log)
 	d.bridge = bot.NewBridge(bc, d.store, single, d.fe, log)
