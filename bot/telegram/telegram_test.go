@@ -41,12 +41,63 @@ var (
 	_ opencode.Handler  = (*bot.Bridge)(nil)
 )
 
-// recordingOpencode accepts every answer and records it.
+// recordingOpencode accepts every answer and records it. It reads no
+// agent's last words, and steers through steer when set.
 type recordingOpencode struct {
 	mu      sync.Mutex
 	replies [][][]string
 	perms   [][3]string // request ID, reply, message
 	changed chan struct{}
+	steer   *steerOpencode
+}
+
+// errNoSteer is what the steering calls return without a steerOpencode.
+var errNoSteer = fmt.Errorf("recording opencode: steering not scripted: %w", opencode.ErrTransient)
+
+func (o *recordingOpencode) LastAssistantText(context.Context, string, string) (string, error) {
+	return "", nil
+}
+
+func (o *recordingOpencode) CreateSession(ctx context.Context, dir, title string) (opencode.Session, error) {
+	if o.steer == nil {
+		return opencode.Session{}, errNoSteer
+	}
+	return o.steer.CreateSession(ctx, dir, title)
+}
+
+func (o *recordingOpencode) PromptAsync(ctx context.Context, dir, id, text string) error {
+	if o.steer == nil {
+		return errNoSteer
+	}
+	return o.steer.PromptAsync(ctx, dir, id, text)
+}
+
+func (o *recordingOpencode) Abort(ctx context.Context, dir, id string) error {
+	if o.steer == nil {
+		return errNoSteer
+	}
+	return o.steer.Abort(ctx, dir, id)
+}
+
+func (o *recordingOpencode) ListSessions(ctx context.Context, dir string) ([]opencode.Session, error) {
+	if o.steer == nil {
+		return nil, errNoSteer
+	}
+	return o.steer.ListSessions(ctx, dir)
+}
+
+func (o *recordingOpencode) BusySessions(ctx context.Context, dir string) (map[string]bool, error) {
+	if o.steer == nil {
+		return nil, errNoSteer
+	}
+	return o.steer.BusySessions(ctx, dir)
+}
+
+func (o *recordingOpencode) ListProjects(ctx context.Context) ([]opencode.Project, error) {
+	if o.steer == nil {
+		return nil, errNoSteer
+	}
+	return o.steer.ListProjects(ctx)
 }
 
 func (o *recordingOpencode) ResolveQuestionID(_ context.Context, ref opencode.QuestionRef) (string, error) {
