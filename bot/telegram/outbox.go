@@ -89,20 +89,15 @@ type Counter interface {
 	Retried()
 }
 
-// telegramPassthrough lets Outbox embed the Telegram it wraps without
-// exporting it: a method added to Telegram later passes straight through,
-// unqueued, until Outbox wraps it (see queued).
-type telegramPassthrough = Telegram
-
 // Outbox is a Telegram that starts each chat's calls in order, under
 // Telegram's rate limits, retrying what Telegram or the network failed for
 // a moment. Make one with NewOutbox and Close it at shutdown, after the
 // last caller has returned.
 //
-// Sends, edits, deletions and topic creations to one chat form a queue,
-// started in the order they were called and run up to MaxInFlight at
-// once, with one exception: a call about a message (an edit or deletion of
-// one message ID) does not start while an earlier call about the same
+// Sends, edits and topic creations to one chat form a queue, started in
+// the order they were called and run up to MaxInFlight at once, with one
+// exception: a call about a message (an edit of one message ID) does not
+// start while an earlier call about the same
 // message runs; it keeps its place, and later calls about other messages
 // start past it. So the calls about one message reach Telegram one at a
 // time in the order they were called; other calls start in that order but
@@ -148,8 +143,8 @@ type telegramPassthrough = Telegram
 // A 403 (the bot was removed from the group) is returned, and logged at
 // Error at most once a minute per chat.
 //
-// AnswerCallbackQuery, and any Telegram method the Outbox does not wrap,
-// pass straight through: a callback answer must never wait behind sends.
+// AnswerCallbackQuery passes straight through: a callback answer must
+// never wait behind sends.
 //
 // Wrap the Redactor's Telegram, not the other way round:
 //
@@ -162,7 +157,10 @@ type telegramPassthrough = Telegram
 // running call has its own; Close cancels what is queued and running and
 // waits for those goroutines.
 type Outbox struct {
-	telegramPassthrough
+	// tg is the Telegram the calls go to. It is a field, not embedded, so
+	// that a method added to Telegram does not pass through unqueued: the
+	// Outbox must say how it runs each one.
+	tg   Telegram
 	opts OutboxOptions
 	log  zerolog.Logger
 
@@ -214,17 +212,17 @@ func NewOutbox(tg Telegram, opts OutboxOptions, log zerolog.Logger) *Outbox {
 	opts.PerMinute = max(opts.PerMinute, 0)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	return &Outbox{
-		telegramPassthrough: tg,
-		opts:                opts,
-		log:                 log,
-		ctx:                 ctx,
-		cancel:              cancel,
-		queues:              make(map[chatKey]*chatQueue),
-		migrated:            make(map[int64]int64),
-		notified:            make(map[int64]bool),
-		refused:             make(map[chatKey]time.Time),
-		now:                 time.Now,
-		sleep:               sleepCtx,
+		tg:       tg,
+		opts:     opts,
+		log:      log,
+		ctx:      ctx,
+		cancel:   cancel,
+		queues:   make(map[chatKey]*chatQueue),
+		migrated: make(map[int64]int64),
+		notified: make(map[int64]bool),
+		refused:  make(map[chatKey]time.Time),
+		now:      time.Now,
+		sleep:    sleepCtx,
 	}
 }
 
@@ -237,19 +235,17 @@ func (o *Outbox) SendMessage(ctx context.Context, p *tgbot.SendMessageParams) (*
 	q := *p
 	return queued(o, ctx, "sendMessage", q.ChatID, 0, false, func(ctx context.Context, chat any) (*models.Message, error) {
 		q.ChatID = chat
-		return o.telegramPassthrough.SendMessage(ctx, &q)
+		return o.tg.SendMessage(ctx, &q)
 	})
 }
 
 // SendDocument queues the upload as SendMessage queues a send, and
 // blocks until it is done or ctx ends. An uploaded file
 // (*models.InputFileUpload) is read here, once, so that a retry sends it
-// whole again. It fails unless the wrapped Telegram has the method
-// (Documents). p is not modified.
+// whole again. p is not modified.
 func (o *Outbox) SendDocument(ctx context.Context, p *tgbot.SendDocumentParams) (*models.Message, error) {
-	inner, ok := o.telegramPassthrough.(Documents)
-	if !ok || p == nil {
-		return nil, errors.New("telegram sendDocument: not supported by the wrapped client, or no parameters")
+	if p == nil {
+		return nil, errors.New("telegram sendDocument: no parameters")
 	}
 	q := *p
 	var upload *models.InputFileUpload
@@ -267,7 +263,7 @@ func (o *Outbox) SendDocument(ctx context.Context, p *tgbot.SendDocumentParams) 
 		if upload != nil {
 			c.Document = &models.InputFileUpload{Filename: upload.Filename, Data: bytes.NewReader(data)}
 		}
-		return inner.SendDocument(ctx, &c)
+		return o.tg.SendDocument(ctx, &c)
 	})
 }
 
@@ -283,7 +279,7 @@ func (o *Outbox) EditMessageText(ctx context.Context, p *tgbot.EditMessageTextPa
 	q := *p
 	return queued(o, ctx, "editMessageText", q.ChatID, q.MessageID, true, func(ctx context.Context, chat any) (*models.Message, error) {
 		q.ChatID = chat
-		return o.telegramPassthrough.EditMessageText(ctx, &q)
+		return o.tg.EditMessageText(ctx, &q)
 	})
 }
 
@@ -321,7 +317,7 @@ func (o *Outbox) EditMessageTextLater(p *tgbot.EditMessageTextParams, done func(
 	q := *p
 	call := func(ctx context.Context, chat any) (any, error) {
 		q.ChatID = chat
-		return o.telegramPassthrough.EditMessageText(ctx, &q)
+		return o.tg.EditMessageText(ctx, &q)
 	}
 	key, ok := chatKeyOf(q.ChatID)
 	if !ok {
@@ -357,59 +353,23 @@ func (o *Outbox) detach(f func(ctx context.Context), closed func()) {
 	}()
 }
 
-// EditMessageReplyMarkup is EditMessageText for the keyboard alone. It
-// fails unless the wrapped Telegram has the method: Telegram need not
-// declare it until the front-end uses it.
-func (o *Outbox) EditMessageReplyMarkup(ctx context.Context, p *tgbot.EditMessageReplyMarkupParams) (*models.Message, error) {
-	inner, ok := o.telegramPassthrough.(interface {
-		EditMessageReplyMarkup(context.Context, *tgbot.EditMessageReplyMarkupParams) (*models.Message, error)
-	})
-	if !ok || p == nil {
-		return nil, errors.New("telegram editMessageReplyMarkup: not supported by the wrapped client, or no parameters")
-	}
-	q := *p
-	return queued(o, ctx, "editMessageReplyMarkup", q.ChatID, q.MessageID, true, func(ctx context.Context, chat any) (*models.Message, error) {
-		q.ChatID = chat
-		return inner.EditMessageReplyMarkup(ctx, &q)
-	})
-}
-
-// DeleteMessage queues the deletion behind the chat's earlier calls about
-// the same message, so it cannot overtake an edit of it. It fails unless
-// the wrapped Telegram has the method.
-func (o *Outbox) DeleteMessage(ctx context.Context, p *tgbot.DeleteMessageParams) (bool, error) {
-	inner, ok := o.telegramPassthrough.(interface {
-		DeleteMessage(context.Context, *tgbot.DeleteMessageParams) (bool, error)
-	})
-	if !ok || p == nil {
-		return false, errors.New("telegram deleteMessage: not supported by the wrapped client, or no parameters")
-	}
-	q := *p
-	return queued(o, ctx, "deleteMessage", q.ChatID, q.MessageID, false, func(ctx context.Context, chat any) (bool, error) {
-		q.ChatID = chat
-		return inner.DeleteMessage(ctx, &q)
-	})
-}
-
 // CreateForumTopic queues the creation behind the chat's earlier calls,
-// under the same pacing as a message. It fails unless the wrapped
-// Telegram has the method (ForumTopics).
+// under the same pacing as a message. p is not modified.
 func (o *Outbox) CreateForumTopic(ctx context.Context, p *tgbot.CreateForumTopicParams) (*models.ForumTopic, error) {
-	inner, ok := o.telegramPassthrough.(ForumTopics)
-	if !ok || p == nil {
-		return nil, errors.New("telegram createForumTopic: not supported by the wrapped client, or no parameters")
+	if p == nil {
+		return nil, errors.New("telegram createForumTopic: no parameters")
 	}
 	q := *p
 	return queued(o, ctx, "createForumTopic", q.ChatID, 0, false, func(ctx context.Context, chat any) (*models.ForumTopic, error) {
 		q.ChatID = chat
-		return inner.CreateForumTopic(ctx, &q)
+		return o.tg.CreateForumTopic(ctx, &q)
 	})
 }
 
 // AnswerCallbackQuery passes straight through, never queued: Telegram
 // shows a spinner until it is answered, and gives up on it after seconds.
 func (o *Outbox) AnswerCallbackQuery(ctx context.Context, p *tgbot.AnswerCallbackQueryParams) (bool, error) {
-	return o.telegramPassthrough.AnswerCallbackQuery(ctx, p)
+	return o.tg.AnswerCallbackQuery(ctx, p)
 }
 
 // FollowMigration tells the Outbox that chat oldChatID is now
@@ -597,8 +557,8 @@ func (o *Outbox) enqueue(method string, key chatKey, msgID int, coalesce bool, c
 		i := slices.IndexFunc(q.jobs, func(old *job) bool { return old.coalesce && old.method == method && old.msg == msgID })
 		if i >= 0 {
 			// The newest edit sets the whole message, so it supersedes the
-			// queued one, and takes the newest caller's place: anything
-			// queued in between (a keyboard edit, say) must not undo it.
+			// queued one, and takes the newest caller's place: it must not
+			// start before what that caller queued ahead of it.
 			j = q.jobs[i]
 			q.jobs = slices.Delete(q.jobs, i, i+1)
 			j.call = call
