@@ -9,8 +9,9 @@ import (
 
 // Telegram is every Bot API method the front-end calls. *bot.Bot of
 // github.com/go-telegram/bot satisfies it, and so do the Outbox and
-// RedactTelegram's wrapper around either; a fake for tests must too, so
-// what the front-end can do is known when it is made.
+// RedactTelegram's wrapper around either. The front-end finds no method
+// by type assertion, so a Telegram lacking one fails to build instead of
+// quietly doing less.
 type Telegram interface {
 	SendMessage(ctx context.Context, p *tgbot.SendMessageParams) (*models.Message, error)
 	EditMessageText(ctx context.Context, p *tgbot.EditMessageTextParams) (*models.Message, error)

@@ -11,11 +11,10 @@
 // whole as a file (sendDocument) replying to the message, right after it.
 // A toggle's refresh is handed to the Outbox (RefreshLater, through
 // Config.Later) rather than waited for, so taps in quick succession are
-// not refused. A request of
-// a named opencode server (pending.Entry.Server, set when OPENCODE_URL
-// names servers) has the server's name at the head of its message, its
-// /pending line and its notices; /status has a line per server
-// (Config.Servers). Its Handler
+// not refused. A request of a named opencode server
+// (pending.Entry.Server, set when OPENCODE_URL names servers) has the
+// server's name at the head of its message, its /pending line and its
+// notices; /status has a line per server (Config.Servers). Its Handler
 // reads updates: a button press becomes a frontend.Press, a typed answer
 // or reason a frontend.Text, after checking the chat and the person
 // (Config.AllowedUserIDs); it answers the commands /pending, /status and

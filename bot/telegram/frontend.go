@@ -188,10 +188,10 @@ type LaterEditor interface {
 
 var _ LaterEditor = (*Outbox)(nil)
 
-// RefreshLater renders r now and hands the edit to Config.Later. Without
-// one (a bare client, which does not pace) the edit is waited for, within
-// handlerTimeout, before it returns: nothing else would keep the edits of
-// a message in order.
+// RefreshLater renders r now and hands the edit to Config.Later. With
+// none (a front-end over a bare client, which does not pace) the edit is
+// waited for, within handlerTimeout, before it returns: nothing else would
+// keep the edits of a message in order.
 func (f *Frontend) RefreshLater(at pending.Place, r frontend.Request, done func(error)) {
 	finish := func(err error) {
 		if done != nil {
