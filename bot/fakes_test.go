@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -333,12 +334,12 @@ type fakeTelegram struct {
 	// when set, fails every createForumTopic.
 	topics   []string
 	topicErr error
+	// docs counts the files sent.
+	docs int
 	// onSend, if set, is called with each message sent, under the fake's
 	// lock: it must not call the fake, but may start something that does.
 	onSend func(p *tgbot.SendMessageParams, id int)
 }
-
-var _ telegram.ForumTopics = (*fakeTelegram)(nil)
 
 // CreateForumTopic gives topics thread IDs 100, 101, … so they cannot be
 // mistaken for message IDs.
@@ -354,6 +355,31 @@ func (f *fakeTelegram) CreateForumTopic(ctx context.Context, p *tgbot.CreateForu
 	}
 	f.topics = append(f.topics, p.Name)
 	return &models.ForumTopic{MessageThreadID: 99 + len(f.topics), Name: p.Name}, nil
+}
+
+// SendDocument accepts a file as Telegram would: with a name, not empty,
+// its caption at most 1,024 UTF-16 units. Its message's ID is 1,000,000 or
+// more, kept apart from the other messages' so that a file sent beside
+// them does not change the IDs a test expects of them.
+func (f *fakeTelegram) SendDocument(ctx context.Context, p *tgbot.SendDocumentParams) (*models.Message, error) {
+	u, ok := p.Document.(*models.InputFileUpload)
+	if !ok || u == nil || u.Filename == "" || u.Data == nil {
+		f.t.Errorf("Telegram would refuse document %+v", p.Document)
+		return nil, fmt.Errorf("bad request: document")
+	}
+	data, err := io.ReadAll(u.Data)
+	if err != nil {
+		return nil, err
+	}
+	if len(data) == 0 || telegramtest.UTF16Len(p.Caption) > 1024 {
+		f.t.Errorf("Telegram would refuse file %q of %d bytes with caption %q", u.Filename, len(data), p.Caption)
+		return nil, fmt.Errorf("bad request: file")
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.docs++
+	return &models.Message{ID: 999_999 + f.docs, Chat: models.Chat{ID: p.ChatID.(int64)}, Caption: p.Caption,
+		Document: &models.Document{FileName: u.Filename, FileSize: int64(len(data))}}, nil
 }
 
 // Topics returns the names of the forum topics created.

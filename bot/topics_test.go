@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
@@ -108,8 +109,13 @@ func TestTopicCreationFailureFallsBack(t *testing.T) {
 	}
 }
 
-// topiclessTelegram hides the fake's CreateForumTopic.
+// topiclessTelegram fails every createForumTopic, as a client that
+// cannot create topics would.
 type topiclessTelegram struct{ telegram.Telegram }
+
+func (topiclessTelegram) CreateForumTopic(context.Context, *tgbot.CreateForumTopicParams) (*models.ForumTopic, error) {
+	return nil, errors.New("this Telegram client cannot create forum topics")
+}
 
 func TestTopicWithoutCreator(t *testing.T) {
 	h := newHarness(t, harnessConfig{TopicPerProject: true})

@@ -270,6 +270,7 @@ func (d *daemon) wire(ctx context.Context, me *models.User) error {
 		Lang:            cfg.Lang,
 		Version:         d.opts.Version,
 		StartedAt:       d.started,
+		Later:           d.out,
 		OnChatMigrated: func(oldID, newID int64) {
 			d.out.FollowMigration(oldID, newID)
 			d.migrated(ctx, oldID, newID)

@@ -7,25 +7,23 @@ import (
 	"github.com/go-telegram/bot/models"
 )
 
-// Telegram is what the front-end needs of the Bot API. *bot.Bot of
+// Telegram is every Bot API method the front-end calls. *bot.Bot of
 // github.com/go-telegram/bot satisfies it, and so do the Outbox and
-// RedactTelegram's wrapper around it.
+// RedactTelegram's wrapper around either. The front-end finds no method
+// by type assertion, so a Telegram lacking one fails to build instead of
+// quietly doing less.
 type Telegram interface {
 	SendMessage(ctx context.Context, p *tgbot.SendMessageParams) (*models.Message, error)
 	EditMessageText(ctx context.Context, p *tgbot.EditMessageTextParams) (*models.Message, error)
 	AnswerCallbackQuery(ctx context.Context, p *tgbot.AnswerCallbackQueryParams) (bool, error)
-}
-
-var _ Telegram = (*tgbot.Bot)(nil)
-
-// ForumTopics is the Bot API's creation of forum topics, for a topic per
-// project. *bot.Bot, the Outbox and RedactTelegram's wrapper of either
-// have it; a Telegram without it still works, posting to one thread.
-type ForumTopics interface {
+	// SendDocument sends the whole of a text a request's message shows
+	// cut, as a file replying to it.
+	SendDocument(ctx context.Context, p *tgbot.SendDocumentParams) (*models.Message, error)
+	// CreateForumTopic makes a project's topic (Config.TopicPerProject).
 	CreateForumTopic(ctx context.Context, p *tgbot.CreateForumTopicParams) (*models.ForumTopic, error)
 }
 
-var _ ForumTopics = (*tgbot.Bot)(nil)
+var _ Telegram = (*tgbot.Bot)(nil)
 
 // IsNotModified reports Telegram's answer to an edit that changes nothing:
 // the message already shows what was asked.

@@ -9,12 +9,12 @@
 // and follows the group when it is upgraded to a supergroup. A command,
 // diff or question text cut to fit a message is said to be cut, and sent
 // whole as a file (sendDocument) replying to the message, right after it.
-// A toggle's refresh is handed to the Outbox (RefreshLater) rather than
-// waited for, so taps in quick succession are not refused. A request of
-// a named opencode server (pending.Entry.Server, set when OPENCODE_URL
-// names servers) has the server's name at the head of its message, its
-// /pending line and its notices; /status has a line per server
-// (Config.Servers). Its Handler
+// A toggle's refresh is handed to the Outbox (RefreshLater, through
+// Config.Later) rather than waited for, so taps in quick succession are
+// not refused. A request of a named opencode server
+// (pending.Entry.Server, set when OPENCODE_URL names servers) has the
+// server's name at the head of its message, its /pending line and its
+// notices; /status has a line per server (Config.Servers). Its Handler
 // reads updates: a button press becomes a frontend.Press, a typed answer
 // or reason a frontend.Text, after checking the chat and the person
 // (Config.AllowedUserIDs); it answers the commands /pending, /status and
@@ -37,13 +37,16 @@
 // a project, /sessions lists sessions with ⏹ buttons and /stop, replying
 // to a session's message, stops it after a confirmation tap.
 //
-// The Outbox starts each chat's calls in order under Telegram's rate
-// limits, obeys 429s, retries what the network or a 5xx failed, coalesces
-// edits of one message and follows a chat upgraded to a supergroup. The
-// Redactor keeps the bot token (which go-telegram/bot puts into the URLs
-// in its errors) and every opencode server's password out of every log line: wrap
-// the client with RedactTelegram and pass errors that reach a log through
-// a Redactor. Polling and wiring are bot/daemon's.
+// Telegram lists every Bot API method the front-end calls; the
+// go-telegram/bot client, the Outbox and RedactTelegram's wrapper each
+// have them all. The Outbox starts each chat's calls in order under
+// Telegram's rate limits, obeys 429s, retries what the network or a 5xx
+// failed, coalesces edits of one message and follows a chat upgraded to a
+// supergroup. The Redactor keeps the bot token (which go-telegram/bot
+// puts into the URLs in its errors) and every opencode server's password
+// out of every log line: wrap the client with RedactTelegram and pass
+// errors that reach a log through a Redactor. Polling and wiring are
+// bot/daemon's.
 //
 // # Concurrency
 //

@@ -59,6 +59,11 @@ type Config struct {
 	// Now is the clock (time.Now if nil): when updates arrive, and when
 	// creating a forum topic is tried again.
 	Now func() time.Time
+	// Later, if set, takes the edits RefreshLater hands over without
+	// waiting for them; set it to the Outbox that is New's Telegram, so
+	// that those edits keep their order with the others of their message.
+	// Nil: RefreshLater waits for its edit, within the handler timeout.
+	Later LaterEditor
 }
 
 // Frontend shows requests in a Telegram group and reads what people do
@@ -172,21 +177,21 @@ func (f *Frontend) Refresh(ctx context.Context, at pending.Place, r frontend.Req
 	return f.editMessage(ctx, at, text, kb)
 }
 
-// LaterEditor hands an edit over without waiting for it: the Outbox
-// (EditMessageTextLater) does, so a Frontend given one refreshes a
-// message for RefreshLater without waiting for pacing. The Outbox keeps a
-// message's edits in order, and lets a newer edit take the place of one
-// still queued, so a handed-over edit never lands after a later one.
+// LaterEditor hands an edit over without waiting for it (Config.Later):
+// the Outbox does, so that a toggle's refresh does not wait for pacing.
+// The Outbox keeps a message's edits in order, and lets a newer edit take
+// the place of one still queued, so a handed-over edit never lands after
+// a later one.
 type LaterEditor interface {
 	EditMessageTextLater(p *tgbot.EditMessageTextParams, done func(*models.Message, error))
 }
 
 var _ LaterEditor = (*Outbox)(nil)
 
-// RefreshLater renders r now and hands the edit to the Telegram, if it is
-// a LaterEditor. Any other Telegram (a bare client, which does not pace)
-// is waited for, within handlerTimeout, before it returns: nothing else
-// keeps its edits of a message in order.
+// RefreshLater renders r now and hands the edit to Config.Later. With
+// none (a front-end over a bare client, which does not pace) the edit is
+// waited for, within handlerTimeout, before it returns: nothing else would
+// keep the edits of a message in order.
 func (f *Frontend) RefreshLater(at pending.Place, r frontend.Request, done func(error)) {
 	finish := func(err error) {
 		if done != nil {
@@ -199,8 +204,8 @@ func (f *Frontend) RefreshLater(at pending.Place, r frontend.Request, done func(
 		go finish(err)
 		return
 	}
-	later, ok := f.tg.(LaterEditor)
-	if !ok {
+	later := f.cfg.Later
+	if later == nil {
 		ctx, cancel := context.WithTimeout(context.Background(), f.handlerTimeout)
 		defer cancel()
 		err := f.editMessage(ctx, at, text, kb)

@@ -29,15 +29,6 @@ const maxCaption = 1024
 // wait behind a paced queue, short of holding a shutdown for ever.
 const documentTimeout = 2 * time.Minute
 
-// Documents is the Bot API's sendDocument. *bot.Bot, the Outbox and
-// RedactTelegram's wrapper of either have it; a Telegram without it posts
-// requests without their whole texts.
-type Documents interface {
-	SendDocument(ctx context.Context, p *tgbot.SendDocumentParams) (*models.Message, error)
-}
-
-var _ Documents = (*tgbot.Bot)(nil)
-
 // fullText is agent text a message shows cut, to be sent whole as a file.
 type fullText struct {
 	// name is the file's name: .diff for a diff, .txt otherwise.
@@ -125,11 +116,6 @@ func (f *Frontend) cutTexts(r frontend.Request) []fullText {
 // the same.
 func (f *Frontend) sendFull(key string, at pending.Place, full []fullText) {
 	log := f.log.With().Str("uid", key).Int("messageID", at.Message).Logger()
-	docs, ok := f.tg.(Documents)
-	if !ok {
-		log.Warn().Int("files", len(full)).Msg("request message shows text cut to fit, and this Telegram client cannot send it whole as a file")
-		return
-	}
 	f.running.Add()
 	go func() {
 		defer f.running.Done()
@@ -143,7 +129,7 @@ func (f *Frontend) sendFull(key string, at pending.Place, full []fullText) {
 				Caption:         plain(t.caption, maxCaption),
 				ReplyParameters: &models.ReplyParameters{MessageID: at.Message, AllowSendingWithoutReply: true},
 			}
-			if _, err := docs.SendDocument(ctx, p); err != nil {
+			if _, err := f.tg.SendDocument(ctx, p); err != nil {
 				log.Warn().Err(err).Str("file", t.name).Int("bytes", len(t.content)).
 					Msg("could not send the whole text of a request as a file; its message shows it cut")
 				continue

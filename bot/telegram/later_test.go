@@ -35,7 +35,7 @@ func pacedFrontend(t *testing.T, perMinute int, opts ...telegramtest.Option) (*t
 	out := telegram.NewOutbox(telegram.RedactTelegram(tb, telegram.NewRedactor(token)),
 		telegram.OutboxOptions{PerMinute: perMinute, Burst: 1}, zerolog.Nop())
 	t.Cleanup(out.Close)
-	return telegram.New(telegram.Config{ChatID: chatID}, out, store, zerolog.Nop()), srv
+	return telegram.New(telegram.Config{ChatID: chatID, Later: out}, out, store, zerolog.Nop()), srv
 }
 
 // multiEntry is an open multi-select question with selected chosen.

@@ -82,18 +82,27 @@ func (f *callsTG) EditMessageText(ctx context.Context, p *tgbot.EditMessageTextP
 	return &models.Message{ID: p.MessageID, Chat: models.Chat{ID: id.id}, Text: p.Text}, nil
 }
 
-func (f *callsTG) EditMessageReplyMarkup(ctx context.Context, p *tgbot.EditMessageReplyMarkupParams) (*models.Message, error) {
-	if err := f.do(ctx, outboxCall{Method: "editMessageReplyMarkup", ChatID: p.ChatID, MessageID: p.MessageID}); err != nil {
+// SendDocument takes the caption as the call's text.
+func (f *callsTG) SendDocument(ctx context.Context, p *tgbot.SendDocumentParams) (*models.Message, error) {
+	if err := f.do(ctx, outboxCall{Method: "sendDocument", ChatID: p.ChatID, Text: p.Caption}); err != nil {
 		return nil, err
 	}
-	return &models.Message{ID: p.MessageID}, nil
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.nextID++
+	id, _ := chatKeyOf(p.ChatID)
+	return &models.Message{ID: f.nextID, Chat: models.Chat{ID: id.id}, Caption: p.Caption}, nil
 }
 
-func (f *callsTG) DeleteMessage(ctx context.Context, p *tgbot.DeleteMessageParams) (bool, error) {
-	if err := f.do(ctx, outboxCall{Method: "deleteMessage", ChatID: p.ChatID, MessageID: p.MessageID}); err != nil {
-		return false, err
+// CreateForumTopic takes the topic's name as the call's text.
+func (f *callsTG) CreateForumTopic(ctx context.Context, p *tgbot.CreateForumTopicParams) (*models.ForumTopic, error) {
+	if err := f.do(ctx, outboxCall{Method: "createForumTopic", ChatID: p.ChatID, Text: p.Name}); err != nil {
+		return nil, err
 	}
-	return true, nil
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.nextID++
+	return &models.ForumTopic{MessageThreadID: f.nextID, Name: p.Name}, nil
 }
 
 func (f *callsTG) AnswerCallbackQuery(context.Context, *tgbot.AnswerCallbackQueryParams) (bool, error) {
@@ -580,17 +589,17 @@ func TestOutboxCallerLeavingDropsQueuedCall(t *testing.T) {
 
 func TestOutboxNotModifiedIsSuccess(t *testing.T) {
 	tg := newOutboxFake()
-	tg.failNext("editMessageText", fmt.Errorf("%w, Bad Request: message is not modified: specified new message content and reply markup are exactly the same", tgbot.ErrorBadRequest))
-	tg.failNext("editMessageReplyMarkup", fmt.Errorf("%w, Bad Request: message is not modified", tgbot.ErrorBadRequest))
+	tg.failNext("editMessageText",
+		fmt.Errorf("%w, Bad Request: message is not modified: specified new message content and reply markup are exactly the same", tgbot.ErrorBadRequest),
+		fmt.Errorf("%w, Bad Request: message is not modified", tgbot.ErrorBadRequest))
 	r := newOutboxRig(t, tg, OutboxOptions{})
 	ctx := outboxCtx(t)
 	m, err := r.o.EditMessageText(ctx, &tgbot.EditMessageTextParams{ChatID: int64(-1), MessageID: 3, Text: "same"})
 	if err != nil || m != nil {
 		t.Fatalf("not modified: %+v, %v; want nil, nil", m, err)
 	}
-	m, err = r.o.EditMessageReplyMarkup(ctx, &tgbot.EditMessageReplyMarkupParams{ChatID: int64(-1), MessageID: 3})
-	if err != nil || m != nil {
-		t.Fatalf("keyboard not modified: %+v, %v; want nil, nil", m, err)
+	if res := r.editLater(t, -1, 3, "same again").wait(t); res.err != nil || res.msg != nil {
+		t.Fatalf("handed-over edit not modified: done got %+v, %v; want nil, nil", res.msg, res.err)
 	}
 	if n := len(tg.Calls()); n != 2 {
 		t.Fatalf("%d calls, want 2", n)
@@ -815,30 +824,30 @@ func TestOutboxPassesThroughInlineEdits(t *testing.T) {
 	}
 }
 
-func TestOutboxDeleteKeepsOrder(t *testing.T) {
+func TestOutboxEditWaitsForHandedOverEdit(t *testing.T) {
 	tg := newOutboxFake()
 	r := newOutboxRig(t, tg, OutboxOptions{})
 	ctx := outboxCtx(t)
 	gate := tg.gate(-1)
-	edit := r.goEdit(t, ctx, -1, 4, "last words")
+	handed := r.editLater(t, -1, 4, "handed over")
 	waitEntered(t, tg)
-	del := make(chan error, 1)
-	go func() {
-		_, err := r.o.DeleteMessage(ctx, &tgbot.DeleteMessageParams{ChatID: int64(-1), MessageID: 4})
-		del <- err
-	}()
-	r.waitEnqueued(t)
+	edit := r.goEdit(t, ctx, -1, 4, "last words")
+	// Calls start in the order queued, so the send queued after the edit
+	// reaching Telegram first means the edit was held back.
+	past := r.goSend(t, ctx, -1, "past")
+	if c := waitEntered(t, tg); c.Text != "past" {
+		t.Fatalf("%s %q reached Telegram while an edit of its message ran", c.Method, c.Text)
+	}
 	close(gate)
-	waitResult(t, edit)
-	if err := <-del; err != nil {
-		t.Fatal(err)
+	mustSucceed(t, "edit", edit)
+	mustSucceed(t, "send", past)
+	if res := handed.wait(t); res.err != nil {
+		t.Fatal(res.err)
 	}
-	var methods []string
-	for _, c := range tg.Calls() {
-		methods = append(methods, c.Method)
-	}
-	if !slices.Equal(methods, []string{"editMessageText", "deleteMessage"}) {
-		t.Fatalf("calls %v", methods)
+	got := texts(tg.Calls())
+	i, j := slices.Index(got, "editMessageText:handed over"), slices.Index(got, "editMessageText:last words")
+	if i < 0 || j < i {
+		t.Fatalf("calls %q: the edit went before the handed-over one it was queued behind", got)
 	}
 }
 
@@ -1142,43 +1151,46 @@ func TestOutboxCallsAboutOneMessageRunInOrder(t *testing.T) {
 	f := newHeldTG()
 	r := newOutboxRig(t, f, OutboxOptions{})
 	ctx := outboxCtx(t)
-	first := r.goEdit(t, ctx, -1, 5, "a")
-	a := f.next(t)
-	second := r.goEdit(t, ctx, -1, 5, "b")
-	keyboard := r.goDo(t, func() (*models.Message, error) {
-		return r.o.EditMessageReplyMarkup(ctx, &tgbot.EditMessageReplyMarkupParams{ChatID: int64(-1), MessageID: 5})
-	})
-	del := r.goDo(t, func() (*models.Message, error) {
-		_, err := r.o.DeleteMessage(ctx, &tgbot.DeleteMessageParams{ChatID: int64(-1), MessageID: 5})
-		return nil, err
-	})
-	// A send queued after them goes past all three, while "a" is held.
-	past := r.goSend(t, ctx, -1, "past")
-	if c := f.next(t); c.Text != "past" {
-		t.Fatalf("%s %q reached Telegram while an edit of its message was running", c.Method, c.Text)
-	} else {
-		c.answer <- nil
-	}
-	mustSucceed(t, "send past the edits", past)
-	a.answer <- nil
-	mustSucceed(t, "edit a", first)
-	for _, want := range []string{"editMessageText:b", "editMessageReplyMarkup:", "deleteMessage:"} {
+	pass := func(want string) {
+		t.Helper()
 		c := f.next(t)
 		if got := c.Method + ":" + c.Text; got != want {
 			t.Fatalf("%q reached Telegram, want %q", got, want)
 		}
 		c.answer <- nil
 	}
-	for name, ch := range map[string]<-chan outboxResult{"edit b": second, "keyboard": keyboard, "delete": del} {
-		if res := waitResult(t, ch); res.err != nil {
-			t.Fatalf("%s: %v", name, res.err)
-		}
+	first := r.goEdit(t, ctx, -1, 5, "a")
+	a := f.next(t)
+	second := r.goEdit(t, ctx, -1, 5, "b")
+	// A send queued after "b" goes past it, while "a" is held.
+	past := r.goSend(t, ctx, -1, "past")
+	pass("sendMessage:past")
+	mustSucceed(t, "send past the edit", past)
+	a.answer <- nil
+	mustSucceed(t, "edit a", first)
+	b := f.next(t)
+	if got := b.Method + ":" + b.Text; got != "editMessageText:b" {
+		t.Fatalf("%q reached Telegram, want editMessageText:b", got)
 	}
+	third := r.goEdit(t, ctx, -1, 5, "c")
+	// A file replying to the message is no call about it: it goes past
+	// "c", while "b" is held.
+	doc := r.goDo(t, func() (*models.Message, error) {
+		return r.o.SendDocument(ctx, &tgbot.SendDocumentParams{ChatID: int64(-1), Caption: "whole text",
+			Document:        &models.InputFileUpload{Filename: "changes.diff", Data: strings.NewReader("+x")},
+			ReplyParameters: &models.ReplyParameters{MessageID: 5}})
+	})
+	pass("sendDocument:whole text")
+	mustSucceed(t, "file past the edit", doc)
+	b.answer <- nil
+	mustSucceed(t, "edit b", second)
+	pass("editMessageText:c")
+	mustSucceed(t, "edit c", third)
 	_, overlaps, calls := f.stats()
 	if len(overlaps) != 0 {
 		t.Fatalf("calls ran beside another about their message: %q", overlaps)
 	}
-	want := []string{"sendMessage:past", "editMessageText:a", "editMessageText:b", "editMessageReplyMarkup:", "deleteMessage:"}
+	want := []string{"sendMessage:past", "editMessageText:a", "sendDocument:whole text", "editMessageText:b", "editMessageText:c"}
 	if !slices.Equal(calls, want) {
 		t.Fatalf("calls %q, want %q", calls, want)
 	}
@@ -1542,34 +1554,40 @@ func TestOutboxEditLaterKeepsItsMessageOrder(t *testing.T) {
 	f := newHeldTG()
 	r := newOutboxRig(t, f, OutboxOptions{})
 	ctx := outboxCtx(t)
-	first := r.goEdit(t, ctx, -1, 5, "a")
-	a := f.next(t)
-	b := r.editLater(t, -1, 5, "b")
-	keyboard := r.goDo(t, func() (*models.Message, error) {
-		return r.o.EditMessageReplyMarkup(ctx, &tgbot.EditMessageReplyMarkupParams{ChatID: int64(-1), MessageID: 5})
-	})
-	// A send queued after them goes past both while "a" is held.
-	past := r.goSend(t, ctx, -1, "past")
-	if c := f.next(t); c.Text != "past" {
-		t.Fatalf("%s %q reached Telegram while an edit of its message was running", c.Method, c.Text)
-	} else {
-		c.answer <- nil
-	}
-	mustSucceed(t, "send past the edits", past)
-	b.notYet(t, "b")
-	a.answer <- nil
-	mustSucceed(t, "edit a", first)
-	for _, want := range []string{"editMessageText:b", "editMessageReplyMarkup:"} {
+	pass := func(want string) {
+		t.Helper()
 		c := f.next(t)
 		if got := c.Method + ":" + c.Text; got != want {
 			t.Fatalf("%q reached Telegram, want %q", got, want)
 		}
 		c.answer <- nil
 	}
-	mustSucceed(t, "keyboard", keyboard)
+	first := r.goEdit(t, ctx, -1, 5, "a")
+	a := f.next(t)
+	b := r.editLater(t, -1, 5, "b")
+	// A send queued after "b" goes past it while "a" is held.
+	past := r.goSend(t, ctx, -1, "past")
+	pass("sendMessage:past")
+	mustSucceed(t, "send past the edits", past)
+	b.notYet(t, "b")
+	a.answer <- nil
+	mustSucceed(t, "edit a", first)
+	held := f.next(t)
+	if got := held.Method + ":" + held.Text; got != "editMessageText:b" {
+		t.Fatalf("%q reached Telegram, want editMessageText:b", got)
+	}
+	// An edit waited for, made while "b" runs, goes after it.
+	last := r.goEdit(t, ctx, -1, 5, "c")
+	past = r.goSend(t, ctx, -1, "past again")
+	pass("sendMessage:past again")
+	mustSucceed(t, "send past the edit", past)
+	b.notYet(t, "b")
+	held.answer <- nil
 	if res := b.wait(t); res.err != nil || res.msg.Text != "b" {
 		t.Fatalf("b's done got %+v", res)
 	}
+	pass("editMessageText:c")
+	mustSucceed(t, "edit c", last)
 	r.o.Close()
 	b.once(t, "b")
 	if _, overlaps, _ := f.stats(); len(overlaps) != 0 {

@@ -3,7 +3,6 @@ package telegram
 import (
 	"cmp"
 	"context"
-	"errors"
 	"net/url"
 	"slices"
 	"strings"
@@ -89,6 +88,8 @@ type redactingTelegram struct {
 	r  *Redactor
 }
 
+var _ Telegram = (*redactingTelegram)(nil)
+
 func (t *redactingTelegram) SendMessage(ctx context.Context, p *tgbot.SendMessageParams) (*models.Message, error) {
 	m, err := t.tg.SendMessage(ctx, p)
 	return m, t.r.Error(err)
@@ -104,22 +105,12 @@ func (t *redactingTelegram) AnswerCallbackQuery(ctx context.Context, p *tgbot.An
 	return ok, t.r.Error(err)
 }
 
-// SendDocument is the wrapped client's, when it has one (Documents).
 func (t *redactingTelegram) SendDocument(ctx context.Context, p *tgbot.SendDocumentParams) (*models.Message, error) {
-	inner, ok := t.tg.(Documents)
-	if !ok {
-		return nil, errors.New("telegram sendDocument: not supported by the wrapped client")
-	}
-	m, err := inner.SendDocument(ctx, p)
+	m, err := t.tg.SendDocument(ctx, p)
 	return m, t.r.Error(err)
 }
 
-// CreateForumTopic is the wrapped client's, when it has one (ForumTopics).
 func (t *redactingTelegram) CreateForumTopic(ctx context.Context, p *tgbot.CreateForumTopicParams) (*models.ForumTopic, error) {
-	inner, ok := t.tg.(ForumTopics)
-	if !ok {
-		return nil, errors.New("telegram createForumTopic: not supported by the wrapped client")
-	}
-	topic, err := inner.CreateForumTopic(ctx, p)
+	topic, err := t.tg.CreateForumTopic(ctx, p)
 	return topic, t.r.Error(err)
 }

@@ -53,6 +53,14 @@ func (l leakyTelegram) AnswerCallbackQuery(context.Context, *tgbot.AnswerCallbac
 	return false, l.err
 }
 
+func (l leakyTelegram) SendDocument(context.Context, *tgbot.SendDocumentParams) (*models.Message, error) {
+	return nil, l.err
+}
+
+func (l leakyTelegram) CreateForumTopic(context.Context, *tgbot.CreateForumTopicParams) (*models.ForumTopic, error) {
+	return nil, l.err
+}
+
 func TestRedactTelegramKeepsErrorTypes(t *testing.T) {
 	tooMany := &tgbot.TooManyRequestsError{Message: "too many requests for bot" + token, RetryAfter: 3}
 	tg := RedactTelegram(leakyTelegram{err: fmt.Errorf("send: %w", tooMany)}, NewRedactor(token))
@@ -60,7 +68,9 @@ func TestRedactTelegramKeepsErrorTypes(t *testing.T) {
 	_, e1 := tg.SendMessage(ctx, &tgbot.SendMessageParams{})
 	_, e2 := tg.EditMessageText(ctx, &tgbot.EditMessageTextParams{})
 	_, e3 := tg.AnswerCallbackQuery(ctx, &tgbot.AnswerCallbackQueryParams{})
-	for _, err := range []error{e1, e2, e3} {
+	_, e4 := tg.SendDocument(ctx, &tgbot.SendDocumentParams{})
+	_, e5 := tg.CreateForumTopic(ctx, &tgbot.CreateForumTopicParams{})
+	for _, err := range []error{e1, e2, e3, e4, e5} {
 		if err == nil || strings.Contains(err.Error(), token) {
 			t.Errorf("error = %v", err)
 		}

@@ -233,7 +233,38 @@ func renderQuestionCut(tx *i18n.Text, e *pending.Entry) (string, *models.InlineK
 	if err != nil {
 		return "", nil, false, fmt.Errorf("render entry %s: %w", e.UID, err)
 	}
+	pre := questionHead(tx, e, qi)
+	post := questionFoot(tx, q, shown)
 
+	text := q.Text
+	if strings.TrimSpace(clean(text)) == "" {
+		text = tx.NoQuestionText
+	}
+	lines, optsLen := optionLines(q.Options)
+	more := func(k int) string { return "\n" + tx.MoreOptions(k) }
+
+	layout := func(post string) (string, bool) {
+		avail := maxMessageLen - u16len(pre) - u16len(post)
+		qText := esc(text, avail)
+		opts := strings.Join(lines, "")
+		if u16len(qText)+optsLen > avail {
+			qText = esc(text, max(avail-optsLen, avail/2))
+			opts = joinFit(lines, avail-u16len(qText), more)
+		}
+		return pre + qText + opts + post, isCut(qText, text)
+	}
+	out, cut := layout(post)
+	if cut {
+		// The note takes room from the text, which was cut already.
+		out, _ = layout(post + "\n\n" + tx.CutNote)
+	}
+	return out, kb, cut, nil
+}
+
+// questionHead is what question qi's message shows above the question:
+// the request's head, the answers to the questions before it (as many as
+// fit), and its number and header.
+func questionHead(tx *i18n.Text, e *pending.Entry, qi int) string {
 	var pre strings.Builder
 	pre.WriteString(head(tx, "❓", e))
 	if qi > 0 {
@@ -250,17 +281,22 @@ func renderQuestionCut(tx *i18n.Text, e *pending.Entry) (string, *models.InlineK
 		}))
 	}
 	var label []string
-	if n > 1 {
+	if n := len(e.Questions); n > 1 {
 		label = append(label, tx.QuestionOf(qi+1, n))
 	}
-	if h := esc(oneLine(q.Header), 120); h != "" {
+	if h := esc(oneLine(e.Questions[qi].Header), 120); h != "" {
 		label = append(label, h)
 	}
 	if len(label) > 0 {
 		pre.WriteString("\n<b>" + strings.Join(label, " · ") + "</b>")
 	}
 	pre.WriteString("\n")
+	return pre.String()
+}
 
+// questionFoot is what q's message shows below its options: that only
+// the first shown have buttons, and how to answer a multi-select.
+func questionFoot(tx *i18n.Text, q pending.Question, shown int) string {
 	var post strings.Builder
 	if shown < len(q.Options) {
 		post.WriteString("\n\n<i>" + tx.OnlyFirstOptions(shown, len(q.Options)))
@@ -272,43 +308,27 @@ func renderQuestionCut(tx *i18n.Text, e *pending.Entry) (string, *models.InlineK
 	if q.Multiple {
 		post.WriteString("\n\n<i>" + tx.ChooseThenSubmit + "</i>")
 	}
+	return post.String()
+}
 
-	text := q.Text
-	if strings.TrimSpace(clean(text)) == "" {
-		text = tx.NoQuestionText
-	}
+// optionLines is a line per option of a question, the first after a
+// blank line, and their length in UTF-16 units.
+func optionLines(options []pending.Option) ([]string, int) {
 	var lines []string
-	optsLen := 0
-	for _, o := range q.Options {
+	n := 0
+	for _, o := range options {
 		l := "\n• <b>" + esc(oneLine(o.Label), 150) + "</b>"
 		if d := strings.TrimSpace(o.Description); d != "" {
 			l += " — " + esc(d, 300)
 		}
 		lines = append(lines, l)
-		optsLen += u16len(l)
+		n += u16len(l)
 	}
 	if len(lines) > 0 {
 		lines[0] = "\n" + lines[0]
-		optsLen++
+		n++
 	}
-	more := func(k int) string { return "\n" + tx.MoreOptions(k) }
-
-	layout := func(post string) (string, bool) {
-		avail := maxMessageLen - u16len(pre.String()) - u16len(post)
-		qText := esc(text, avail)
-		opts := strings.Join(lines, "")
-		if u16len(qText)+optsLen > avail {
-			qText = esc(text, max(avail-optsLen, avail/2))
-			opts = joinFit(lines, avail-u16len(qText), more)
-		}
-		return pre.String() + qText + opts + post, isCut(qText, text)
-	}
-	out, cut := layout(post.String())
-	if cut {
-		// The note takes room from the text, which was cut already.
-		out, _ = layout(post.String() + "\n\n" + tx.CutNote)
-	}
-	return out, kb, cut, nil
+	return lines, n
 }
 
 // questionKeyboard makes the buttons of question qi: one per option (as

@@ -59,18 +59,9 @@ func (f *Frontend) threadFor(ctx context.Context, log zerolog.Logger, chatID int
 	if at, failed := f.topicFailed[key]; failed && f.now().Sub(at) < topicRetry {
 		return fallback
 	}
-	ft, _ := f.tg.(ForumTopics)
-	if ft == nil {
-		err = errors.New("the Telegram client cannot create forum topics")
-	} else {
-		var topic *models.ForumTopic
-		topic, err = ft.CreateForumTopic(ctx, &tgbot.CreateForumTopicParams{ChatID: chatID, Name: topicName(dir)})
-		if err == nil && (topic == nil || topic.MessageThreadID <= 0) {
-			err = errors.New("telegram createForumTopic returned no thread ID")
-		}
-		if err == nil {
-			id = topic.MessageThreadID
-		}
+	topic, err := f.tg.CreateForumTopic(ctx, &tgbot.CreateForumTopicParams{ChatID: chatID, Name: topicName(dir)})
+	if err == nil && (topic == nil || topic.MessageThreadID <= 0) {
+		err = errors.New("telegram createForumTopic returned no thread ID")
 	}
 	if err != nil {
 		if f.topicFailed == nil {
@@ -81,6 +72,7 @@ func (f *Frontend) threadFor(ctx context.Context, log zerolog.Logger, chatID int
 			Msg("could not create the project's forum topic (is the group a forum, and the bot an admin allowed to manage topics?); posting in the configured thread")
 		return fallback
 	}
+	id = topic.MessageThreadID
 	delete(f.topicFailed, key)
 	if err := f.store.RememberThread(chatID, dir, id); err != nil {
 		log.Warn().Err(err).Int("threadID", id).Msg("created the project's forum topic but could not remember it; a restart creates another")

@@ -66,7 +66,7 @@ func startTopicRig(t *testing.T, forum bool) (*topicRig, context.Context) {
 // bridge makes a bridge on the rig's store, shown by a front-end with
 // cfg; the rig keeps the front-end, for poll.
 func (r *topicRig) bridge(ctx context.Context, cfg telegram.Config) *bot.Bridge {
-	cfg.ChatID, cfg.BotID = chatID, r.tb.ID()
+	cfg.ChatID, cfg.BotID, cfg.Later = chatID, r.tb.ID(), r.out
 	r.fe = telegram.New(cfg, r.out, r.store, zerolog.New(r.logs))
 	return bot.NewBridge(bot.Config{}, r.store, r.oc, r.fe, zerolog.New(r.logs))
 }
