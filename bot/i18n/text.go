@@ -328,7 +328,7 @@ var English = Text{
 		return fmt.Sprintf("(%d identical requests; one decision answers all)", n)
 	},
 	MoreReasons:  func(n int) string { return fmt.Sprintf("%d more", n) },
-	RiskReason:   risk.Reason.English,
+	RiskReason:   reasonSayer(reasonEnglish, "unknown reason"),
 	Risk:         func(l risk.Level) string { return l.String() + " risk" },
 	File:         "File: ",
 	URL:          "URL: ",
@@ -523,7 +523,7 @@ var Chinese = Text{
 		return fmt.Sprintf("（%d 个相同的请求，一次决定全部生效）", n)
 	},
 	MoreReasons: func(n int) string { return fmt.Sprintf("另有 %d 条", n) },
-	RiskReason:  risk.Reason.Chinese,
+	RiskReason:  reasonSayer(reasonChinese, "未知原因"),
 	Risk: func(l risk.Level) string {
 		switch l {
 		case risk.Low:

@@ -47,14 +47,12 @@ func (l Level) Emoji() string {
 	return "⚪"
 }
 
-// Risk is the assessment of one permission request: its level, and why,
-// most serious reason first.
-//
-// Reasons is in English, for logs; Details holds the same reasons, one
-// for one, as codes a catalog can translate (Text.RiskReason).
+// Assessment is the assessment of one permission request: its level, and
+// why, most serious reason first, each reason once. The reasons are codes:
+// a catalog of package bot/i18n says them (Text.RiskReason), in a log as
+// well as to a person.
 type Assessment struct {
 	Level   Level
-	Reasons []string
 	Details []Reason
 }
 
@@ -76,15 +74,14 @@ func Assess(dir, kind string, patterns []string, metadata json.RawMessage) Asses
 		if cmd := MetaStrings(metadata)["command"]; strings.TrimSpace(cmd) != "" {
 			v := Approve(dir, cmd)
 			if v.OK {
-				return Assessment{Level: Low, Details: []Reason{{Code: reasonProvenReadOnly}},
-					Reasons: []string{Reason{Code: reasonProvenReadOnly}.English()}}
+				return Assessment{Level: Low, Details: []Reason{{Code: ReasonProvenReadOnly}}}
 			}
-			a.raise(reasonNotProvenHarmless, strings.TrimPrefix(v.Why, errRefused.Error()+": "))
+			a.raise(ReasonNotProvenHarmless, strings.TrimPrefix(v.Why, errRefused.Error()+": "))
 		} else {
-			a.raise(reasonNoCommandOnlyPatterns, "")
+			a.raise(ReasonNoCommandOnlyPatterns, "")
 		}
 	} else {
-		a.raise(reasonOnlyCommandsAutoApproved, "")
+		a.raise(ReasonOnlyCommandsAutoApproved, "")
 	}
 	return a.risk()
 }
@@ -102,7 +99,7 @@ func heuristic(dir, kind string, patterns []string, metadata json.RawMessage) *a
 			cmds = []string{c}
 		}
 		if len(cmds) == 0 {
-			a.add(Medium, reasonNoCommandGiven, "")
+			a.add(Medium, ReasonNoCommandGiven, "")
 		}
 		for _, c := range cmds {
 			a.command(c, 0)
@@ -113,7 +110,7 @@ func heuristic(dir, kind string, patterns []string, metadata json.RawMessage) *a
 			paths = MetaPaths(metadata)
 		}
 		if len(paths) == 0 {
-			a.add(Medium, reasonEditsFilesWhichOnesWas, "")
+			a.add(Medium, ReasonEditsFilesWhichOnesWas, "")
 		}
 		for _, p := range paths {
 			a.editPath(p)
@@ -124,39 +121,39 @@ func heuristic(dir, kind string, patterns []string, metadata json.RawMessage) *a
 			paths = MetaPaths(metadata)
 		}
 		if len(paths) == 0 {
-			a.add(Medium, reasonReadsFilesWhichOnesWas, "")
+			a.add(Medium, ReasonReadsFilesWhichOnesWas, "")
 		}
 		for _, p := range paths {
 			a.readPath(p)
 		}
-		a.add(Low, reasonReadsFilesInTheProject, "")
+		a.add(Low, ReasonReadsFilesInTheProject, "")
 	case "glob", "grep":
 		// The patterns are what is searched for; a path in the metadata
 		// says where.
 		for _, p := range append(slices.Clone(patterns), nonEmpty(meta["path"])...) {
 			a.readPath(p)
 		}
-		a.add(Low, reasonLooksAtTheProject, k)
+		a.add(Low, ReasonLooksAtTheProject, k)
 	case "lsp", "todoread", "todowrite":
-		a.add(Low, reasonLooksAtTheProject, k)
+		a.add(Low, ReasonLooksAtTheProject, k)
 	case "external_directory":
-		a.add(High, reasonWorksOutsideTheProjectDirectory, listSuffix(patterns))
+		a.add(High, ReasonWorksOutsideTheProjectDirectory, listSuffix(patterns))
 	case "webfetch":
 		url := meta["url"]
 		if url == "" && len(patterns) > 0 {
 			url = patterns[0]
 		}
-		a.add(Medium, reasonFetchesAWebPage, listSuffix(nonEmpty(url)))
+		a.add(Medium, ReasonFetchesAWebPage, listSuffix(nonEmpty(url)))
 	case "websearch", "codesearch":
-		a.add(Medium, reasonSearchesTheWeb, "")
+		a.add(Medium, ReasonSearchesTheWeb, "")
 	case "task":
-		a.add(Medium, reasonStartsASubagent, listSuffix(patterns))
+		a.add(Medium, ReasonStartsASubagent, listSuffix(patterns))
 	case "doom_loop":
-		a.add(Medium, reasonTheAgentKeepsRepeatingThe, "")
+		a.add(Medium, ReasonTheAgentKeepsRepeatingThe, "")
 	case "":
-		a.add(Medium, reasonPermissionKindNotGiven, "")
+		a.add(Medium, ReasonPermissionKindNotGiven, "")
 	default:
-		a.add(Medium, reasonUnknownPermissionKind, quote(kind))
+		a.add(Medium, ReasonUnknownPermissionKind, quote(kind))
 	}
 	return a
 }
@@ -207,18 +204,13 @@ func (a *assessor) risk() Assessment {
 	slices.SortStableFunc(fs, func(x, y finding) int { return cmp.Compare(y.level, x.level) })
 	r := Assessment{Level: l}
 	for _, f := range fs {
-		// Distinct codes can read the same ("read-only command (git)"
-		// from two places); the English text decides what is a repeat.
-		e := f.reason.English()
-		if (f.level == Low && l > Low) || slices.Contains(r.Reasons, e) {
+		if (f.level == Low && l > Low) || slices.Contains(r.Details, f.reason) {
 			continue
 		}
 		r.Details = append(r.Details, f.reason)
-		r.Reasons = append(r.Reasons, e)
 	}
-	if len(r.Reasons) == 0 {
-		r.Details = []Reason{{Code: reasonNothingRiskyFound}}
-		r.Reasons = []string{r.Details[0].English()}
+	if len(r.Details) == 0 {
+		r.Details = []Reason{{Code: ReasonNothingRiskyFound}}
 	}
 	return r
 }
@@ -237,44 +229,44 @@ var (
 // command assesses a whole command line.
 func (a *assessor) command(cmd string, depth int) {
 	if depth > maxDepth {
-		a.add(High, reasonNestsCommandsTooDeeplyTo, "")
+		a.add(High, ReasonNestsCommandsTooDeeplyTo, "")
 		return
 	}
 	if strings.TrimSpace(cmd) == "" {
 		if depth == 0 {
-			a.add(Medium, reasonEmptyCommand, "")
+			a.add(Medium, ReasonEmptyCommand, "")
 		}
 		return
 	}
 	for _, m := range funcDefRE.FindAllStringSubmatch(cmd, -1) {
 		name, body := regexp.QuoteMeta(m[1]), m[2]
 		if regexp.MustCompile(name + `\s*\|\s*` + name).MatchString(body) {
-			a.add(High, reasonForkBomb, "")
+			a.add(High, ReasonForkBomb, "")
 		} else {
-			a.add(Medium, reasonDefinesAShellFunction, "")
+			a.add(Medium, ReasonDefinesAShellFunction, "")
 		}
 	}
 	if devTCPRE.MatchString(cmd) {
-		a.add(High, reasonOpensARawNetworkConnection, "")
+		a.add(High, ReasonOpensARawNetworkConnection, "")
 	}
 	sc := parseShell(cmd)
 	if sc.broken {
-		a.add(Medium, reasonCouldNotReadTheWhole, "")
+		a.add(Medium, ReasonCouldNotReadTheWhole, "")
 	}
 	if sc.chained() {
-		a.add(Medium, reasonChainsSeveralCommands, "")
+		a.add(Medium, ReasonChainsSeveralCommands, "")
 	}
 	if sc.piped() {
-		a.add(Medium, reasonPipesOutputIntoAnotherCommand, "")
+		a.add(Medium, ReasonPipesOutputIntoAnotherCommand, "")
 	}
 	if sc.background {
-		a.add(Medium, reasonRunsACommandInThe, "")
+		a.add(Medium, ReasonRunsACommandInThe, "")
 	}
 	if sc.subshell {
-		a.add(Medium, reasonRunsCommandsInASubshell, "")
+		a.add(Medium, ReasonRunsCommandsInASubshell, "")
 	}
 	if len(sc.subst) > 0 {
-		a.add(Medium, reasonUsesCommandSubstitution, "")
+		a.add(Medium, ReasonUsesCommandSubstitution, "")
 	}
 	for _, s := range sc.subst {
 		a.command(s, depth+1)
@@ -283,7 +275,7 @@ func (a *assessor) command(cmd string, depth int) {
 		a.simple(c, depth)
 	}
 	if len(sc.commands) == 0 && len(sc.subst) == 0 && depth == 0 {
-		a.add(Medium, reasonNoCommandFound, "")
+		a.add(Medium, ReasonNoCommandFound, "")
 	}
 }
 
@@ -383,35 +375,35 @@ var diskTools = setOf(
 
 // System administration that is high whatever its arguments.
 var systemTools = map[string]ReasonCode{
-	"shutdown":     reasonShutsTheMachineDown,
-	"reboot":       reasonRebootsTheMachine,
-	"halt":         reasonHaltsTheMachine,
-	"poweroff":     reasonPowersTheMachineOff,
-	"mount":        reasonMountsFileSystems,
-	"umount":       reasonUnmountsFileSystems,
-	"swapoff":      reasonTurnsSwapOff,
-	"swapon":       reasonTurnsSwapOn,
-	"modprobe":     reasonLoadsKernelModules,
-	"insmod":       reasonLoadsKernelModules,
-	"rmmod":        reasonRemovesKernelModules,
-	"useradd":      reasonChangesUserAccounts,
-	"userdel":      reasonChangesUserAccounts,
-	"usermod":      reasonChangesUserAccounts,
-	"adduser":      reasonChangesUserAccounts,
-	"deluser":      reasonChangesUserAccounts,
-	"groupadd":     reasonChangesUserAccounts,
-	"groupdel":     reasonChangesUserAccounts,
-	"passwd":       reasonChangesPasswords,
-	"chpasswd":     reasonChangesPasswords,
-	"visudo":       reasonChangesSudoRights,
-	"iptables":     reasonChangesTheFirewall,
-	"ip6tables":    reasonChangesTheFirewall,
-	"nft":          reasonChangesTheFirewall,
-	"ufw":          reasonChangesTheFirewall,
-	"firewall-cmd": reasonChangesTheFirewall,
-	"chattr":       reasonChangesFileAttributes,
-	"setenforce":   reasonChangesSelinuxEnforcement,
-	"kexec":        reasonBootsAnotherKernel,
+	"shutdown":     ReasonShutsTheMachineDown,
+	"reboot":       ReasonRebootsTheMachine,
+	"halt":         ReasonHaltsTheMachine,
+	"poweroff":     ReasonPowersTheMachineOff,
+	"mount":        ReasonMountsFileSystems,
+	"umount":       ReasonUnmountsFileSystems,
+	"swapoff":      ReasonTurnsSwapOff,
+	"swapon":       ReasonTurnsSwapOn,
+	"modprobe":     ReasonLoadsKernelModules,
+	"insmod":       ReasonLoadsKernelModules,
+	"rmmod":        ReasonRemovesKernelModules,
+	"useradd":      ReasonChangesUserAccounts,
+	"userdel":      ReasonChangesUserAccounts,
+	"usermod":      ReasonChangesUserAccounts,
+	"adduser":      ReasonChangesUserAccounts,
+	"deluser":      ReasonChangesUserAccounts,
+	"groupadd":     ReasonChangesUserAccounts,
+	"groupdel":     ReasonChangesUserAccounts,
+	"passwd":       ReasonChangesPasswords,
+	"chpasswd":     ReasonChangesPasswords,
+	"visudo":       ReasonChangesSudoRights,
+	"iptables":     ReasonChangesTheFirewall,
+	"ip6tables":    ReasonChangesTheFirewall,
+	"nft":          ReasonChangesTheFirewall,
+	"ufw":          ReasonChangesTheFirewall,
+	"firewall-cmd": ReasonChangesTheFirewall,
+	"chattr":       ReasonChangesFileAttributes,
+	"setenforce":   ReasonChangesSelinuxEnforcement,
+	"kexec":        ReasonBootsAnotherKernel,
 }
 
 // simple assesses one simple command: its words and redirects.
@@ -424,9 +416,9 @@ func (a *assessor) simple(c shellCommand, depth int) {
 	for len(words) > 0 && isAssignment(words[0]) {
 		name, _, _ := strings.Cut(words[0], "=")
 		if name == "LD_PRELOAD" || name == "LD_LIBRARY_PATH" || name == "DYLD_INSERT_LIBRARIES" {
-			a.add(High, reasonInjectsLibrariesIntoAProgram, name)
+			a.add(High, ReasonInjectsLibrariesIntoAProgram, name)
 		} else {
-			a.add(Medium, reasonSetsEnvironmentVariables, name)
+			a.add(Medium, ReasonSetsEnvironmentVariables, name)
 		}
 		words = words[1:]
 	}
@@ -441,7 +433,7 @@ func (a *assessor) simple(c shellCommand, depth int) {
 	args := words[1:]
 
 	if escalators[name] {
-		a.add(High, reasonRunsAsAnotherUser, name)
+		a.add(High, ReasonRunsAsAnotherUser, name)
 		if name == "su" {
 			for i, w := range args {
 				if (w == "-c" || w == "--command") && i+1 < len(args) {
@@ -461,7 +453,7 @@ func (a *assessor) simple(c shellCommand, depth int) {
 	if n, ok := wrappers[name]; ok {
 		if name == "command" || name == "type" {
 			if slices.Contains(args, "-v") || slices.Contains(args, "-V") {
-				a.add(Low, reasonLooksUpACommand, "")
+				a.add(Low, ReasonLooksUpACommand, "")
 				return
 			}
 		}
@@ -475,16 +467,16 @@ func (a *assessor) simple(c shellCommand, depth int) {
 		if len(rest) == 0 {
 			switch name {
 			case "env":
-				a.add(Medium, reasonPrintsEnvironmentVariablesWhichMay, "")
+				a.add(Medium, ReasonPrintsEnvironmentVariablesWhichMay, "")
 			case "xargs":
-				a.add(Low, reasonEchoesItsInput, "")
+				a.add(Low, ReasonEchoesItsInput, "")
 			default:
-				a.add(Medium, reasonUnknownCommand, quote(name))
+				a.add(Medium, ReasonUnknownCommand, quote(name))
 			}
 			return
 		}
 		if name == "xargs" || name == "parallel" {
-			a.add(Medium, reasonRunsACommandForEach, name)
+			a.add(Medium, ReasonRunsACommandForEachLine, name)
 		}
 		a.simple(shellCommand{words: rest, pipedFrom: c.pipedFrom, heredocs: c.heredocs}, depth)
 		return
@@ -499,18 +491,18 @@ func (a *assessor) simple(c shellCommand, depth int) {
 	if name != "echo" && name != "printf" {
 		for _, w := range args {
 			if !strings.HasPrefix(w, "-") && isSecretPath(w) {
-				a.add(High, reasonTouchesSecretsOrCredentials, w)
+				a.add(High, ReasonTouchesSecretsOrCredentials, w)
 			}
 		}
 	}
 
 	switch {
 	case name == "eval":
-		a.add(Medium, reasonUsesEval, "")
+		a.add(Medium, ReasonUsesEval, "")
 		a.generated(args)
 		a.command(strings.Join(args, " "), depth+1)
 	case name == "source" || name == ".":
-		a.add(Medium, reasonRunsAScriptInThe, "")
+		a.add(Medium, ReasonRunsAScriptInThe, "")
 	case shells[name]:
 		a.shell(name, args, c, depth)
 	case interpreters[name]:
@@ -518,7 +510,7 @@ func (a *assessor) simple(c shellCommand, depth int) {
 	case name == "rm":
 		a.rm(args)
 	case name == "rmdir" || name == "unlink":
-		a.add(Medium, reasonDeletesFiles, name)
+		a.add(Medium, ReasonDeletesFiles, name)
 	case name == "find":
 		a.find(args, depth)
 	case name == "git":
@@ -526,33 +518,33 @@ func (a *assessor) simple(c shellCommand, depth int) {
 	case name == "chmod" || name == "chown" || name == "chgrp":
 		a.chmod(name, args)
 	case strings.HasPrefix(name, "mkfs") || strings.HasPrefix(name, "newfs"):
-		a.add(High, reasonFormatsAFileSystem, name)
+		a.add(High, ReasonFormatsAFileSystem, name)
 	case diskTools[name]:
-		a.add(High, reasonWritesRawDataToDisks, name)
+		a.add(High, ReasonWritesRawDataToDisks, name)
 	case systemTools[name] != 0:
 		a.add(High, systemTools[name], name)
 	case name == "init" || name == "telinit":
-		a.add(High, reasonChangesTheRunLevel, name)
+		a.add(High, ReasonChangesTheRunLevel, name)
 	case name == "kill" || name == "pkill" || name == "killall":
 		a.kill(name, args)
 	case name == "systemctl" || name == "service" || name == "launchctl" || name == "sysctl":
 		a.services(name, args)
 	case name == "crontab":
 		if slices.Contains(args, "-r") {
-			a.add(High, reasonDeletesTheCrontabCrontabR, "")
+			a.add(High, ReasonDeletesTheCrontabCrontabR, "")
 		} else {
-			a.add(Medium, reasonChangesScheduledJobsCrontab, "")
+			a.add(Medium, ReasonChangesScheduledJobsCrontab, "")
 		}
 	case name == "curl" || name == "wget" || name == "http" || name == "https" || name == "aria2c":
-		a.add(Medium, reasonDownloadsOrSendsDataOver, name)
+		a.add(Medium, ReasonDownloadsOrSendsDataOver, name)
 	case name == "ssh" || name == "scp" || name == "sftp" || name == "nc" || name == "ncat" ||
 		name == "netcat" || name == "socat" || name == "telnet" || name == "ftp":
-		a.add(Medium, reasonConnectsToAnotherMachine, name)
+		a.add(Medium, ReasonConnectsToAnotherMachine, name)
 	case name == "rsync":
 		if slices.ContainsFunc(args, func(w string) bool { return strings.HasPrefix(w, "--delete") || w == "--remove-source-files" }) {
-			a.add(High, reasonDeletesFilesWhileSyncingRsync, "")
+			a.add(High, ReasonDeletesFilesWhileSyncingRsync, "")
 		} else {
-			a.add(Medium, reasonCopiesFilesRsync, "")
+			a.add(Medium, ReasonCopiesFilesRsync, "")
 		}
 	case name == "docker" || name == "podman" || name == "kubectl" || name == "helm":
 		a.containers(name, args)
@@ -561,49 +553,49 @@ func (a *assessor) simple(c shellCommand, depth int) {
 			return w == "--in-place" || strings.HasPrefix(w, "--in-place=") ||
 				(strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "--") && strings.Contains(w, "i"))
 		}) {
-			a.add(Medium, reasonEditsFilesInPlaceSed, "")
+			a.add(Medium, ReasonEditsFilesInPlaceSed, "")
 			if ops := operandsOf(args); len(ops) > 1 {
 				a.writtenPaths(name, ops[1:]) // the first is the script
 			}
 		} else if sedScriptsSafe(args) {
-			a.add(Low, reasonReadOnlyCommandSed, "")
+			a.add(Low, ReasonReadOnlyCommand, "sed")
 		} else {
-			a.add(Medium, reasonSedScriptMayWriteFiles, "")
+			a.add(Medium, ReasonSedScriptMayWriteFiles, "")
 		}
 	case name == "awk" || name == "gawk" || name == "mawk" || name == "nawk":
 		if slices.ContainsFunc(args, func(w string) bool {
 			return strings.Contains(w, "system") || strings.Contains(w, ">") || strings.Contains(w, "|") ||
 				strings.Contains(w, "ENVIRON") || w == "-f" || strings.HasPrefix(w, "--file") || strings.HasPrefix(w, "-f")
 		}) {
-			a.add(Medium, reasonAwkProgramRunsCommandsOr, "")
+			a.add(Medium, ReasonAwkProgramRunsCommandsOr, "")
 		} else {
-			a.add(Low, reasonReadOnlyCommandAwk, "")
+			a.add(Low, ReasonReadOnlyCommand, "awk")
 		}
 	case name == "printenv":
-		a.add(Medium, reasonPrintsEnvironmentVariablesWhichMay, "")
+		a.add(Medium, ReasonPrintsEnvironmentVariablesWhichMay, "")
 	case shellState[name]:
-		a.add(Medium, reasonChangesShellVariablesOptionsOr, name)
+		a.add(Medium, ReasonChangesShellVariablesOptionsOr, name)
 	case name == "tee" || name == "truncate" || name == "touch" || name == "mkdir" ||
 		name == "cp" || name == "mv" || name == "ln" || name == "install" || name == "patch":
-		a.add(Medium, reasonWritesFiles, name)
+		a.add(Medium, ReasonWritesFiles, name)
 	case isPackageTool(name):
 		a.packages(name, args)
 	case name == "history":
 		if slices.Contains(args, "-c") {
-			a.add(Medium, reasonClearsTheShellHistory, "")
+			a.add(Medium, ReasonClearsTheShellHistory, "")
 		} else if slices.ContainsFunc(args, func(w string) bool { return !isNumber(w) }) {
-			a.add(Medium, reasonChangesOrWritesTheShell, "")
+			a.add(Medium, ReasonChangesOrWritesTheShell, "")
 		} else {
-			a.add(Low, reasonReadOnlyCommandHistory, "")
+			a.add(Low, ReasonReadOnlyCommand, "history")
 		}
 	case readOnly[name]:
-		a.add(Low, reasonReadOnlyCommand, name)
+		a.add(Low, ReasonReadOnlyCommand, name)
 	case strings.Contains(words[0], substMark):
-		a.add(High, reasonRunsTheOutputOfAnother, "")
+		a.add(High, ReasonRunsOutputAsACommand, "")
 	case strings.HasPrefix(name, "$"):
-		a.add(Medium, reasonRunsACommandNamedBy, name)
+		a.add(Medium, ReasonRunsACommandNamedBy, name)
 	default:
-		a.add(Medium, reasonUnknownCommand, quote(name))
+		a.add(Medium, ReasonUnknownCommand, quote(name))
 	}
 	if writesPaths[name] {
 		a.writtenPaths(name, args)
@@ -614,7 +606,7 @@ func (a *assessor) simple(c shellCommand, depth int) {
 		}
 	}
 	if len(c.heredocs) > 0 && !shells[name] && !interpreters[name] {
-		a.add(Medium, reasonReadsAHereDocument, "")
+		a.add(Medium, ReasonReadsAHereDocument, "")
 	}
 	if !slices.ContainsFunc(a.findings[start:], func(f finding) bool { return f.level > Low }) {
 		a.contained(name, args)
@@ -648,7 +640,7 @@ func (a *assessor) contained(name string, args []string) {
 			}
 		}
 		if !dollarLanguages[name] && varRE.MatchString(v) {
-			a.add(Medium, reasonExpandsAVariable, w)
+			a.add(Medium, ReasonExpandsAVariable, w)
 			continue
 		}
 		if name == "echo" || name == "printf" {
@@ -656,13 +648,13 @@ func (a *assessor) contained(name string, args []string) {
 		}
 		switch {
 		case isOutside(v, a.dir):
-			a.add(Medium, reasonReadsOutsideTheProject, v)
+			a.add(Medium, ReasonReadsOutsideTheProject, v)
 		case strings.Contains(v, "{") && strings.Contains(v, ","):
-			a.add(Medium, reasonUsesBraceExpansion, v)
+			a.add(Medium, ReasonUsesBraceExpansion, v)
 		case isDotGlob(v):
-			a.add(Medium, reasonMatchesHiddenFilesWithA, v)
+			a.add(Medium, ReasonMatchesHiddenFilesWithA, v)
 		case isDotPath(v):
-			a.add(Medium, reasonReadsADotfileOrHidden, v)
+			a.add(Medium, ReasonReadsADotfileOrHidden, v)
 		}
 	}
 	for _, f := range readOnlyLifts[name] {
@@ -672,21 +664,21 @@ func (a *assessor) contained(name string, args []string) {
 			}
 			return strings.HasPrefix(w, f) && !strings.HasPrefix(w, "--")
 		}) {
-			a.add(Medium, reasonWritesFilesOrRunsPrograms, name+" "+f)
+			a.add(Medium, ReasonWritesFilesOrRunsPrograms, name+" "+f)
 		}
 	}
 	ops := operandsOf(args)
 	switch {
 	case writesSecondOperand[name] && len(ops) > 1:
-		a.add(Medium, reasonWritesItsOutputToA, name+" "+ops[len(ops)-1])
+		a.add(Medium, ReasonWritesItsOutputToA, name+" "+ops[len(ops)-1])
 	case name == "hostname" && len(ops) > 0:
-		a.add(Medium, reasonSetsTheHostName, "")
+		a.add(Medium, ReasonSetsTheHostName, "")
 	case name == "less" && slices.ContainsFunc(args, func(w string) bool { return strings.HasPrefix(w, "+") }):
-		a.add(Medium, reasonRunsLessCommandsLess, "")
+		a.add(Medium, ReasonRunsLessCommandsLess, "")
 	case name == "git" && slices.Contains(args, "ls-remote"):
-		a.add(Medium, reasonContactsARemoteGitLs, "")
+		a.add(Medium, ReasonContactsARemoteGitLs, "")
 	case name == "jq" && slices.ContainsFunc(args, func(w string) bool { return strings.Contains(w, "env") || strings.Contains(w, "ENV") }):
-		a.add(Medium, reasonReadsEnvironmentVariablesWhichMay, "")
+		a.add(Medium, ReasonReadsEnvironmentVariablesWhichMay, "")
 	}
 }
 
@@ -695,28 +687,28 @@ func (a *assessor) redirect(r shellRedirect) {
 	t := r.target
 	if r.op == "<" || r.op == "<<<" || r.op == "<&" || r.op == "<<" || r.op == "<<-" {
 		if r.op == "<" && isSecretPath(t) {
-			a.add(High, reasonReadsSecretsOrCredentials, t)
+			a.add(High, ReasonReadsSecretsOrCredentials, t)
 		}
 		// Never low: what is read is not among the command's words.
-		a.add(Medium, reasonRedirectsInput, r.op+" "+t)
+		a.add(Medium, ReasonRedirectsInput, r.op+" "+t)
 		return
 	}
 	// Duplicating a file descriptor (2>&1, >&2) writes no file, nor do
 	// the harmless devices; still a redirect, so never low.
 	if (r.op == ">&" || r.op == "&>") && isFD(t) {
-		a.add(Medium, reasonRedirectsOutput, r.op+t)
+		a.add(Medium, ReasonRedirectsOutput, r.op+t)
 		return
 	}
 	switch t {
 	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty":
-		a.add(Medium, reasonRedirectsOutput, t)
+		a.add(Medium, ReasonRedirectsOutput, t)
 		return
 	}
 	if isDiskDevice(t) {
-		a.add(High, reasonWritesToADiskDevice, t)
+		a.add(High, ReasonWritesToADiskDevice, t)
 		return
 	}
-	a.add(Medium, reasonRedirectsOutputIntoAFile, t)
+	a.add(Medium, ReasonRedirectsOutputIntoAFile, t)
 	a.writePath(t, verbWritesTo)
 }
 
@@ -778,7 +770,7 @@ func (a *assessor) rm(args []string) {
 		case w == "--force":
 			force = true
 		case w == "--no-preserve-root":
-			a.add(High, reasonDeletesWithoutProtectingRmNo, "")
+			a.add(High, ReasonDeletesWithoutProtectingRmNo, "")
 		case strings.HasPrefix(w, "--"):
 		case strings.HasPrefix(w, "-") && len(w) > 1:
 			recursive = recursive || strings.ContainsAny(w, "rR")
@@ -789,15 +781,15 @@ func (a *assessor) rm(args []string) {
 	}
 	switch {
 	case recursive && force:
-		a.add(High, reasonDeletesFilesRecursivelyAndWithout, "")
+		a.add(High, ReasonDeletesFilesRecursivelyAndWithout, "")
 	case recursive:
-		a.add(High, reasonDeletesFilesRecursivelyRmR, "")
+		a.add(High, ReasonDeletesFilesRecursivelyRmR, "")
 	default:
-		a.add(Medium, reasonDeletesFilesRm, "")
+		a.add(Medium, ReasonDeletesFiles, "rm")
 	}
 	for _, t := range targets {
 		if isBroadPath(t) {
-			a.add(High, reasonDeletesABroadPath, t)
+			a.add(High, ReasonDeletesABroadPath, t)
 		}
 	}
 }
@@ -806,9 +798,9 @@ func (a *assessor) find(args []string, depth int) {
 	for i := 0; i < len(args); i++ {
 		switch args[i] {
 		case "-delete":
-			a.add(High, reasonDeletesEveryFileFoundFind, "")
+			a.add(High, ReasonDeletesEveryFileFoundFind, "")
 		case "-exec", "-execdir", "-ok", "-okdir":
-			a.add(Medium, reasonRunsACommandForEach2, args[i])
+			a.add(Medium, ReasonRunsACommandForEachFileFound, args[i])
 			j := i + 1
 			for j < len(args) && args[j] != ";" && args[j] != "+" {
 				j++
@@ -816,10 +808,10 @@ func (a *assessor) find(args []string, depth int) {
 			a.simple(shellCommand{words: args[i+1 : j]}, depth+1)
 			i = j
 		case "-fprint", "-fprintf", "-fls":
-			a.add(Medium, reasonWritesAFileFind, args[i])
+			a.add(Medium, ReasonWritesAFileFind, args[i])
 		}
 	}
-	a.add(Low, reasonReadOnlyCommandFind, "")
+	a.add(Low, ReasonReadOnlyCommand, "find")
 }
 
 // Read-only git subcommands.
@@ -836,7 +828,7 @@ var gitValueFlags = setOf("-C", "-c", "--git-dir", "--work-tree", "--namespace",
 func (a *assessor) git(args []string) {
 	rest := skipFlags(args, gitValueFlags)
 	if len(rest) == 0 {
-		a.add(Low, reasonReadOnlyCommandGit, "")
+		a.add(Low, ReasonReadOnlyCommand, "git")
 		return
 	}
 	sub, sargs := rest[0], rest[1:]
@@ -869,55 +861,55 @@ func (a *assessor) git(args []string) {
 		if has("--force", "--force-with-lease", "--force-if-includes", "--mirror", "--delete", "--prune") ||
 			shortFlag("f") || shortFlag("d") ||
 			slices.ContainsFunc(operands(), func(w string) bool { return strings.HasPrefix(w, "+") || strings.HasPrefix(w, ":") }) {
-			a.add(High, reasonRewritesOrDeletesRemoteHistory, "")
+			a.add(High, ReasonRewritesOrDeletesRemoteHistory, "")
 		} else {
-			a.add(Medium, reasonPushesToARemoteGit, "")
+			a.add(Medium, ReasonPushesToARemoteGit, "")
 		}
 	case "reset":
 		if has("--hard", "--merge", "--keep") {
-			a.add(High, reasonDiscardsLocalChangesGitReset, "")
+			a.add(High, ReasonDiscardsLocalChangesGitReset, "")
 		} else {
-			a.add(Medium, reasonMovesTheBranchGitReset, "")
+			a.add(Medium, ReasonMovesTheBranchGitReset, "")
 		}
 	case "clean":
 		if has("--force") || shortFlag("f") {
-			a.add(High, reasonDeletesUntrackedFilesGitClean, "")
+			a.add(High, ReasonDeletesUntrackedFilesGitClean, "")
 		} else {
-			a.add(Medium, reasonCleansTheWorkTreeGit, "")
+			a.add(Medium, ReasonCleansTheWorkTreeGit, "")
 		}
 	case "checkout", "restore", "switch":
 		if has("--force", "--discard-changes") || shortFlag("f") ||
 			(sub != "switch" && slices.ContainsFunc(operands(), func(w string) bool { return w == "." || w == "*" || w == ":/" })) {
-			a.add(High, reasonDiscardsLocalChangesGit, sub)
+			a.add(High, ReasonDiscardsLocalChangesGit, sub)
 		} else {
-			a.add(Medium, reasonChangesTheWorkTreeGit, sub)
+			a.add(Medium, ReasonChangesTheWorkTreeGit, sub)
 		}
 	case "branch":
 		switch {
 		case has("--delete", "--force") || slices.Contains(sargs, "-D") || shortFlag("D"):
-			a.add(High, reasonForceDeletesABranchGit, "")
+			a.add(High, ReasonForceDeletesABranchGit, "")
 		case len(operands()) == 0 || has("--list", "--show-current", "--contains", "--merged", "--no-merged"):
-			a.add(Low, reasonReadOnlyCommandGitBranch, "")
+			a.add(Low, ReasonReadOnlyCommand, "git branch")
 		default:
-			a.add(Medium, reasonChangesBranchesGitBranch, "")
+			a.add(Medium, ReasonChangesBranchesGitBranch, "")
 		}
 	case "tag":
 		if len(operands()) == 0 || has("--list") || shortFlag("l") {
-			a.add(Low, reasonReadOnlyCommandGitTag, "")
+			a.add(Low, ReasonReadOnlyCommand, "git tag")
 		} else {
-			a.add(Medium, reasonChangesTagsGitTag, "")
+			a.add(Medium, ReasonChangesTagsGitTag, "")
 		}
 	case "remote":
 		if len(operands()) == 0 || operands()[0] == "show" || operands()[0] == "get-url" {
-			a.add(Low, reasonReadOnlyCommandGitRemote, "")
+			a.add(Low, ReasonReadOnlyCommand, "git remote")
 		} else {
-			a.add(Medium, reasonChangesRemotesGitRemote, "")
+			a.add(Medium, ReasonChangesRemotesGitRemote, "")
 		}
 	case "config":
 		if has("--get", "--get-all", "--get-regexp", "--list", "-l") || len(operands()) <= 1 && !has("--unset", "--unset-all", "--add", "--replace-all") {
-			a.add(Low, reasonReadOnlyCommandGitConfig, "")
+			a.add(Low, ReasonReadOnlyCommand, "git config")
 		} else {
-			a.add(Medium, reasonChangesGitConfigurationGitConfig, "")
+			a.add(Medium, ReasonChangesGitConfigurationGitConfig, "")
 		}
 	case "stash":
 		op := ""
@@ -926,37 +918,37 @@ func (a *assessor) git(args []string) {
 		}
 		switch op {
 		case "list", "show":
-			a.add(Low, reasonReadOnlyCommandGitStash, op)
+			a.add(Low, ReasonReadOnlyCommand, "git stash "+op)
 		case "drop", "clear":
-			a.add(High, reasonThrowsStashedChangesAwayGit, op)
+			a.add(High, ReasonThrowsStashedChangesAwayGit, op)
 		default:
-			a.add(Medium, reasonStashesChangesGitStash, "")
+			a.add(Medium, ReasonStashesChangesGitStash, "")
 		}
 	case "reflog":
 		if o := operands(); len(o) > 0 && (o[0] == "expire" || o[0] == "delete") {
-			a.add(High, reasonDeletesReflogEntriesGitReflog, o[0])
+			a.add(High, ReasonDeletesReflogEntriesGitReflog, o[0])
 		} else {
-			a.add(Low, reasonReadOnlyCommandGitReflog, "")
+			a.add(Low, ReasonReadOnlyCommand, "git reflog")
 		}
 	case "filter-branch", "filter-repo", "update-ref", "replace":
-		a.add(High, reasonRewritesRepositoryHistoryGit, sub)
+		a.add(High, ReasonRewritesRepositoryHistoryGit, sub)
 	case "gc", "prune":
 		if has("--prune", "--aggressive") || sub == "prune" {
-			a.add(High, reasonDeletesUnreachableObjectsGit, sub)
+			a.add(High, ReasonDeletesUnreachableObjectsGit, sub)
 		} else {
-			a.add(Medium, reasonRepacksTheRepositoryGitGc, "")
+			a.add(Medium, ReasonRepacksTheRepositoryGitGc, "")
 		}
 	case "worktree":
 		if o := operands(); len(o) > 0 && o[0] == "list" {
-			a.add(Low, reasonReadOnlyCommandGitWorktree, "")
+			a.add(Low, ReasonReadOnlyCommand, "git worktree list")
 		} else {
-			a.add(Medium, reasonChangesWorkTreesGitWorktree, "")
+			a.add(Medium, ReasonChangesWorkTreesGitWorktree, "")
 		}
 	default:
 		if gitReadOnly[sub] {
-			a.add(Low, reasonReadOnlyCommandGit2, sub)
+			a.add(Low, ReasonReadOnlyCommand, "git "+sub)
 		} else {
-			a.add(Medium, reasonChangesTheRepositoryGit, sub)
+			a.add(Medium, ReasonChangesTheRepositoryGit, sub)
 		}
 	}
 }
@@ -971,16 +963,16 @@ func (a *assessor) chmod(name string, args []string) {
 			broad = true
 		}
 		if name == "chmod" && (strings.Contains(w, "+s") || strings.HasPrefix(w, "4") && len(w) == 4 || strings.HasPrefix(w, "2") && len(w) == 4) {
-			a.add(High, reasonSetsTheSetuidOrSetgid, "")
+			a.add(High, ReasonSetsTheSetuidOrSetgid, "")
 		}
 	}
 	switch {
 	case recursive && broad:
-		a.add(High, reasonChangesOwnershipOrPermissionsRecursively, name)
+		a.add(High, ReasonChangesOwnershipOrPermissionsOnABroadPath, name)
 	case recursive:
-		a.add(Medium, reasonChangesOwnershipOrPermissionsRecursively2, name)
+		a.add(Medium, ReasonChangesOwnershipOrPermissionsRecursively, name)
 	default:
-		a.add(Medium, reasonChangesOwnershipOrPermissions, name)
+		a.add(Medium, ReasonChangesOwnershipOrPermissions, name)
 	}
 }
 
@@ -997,22 +989,22 @@ func (a *assessor) kill(name string, args []string) {
 		}
 	}
 	if name == "kill" && slices.ContainsFunc(pids, func(p string) bool { return p == "1" || p == "-1" || p == "0" }) {
-		a.add(High, reasonKillsInitOrEveryProcess, name+" "+strings.Join(pids, " "))
+		a.add(High, ReasonKillsInitOrEveryProcess, name+" "+strings.Join(pids, " "))
 		return
 	}
-	a.add(Medium, reasonStopsProcesses, name)
+	a.add(Medium, ReasonStopsProcesses, name)
 }
 
 func (a *assessor) services(name string, args []string) {
 	if name == "sysctl" && slices.ContainsFunc(args, func(w string) bool {
 		return w == "-w" || w == "--write" || strings.HasPrefix(w, "-p") || strings.HasPrefix(w, "--load") || w == "--system"
 	}) {
-		a.add(High, reasonChangesKernelSettingsSysctl, "")
+		a.add(High, ReasonChangesKernelSettingsSysctl, "")
 		return
 	}
 	ops := skipFlags(args, setOf("-H", "-M", "--host", "--machine", "-w"))
 	if len(ops) == 0 {
-		a.add(Low, reasonReadOnlyCommand, name)
+		a.add(Low, ReasonReadOnlyCommand, name)
 		return
 	}
 	op := ops[0]
@@ -1021,11 +1013,11 @@ func (a *assessor) services(name string, args []string) {
 	}
 	switch {
 	case name == "sysctl" && !strings.Contains(strings.Join(ops, " "), "="):
-		a.add(Low, reasonReadOnlyCommandSysctl, "")
+		a.add(Low, ReasonReadOnlyCommand, "sysctl")
 	case op == "status" || op == "show" || op == "cat" || strings.HasPrefix(op, "list") || strings.HasPrefix(op, "is-") || op == "print":
-		a.add(Low, reasonReadOnlyCommand, name+" "+op)
+		a.add(Low, ReasonReadOnlyCommand, name+" "+op)
 	default:
-		a.add(High, reasonChangesSystemServicesOrSettings, name+" "+op)
+		a.add(High, ReasonChangesSystemServicesOrSettings, name+" "+op)
 	}
 }
 
@@ -1034,14 +1026,14 @@ func (a *assessor) containers(name string, args []string) {
 	switch {
 	case strings.Contains(joined, "--privileged") || strings.Contains(joined, " -v /:") || strings.Contains(joined, "--volume /:") ||
 		strings.Contains(joined, "--pid=host") || strings.Contains(joined, "--net=host") || strings.Contains(joined, "--network=host"):
-		a.add(High, reasonRunsAContainerWithHost, name)
+		a.add(High, ReasonRunsAContainerWithHost, name)
 	case strings.Contains(joined, " prune ") || strings.Contains(joined, " delete ") ||
 		(strings.Contains(joined, " rm ") || strings.Contains(joined, " rmi ")) && strings.Contains(joined, " -f"):
-		a.add(High, reasonDeletesContainersImagesOrCluster, name)
+		a.add(High, ReasonDeletesContainersImagesOrCluster, name)
 	case strings.Contains(joined, " push "):
-		a.add(High, reasonPublishesAnImagePush, name)
+		a.add(High, ReasonPublishesAnImagePush, name)
 	default:
-		a.add(Medium, reasonRunsContainersOrClusterCommands, name)
+		a.add(Medium, ReasonRunsContainersOrClusterCommands, name)
 	}
 }
 
@@ -1064,19 +1056,19 @@ func (a *assessor) packages(name string, args []string) {
 	}
 	switch {
 	case op == "publish" || op == "upload" || name == "twine" || (name == "gh" && (op == "release" || op == "repo")):
-		a.add(High, reasonPublishesOrChangesSomethingPublic, name+" "+op)
+		a.add(High, ReasonPublishesOrChangesSomethingPublic, name+" "+op)
 	case op == "remove" || op == "purge" || op == "uninstall" || op == "autoremove" || op == "erase" || (name == "pacman" && strings.HasPrefix(op, "-R")):
-		a.add(High, reasonRemovesInstalledPackages, name+" "+op)
+		a.add(High, ReasonRemovesInstalledPackages, name+" "+op)
 	case name == "go" && op == "env" && slices.ContainsFunc(args, func(w string) bool { return w == "-w" || w == "-u" }):
-		a.add(Medium, reasonChangesGoSettingsGoEnv, "")
+		a.add(Medium, ReasonChangesGoSettingsGoEnv, "")
 	case name == "go" && (op == "version" || op == "env" || op == "doc"):
-		a.add(Low, reasonReadOnlyCommandGo, op)
+		a.add(Low, ReasonReadOnlyCommand, "go "+op)
 	case op == "--version" || op == "-v" || op == "-V" || op == "version":
-		a.add(Low, reasonReadOnlyCommand, name+" "+op)
+		a.add(Low, ReasonReadOnlyCommand, name+" "+op)
 	case op == "":
-		a.add(Medium, reasonRuns, name)
+		a.add(Medium, ReasonRuns, name)
 	default:
-		a.add(Medium, reasonRuns, name+" "+op)
+		a.add(Medium, ReasonRuns, name+" "+op)
 	}
 }
 
@@ -1085,7 +1077,7 @@ func (a *assessor) packages(name string, args []string) {
 func (a *assessor) shell(name string, args []string, c shellCommand, depth int) {
 	for i, w := range args {
 		if strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "--") && strings.Contains(w, "c") {
-			a.add(Medium, reasonRunsACommandThroughA, name)
+			a.add(Medium, ReasonRunsACommandThroughA, name)
 			if i+1 < len(args) {
 				a.generated(args[i+1 : i+2])
 				a.command(args[i+1], depth+1)
@@ -1096,18 +1088,18 @@ func (a *assessor) shell(name string, args []string, c shellCommand, depth int) 
 	scripts := skipFlags(args, setOf("-o", "+o", "-O", "+O"))
 	switch {
 	case c.pipedFrom && (len(scripts) == 0 || slices.Contains(args, "-s")):
-		a.add(High, reasonPipesTextIntoAShell, name)
+		a.add(High, ReasonPipesTextIntoAShell, name)
 	case len(c.heredocs) > 0 && len(scripts) == 0:
-		a.add(Medium, reasonRunsAHereDocumentThrough, name)
+		a.add(Medium, ReasonRunsAHereDocumentThrough, name)
 		for _, h := range c.heredocs {
 			a.command(h, depth+1)
 		}
 	case len(scripts) > 0 && strings.HasPrefix(scripts[0], "<(") || slices.Contains(scripts, "/dev/stdin"):
-		a.add(High, reasonRunsGeneratedOrDownloadedText, name)
+		a.add(High, ReasonRunsGeneratedOrDownloadedText, name)
 	case len(scripts) > 0:
-		a.add(Medium, reasonRunsAScript, name+" "+scripts[0])
+		a.add(Medium, ReasonRunsAScript, name+" "+scripts[0])
 	default:
-		a.add(Medium, reasonStartsAShell, name)
+		a.add(Medium, ReasonStartsAShell, name)
 	}
 }
 
@@ -1115,7 +1107,7 @@ func (a *assessor) shell(name string, args []string, c shellCommand, depth int) 
 // was downloaded or printed runs.
 func (a *assessor) generated(code []string) {
 	if slices.ContainsFunc(code, func(w string) bool { return strings.Contains(w, substMark) }) {
-		a.add(High, reasonRunsTheOutputOfAnother2, "")
+		a.add(High, ReasonRunsOutputAsCode, "")
 	}
 }
 
@@ -1125,27 +1117,27 @@ func (a *assessor) interpreter(name string, args []string, c shellCommand) {
 	for _, w := range args {
 		switch w {
 		case "-c", "-e", "--eval", "-E", "-r", "--command", "-p", "--print":
-			a.add(Medium, reasonRunsInlineCode, name+" "+w)
+			a.add(Medium, ReasonRunsInlineCode, name+" "+w)
 			return
 		case "--version", "-V", "--help":
-			a.add(Low, reasonReadOnlyCommand, name+" "+w)
+			a.add(Low, ReasonReadOnlyCommand, name+" "+w)
 			return
 		}
 		if w == "-i" && name == "perl" {
-			a.add(Medium, reasonEditsFilesInPlacePerl, "")
+			a.add(Medium, ReasonEditsFilesInPlacePerl, "")
 			return
 		}
 	}
 	scripts := skipFlags(args, setOf("-m", "-W", "-X"))
 	switch {
 	case c.pipedFrom && (len(scripts) == 0 || scripts[0] == "-"):
-		a.add(High, reasonPipesTextIntoAnInterpreter, name)
+		a.add(High, ReasonPipesTextIntoAnInterpreter, name)
 	case len(scripts) > 0 && strings.HasPrefix(scripts[0], "<("):
-		a.add(High, reasonRunsGeneratedOrDownloadedCode, name)
+		a.add(High, ReasonRunsGeneratedOrDownloadedCode, name)
 	case len(c.heredocs) > 0:
-		a.add(Medium, reasonRunsInlineCodeFromA, name)
+		a.add(Medium, ReasonRunsInlineCodeFromA, name)
 	default:
-		a.add(Medium, reasonRunsAProgram, name)
+		a.add(Medium, ReasonRunsAProgram, name)
 	}
 }
 
@@ -1156,19 +1148,19 @@ func (a *assessor) editPath(p string) {
 	q := normPath(p)
 	switch {
 	case q == "" || q == ".":
-		a.add(Medium, reasonEditsFilesInTheProject, "")
+		a.add(Medium, ReasonEditsFilesInTheProject, "")
 	case strings.ContainsAny(q, "*?["):
-		a.add(High, reasonEditsEveryFileMatching, quote(p))
+		a.add(High, ReasonEditsEveryFileMatching, quote(p))
 	case isSystemPath(q):
-		a.add(High, reasonEditsASystemFile, p)
+		a.add(High, ReasonEditsASystemFile, p)
 	case isSecretPath(q) || isShellStartup(q):
-		a.add(High, reasonEditsSecretsCredentialsOrStart, p)
+		a.add(High, ReasonEditsSecretsCredentialsOrStart, p)
 	case isOutside(p, a.dir):
-		a.add(High, reasonEditsAFileOutsideThe, p)
+		a.add(High, ReasonEditsAFileOutsideThe, p)
 	case isDotPath(q):
-		a.add(High, reasonEditsADotfileOrHidden, p)
+		a.add(High, ReasonEditsADotfileOrHidden, p)
 	default:
-		a.add(Medium, reasonEditsAFileInThe, p)
+		a.add(Medium, ReasonEditsAFileInThe, p)
 	}
 }
 
@@ -1177,13 +1169,13 @@ func (a *assessor) readPath(p string) {
 	q := normPath(p)
 	switch {
 	case isSecretPath(q):
-		a.add(High, reasonReadsSecretsOrCredentials, p)
+		a.add(High, ReasonReadsSecretsOrCredentials, p)
 	case isOutside(p, a.dir):
-		a.add(Medium, reasonReadsAFileOutsideThe, p)
+		a.add(Medium, ReasonReadsAFileOutsideThe, p)
 	case strings.Contains(q, "$"):
-		a.add(Medium, reasonReadsAPathMadeOf, p)
+		a.add(Medium, ReasonReadsAPathMadeOf, p)
 	case isDotPath(q) || isDotGlob(q) || strings.Contains(q, "{") && strings.Contains(q, ","):
-		a.add(Medium, reasonReadsADotfile, p)
+		a.add(Medium, ReasonReadsADotfile, p)
 	}
 }
 

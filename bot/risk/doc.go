@@ -1,7 +1,11 @@
 // Package risk judges opencode permission requests: how risky one looks
-// to a person (Assess: low, medium or high, with reasons in English and
-// Chinese), and whether a shell command may run without asking anyone
-// (Approve).
+// to a person (Assess: low, medium or high, with reasons), and whether a
+// shell command may run without asking anyone (Approve).
+//
+// The reasons are codes (ReasonCode, a closed set listed by ReasonCodes)
+// with the detail they quote; the package says them in no language. The
+// catalogs of package bot/i18n say them, so a new language is a catalog
+// there, nothing here.
 //
 // The two are kept apart on purpose. Medium and high come from a
 // deny-list heuristic (assess.go, shell.go): it reads a command as a
