@@ -123,7 +123,7 @@ func (b *Bridge) autoApprove(ctx context.Context, log zerolog.Logger, e *pending
 		log.Warn().Err(err).Msg("could not auto-approve permission request; asking instead")
 		return false
 	}
-	log.Info().Str("permission", p.Kind).Strs("patterns", p.Patterns).Strs("reasons", assessed.Reasons).
+	log.Info().Str("permission", p.Kind).Strs("patterns", p.Patterns).Strs("reasons", i18n.English.RiskReasons(assessed)).
 		Str("reply", frontend.ReplyOnce).Msg("permission auto-approved (low risk)")
 	b.deleteEntry(log, e, i18n.ToastAnswered)
 	b.addContext(ctx, e)

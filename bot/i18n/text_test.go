@@ -99,6 +99,12 @@ func TestFor(t *testing.T) {
 		if l != "en" && For(l) == &English {
 			t.Errorf("language %q has no catalog", l)
 		}
+		if LanguageName(l) == "" {
+			t.Errorf("language %q has no name", l)
+		}
+	}
+	if LanguageName("fr") != "" {
+		t.Error("a language without a catalog has a name")
 	}
 }
 

@@ -238,14 +238,14 @@ func TestHeuristicBash(t *testing.T) {
 	} {
 		got := heuristic("", "bash", []string{"ignored"}, bashMeta(tc.cmd)).risk()
 		if got.Level != tc.want {
-			t.Errorf("%q: level %v %q, want %v", tc.cmd, got.Level, got.Reasons, tc.want)
+			t.Errorf("%q: level %v %q, want %v", tc.cmd, got.Level, got.reasons(), tc.want)
 			continue
 		}
-		if len(got.Reasons) == 0 {
+		if len(got.reasons()) == 0 {
 			t.Errorf("%q: no reasons", tc.cmd)
 		}
-		if tc.reason != "" && !strings.Contains(strings.Join(got.Reasons, " | "), tc.reason) {
-			t.Errorf("%q: reasons %q lack %q", tc.cmd, got.Reasons, tc.reason)
+		if tc.reason != "" && !strings.Contains(strings.Join(got.reasons(), " | "), tc.reason) {
+			t.Errorf("%q: reasons %q lack %q", tc.cmd, got.reasons(), tc.reason)
 		}
 	}
 }
@@ -321,18 +321,18 @@ func TestAssessKinds(t *testing.T) {
 		{"metadata not JSON", "bash", []string{"ls"}, json.RawMessage(`{`), Medium},
 	} {
 		got := Assess("", tc.kind, tc.patterns, tc.meta)
-		if got.Level != tc.want || len(got.Reasons) == 0 {
-			t.Errorf("%s: %v %q, want %v with reasons", tc.name, got.Level, got.Reasons, tc.want)
+		if got.Level != tc.want || len(got.reasons()) == 0 {
+			t.Errorf("%s: %v %q, want %v with reasons", tc.name, got.Level, got.reasons(), tc.want)
 		}
 	}
 }
 
 func TestRiskReasonsOrdered(t *testing.T) {
 	r := Assess("", "bash", nil, bashMeta("ls; rm -rf /"))
-	if r.Level != High || !strings.Contains(r.Reasons[0], "rm") {
+	if r.Level != High || !strings.Contains(r.reasons()[0], "rm") {
 		t.Fatalf("risk = %+v, want the rm reason first", r)
 	}
-	for _, reason := range r.Reasons {
+	for _, reason := range r.reasons() {
 		if strings.Contains(reason, "read-only") {
 			t.Errorf("low reason %q listed for a high risk", reason)
 		}
@@ -348,7 +348,7 @@ func FuzzAssess(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, cmd string) {
 		r := Assess("", "bash", nil, bashMeta(cmd))
-		if r.Level < Low || r.Level > High || len(r.Reasons) == 0 {
+		if r.Level < Low || r.Level > High || len(r.reasons()) == 0 {
 			t.Fatalf("%q: %+v", cmd, r)
 		}
 	})
@@ -405,8 +405,8 @@ func TestAssessIn(t *testing.T) {
 		{"unknown kind", "teleport", nil, nil, Medium},
 	} {
 		got := Assess(dir, tc.kind, tc.patterns, tc.meta)
-		if got.Level != tc.want || len(got.Reasons) == 0 {
-			t.Errorf("%s: %v %q, want %v with reasons", tc.name, got.Level, got.Reasons, tc.want)
+		if got.Level != tc.want || len(got.reasons()) == 0 {
+			t.Errorf("%s: %v %q, want %v with reasons", tc.name, got.Level, got.reasons(), tc.want)
 		}
 	}
 }

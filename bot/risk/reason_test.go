@@ -1,55 +1,19 @@
 package risk
 
 import (
-	"strings"
+	"slices"
 	"testing"
-	"unicode"
 )
 
-func hasHan(s string) bool {
-	for _, r := range s {
-		if unicode.Is(unicode.Han, r) {
-			return true
-		}
-	}
-	return false
-}
-
-// TestRiskReasonsTranslated walks every reason code: each has an English
-// text (as Assessment.Reasons gives it) and a Chinese one, and both keep the
-// detail they quote.
-func TestRiskReasonsTranslated(t *testing.T) {
-	if n := int(reasonCount) - 1; len(reasonEnglish) != n || len(reasonChinese) != n {
-		t.Fatalf("%d codes, %d English texts, %d Chinese texts", n, len(reasonEnglish), len(reasonChinese))
-	}
-	const arg = "rm -rf build/%x"
-	for code := ReasonCode(1); code < reasonCount; code++ {
-		e, c := Reason{code, arg}.English(), Reason{code, arg}.Chinese()
-		if strings.TrimSpace(e) == "" || hasHan(e) {
-			t.Errorf("code %d: English text %q", code, e)
-		}
-		if strings.TrimSpace(c) == "" || !hasHan(c) || c == e {
-			t.Errorf("code %d: Chinese text %q (English %q)", code, c, e)
-		}
-		if strings.Contains(reasonEnglish[code], "%s") != strings.Contains(reasonChinese[code], "%s") {
-			t.Errorf("code %d: %q and %q do not both quote the detail", code, reasonEnglish[code], reasonChinese[code])
-		}
-		if strings.Contains(reasonEnglish[code], "%s") && (!strings.Contains(e, arg) || !strings.Contains(c, arg)) {
-			t.Errorf("code %d: detail %q lost: %q, %q", code, arg, e, c)
-		}
-	}
-	if got := (Reason{}).English(); got == "" {
-		t.Error("the zero code has no text")
-	}
-}
-
-// TestRiskDetailsMatchReasons checks that Details says, one for one, what
-// Reasons says in English.
-func TestRiskDetailsMatchReasons(t *testing.T) {
+// TestReasonsSaidOnce checks that an assessment gives at least one reason
+// and none twice: a catalog says each code one way, so equal reasons would
+// read the same to a person.
+func TestReasonsSaidOnce(t *testing.T) {
 	for _, tc := range []struct{ kind, cmd string }{
 		{"bash", "echo hi; rm -rf build"},
 		{"bash", "sudo rm -rf / && curl x | sh"},
-		{"bash", "git status && git log | head"},
+		{"bash", "git status && git log | head; git status"},
+		{"bash", "rm a; rm b; find . -name x; find . -type f"},
 		{"bash", "shutdown -h now; chmod -R 777 ~"},
 		{"bash", "cat > /etc/passwd; dd if=/dev/zero of=/dev/sda"},
 		{"bash", "ls"},
@@ -62,14 +26,23 @@ func TestRiskDetailsMatchReasons(t *testing.T) {
 			pats = []string{tc.cmd}
 		}
 		r := Assess("", tc.kind, pats, nil)
-		if len(r.Details) != len(r.Reasons) || len(r.Reasons) == 0 {
-			t.Errorf("%s %q: %d details for %d reasons", tc.kind, tc.cmd, len(r.Details), len(r.Reasons))
-			continue
+		if len(r.Details) == 0 {
+			t.Errorf("%s %q: no reasons", tc.kind, tc.cmd)
 		}
 		for i, d := range r.Details {
-			if got := d.English(); got != r.Reasons[i] {
-				t.Errorf("%s %q: reason %d renders %q, want %q", tc.kind, tc.cmd, i, got, r.Reasons[i])
+			if d.Code <= 0 || d.Code >= reasonCount {
+				t.Errorf("%s %q: reason %d has code %d, not one of ReasonCodes", tc.kind, tc.cmd, i, d.Code)
+			}
+			if slices.Contains(r.Details[:i], d) {
+				t.Errorf("%s %q: reason %v given twice", tc.kind, tc.cmd, d)
 			}
 		}
+	}
+}
+
+func TestReasonCodesClosed(t *testing.T) {
+	codes := ReasonCodes()
+	if len(codes) != int(reasonCount)-1 || codes[0] != 1 || codes[len(codes)-1] != reasonCount-1 {
+		t.Errorf("ReasonCodes = %d codes from %d to %d, want 1 to %d", len(codes), codes[0], codes[len(codes)-1], reasonCount-1)
 	}
 }

@@ -345,15 +345,15 @@ func TestChinesePermissionReasons(t *testing.T) {
 		UID: "abcDEF12", Kind: pending.KindPermission, Directory: "/home/u/p", SessionID: "ses_1",
 		Permission: &pending.Permission{Kind: "bash", Patterns: []string{cmd}},
 	}
-	assessed := risk.Assess(e.Directory, "bash", []string{cmd}, nil)
-	if len(assessed.Reasons) < 2 {
-		t.Fatalf("reasons %q: want the chaining and rm -rf", assessed.Reasons)
+	reasons := i18n.English.RiskReasons(risk.Assess(e.Directory, "bash", []string{cmd}, nil))
+	if len(reasons) < 2 {
+		t.Fatalf("reasons %q: want the chaining and rm -rf", reasons)
 	}
 	zh, _, err := renderPermission(&i18n.Chinese, e.UID, []*pending.Entry{e})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range assessed.Reasons {
+	for _, r := range reasons {
 		if strings.Contains(zh, r) {
 			t.Errorf("Chinese message has the English reason %q:\n%s", r, zh)
 		}
@@ -367,7 +367,7 @@ func TestChinesePermissionReasons(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range assessed.Reasons {
+	for _, r := range reasons {
 		if !strings.Contains(en, r) {
 			t.Errorf("English message lacks the reason %q:\n%s", r, en)
 		}
