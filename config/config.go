@@ -245,7 +245,7 @@ func Settings() []Setting {
 				return nil
 			}},
 		{Env: "HERMES_LANG", Flag: "lang", Default: i18n.Languages()[0],
-			Usage: "language of the messages the bot writes: " + strings.Join(i18n.Languages(), ", ") + " (en: English, zh: 简体中文)",
+			Usage: "language of the messages the bot writes: " + strings.Join(i18n.Languages(), ", ") + " (" + languageNames() + ")",
 			set: func(c *Config, v string) error {
 				v = strings.ToLower(strings.TrimSpace(v))
 				if slices.Contains(i18n.Languages(), v) {
@@ -255,6 +255,17 @@ func Settings() []Setting {
 				return fmt.Errorf("want one of %s", strings.Join(i18n.Languages(), ", "))
 			}},
 	}
+}
+
+// languageNames lists each language's code with its own name ("en:
+// English, zh: 简体中文"), from the catalogs, so that a language is added
+// in bot/i18n alone.
+func languageNames() string {
+	names := make([]string, 0, len(i18n.Languages()))
+	for _, l := range i18n.Languages() {
+		names = append(names, l+": "+i18n.LanguageName(l))
+	}
+	return strings.Join(names, ", ")
 }
 
 func checkURL(v string) error {
