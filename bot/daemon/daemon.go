@@ -20,15 +20,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/http"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
-	tgbot "github.com/go-telegram/bot"
-	"github.com/go-telegram/bot/models"
 	"github.com/rs/zerolog"
 
 	"github.com/hermes-bot/hermes-bot/bot"
@@ -121,17 +118,15 @@ func Run(ctx context.Context, cfg *config.Config, log zerolog.Logger, opts Optio
 		}()
 	}
 
-	me, err := getMe(ctx, d.tg, d.redact, log)
+	botID, botName, err := d.tg.Me(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil // stopped by a signal while waiting for Telegram
 		}
 		return err
 	}
-	if _, err := d.tg.DeleteWebhook(ctx, &tgbot.DeleteWebhookParams{}); err != nil {
-		log.Warn().Err(d.redact.Error(err)).Msg("telegram deleteWebhook failed; polling may be refused")
-	}
-	if err := d.wire(ctx, me); err != nil {
+	d.tg.DropWebhook(ctx)
+	if err := d.wire(ctx, botID, botName); err != nil {
 		return err
 	}
 	d.start(ctx)
@@ -155,7 +150,7 @@ type daemon struct {
 	servers []*server
 	metrics *bot.Metrics
 	poll    *pollTracker
-	tg      *tgbot.Bot
+	tg      *telegram.Client
 	offset  int64
 
 	out    *telegram.Outbox
@@ -219,33 +214,22 @@ func (d *daemon) newTelegram() error {
 		offset = 0
 	}
 	d.offset = offset
-	d.tg, err = tgbot.New(d.cfg.BotToken,
-		tgbot.WithServerURL(d.cfg.TelegramAPIURL),
-		tgbot.WithSkipGetMe(),
-		tgbot.WithInitialOffset(offset),
-		// poll records getUpdates answers, for /healthz.
-		tgbot.WithHTTPClient(pollTimeout, &http.Client{Timeout: pollTimeout + 20*time.Second, Transport: d.poll}),
-		tgbot.WithAllowedUpdates(tgbot.AllowedUpdates{"message", "callback_query"}),
-		// Every update goes to the bridge's handler, registered by wire;
-		// the library's default handler would log each one with log.Printf.
-		tgbot.WithDefaultHandler(func(context.Context, *tgbot.Bot, *models.Update) {}),
-		tgbot.WithErrorsHandler(func(err error) {
-			if errors.Is(err, tgbot.ErrorConflict) {
-				return // poll says it once, plainly, and waits
-			}
-			d.log.Warn().Err(d.redact.Error(err)).Msg("telegram polling failed; retrying")
-		}),
-	)
-	if err != nil {
-		return fmt.Errorf("telegram client: %w", d.redact.Error(err))
-	}
-	return nil
+	d.tg, err = telegram.NewClient(telegram.ClientOptions{
+		Token:       d.cfg.BotToken,
+		APIURL:      d.cfg.TelegramAPIURL,
+		Offset:      offset,
+		PollTimeout: pollTimeout,
+		// poll records getUpdates answers, for /healthz, and says a
+		// conflict with another poller plainly.
+		Transport: d.poll,
+	}, d.redact, d.log)
+	return err
 }
 
-// wire builds the outbox, the bridge and its lanes for the bot me, in the
+// wire builds the outbox, the bridge and its lanes for the bot botID, in the
 // chat the store remembers (a group upgraded to a supergroup gets a new
 // ID, which a restart keeps using).
-func (d *daemon) wire(ctx context.Context, me *models.User) error {
+func (d *daemon) wire(ctx context.Context, botID int64, botName string) error {
 	cfg, log := d.cfg, d.log
 	chatID, err := d.store.ChatFor(cfg.ChatID)
 	if err != nil {
@@ -255,7 +239,7 @@ func (d *daemon) wire(ctx context.Context, me *models.User) error {
 		log.Warn().Int64("configured", cfg.ChatID).Int64("chat", chatID).
 			Msg("TELEGRAM_CHAT_ID was migrated to a supergroup; using the new ID (update your settings)")
 	}
-	d.out = telegram.NewOutbox(telegram.RedactTelegram(d.tg, d.redact), telegram.OutboxOptions{
+	d.out = telegram.NewOutbox(d.tg.API(), telegram.OutboxOptions{
 		PerMinute: cfg.TelegramRate,
 		OnMigrate: func(oldID, newID int64) { d.migrated(ctx, oldID, newID) },
 		Metrics:   d.metrics,
@@ -263,8 +247,8 @@ func (d *daemon) wire(ctx context.Context, me *models.User) error {
 	tc := telegram.Config{
 		ChatID:          chatID,
 		AllowedUserIDs:  cfg.AllowedUserIDs,
-		BotID:           me.ID,
-		BotUsername:     me.Username,
+		BotID:           botID,
+		BotUsername:     botName,
 		ThreadID:        cfg.ThreadID,
 		TopicPerProject: cfg.TopicPerProject,
 		Lang:            cfg.Lang,
@@ -296,7 +280,7 @@ func (d *daemon) wire(ctx context.Context, me *models.User) error {
 	}
 	d.fe = telegram.New(tc, d.out, d.store, log)
 	d.bridge = bot.NewBridge(bc, d.store, single, d.fe, log)
-	d.tg.RegisterHandlerMatchFunc(func(*models.Update) bool { return true }, d.fe.Handler(d.bridge), d.fe.Middlewares()...)
+	d.tg.Handle(d.fe, d.bridge)
 	// Requests of different sessions are handled side by side, so a burst
 	// of questions is not posted one after the other; each server has
 	// lanes of its own, so a listing after one server's connect waits for
@@ -305,11 +289,11 @@ func (d *daemon) wire(ctx context.Context, me *models.User) error {
 		s.lanes = bot.NewLanes(d.bridge, 0)
 	}
 
-	registerCommands(ctx, d.tg, chatID, telegram.Commands(cfg.Lang), d.redact, log)
+	d.tg.RegisterCommands(ctx, chatID, cfg.Lang)
 	if len(cfg.AllowedUserIDs) == 0 {
 		log.Warn().Int64("chat", chatID).Msg("TELEGRAM_ALLOWED_USER_IDS is empty: any member of the chat may answer")
 	}
-	log.Info().Str("bot", me.Username).Int64("chat", chatID).Str("opencode", opencodeURLs(cfg)).
+	log.Info().Str("bot", botName).Int64("chat", chatID).Str("opencode", opencodeURLs(cfg)).
 		Str("db", cfg.DBPath).Int64("resumeAfterUpdate", d.offset).Str("version", d.opts.Version).Msg("hermes-bot started")
 	return nil
 }
@@ -369,7 +353,7 @@ func (d *daemon) start(ctx context.Context) {
 	}()
 	go func() {
 		defer d.wg.Done()
-		d.tg.Start(ctx)
+		d.tg.Poll(ctx)
 	}()
 	for _, s := range d.servers {
 		go func() {
@@ -477,42 +461,6 @@ func expireLoop(ctx context.Context, bridge sweeper, interval, resendInterval ti
 			return
 		case <-t.C:
 		}
-	}
-}
-
-// registerCommands tells Telegram the bridge's commands, so clients
-// offer them in the chat. The bridge answers them regardless, so a
-// failure only warns.
-func registerCommands(ctx context.Context, tg *tgbot.Bot, chatID int64, cmds []models.BotCommand, redact *telegram.Redactor, log zerolog.Logger) {
-	if _, err := tg.SetMyCommands(ctx, &tgbot.SetMyCommandsParams{
-		Commands: cmds,
-		Scope:    &models.BotCommandScopeChat{ChatID: chatID},
-	}); err != nil {
-		log.Warn().Err(redact.Error(err)).Msg("telegram setMyCommands failed; the commands still work but are not offered in the chat's menu")
-	}
-}
-
-// getMe asks Telegram who the bot is. A refused token ends hermes-bot at
-// once; a network failure or a Telegram outage is retried with backoff,
-// since a daemon started at boot may come up before the network.
-func getMe(ctx context.Context, tg *tgbot.Bot, redact *telegram.Redactor, log zerolog.Logger) (*models.User, error) {
-	wait := time.Second
-	for {
-		me, err := tg.GetMe(ctx)
-		if err == nil {
-			return me, nil
-		}
-		err = redact.Error(err)
-		if errors.Is(err, tgbot.ErrorUnauthorized) || errors.Is(err, tgbot.ErrorNotFound) {
-			return nil, fmt.Errorf("telegram refused the bot token (check TELEGRAM_BOT_TOKEN): %w", err)
-		}
-		log.Warn().Err(err).Dur("retry_in", wait).Msg("cannot reach Telegram (getMe); retrying")
-		select {
-		case <-ctx.Done():
-			return nil, fmt.Errorf("telegram getMe: %w", ctx.Err())
-		case <-time.After(wait):
-		}
-		wait = min(2*wait, 30*time.Second)
 	}
 }
 

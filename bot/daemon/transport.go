@@ -9,8 +9,9 @@ import (
 )
 
 // maxBufferedBody is the largest request body bufferBodies sends in one
-// piece. hermes-bot uploads no files: its biggest request is a 4096-
-// character message with its keyboard, a few tens of KiB at most.
+// piece. A message with its keyboard is a few tens of KiB at most; the
+// one upload, a cut request's whole text as a document, is rarely more
+// than this, and past it is streamed as go-telegram writes it.
 const maxBufferedBody = 1 << 20
 
 // telegramTransport is the transport under the Telegram client: one whose

@@ -20,9 +20,14 @@
 // (Config.AllowedUserIDs); it answers the commands /pending, /status and
 // /help itself (Commands lists them for setMyCommands). Its Middlewares
 // count running handlers (Wait), record the update ID up to which every
-// update was handled (pass InitialOffset to go-telegram/bot's
-// WithInitialOffset, so a restart does not fetch those updates again),
-// and recover a panic.
+// update was handled (InitialOffset reads it for ClientOptions.Offset, so
+// a restart does not fetch those updates again), and recover a panic.
+//
+// Client is the connection to the Bot API, the one place besides the
+// command line that makes a go-telegram/bot client: it asks who the bot
+// is (Me), drops a webhook, registers the command menu, and polls,
+// handing every update to the Frontend (Handle, Poll); API gives the
+// redacted client for the Outbox.
 //
 // Callback data is "qopt:<uid>:<qi>:<oi>", "qcustom:<uid>:<qi>",
 // "qtog:<uid>:<qi>:<oi>" or "qsub:<uid>:<qi>" for questions, "ponce:<uid>",
@@ -45,8 +50,8 @@
 // supergroup. The Redactor keeps the bot token (which go-telegram/bot
 // puts into the URLs in its errors) and every opencode server's password
 // out of every log line: wrap the client with RedactTelegram and pass
-// errors that reach a log through a Redactor. Polling and wiring are
-// bot/daemon's.
+// errors that reach a log through a Redactor. When to poll, and the
+// wiring, are bot/daemon's.
 //
 // # Concurrency
 //
