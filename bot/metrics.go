@@ -1,15 +1,12 @@
 package bot
 
 import (
-	"fmt"
 	"io"
-	"math"
-	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
+	"github.com/hermes-bot/hermes-bot/bot/internal/prom"
 	"github.com/hermes-bot/hermes-bot/opencode"
 )
 
@@ -28,8 +25,7 @@ type ServerStream struct {
 }
 
 // Metrics counts what the bridge and the outbox do, for a Prometheus
-// scrape (WriteTo). It has no dependency on a Prometheus client: the text
-// exposition format is small enough to write by hand.
+// scrape (WriteTo); package bot/internal/prom writes the format.
 //
 // A nil *Metrics is valid and records nothing, so the bridge and the
 // outbox call it unconditionally. Make one with NewMetrics; every method
@@ -51,11 +47,11 @@ type Metrics struct {
 
 	posted    atomic.Uint64
 	closed    [numOutcomes]atomic.Uint64
-	limited   atomic.Uint64 // 429s
-	retries   atomic.Uint64 // 5xx or network failures retried
-	postDelay histogram     // asked → posted
-	answerLat histogram     // press → delivered to opencode
-	waitLat   histogram     // asked → answered in Telegram
+	limited   atomic.Uint64  // 429s
+	retries   atomic.Uint64  // 5xx or network failures retried
+	postDelay prom.Histogram // asked → posted
+	answerLat prom.Histogram // press → delivered to opencode
+	waitLat   prom.Histogram // asked → answered in Telegram
 }
 
 // outcome is how a request closed, a label of hermes_requests_closed_total.
@@ -101,9 +97,9 @@ var (
 // NewMetrics returns Metrics with every counter at zero.
 func NewMetrics() *Metrics {
 	m := &Metrics{started: time.Now()}
-	m.postDelay.init(fastBuckets)
-	m.answerLat.init(fastBuckets)
-	m.waitLat.init(waitBuckets)
+	m.postDelay.Init(fastBuckets)
+	m.answerLat.Init(fastBuckets)
+	m.waitLat.Init(waitBuckets)
 	return m
 }
 
@@ -114,7 +110,7 @@ func (m *Metrics) requestPosted(delay time.Duration) {
 		return
 	}
 	m.posted.Add(1)
-	m.postDelay.observe(delay)
+	m.postDelay.Observe(delay)
 }
 
 // requestClosed records a request closed with toast, waited after it was
@@ -129,7 +125,7 @@ func (m *Metrics) requestClosed(toast i18n.Toast, waited time.Duration) {
 	}
 	m.closed[o].Add(1)
 	if o == outcomeAnswered {
-		m.waitLat.observe(waited)
+		m.waitLat.Observe(waited)
 	}
 }
 
@@ -139,7 +135,7 @@ func (m *Metrics) answerDelivered(at, now time.Time) {
 	if m == nil || at.IsZero() {
 		return
 	}
-	m.answerLat.observe(now.Sub(at))
+	m.answerLat.Observe(now.Sub(at))
 }
 
 // RateLimited records a 429 from Telegram.
@@ -162,7 +158,7 @@ func (m *Metrics) WriteTo(w io.Writer) (int64, error) {
 	if m == nil {
 		return 0, nil
 	}
-	pw := &promWriter{w: w}
+	pw := prom.NewWriter(w)
 	streams := m.Streams
 	if len(streams) == 0 && m.Stream != nil {
 		streams = []ServerStream{{Stream: m.Stream}}
@@ -177,9 +173,9 @@ func (m *Metrics) WriteTo(w io.Writer) (int64, error) {
 			}
 		}
 		series := func(name, kind, help string, v func(opencode.WatchState) float64) {
-			pw.family(name, kind, help)
+			pw.Family(name, kind, help)
 			for i := range streams {
-				pw.sample(name, labels[i], v(states[i]))
+				pw.Sample(name, labels[i], v(states[i]))
 			}
 		}
 		series("hermes_opencode_events_total", "counter", "Records read from the opencode event stream, heartbeats included.",
@@ -189,131 +185,26 @@ func (m *Metrics) WriteTo(w io.Writer) (int64, error) {
 		series("hermes_opencode_reconnects_total", "counter", "Reconnections to the opencode event stream.",
 			func(st opencode.WatchState) float64 { return float64(max(st.Connects, 1) - 1) })
 		series("hermes_opencode_connected", "gauge", "1 while the opencode event stream is up.",
-			func(st opencode.WatchState) float64 { return bool01(st.Connected) })
+			func(st opencode.WatchState) float64 { return prom.Bool(st.Connected) })
 	}
 	if m.LastPoll != nil {
-		pw.family("hermes_telegram_last_poll_timestamp_seconds", "gauge", "When Telegram last answered getUpdates, as a Unix time; 0 if never.")
-		pw.sample("hermes_telegram_last_poll_timestamp_seconds", "", unixSeconds(m.LastPoll()))
+		pw.Family("hermes_telegram_last_poll_timestamp_seconds", "gauge", "When Telegram last answered getUpdates, as a Unix time; 0 if never.")
+		pw.Sample("hermes_telegram_last_poll_timestamp_seconds", "", prom.UnixSeconds(m.LastPoll()))
 	}
-	pw.family("hermes_requests_posted_total", "counter", "Request messages posted to Telegram.")
-	pw.sample("hermes_requests_posted_total", "", float64(m.posted.Load()))
-	pw.family("hermes_requests_closed_total", "counter", "Requests closed, by outcome.")
+	pw.Family("hermes_requests_posted_total", "counter", "Request messages posted to Telegram.")
+	pw.Sample("hermes_requests_posted_total", "", float64(m.posted.Load()))
+	pw.Family("hermes_requests_closed_total", "counter", "Requests closed, by outcome.")
 	for o := range numOutcomes {
-		pw.sample("hermes_requests_closed_total", `outcome="`+outcomeNames[o]+`"`, float64(m.closed[o].Load()))
+		pw.Sample("hermes_requests_closed_total", `outcome="`+outcomeNames[o]+`"`, float64(m.closed[o].Load()))
 	}
-	pw.family("hermes_telegram_rate_limited_total", "counter", "Telegram calls answered with 429 Too Many Requests.")
-	pw.sample("hermes_telegram_rate_limited_total", "", float64(m.limited.Load()))
-	pw.family("hermes_telegram_retries_total", "counter", "Telegram calls retried after a 5xx or a network error.")
-	pw.sample("hermes_telegram_retries_total", "", float64(m.retries.Load()))
-	pw.histogram("hermes_request_post_delay_seconds", "Time from a request being asked to its message being posted.", &m.postDelay)
-	pw.histogram("hermes_answer_delivery_seconds", "Time from a press or typed answer to the answer being delivered to opencode.", &m.answerLat)
-	pw.histogram("hermes_request_answer_wait_seconds", "Time from a request being asked to its answer in Telegram.", &m.waitLat)
-	pw.family("hermes_start_time_seconds", "gauge", "When hermes-bot started, as a Unix time.")
-	pw.sample("hermes_start_time_seconds", "", unixSeconds(m.started))
-	return pw.n, pw.err
-}
-
-func bool01(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-func unixSeconds(t time.Time) float64 {
-	if t.IsZero() {
-		return 0
-	}
-	return float64(t.UnixNano()) / 1e9
-}
-
-// histogram counts observations in fixed buckets, Prometheus style.
-type histogram struct {
-	mu     sync.Mutex
-	bounds []float64 // upper bounds in seconds, ascending
-	counts []uint64  // per bucket, not cumulative; the last is +Inf
-	sum    float64
-	count  uint64
-}
-
-func (h *histogram) init(bounds []float64) {
-	h.bounds, h.counts = bounds, make([]uint64, len(bounds)+1)
-}
-
-func (h *histogram) observe(d time.Duration) {
-	v := max(d.Seconds(), 0)
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	i := 0
-	for i < len(h.bounds) && v > h.bounds[i] {
-		i++
-	}
-	h.counts[i]++
-	h.sum += v
-	h.count++
-}
-
-// snapshot returns the cumulative bucket counts, the sum and the count,
-// consistent with each other.
-func (h *histogram) snapshot() (cumulative []uint64, sum float64, count uint64) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	cumulative = make([]uint64, len(h.counts))
-	var c uint64
-	for i, n := range h.counts {
-		c += n
-		cumulative[i] = c
-	}
-	return cumulative, h.sum, h.count
-}
-
-// promWriter writes the text exposition format, keeping the first error
-// and the byte count.
-type promWriter struct {
-	w   io.Writer
-	n   int64
-	err error
-}
-
-func (p *promWriter) printf(format string, args ...any) {
-	if p.err != nil {
-		return
-	}
-	n, err := fmt.Fprintf(p.w, format, args...)
-	p.n += int64(n)
-	p.err = err
-}
-
-func (p *promWriter) family(name, typ, help string) {
-	p.printf("# HELP %s %s\n# TYPE %s %s\n", name, help, name, typ)
-}
-
-func (p *promWriter) sample(name, labels string, v float64) {
-	if labels != "" {
-		name += "{" + labels + "}"
-	}
-	p.printf("%s %s\n", name, formatFloat(v))
-}
-
-func (p *promWriter) histogram(name, help string, h *histogram) {
-	cum, sum, count := h.snapshot()
-	p.family(name, "histogram", help)
-	for i, b := range h.bounds {
-		p.sample(name+"_bucket", `le="`+formatFloat(b)+`"`, float64(cum[i]))
-	}
-	p.sample(name+"_bucket", `le="+Inf"`, float64(cum[len(cum)-1]))
-	p.sample(name+"_sum", "", sum)
-	p.sample(name+"_count", "", float64(count))
-}
-
-func formatFloat(v float64) string {
-	switch {
-	case math.IsInf(v, 1):
-		return "+Inf"
-	case math.IsInf(v, -1):
-		return "-Inf"
-	case math.IsNaN(v):
-		return "NaN"
-	}
-	return strconv.FormatFloat(v, 'g', -1, 64)
+	pw.Family("hermes_telegram_rate_limited_total", "counter", "Telegram calls answered with 429 Too Many Requests.")
+	pw.Sample("hermes_telegram_rate_limited_total", "", float64(m.limited.Load()))
+	pw.Family("hermes_telegram_retries_total", "counter", "Telegram calls retried after a 5xx or a network error.")
+	pw.Sample("hermes_telegram_retries_total", "", float64(m.retries.Load()))
+	pw.Histogram("hermes_request_post_delay_seconds", "Time from a request being asked to its message being posted.", &m.postDelay)
+	pw.Histogram("hermes_answer_delivery_seconds", "Time from a press or typed answer to the answer being delivered to opencode.", &m.answerLat)
+	pw.Histogram("hermes_request_answer_wait_seconds", "Time from a request being asked to its answer in Telegram.", &m.waitLat)
+	pw.Family("hermes_start_time_seconds", "gauge", "When hermes-bot started, as a Unix time.")
+	pw.Sample("hermes_start_time_seconds", "", prom.UnixSeconds(m.started))
+	return pw.Result()
 }
