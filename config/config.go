@@ -261,9 +261,9 @@ func Settings() []Setting {
 // English, zh: 简体中文"), from the catalogs, so that a language is added
 // in bot/i18n alone.
 func languageNames() string {
-	names := make([]string, 0, len(i18n.Languages()))
-	for _, l := range i18n.Languages() {
-		names = append(names, l+": "+i18n.LanguageName(l))
+	names := i18n.Languages()
+	for i, l := range names {
+		names[i] = l + ": " + i18n.LanguageName(l)
 	}
 	return strings.Join(names, ", ")
 }

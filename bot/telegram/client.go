@@ -42,7 +42,6 @@ type Client struct {
 // Polling failures are logged, redacted, and retried by the library; a
 // conflict (another poller) is left to the caller's transport to say.
 func NewClient(o ClientOptions, redact *Redactor, log zerolog.Logger) (*Client, error) {
-	c := &Client{redact: redact, log: log}
 	tg, err := tgbot.New(o.Token,
 		tgbot.WithServerURL(o.APIURL),
 		tgbot.WithSkipGetMe(),
@@ -63,8 +62,7 @@ func NewClient(o ClientOptions, redact *Redactor, log zerolog.Logger) (*Client, 
 	if err != nil {
 		return nil, fmt.Errorf("telegram client: %w", redact.Error(err))
 	}
-	c.tg = tg
-	return c, nil
+	return &Client{tg: tg, redact: redact, log: log}, nil
 }
 
 // API is the client as the Outbox calls it, with the token redacted from
