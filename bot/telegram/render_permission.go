@@ -27,11 +27,13 @@ type permDetail struct {
 	command, description, file, diff, url string
 }
 
+// permissionDetail reads p's metadata; what runs (command, file, diff,
+// URL) has its invisible characters spelled out.
 func permissionDetail(p *pending.Permission) permDetail {
 	m := risk.MetaStrings(p.Metadata)
-	d := permDetail{command: m["command"], description: m["description"], diff: m["diff"], url: m["url"]}
+	d := permDetail{command: spellHidden(m["command"]), description: m["description"], diff: spellHidden(m["diff"]), url: spellHidden(m["url"])}
 	if ps := risk.MetaPaths(p.Metadata); len(ps) > 0 {
-		d.file = strings.Join(ps, ", ")
+		d.file = spellHidden(strings.Join(ps, ", "))
 	}
 	return d
 }
@@ -73,7 +75,7 @@ func codeList(tx *i18n.Text, items []string, each, budget int) string {
 		if i == 0 {
 			sep = ""
 		}
-		blocks = append(blocks, sep+"<code>"+esc(oneLine(it), each)+"</code>")
+		blocks = append(blocks, sep+"<code>"+esc(oneLine(spellHidden(it)), each)+"</code>")
 	}
 	return joinFit(blocks, budget, tx.MoreItems)
 }
