@@ -1,9 +1,12 @@
 package bot
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
@@ -13,9 +16,10 @@ import (
 	"github.com/hermes-bot/hermes-bot/pending"
 )
 
-// Grouping: identical permission requests of one session (same kind and
-// patterns) share one message, so a person decides them once rather than
-// pressing the same buttons again for each. The first of them gives the
+// Grouping: identical permission requests of one session (same kind,
+// patterns and metadata: the same command, diff or content) share one
+// message, so a person decides them once rather than pressing the same
+// buttons again for each. The first of them gives the
 // group its key, which the buttons carry and whose lock guards them all.
 
 // lockKey is the key of the lock guarding e. Permission requests sharing
@@ -113,10 +117,35 @@ func messageOf(es []*pending.Entry) *pending.Entry {
 	return nil
 }
 
-// samePermission reports whether two requests ask the same thing: same
-// kind, same patterns.
+// samePermission reports whether two requests would run exactly the same
+// thing, so that one tap may answer both: every field equal, the metadata
+// (command, diff, file, content) included. opencode's patterns alone leave
+// out a command's cd and an edit's content.
 func samePermission(a, b *pending.Permission) bool {
-	return a != nil && b != nil && a.Kind == b.Kind && slices.Equal(a.Patterns, b.Patterns)
+	if a == nil || b == nil {
+		return false
+	}
+	x, y := *a, *b
+	x.Metadata, y.Metadata = nil, nil
+	jx, errX := json.Marshal(x)
+	jy, errY := json.Marshal(y)
+	if errX != nil || errY != nil || !bytes.Equal(jx, jy) {
+		return false
+	}
+	return sameJSON(a.Metadata, b.Metadata)
+}
+
+// sameJSON reports whether two JSON texts hold the same value, whatever
+// their key order and spacing. Text that does not decode is never the same.
+func sameJSON(a, b json.RawMessage) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return len(a) == len(b)
+	}
+	var va, vb any
+	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
+		return false
+	}
+	return reflect.DeepEqual(va, vb)
 }
 
 // findTwin returns the group key of an open request asking what e asks,

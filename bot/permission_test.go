@@ -786,3 +786,45 @@ func TestLookupsIgnoreOtherSessions(t *testing.T) {
 		t.Errorf("waitingIn(%s) with only other sessions' requests = %v, %v; want false", testSession, got, err)
 	}
 }
+
+// TestSamePatternsDifferentWorkNotShared asks twice with the same kind and
+// patterns but different work: a command whose cd opencode's patterns
+// leave out, and two writes of one file with different contents. Each gets
+// its own message, and one tap answers only the request its message showed.
+func TestSamePatternsDifferentWorkNotShared(t *testing.T) {
+	h := newHarness(t, harnessConfig{})
+	a := permEvent("per_1", "cd a && rm notes.txt")
+	a.PermissionAsked.Patterns = []string{"rm notes.txt"}
+	b := permEvent("per_2", "cd b && rm notes.txt")
+	b.PermissionAsked.Patterns = []string{"rm notes.txt"}
+	edit := func(id, diff string) opencode.Event {
+		ev := permEvent(id, "x")
+		meta, _ := json.Marshal(map[string]string{"filepath": "/home/user/projects/demo/main.go", "diff": diff})
+		ev.PermissionAsked.Permission, ev.PermissionAsked.Patterns, ev.PermissionAsked.Always = "edit", []string{"main.go"}, []string{"*"}
+		ev.PermissionAsked.Metadata = meta
+		return ev
+	}
+	c := edit("per_3", "+// harmless\n")
+	d := edit("per_4", "+os.RemoveAll(home)\n")
+	ea, eb, ec, ed := h.askPerm(a), h.askPerm(b), h.askPerm(c), h.askPerm(d)
+	if n := len(h.tg.Sent()); n != 4 {
+		t.Fatalf("sent %d messages, want 4 (nothing shared)", n)
+	}
+	for _, e := range []*pending.Entry{ea, eb, ec, ed} {
+		if e.SharedWith != "" {
+			t.Fatalf("%s shares %s's message", e.RequestID, e.SharedWith)
+		}
+	}
+	for i, want := range []string{"cd a &amp;&amp; rm", "cd b &amp;&amp; rm", "harmless", "RemoveAll"} {
+		if got := h.tg.Sent()[i].P.Text; !strings.Contains(got, want) || strings.Contains(got, "×2") {
+			t.Errorf("message %d does not show its own request alone (%q):\n%s", i, want, got)
+		}
+	}
+	h.press(alice, permData(t, frontend.AllowOnce, ec.UID), ec)
+	if got := h.oc.PermReplies(); len(got) != 1 || got[0].RequestID != "per_3" {
+		t.Fatalf("replies = %+v, want per_3 alone", got)
+	}
+	h.entry(ed.UID)
+	h.entry(ea.UID)
+	h.entry(eb.UID)
+}

@@ -59,3 +59,27 @@ func TestPermissionShowsHiddenCharacters(t *testing.T) {
 		t.Errorf("the whole command's file does not spell out U+202E: %+v", cut)
 	}
 }
+
+// TestGroupShowsRiskiestLevel renders a message shared by a low and a high
+// request (as a store written before requests were grouped by what they
+// run may hold): the label is the high one, whichever comes first.
+func TestGroupShowsRiskiestLevel(t *testing.T) {
+	perm := func(uid, cmd string) *pending.Entry {
+		meta, _ := json.Marshal(map[string]string{"command": cmd})
+		return &pending.Entry{UID: uid, Kind: pending.KindPermission, Directory: t.TempDir(), SessionID: "ses_1",
+			Permission: &pending.Permission{Kind: "bash", Patterns: []string{"ls"}, Metadata: meta}}
+	}
+	low, high := perm("lowlow12", "ls"), perm("highhi12", "rm -rf /")
+	for _, es := range [][]*pending.Entry{{low, high}, {high, low}} {
+		text, _, err := renderPermission(&i18n.English, es[0].UID, es)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(text, "🔴") || strings.Contains(text, "🟢") {
+			t.Errorf("group of %s, %s is not labelled high:\n%s", es[0].UID, es[1].UID, text)
+		}
+	}
+	if text, _, _ := renderPermission(&i18n.English, low.UID, []*pending.Entry{low}); !strings.Contains(text, "🟢") {
+		t.Errorf("ls alone is not labelled low:\n%s", text)
+	}
+}

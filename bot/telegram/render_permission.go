@@ -106,8 +106,9 @@ func permissionBody(tx *i18n.Text, es []*pending.Entry, open bool, bud permissio
 	}
 
 	// The same judgement auto-approval makes, so the shown level never
-	// disagrees with what was or would be approved.
-	assessed := risk.Assess(e.Directory, p.Kind, p.Patterns, p.Metadata)
+	// disagrees with what was or would be approved; a group shows its
+	// riskiest member's, since one tap answers them all.
+	assessed := riskiest(es)
 	var reasons []string
 	for i, r := range assessed.Details {
 		if i == 3 {
@@ -153,6 +154,22 @@ func permissionBody(tx *i18n.Text, es []*pending.Entry, open bool, bud permissio
 		b.WriteString("\n" + alwaysLine(tx, p, kind))
 	}
 	return b.String(), cut
+}
+
+// riskiest assesses each of es and returns the highest assessment, the
+// first of equals.
+func riskiest(es []*pending.Entry) risk.Assessment {
+	var worst risk.Assessment
+	for _, e := range es {
+		p := e.Permission
+		if p == nil {
+			p = &pending.Permission{}
+		}
+		if a := risk.Assess(e.Directory, p.Kind, p.Patterns, p.Metadata); a.Level > worst.Level {
+			worst = a
+		}
+	}
+	return worst
 }
 
 // alwaysLine says what pressing "Always allow" would allow beyond this
