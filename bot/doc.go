@@ -76,7 +76,7 @@
 // A permission request is shown with a risk level from risk.Assess; its
 // buttons allow once, always, reject, or ask for a reason (a prompt, like
 // a typed answer) that goes to opencode with the reject. Identical
-// requests of one session (same kind and patterns) share one message:
+// requests of one session (everything that runs the same: kind, patterns, metadata) share one message:
 // the later ones are stored with SharedWith naming the first, whose UID
 // the buttons carry, and one decision answers them all. Work on such a
 // group takes the lock of that UID, then of each member's.
