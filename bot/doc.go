@@ -76,8 +76,8 @@
 // A permission request is shown with a risk level from risk.Assess; its
 // buttons allow once, always, reject, or ask for a reason (a prompt, like
 // a typed answer) that goes to opencode with the reject. Identical
-// requests of one session (everything that runs the same: kind, patterns, metadata) share one message:
-// the later ones are stored with SharedWith naming the first, whose UID
+// requests of one session (kind, patterns and metadata alike, so the
+// same thing runs) share one message: the later ones are stored with SharedWith naming the first, whose UID
 // the buttons carry, and one decision answers them all. Work on such a
 // group takes the lock of that UID, then of each member's.
 //
