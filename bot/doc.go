@@ -77,9 +77,10 @@
 // buttons allow once, always, reject, or ask for a reason (a prompt, like
 // a typed answer) that goes to opencode with the reject. Identical
 // requests of one session (kind, patterns and metadata alike, so the
-// same thing runs) share one message: the later ones are stored with SharedWith naming the first, whose UID
-// the buttons carry, and one decision answers them all. Work on such a
-// group takes the lock of that UID, then of each member's.
+// same thing runs) share one message: the later ones are stored with
+// SharedWith naming the first, whose UID the buttons carry, and one
+// decision answers them all. Work on such a group takes the lock of that
+// UID, then of each member's.
 //
 // Requests carry the session's title (from GetSession, cached; 3 s at
 // most, falling back to the session ID), and a subagent's parent session.
