@@ -6,19 +6,15 @@ import (
 	"strings"
 )
 
-// pageGuard lets only the person who ran the demo use its page. Loopback
-// alone does not: any site open in the same browser reaches loopback, can
-// read the page through DNS rebinding (a name of its own resolving to
-// 127.0.0.1) and can post its forms blind (message IDs are small
-// integers), and with OPENCODE_URL set that answers a real agent. So every
-// request, GET or POST, must name the page by a loopback name and its own
-// port in Host (a rebinding name is refused), come from no other site
-// (Origin, Sec-Fetch-Site), and carry the run's secret.
+// pageGuard keeps other web pages in the person's browser from using the
+// demo's page (through DNS rebinding, or by posting its forms blind), which
+// with OPENCODE_URL set answers a real agent: every request, GET or POST,
+// must name a loopback host and the page's port, come from no other site,
+// and carry the run's secret.
 //
-// The secret is the first segment of the path, not a query parameter: the
-// page's relative links and forms then carry it without knowing it, where
-// a link such as ?as=ID replaces the query. Referer would leak a path as
-// much as a query; the guard's Referrer-Policy keeps both from other sites.
+// The secret is the path's first segment, not a query parameter: relative
+// links and forms keep a path, while a link such as ?as=ID replaces the
+// query. Referer leaks either alike; Referrer-Policy same-origin stops that.
 type pageGuard struct {
 	secret string       // URL-safe, from crypto/rand
 	port   string       // the page's port, which Host must name
@@ -38,6 +34,8 @@ const (
 )
 
 func (g *pageGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// Not no-referrer: under it a browser posts the page's own forms with
+	// Origin null, which crossSite refuses.
 	w.Header().Set("Referrer-Policy", "same-origin")
 	if !g.ownHost(r.Host) {
 		http.Error(w, refuseHost, http.StatusMisdirectedRequest)

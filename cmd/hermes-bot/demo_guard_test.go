@@ -24,7 +24,7 @@ func TestPageGuard(t *testing.T) {
 		reached = append(reached, r.URL.Path)
 	}))
 	type req struct {
-		host, path string
+		host, path string // "": the page's own, the press; host "-": none
 		header     map[string]string
 	}
 	ok := func(r req) req {
