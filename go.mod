@@ -3,6 +3,7 @@ module github.com/hermes-bot/hermes-bot
 go 1.26.8
 
 require (
+	github.com/chromedp/cdproto v0.160.1
 	github.com/chromedp/chromedp v0.23.1
 	github.com/go-telegram/bot v1.19.0
 	github.com/mattn/go-isatty v0.0.20
@@ -14,7 +15,6 @@ require (
 )
 
 require (
-	github.com/chromedp/cdproto v0.160.1 // indirect
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/mattn/go-colorable v0.1.14 // indirect
 	golang.org/x/sys v0.49.0 // indirect

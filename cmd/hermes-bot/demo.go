@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"flag"
 	"fmt"
@@ -72,7 +73,9 @@ a multiple-choice question, a question to answer by typing, and a
 permission, one after the other. Open the page it prints: it shows the
 group as Telegram would, and lets you press the buttons and reply, as a
 user on the allow-list or as one who is not. No bot, token or network is
-needed; nothing outside loopback is contacted except OPENCODE_URL.
+needed; nothing outside loopback is contacted except OPENCODE_URL. The
+address holds a secret made for this run: the page refuses requests
+without it, and requests from other sites.
 
 With OPENCODE_URL (and OPENCODE_SERVER_PASSWORD) set, the page shows that
 server's real questions and permission requests, and your answers go to it.
@@ -142,11 +145,13 @@ type demoSettings struct {
 
 // demo is one run of the demo: the fakes, the bridge and the page.
 type demo struct {
-	// URL is the page's address, http://127.0.0.1:port/.
-	URL  string
-	tg   *telegramtest.Server
-	oc   *opencodetest.Server // nil with a real OPENCODE_URL
-	view *webview.View
+	// URL is the page's address, http://127.0.0.1:port/SECRET/, where
+	// SECRET is the run's; the page refuses any other (see pageGuard).
+	URL    string
+	secret string // the run's, in URL: the person's only copy
+	tg     *telegramtest.Server
+	oc     *opencodetest.Server // nil with a real OPENCODE_URL
+	view   *webview.View
 
 	script *demoScript     // nil with a real OPENCODE_URL
 	done   <-chan struct{} // the demo's context ended
@@ -222,8 +227,14 @@ func startDemo(ctx context.Context, s demoSettings) (_ *demo, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("demo: listen for the page on %s: %w", s.addr, err)
 	}
-	d.URL = "http://" + ln.Addr().String() + "/"
-	d.srv = &http.Server{Handler: d.view, ReadHeaderTimeout: 10 * time.Second,
+	_, port, err := net.SplitHostPort(ln.Addr().String())
+	if err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("demo: the page's address %s: %w", ln.Addr(), err)
+	}
+	d.secret = rand.Text() // 26 base32 characters: 130 random bits
+	d.URL = "http://" + ln.Addr().String() + "/" + d.secret + "/"
+	d.srv = &http.Server{Handler: newPageGuard(d.secret, port, d.view), ReadHeaderTimeout: 10 * time.Second,
 		BaseContext: func(net.Listener) context.Context { return ctx }}
 
 	log := newLogger(cfg, s.log)

@@ -3,13 +3,19 @@ package main
 import (
 	"context"
 	"fmt"
+	"html"
 	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
 	"github.com/hermes-bot/hermes-bot/bot/telegramtest"
@@ -72,13 +78,45 @@ func findBrowser(t *testing.T) string {
 }
 
 // TestDemoInBrowser taps a button of the page in a real headless Chromium
-// and sees the message change, as a person would.
+// and sees the message change, as a person would. Before that, the same
+// browser is refused the press from another site's page (one that knows
+// even the secret), the page by a rebinding name, and the page without
+// its secret, and the chat does not change.
 func TestDemoInBrowser(t *testing.T) {
 	browser := findBrowser(t)
 	d := startTestDemo(t)
 	first := waitBot(t, d, "the first question", func(m telegramtest.Message) bool {
 		return strings.Contains(m.PlainText, "Which database") && len(m.Keyboard) > 0
 	})
+	own, err := url.Parse(d.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	press := newPageClient(t).get(d.URL).byID(t, first.ID).button(t, "SQLite")
+	pressURL, err := own.Parse(press.action)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another site, on another loopback port, with the press's form.
+	var inputs strings.Builder
+	for k, vs := range press.fields {
+		for _, v := range vs {
+			fmt.Fprintf(&inputs, `<input type="hidden" name="%s" value="%s">`, html.EscapeString(k), html.EscapeString(v))
+		}
+	}
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html><form method="post" action="%s">%s<button id="go">Win a prize</button></form>`,
+			html.EscapeString(pressURL.String()), inputs.String())
+	}))
+	t.Cleanup(other.Close)
+	// A rebinding name: the browser resolves it to loopback, as an
+	// attacker's DNS would after the page loaded.
+	rebound := *own
+	rebound.Host = "rebind.test:" + own.Port()
+	noSecret := *own
+	noSecret.Path = "/"
+	chatBefore := d.tg.History(demoChatID)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -92,6 +130,8 @@ func TestDemoInBrowser(t *testing.T) {
 		// Anything not on loopback goes to a closed port: the test
 		// contacts nothing outside this machine, even by accident.
 		chromedp.ProxyServer("http://127.0.0.1:9"),
+		chromedp.Flag("proxy-bypass-list", "rebind.test"),
+		chromedp.Flag("host-resolver-rules", "MAP rebind.test 127.0.0.1"),
 	)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
 	defer cancelAlloc()
@@ -104,6 +144,29 @@ func TestDemoInBrowser(t *testing.T) {
 	// form's redirect leads to.
 	mark := chromedp.Evaluate[any](`document.body.dataset.before = "1"`)
 	next := chromedp.WaitNotPresent(chromedp.CSS(`body[data-before]`))
+
+	refused := func(what string, want int, resp *network.Response, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s in %s: %v", what, browser, err)
+		}
+		body, err := chromedp.Run(bctx, chromedp.Evaluate[string](`document.body.innerText`))
+		if resp.Status != int64(want) || err != nil || !strings.Contains(body, "Open the address hermes-bot demo printed") {
+			t.Errorf("%s: %d %q (%v); want %d and where to go", what, resp.Status, body, err, want)
+		}
+	}
+	if _, err := chromedp.Run(bctx, chromedp.NavigateResponse(other.URL)); err != nil {
+		t.Fatalf("open the other site in %s: %v", browser, err)
+	}
+	resp, err := chromedp.RunResponse(bctx, chromedp.Click(chromedp.CSS("#go")))
+	refused("the other site's press", http.StatusForbidden, resp, err)
+	resp, err = chromedp.Run(bctx, chromedp.NavigateResponse(rebound.String()))
+	refused("the page by a rebinding name", http.StatusMisdirectedRequest, resp, err)
+	resp, err = chromedp.Run(bctx, chromedp.NavigateResponse(noSecret.String()))
+	refused("the page without its secret", http.StatusForbidden, resp, err)
+	if n := len(d.oc.Replies()); n != 0 || !reflect.DeepEqual(d.tg.History(demoChatID), chatBefore) || len(d.tg.UnansweredCallbacks()) != 0 {
+		t.Fatalf("a refused request reached the bridge: opencode has %d answers, the chat %+v", n, d.tg.History(demoChatID))
+	}
 
 	if err := chromedp.Do(bctx, chromedp.Navigate(d.URL)); err != nil {
 		t.Fatalf("open the page in %s: %v", browser, err)

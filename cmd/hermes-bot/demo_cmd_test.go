@@ -39,10 +39,12 @@ func TestDemoCommand(t *testing.T) {
 	}()
 
 	line := stdout.waitLines(t, 1, "http://")[0]
-	addr := regexp.MustCompile(`http://127\.0\.0\.1:\d+/`).FindString(line)
-	if addr == "" {
-		t.Fatalf("the demo printed %q, want the page's loopback address", line)
+	// The address holds the run's secret: 26 base32 characters, 130 bits.
+	found := regexp.MustCompile(`http://127\.0\.0\.1:\d+/([A-Z2-7]{26})/`).FindStringSubmatch(line)
+	if found == nil {
+		t.Fatalf("the demo printed %q, want the page's loopback address with its secret", line)
 	}
+	addr, secret := found[0], found[1]
 	if !strings.Contains(line, "Ctrl-C") {
 		t.Errorf("the line does not say how to stop: %q", line)
 	}
@@ -81,6 +83,9 @@ func TestDemoCommand(t *testing.T) {
 	}
 	if strings.Contains(stdout.String()+stderr.String(), "SECRET") {
 		t.Errorf("the demo's output shows the token of the environment:\n%s\n%s", stdout, stderr)
+	}
+	if strings.Count(stdout.String(), secret) != 1 || strings.Contains(stderr.String(), secret) {
+		t.Errorf("the page's secret shows elsewhere than in the one address printed:\n%s\n%s", stdout, stderr)
 	}
 }
 

@@ -170,7 +170,7 @@ func parseMessage(n *html.Node) (pageMessage, error) {
 				_ = html.Render(&b, ch)
 			}
 			m.html = b.String()
-		case d.Data == "form" && attr(d, "action") == "/press":
+		case d.Data == "form" && attr(d, "action") == "press":
 			m.buttons = append(m.buttons, parseForm(d))
 		case d.Data == "form" && hasClass(d, "force"):
 			f := parseForm(d)

@@ -8,8 +8,9 @@
 // Reply, SendText), so the bot under test receives exactly the updates a
 // real client would cause, and the page shows the chat from the fake's
 // state (Messages), rendered from the entities Telegram would have parsed
-// out of the bot's HTML. It owns no bot logic. "hermes-bot demo" serves it;
-// tests drive it over HTTP or in a browser.
+// out of the bot's HTML. It owns no bot logic, nor any access control:
+// "hermes-bot demo" serves it under a per-run secret path and refuses
+// other sites' requests; tests drive it over HTTP or in a browser.
 //
 // The page is plain server-rendered HTML with a form per button: it works
 // without JavaScript, and a test can read it and post its forms as a

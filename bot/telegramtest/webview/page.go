@@ -133,9 +133,9 @@ h2 { font-size: 1rem; margin: 0.2rem 0; }
 <header>
 <h1>{{.Title}}</h1>
 <div class="as">Act as:
-{{range .Users}}<a href="/?as={{id .ID}}"{{if eq .ID $.As.ID}} class="current"{{end}}>{{.FirstName}}{{if .Note}} ({{.Note}}){{end}}</a>
+{{range .Users}}<a href="./?as={{id .ID}}"{{if eq .ID $.As.ID}} class="current"{{end}}>{{.FirstName}}{{if .Note}} ({{.Note}}){{end}}</a>
 {{end}}</div>
-<div><a href="/?as={{id .As.ID}}" id="refresh">↻ Refresh</a> to see what the bot did since.</div>
+<div><a href="./?as={{id .As.ID}}" id="refresh">↻ Refresh</a> to see what the bot did since.</div>
 </header>
 {{range .Panels}}<section class="panel"><h2>{{.Title}}</h2><ul>{{range .Lines}}<li>{{.}}</li>{{else}}<li>nothing yet</li>{{end}}</ul></section>
 {{end}}
@@ -145,13 +145,13 @@ h2 { font-size: 1rem; margin: 0.2rem 0; }
 {{if .ReplyTo}}<div class="quote">↪ #{{.ReplyTo}} {{.Quote}}</div>{{end}}
 {{if .Document}}<div class="document">📎 {{.Document.FileName}} ({{len .Document.Content}} bytes)</div>{{end}}
 <div class="text">{{.Body}}</div>
-{{if .Keyboard}}<div class="keyboard">{{$m := .}}{{range .Keyboard}}<div class="row">{{range .}}{{if .CallbackData}}<form method="post" action="/press"><input type="hidden" name="as" value="{{id $.As.ID}}"><input type="hidden" name="message" value="{{$m.ID}}"><input type="hidden" name="data" value="{{.CallbackData}}"><button type="submit">{{.Text}}</button></form>{{else if .URL}}<a class="button" href="{{.URL}}" rel="noopener noreferrer" target="_blank">{{.Text}} ↗</a>{{end}}{{end}}</div>{{end}}</div>{{end}}
-{{if .Force}}<form class="force" method="post" action="/reply"><input type="hidden" name="as" value="{{id $.As.ID}}"><input type="hidden" name="reply_to" value="{{.ID}}"><textarea name="text" rows="2" required placeholder="{{if .Force.Placeholder}}{{.Force.Placeholder}}{{else}}Reply{{end}}"></textarea><button type="submit">Reply as {{$.As.FirstName}}</button></form>{{end}}
+{{if .Keyboard}}<div class="keyboard">{{$m := .}}{{range .Keyboard}}<div class="row">{{range .}}{{if .CallbackData}}<form method="post" action="press"><input type="hidden" name="as" value="{{id $.As.ID}}"><input type="hidden" name="message" value="{{$m.ID}}"><input type="hidden" name="data" value="{{.CallbackData}}"><button type="submit">{{.Text}}</button></form>{{else if .URL}}<a class="button" href="{{.URL}}" rel="noopener noreferrer" target="_blank">{{.Text}} ↗</a>{{end}}{{end}}</div>{{end}}</div>{{end}}
+{{if .Force}}<form class="force" method="post" action="reply"><input type="hidden" name="as" value="{{id $.As.ID}}"><input type="hidden" name="reply_to" value="{{.ID}}"><textarea name="text" rows="2" required placeholder="{{if .Force.Placeholder}}{{.Force.Placeholder}}{{else}}Reply{{end}}"></textarea><button type="submit">Reply as {{$.As.FirstName}}</button></form>{{end}}
 </article>
 {{else}}<p>No messages yet.</p>
 {{end}}
 </section>
-<form class="compose" id="compose" method="post" action="/reply">
+<form class="compose" id="compose" method="post" action="reply">
 <input type="hidden" name="as" value="{{id .As.ID}}">
 <label>Write as {{.As.FirstName}}, in reply to
 <select name="reply_to"><option value="0">no message (a plain message, such as /pending)</option>

@@ -51,7 +51,8 @@ type Options struct {
 //	POST /reply    form fields as, reply_to (0: none), text
 //
 // A POST answers 303 See Other back to the page, so reloading does not
-// repeat the action.
+// repeat the action. Its links, forms and redirects are relative, so it
+// also works under a path prefix (http.StripPrefix), such as a secret one.
 type View struct {
 	tg     *telegramtest.Server
 	chatID int64
@@ -125,12 +126,15 @@ func (v *View) user(as string) (User, bool) {
 	return User{}, false
 }
 
-func (v *View) back(w http.ResponseWriter, r *http.Request, u User, anchor string) {
-	to := "/?as=" + url.QueryEscape(strconv.FormatInt(u.ID, 10))
+func (v *View) back(w http.ResponseWriter, u User, anchor string) {
+	to := "./?as=" + url.QueryEscape(strconv.FormatInt(u.ID, 10))
 	if anchor != "" {
 		to += "#" + anchor
 	}
-	http.Redirect(w, r, to, http.StatusSeeOther)
+	// Not http.Redirect: it would resolve "./" against the path a prefix
+	// was stripped from; the browser resolves it against the one it asked.
+	w.Header().Set("Location", to)
+	w.WriteHeader(http.StatusSeeOther)
 }
 
 func (v *View) handlePress(w http.ResponseWriter, r *http.Request) {
@@ -157,7 +161,7 @@ func (v *View) handlePress(w http.ResponseWriter, r *http.Request) {
 		// A button the bot has removed meanwhile: a real client would no
 		// longer show it.
 		v.logf("%s could not press “%s”: %v", u.FirstName, label, err)
-		v.back(w, r, u, "m"+strconv.Itoa(msgID))
+		v.back(w, u, "m"+strconv.Itoa(msgID))
 		return
 	}
 	v.logf("%s pressed “%s” on message #%d", u.FirstName, label, msgID)
@@ -171,7 +175,7 @@ func (v *View) handlePress(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel = context.WithTimeout(ctx, time.Second)
 	defer cancel()
 	v.settle(ctx, before)
-	v.back(w, r, u, "m"+strconv.Itoa(msgID))
+	v.back(w, u, "m"+strconv.Itoa(msgID))
 }
 
 func (v *View) handleReply(w http.ResponseWriter, r *http.Request) {
@@ -194,13 +198,13 @@ func (v *View) handleReply(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		v.logf("%s could not send: %v", u.FirstName, err)
-		v.back(w, r, u, "compose")
+		v.back(w, u, "compose")
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), v.opts.Settle)
 	defer cancel()
 	v.settle(ctx, before+1) // +1: the user's own message
-	v.back(w, r, u, "m"+strconv.Itoa(id))
+	v.back(w, u, "m"+strconv.Itoa(id))
 }
 
 // version sums what changes when the bot acts in the chat: messages and

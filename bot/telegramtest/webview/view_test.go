@@ -3,10 +3,12 @@ package webview_test
 import (
 	"context"
 	"encoding/json"
+	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -143,7 +145,7 @@ func TestPressAndReplyAreUpdates(t *testing.T) {
 	id := r.send(t, "Pick", map[string]any{"inline_keyboard": [][]map[string]string{{{"text": "A", "callback_data": "pick:a"}}}})
 
 	resp := r.post(t, "/press", url.Values{"as": {"12"}, "message": {itoa(id)}, "data": {"pick:a"}})
-	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), "/?as=12") {
+	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), "./?as=12") {
 		t.Fatalf("press: %s to %q, want 303 back to the page as Bob", resp.Status, resp.Header.Get("Location"))
 	}
 	if n := r.tg.PendingUpdates(); n != 1 {
@@ -183,6 +185,61 @@ func TestPressAndReplyAreUpdates(t *testing.T) {
 		if resp := r.post(t, "/press", form); resp.StatusCode != http.StatusBadRequest {
 			t.Errorf("press %v: %s, want 400", form, resp.Status)
 		}
+	}
+}
+
+// TestPageUnderAPrefix: served under a path prefix, every link and form
+// of the page, and the redirect after a press, stay under it.
+func TestPageUnderAPrefix(t *testing.T) {
+	r := newRig(t)
+	page := httptest.NewServer(http.StripPrefix("/p", r.view))
+	t.Cleanup(page.Close)
+	id := r.send(t, "Pick", map[string]any{"inline_keyboard": [][]map[string]string{{{"text": "A", "callback_data": "pick:a"}}}})
+	prompt := r.send(t, "Reply", map[string]any{"force_reply": true})
+	base, err := url.Parse(page.URL + "/p/?as=12")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := r.http.Get(base.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s %v", base, resp.Status, err)
+	}
+	refs := regexp.MustCompile(`(?:href|action)="([^"]*)"`).FindAllStringSubmatch(string(body), -1)
+	if len(refs) < 6 { // two users, refresh, the button, the reply box, the composer
+		t.Fatalf("the page has %d links and forms, want at least 6:\n%s", len(refs), body)
+	}
+	for _, ref := range refs {
+		u, err := base.Parse(html.UnescapeString(ref[1]))
+		if err != nil || !strings.HasPrefix(u.Path, "/p/") {
+			t.Errorf("%q leads to %v (%v), out of the prefix", ref[1], u, err)
+		}
+	}
+	post := func(path string, form url.Values) *url.URL {
+		t.Helper()
+		resp, err := r.http.PostForm(page.URL+path, form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		loc, err := resp.Request.URL.Parse(resp.Header.Get("Location"))
+		if resp.StatusCode != http.StatusSeeOther || err != nil {
+			t.Fatalf("POST %s: %s to %q (%v)", path, resp.Status, resp.Header.Get("Location"), err)
+		}
+		return loc
+	}
+	if loc := post("/p/press", url.Values{"as": {"12"}, "message": {itoa(id)}, "data": {"pick:a"}}); loc.Path != "/p/" || loc.Query().Get("as") != "12" {
+		t.Errorf("the press leads back to %s, want /p/?as=12", loc)
+	}
+	if loc := post("/p/reply", url.Values{"as": {"11"}, "reply_to": {itoa(prompt)}, "text": {"x"}}); loc.Path != "/p/" || loc.Query().Get("as") != "11" {
+		t.Errorf("the reply leads back to %s, want /p/?as=11", loc)
+	}
+	if n := r.tg.PendingUpdates(); n != 2 {
+		t.Errorf("%d updates pending, want the press and the reply", n)
 	}
 }
 
