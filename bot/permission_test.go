@@ -741,8 +741,8 @@ func TestLookupsIgnoreOtherSessions(t *testing.T) {
 	}
 
 	probe := func(session string) *pending.Entry {
-		return &pending.Entry{Kind: pending.KindPermission, Directory: p1.Directory, SessionID: session,
-			Permission: &pending.Permission{Kind: "bash", Patterns: []string{"make"}}}
+		perm := *p1.Permission // the same request, asked in session
+		return &pending.Entry{Kind: pending.KindPermission, Directory: p1.Directory, SessionID: session, Permission: &perm}
 	}
 	for _, tc := range []struct {
 		session, key string
