@@ -53,7 +53,8 @@ type Reads struct {
 	// InProject are paths relative to the project root, slash-separated, as
 	// opencode's edit permission patterns name them (".git/config",
 	// "src/.gitignore"). Ignore files are named in every folder that exists
-	// today; one in a folder made later matters as much.
+	// today: one in a folder made later can bring back only what was
+	// written there since.
 	InProject []string
 	// Outside are absolute paths of files outside the project
 	// (~/.gitconfig, /etc/gitconfig).

@@ -408,6 +408,9 @@ func TestTrustDangersAreReal(t *testing.T) {
 			if v.OK || !strings.Contains(v.Why, d.want) {
 				t.Errorf("Approve(%q) = %+v, want refused saying %q", d.cmd, v, d.want)
 			}
+			if a := Assess(root, "bash", nil, bashMeta(d.cmd)); a.Level == Low {
+				t.Errorf("Assess rates %q low, yet Approve refuses it", d.cmd)
+			}
 			if _, err := os.Stat(marker); err == nil {
 				t.Fatal("checking ran the program")
 			}
@@ -431,6 +434,37 @@ func lookFd() string {
 		}
 	}
 	return ""
+}
+
+// The git commands the check runs start no fsmonitor and no hook, even
+// with both set and the index out of date; git status, run after, does.
+func TestTrustGitRunsNothing(t *testing.T) {
+	home := t.TempDir()
+	root := newRepo(t, home)
+	env := plainEnviron(home)
+	marker := filepath.Join(t.TempDir(), "ran")
+	run(t, root, env, "git", "config", "core.fsmonitor", script(t, home, marker))
+	writeFile(t, filepath.Join(root, ".git/hooks/post-index-change"), "#!/bin/sh\ntouch '"+marker+"'\n", 0o755)
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(filepath.Join(root, "README.md"), later, later); err != nil {
+		t.Fatal(err)
+	}
+	tr := &trustRun{env: map[string]string{"HOME": home, "PATH": os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM": "1"}}
+	for _, args := range [][]string{
+		{"config", "--list", "--show-origin", "--null", "--includes"},
+		{"rev-parse", "--show-toplevel", "--absolute-git-dir", "--path-format=absolute", "--git-common-dir"},
+	} {
+		if _, err := tr.runGit(root, args...); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(marker); err == nil {
+			t.Fatalf("git %s ran the fsmonitor or the hook", args[0])
+		}
+	}
+	run(t, root, env, "git", "status")
+	if _, err := os.Stat(marker); err != nil {
+		t.Error("git status ran neither, so this test shows nothing")
+	}
 }
 
 // An alias never shadows a builtin: git status with alias.status set runs
