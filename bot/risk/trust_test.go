@@ -467,6 +467,33 @@ func TestTrustGitRunsNothing(t *testing.T) {
 	}
 }
 
+// In a partial clone, git log -p fetches what it lacks from the promisor
+// remote: Approve refuses it.
+func TestTrustPartialCloneFetches(t *testing.T) {
+	home := plainEnv(t)
+	env := plainEnviron(home)
+	src := newRepo(t, home)
+	writeFile(t, filepath.Join(src, "README.md"), "# demo\nsecond\n", 0o644)
+	run(t, src, env, "git", "-c", "commit.gpgsign=false", "commit", "-q", "-am", "second")
+	run(t, src, env, "git", "config", "uploadpack.allowFilter", "true")
+	dst := filepath.Join(t.TempDir(), "clone")
+	run(t, src, env, "git", "clone", "-q", "--filter=blob:none", "--no-checkout", "file://"+src, dst)
+	missing := func() int {
+		return strings.Count(run(t, dst, env, "git", "rev-list", "--objects", "--all", "--missing=print"), "\n?")
+	}
+	before := missing()
+	if v := Approve(dst, "git log -p"); v.OK || !strings.Contains(v.Why, "promisor") {
+		t.Errorf("Approve = %+v, want refused for the promisor remote", v)
+	}
+	if missing() != before {
+		t.Fatal("checking fetched")
+	}
+	run(t, dst, env, "git", "log", "-p")
+	if after := missing(); before == 0 || after >= before {
+		t.Errorf("git log -p fetched nothing (%d missing objects, then %d), so this test shows nothing", before, after)
+	}
+}
+
 // An alias never shadows a builtin: git status with alias.status set runs
 // git's own status, which is why the allow-list takes aliases.
 func TestGitAliasDoesNotShadow(t *testing.T) {
