@@ -266,34 +266,30 @@ func sortedSet(m map[string]bool) []string {
 // readSmall reads a configuration file of at most maxConfigBytes; a
 // missing file is empty.
 func readSmall(p string) ([]byte, bool, error) {
-	f, err := os.Open(p)
+	// Stat first: opening a named pipe would wait for a writer.
+	fi, err := os.Stat(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}
 	if err != nil {
 		return nil, false, err
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, false, err
-	}
 	if !fi.Mode().IsRegular() {
 		return nil, false, fmt.Errorf("%s is not a regular file", p)
 	}
-	b, err := readAllLimited(f, p)
-	return b, true, err
-}
-
-func readAllLimited(f *os.File, p string) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", p, err)
+		return nil, false, fmt.Errorf("reading %s: %w", p, err)
 	}
 	if len(b) > maxConfigBytes {
-		return nil, fmt.Errorf("%s is larger than %d bytes", p, maxConfigBytes)
+		return nil, false, fmt.Errorf("%s is larger than %d bytes", p, maxConfigBytes)
 	}
-	return b, nil
+	return b, true, nil
 }
 
 // gitDirOf resolves a .git entry: the folder itself, or the folder a
