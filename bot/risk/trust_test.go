@@ -588,6 +588,13 @@ func TestTrustIgnoreFiles(t *testing.T) {
 
 	_, err = trust("", "rg TODO", cfg)
 	wantRefused(t, "no project", err, "unknown")
+
+	// A named pipe is refused at once, not waited on.
+	if _, err := exec.LookPath("mkfifo"); err == nil {
+		run(t, root, nil, "mkfifo", filepath.Join(root, "src", ".ignore"))
+		_, err = trust(root, "rg TODO", cfg)
+		wantRefused(t, "a named pipe", err, "not a regular file")
+	}
 }
 
 // Every program of the grammar has its entry in Trust's table; the
