@@ -217,9 +217,17 @@ func (t *trustRun) home(prog string) (home, xdg string, err error) {
 }
 
 // add records a file: in the project (relative) or outside (absolute).
-// Symbolic links are followed as far as the path exists.
+// A path through a symbolic link is recorded as written and as followed:
+// an edit may name either.
 func (t *trustRun) add(p string) {
-	p = followExisting(p)
+	p = filepath.Clean(p)
+	t.record(p)
+	if real := followExisting(p); real != p {
+		t.record(real)
+	}
+}
+
+func (t *trustRun) record(p string) {
 	if t.root != "" {
 		if rel, ok := within(t.root, p); ok {
 			t.in[filepath.ToSlash(rel)] = true
@@ -613,8 +621,8 @@ func (t *trustRun) gitConfig(root, home string, dirs []string) error {
 		return false
 	}
 	checkFile := func(p, what string) error {
-		p = followExisting(p)
 		t.add(p)
+		p = followExisting(p)
 		if rel, ok := within(root, p); ok && !inGitDir(p) {
 			return refuse("git: %s %s is in the work tree, which the model may edit", what, quoteWord(filepath.ToSlash(rel)))
 		}

@@ -133,6 +133,17 @@ func TestTrustGitClean(t *testing.T) {
 		}
 	}
 
+	// A file reached through a link is listed both ways.
+	dots := filepath.Join(home, "dotfiles")
+	writeFile(t, filepath.Join(dots, "gitconfig"), "[user]\n\tname = Tester\n", 0o644)
+	if err := os.Symlink(filepath.Join(dots, "gitconfig"), filepath.Join(home, ".gitconfig")); err != nil {
+		t.Skipf("symbolic links not available: %v", err)
+	}
+	r, err = trust(root, "git status", plainConfig(home))
+	if err != nil || !slices.Contains(r.Outside, filepath.Join(home, ".gitconfig")) || !slices.Contains(r.Outside, filepath.Join(dots, "gitconfig")) {
+		t.Errorf("a linked ~/.gitconfig: %v, Outside %v", err, r.Outside)
+	}
+
 	// XDG_CONFIG_HOME moves the user's git files.
 	xdg := filepath.Join(home, "xdg")
 	cfg := plainConfig(home)
