@@ -220,6 +220,17 @@ func TestTrustGitIncludeInWorkTree(t *testing.T) {
 	if err != nil || !slices.Contains(r.InProject, ".git/extra.cfg") {
 		t.Errorf("include inside the git folder: %v, InProject %v", err, r.InProject)
 	}
+
+	// The repository's config, a link to a file of the work tree.
+	cfgPath := filepath.Join(root, ".git", "config")
+	if err := os.Rename(cfgPath, filepath.Join(root, "team.cfg")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join("..", "team.cfg"), cfgPath); err != nil {
+		t.Skipf("symbolic links not available: %v", err)
+	}
+	_, err = trust(root, "git status", plainConfig(home))
+	wantRefused(t, "config linked into the work tree", err, "team.cfg", "work tree")
 }
 
 func TestTrustGitLayout(t *testing.T) {
