@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -177,7 +178,7 @@ func TestAutoApproveGone(t *testing.T) {
 // approve twice.
 func TestAutoApproveOnce(t *testing.T) {
 	h := newHarness(t, harnessConfig{AutoApprove: AutoApproveLow})
-	ev := permEvent("per_1", "git status")
+	ev := permEvent("per_1", "ls")
 	h.b.HandleEvent(context.Background(), ev)
 	h.b.HandleEvent(context.Background(), ev)
 	if r := h.oc.PermReplies(); len(r) != 1 {
@@ -198,7 +199,7 @@ func TestAutoApproveTable(t *testing.T) {
 	}
 	defer f.Close()
 	h := newHarness(t, harnessConfig{AutoApprove: AutoApproveLow})
-	dir := t.TempDir() // paths are followed on this machine
+	dir := plainRepo(t) // paths are followed, and git's configuration read, on this machine
 	sc := bufio.NewScanner(f)
 	n, approved := 0, 0
 	for sc.Scan() {
@@ -236,4 +237,20 @@ func TestAutoApproveTable(t *testing.T) {
 	if n < 300 || approved == 0 || approved == n {
 		t.Fatalf("%d commands, %d to approve: the table was not read", n, approved)
 	}
+}
+
+// plainRepo makes an empty repository, with a fresh HOME and no system git
+// configuration, so that risk.Trust accepts what git reads there.
+func plainRepo(t *testing.T) string {
+	t.Helper()
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	dir := t.TempDir()
+	cmd := exec.Command("git", "init", "-q")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	return dir
 }

@@ -88,8 +88,9 @@
 // With Config.AutoApprove set to AutoApproveLow, a request risk.Assess
 // rates low is allowed once without asking and the front-end posts a
 // notice instead of buttons; if that reply fails, the request is asked as
-// usual. Low is decided by bot/risk's grammar alone (risk.Approve): the
-// bridge asks it that one question and adds no judgement of its own.
+// usual. Low is decided by bot/risk alone (risk.Approve: its grammar, and
+// what the programs read in the project, risk.Trust): the bridge asks it
+// that one question and adds no judgement of its own.
 //
 // # Notifications and metrics
 //

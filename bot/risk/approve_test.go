@@ -67,7 +67,8 @@ func TestApproveTable(t *testing.T) {
 			t.Errorf("class %q has %d commands, want at least 10", c, classes[c])
 		}
 	}
-	dir := t.TempDir()
+	// A repository, since what git reads there decides whether it runs.
+	dir := newRepo(t, plainEnv(t))
 	for _, e := range table {
 		v := Approve(dir, e.command)
 		if v.OK != e.approve {
@@ -89,15 +90,19 @@ func TestApproveTable(t *testing.T) {
 	}
 }
 
-// A path is proven inside the project only by following it, so it is
-// asked when the project is not on this machine; a command without one
-// is still approved.
+// A path is proven inside the project only by following it, and what
+// git, rg and fd read there only by reading it, so they are asked when the
+// project is not on this machine; a command that needs neither is still
+// approved.
 func TestApproveProjectElsewhere(t *testing.T) {
+	plainEnv(t)
 	for _, dir := range []string{"", "/nonexistent/hermes-bot/project"} {
-		if v := Approve(dir, "cat README.md"); v.OK {
-			t.Errorf("dir %q: a path approved", dir)
+		for _, c := range []string{"cat README.md", "git status", "rg TODO", "git diff HEAD~1", "fd x"} {
+			if v := Approve(dir, c); v.OK {
+				t.Errorf("dir %q: %q approved", dir, c)
+			}
 		}
-		for _, c := range []string{"ls", "git status", "rg TODO", "git diff HEAD~1"} {
+		for _, c := range []string{"ls", "echo hi | wc -l", "uname -a"} {
 			if v := Approve(dir, c); !v.OK {
 				t.Errorf("dir %q: %q refused: %s", dir, c, v.Why)
 			}

@@ -378,7 +378,7 @@ func TestAssessIn(t *testing.T) {
 		{"bash reads home", "bash", nil, bashMeta("cat ~/notes.txt"), Medium},
 		{"bash chained in the project", "bash", nil, bashMeta("cat " + dir + "/a && ls"), Medium},
 		{"bash piped, project not on this machine", "bash", nil, bashMeta("cat main.go | wc -l"), Medium},
-		{"bash without a path", "bash", nil, bashMeta("git status | head"), Low},
+		{"bash without a path", "bash", nil, bashMeta("uname -a | head"), Low},
 		{"bash redirected", "bash", nil, bashMeta("ls > " + dir + "/out.txt"), Medium},
 		{"bash substitution", "bash", nil, bashMeta("ls $(pwd)"), Medium},
 		{"bash unknown", "bash", nil, bashMeta("frobnicate"), Medium},

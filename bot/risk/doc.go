@@ -10,7 +10,9 @@
 // so auto-approval, is a proof: Approve accepts a command only when all of
 // it lies inside a small closed grammar written as data (grammar.go:
 // programs, subcommands, options and the kinds of their values and
-// operands) under rules that hold for every program (approve.go). Whatever
+// operands) under rules that hold for every program (approve.go), and the
+// configuration those programs would read in the project holds nothing
+// that runs a program or widens what they read (Trust, trust.go). Whatever
 // the grammar does not cover is asked. Assess gives low exactly when
 // Approve accepts, so the level a person sees is the decision
 // auto-approval makes.

@@ -66,7 +66,7 @@ func newScratch(t *testing.T) *scratch {
 		}
 	}
 	s.env = []string{
-		"HOME=" + s.home, "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8", "TERM=dumb",
+		"HOME=" + s.home, "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8", "TERM=dumb", "GIT_CONFIG_NOSYSTEM=1",
 		"HERMES_HONEYPOT_TOKEN=" + honeypot + "-environment",
 	}
 	git := func(args ...string) {
@@ -167,6 +167,9 @@ func TestApprovedCommandsRun(t *testing.T) {
 		t.Skip("bash is not installed")
 	}
 	s := newScratch(t)
+	// Approve reads the configuration the commands run with.
+	plainEnv(t)
+	t.Setenv("HOME", s.home)
 	before := s.snapshot(t)
 	ran, skipped := 0, map[string]int{}
 	for _, e := range readTable(t) {
