@@ -29,7 +29,8 @@ import (
 //	         .git/config, .git/config.worktree and what     gitAllowed's list; a config file or
 //	         they include; .git/hooks, .git/info/           include lies in the work tree; a hook,
 //	         attributes and exclude, .git/commondir,        submodule or alternate exists; a
-//	         alternates, .gitattributes, .gitmodules        GIT_* variable other than a few is set
+//	         alternates, .gitattributes, .gitmodules        GIT_* variable other than a few is set;
+//	                                                        a pager is set and a git lacks --no-pager
 //	rg, fd   .gitignore, .ignore, .rgignore (rg),           an ignore file holds a negation that is
 //	         .fdignore (fd) in every folder walked and      not a plain, visible, non-secret name,
 //	         every parent up to /; .git/info/exclude;       cannot be read, or the project has more
@@ -97,6 +98,9 @@ type trustRun struct {
 	root string // the project root, symbolic links followed; "" until needed
 	in   map[string]bool
 	out  map[string]bool
+	// noPager: every git of the command has --no-pager, so a pager set
+	// in git's configuration never starts.
+	noPager bool
 }
 
 func trust(root, command string, cfg trustConfig) (Reads, error) {
@@ -117,6 +121,12 @@ func trust(root, command string, cfg trustConfig) (Reads, error) {
 	}
 	if _, ok := t.env["POSIXLY_CORRECT"]; ok {
 		return Reads{}, refuse("POSIXLY_CORRECT is set: options after an operand would be read as files")
+	}
+	t.noPager = true
+	for _, c := range cmds {
+		if c.words[0] == "git" && !slices.Contains(c.words[1:], "--no-pager") {
+			t.noPager = false
+		}
 	}
 	done := map[string]bool{}
 	for _, c := range cmds {
@@ -641,7 +651,7 @@ func (t *trustRun) gitConfig(root, home string, dirs []string) error {
 			return err
 		}
 		key, value, _ := strings.Cut(kv, "\n")
-		if !gitAllowed(key, value) {
+		if !gitAllowed(key, value) && !(t.noPager && gitPager(key)) {
 			return refuse("git: configuration %s in %s may run a program, fetch or read more", quoteWord(key), file)
 		}
 		if section, _, name := splitGitKey(key); name == "path" && (section == "include" || section == "includeif") {
@@ -731,6 +741,10 @@ func gitAllowed(key, value string) bool {
 	switch section {
 	case "user", "author", "committer", "push", "advice":
 		return true
+	case "credential":
+		// Helpers run only to reach a remote: no command of the grammar
+		// does, and a partial clone, which would, is refused.
+		return true
 	case "alias":
 		// An alias never shadows a builtin, and the grammar runs builtins only.
 		return true
@@ -760,12 +774,21 @@ func gitAllowed(key, value string) bool {
 		"diff.context", "diff.interhunkcontext", "log.date", "log.decorate", "log.abbrevcommit",
 		"extensions.objectformat", "extensions.refstorage", "extensions.worktreeconfig",
 		"include.path", "safe.directory", "rerere.enabled", "rerere.autoupdate",
+		// Editors open only for commands that write (commit, rebase -i).
+		"core.editor", "sequence.editor",
 		// Housekeeping no command of the grammar starts; gc.* is left out
 		// because one of its keys names a program.
 		"maintenance.repo", "maintenance.strategy", "maintenance.auto":
 		return true
 	}
 	return false
+}
+
+// gitPager reports a key naming a pager, which runs only when git's
+// output goes to a terminal and never with --no-pager.
+func gitPager(key string) bool {
+	section, _, _ := splitGitKey(key)
+	return key == "core.pager" || section == "pager"
 }
 
 // colorValue reports a color setting: words, numbers and #rgb only.

@@ -161,17 +161,17 @@ func TestTrustGitRefusesKeys(t *testing.T) {
 	env := plainEnviron(home)
 	keys := [][2]string{
 		{"core.fsmonitor", "/bin/true"}, {"core.pager", "cat"}, {"pager.log", "cat"}, {"core.hooksPath", "hooks"},
-		{"core.sshCommand", "ssh"}, {"core.askPass", "x"}, {"core.editor", "vi"}, {"core.worktree", "/tmp"},
+		{"core.sshCommand", "ssh"}, {"core.askPass", "x"}, {"core.worktree", "/tmp"},
 		{"diff.external", "x"}, {"diff.x.textconv", "x"}, {"diff.x.command", "x"}, {"filter.x.clean", "x"},
 		{"filter.x.smudge", "x"}, {"filter.x.process", "x"}, {"merge.x.driver", "x"}, {"gpg.program", "x"},
 		{"gpg.ssh.program", "x"}, {"gpg.format", "ssh"}, {"log.showSignature", "true"},
 		{"extensions.partialClone", "origin"}, {"remote.origin.promisor", "true"},
 		{"remote.origin.partialCloneFilter", "blob:none"}, {"remote.origin.uploadpack", "x"},
-		{"remote.origin.receivepack", "x"}, {"remote.origin.vcs", "x"}, {"credential.helper", "store"},
+		{"remote.origin.receivepack", "x"}, {"remote.origin.vcs", "x"},
 		{"http.proxy", "http://x"}, {"url.https://x/.insteadOf", "y"}, {"format.pretty", "x"}, {"pretty.x", "%H"},
 		{"help.autocorrect", "1"}, {"status.submoduleSummary", "true"}, {"submodule.x.url", "y"},
 		{"core.attributesFile", "x"}, {"gc.auto", "0"}, {"gc.recentObjectsHook", "x"}, {"core.gitProxy", "x"},
-		{"protocol.allow", "always"}, {"sequence.editor", "x"}, {"color.ui", "!sh"}, {"uploadpack.packObjectsHook", "x"},
+		{"protocol.allow", "always"}, {"color.ui", "!sh"}, {"uploadpack.packObjectsHook", "x"},
 	}
 	for _, kv := range keys {
 		run(t, root, env, "git", "config", "--add", kv[0], kv[1])
@@ -185,7 +185,8 @@ func TestTrustGitRefusesKeys(t *testing.T) {
 
 	// Keys the allow-list takes, aliases among them.
 	for _, kv := range [][2]string{{"alias.st", "!touch x"}, {"color.diff.meta", "blue bold"}, {"remote.origin.url", "https://x"},
-		{"branch.main.remote", "origin"}, {"includeIf.gitdir:~/x/.path", "~/other.cfg"}, {"push.default", "simple"}} {
+		{"branch.main.remote", "origin"}, {"includeIf.gitdir:~/x/.path", "~/other.cfg"}, {"push.default", "simple"},
+		{"credential.helper", "!touch x"}, {"core.editor", "touch x"}, {"sequence.editor", "touch x"}} {
 		run(t, root, env, "git", "config", "--add", kv[0], kv[1])
 	}
 	r, err := trust(root, "git status", plainConfig(home))
@@ -195,6 +196,18 @@ func TestTrustGitRefusesKeys(t *testing.T) {
 	if !slices.Contains(r.Outside, filepath.Join(home, "other.cfg")) {
 		t.Errorf("the included file is not listed: %v", r.Outside)
 	}
+
+	// A pager is harmless only where no git of the command can start it.
+	run(t, root, env, "git", "config", "core.pager", "touch pager-ran")
+	run(t, root, env, "git", "config", "pager.log", "touch pager-ran")
+	for cmd, ok := range map[string]bool{"git status": false, "git --no-pager log | git status": false,
+		"git --no-pager status": true, "git --no-pager log --oneline | head -n 3 && git --no-pager status": true, "ls": true} {
+		if _, err := trust(root, cmd, plainConfig(home)); (err == nil) != ok {
+			t.Errorf("with a pager set, %q: %v; want approved %v", cmd, err, ok)
+		}
+	}
+	run(t, root, env, "git", "config", "--unset-all", "core.pager")
+	run(t, root, env, "git", "config", "--unset-all", "pager.log")
 
 	// The user's own files are read too.
 	for _, p := range []string{filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config/git/config")} {
