@@ -221,6 +221,7 @@ func lex(src string) ([]simpleCmd, error) {
 // checkCommand checks one simple command against the grammar.
 func checkCommand(dir string, c simpleCmd) error {
 	name, args := c.words[0], c.words[1:]
+	piped := c.sep == "|"
 	p, ok := grammarTable()[name]
 	if !ok {
 		if strings.ContainsAny(name, `/\`) {
@@ -229,13 +230,13 @@ func checkCommand(dir string, c simpleCmd) error {
 		return refuse("program %q is not in the grammar", name)
 	}
 	if p.subs == nil {
-		return checkArgs(dir, name, p.spec, args)
+		return checkArgs(dir, name, p.spec, args, piped)
 	}
 	// Options before the subcommand, then the subcommand.
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
 		if _, ok := p.global[args[0]]; !ok {
 			if len(args) == 1 && p.bare {
-				return checkArgs(dir, name, p.spec, args)
+				return checkArgs(dir, name, p.spec, args, piped)
 			}
 			return refuse("%s option %q is not in the grammar", name, args[0])
 		}
@@ -251,12 +252,13 @@ func checkCommand(dir string, c simpleCmd) error {
 	if !ok {
 		return refuse("%s %s is not in the grammar", name, quoteWord(args[0]))
 	}
-	return checkArgs(dir, name+" "+args[0], sub, args[1:])
+	return checkArgs(dir, name+" "+args[0], sub, args[1:], piped)
 }
 
 // checkArgs checks the options and operands of a program (or
-// subcommand) named name against s.
-func checkArgs(dir, name string, s spec, args []string) error {
+// subcommand) named name against s; piped is set when the previous
+// command's output is its standard input.
+func checkArgs(dir, name string, s spec, args []string, piped bool) error {
 	var operands []string
 	dashdash := -1 // index in operands where "--" came
 	leadDropped := false
@@ -355,6 +357,12 @@ func checkArgs(dir, name string, s spec, args []string) error {
 	if leadDropped {
 		lead = nil
 	}
+	// Standard input is only read from a pipe: otherwise it is whatever
+	// opencode left open, which may never end.
+	if !piped && (s.stdin == stdinAlways || s.stdin == stdinWithoutOperands &&
+		(len(operands) <= len(lead) || slices.Contains(operands[len(lead):], "-"))) {
+		return refuse("%s would read standard input, and nothing is piped to it", name)
+	}
 	for k, w := range operands {
 		kind := s.rest
 		if k < len(lead) {
@@ -362,6 +370,9 @@ func checkArgs(dir, name string, s spec, args []string) error {
 		}
 		if s.revsThenPaths && k >= len(lead) && (dashdash < 0 || k < dashdash) && isRev(w) {
 			continue // a revision before "--"
+		}
+		if kind == argPath && w == "-" && s.stdin != stdinNone {
+			continue // standard input, from a pipe as checked above
 		}
 		if kind == argPath {
 			if err := checkPath(dir, w); err != nil {
@@ -384,7 +395,7 @@ func checkPath(dir, p string) error {
 	case p == "":
 		return refuse("empty path")
 	case p == "-":
-		return nil // standard input
+		return refuse("%q is standard input, which this program does not read from a pipe", p)
 	case strings.HasPrefix(p, "/") || filepath.IsAbs(p):
 		return refuse("absolute path %s", quoteWord(p))
 	case strings.ContainsAny(p, "~^*?[]{}\\:"):

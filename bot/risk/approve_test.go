@@ -16,7 +16,10 @@ type tableEntry struct {
 	approve bool
 	class   string
 	command string
-	line    int
+	// reason says why the decision is right; optional, but every line of
+	// class cost has one.
+	reason string
+	line   int
 }
 
 // readTable reads the command table; it fails the test on a malformed
@@ -35,11 +38,20 @@ func readTable(t testing.TB) []tableEntry {
 		if l == "" || strings.HasPrefix(l, "#") {
 			continue
 		}
-		parts := strings.SplitN(l, "\t", 3)
-		if len(parts) != 3 || (parts[0] != "approve" && parts[0] != "ask") {
-			t.Fatalf("commands.tsv:%d: want DECISION<TAB>CLASS<TAB>COMMAND, got %q", n, l)
+		parts := strings.Split(l, "\t")
+		if len(parts) < 3 || len(parts) > 4 || (parts[0] != "approve" && parts[0] != "ask") {
+			t.Fatalf("commands.tsv:%d: want DECISION<TAB>CLASS<TAB>COMMAND[<TAB>REASON], got %q", n, l)
 		}
-		out = append(out, tableEntry{approve: parts[0] == "approve", class: parts[1], command: parts[2], line: n})
+		e := tableEntry{approve: parts[0] == "approve", class: parts[1], command: parts[2], line: n}
+		if len(parts) == 4 {
+			if e.reason = strings.TrimSpace(parts[3]); e.reason == "" {
+				t.Fatalf("commands.tsv:%d: an empty reason column", n)
+			}
+		}
+		if e.class == "cost" && e.reason == "" {
+			t.Fatalf("commands.tsv:%d: a cost line without a reason", n)
+		}
+		out = append(out, e)
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)

@@ -21,7 +21,8 @@ import (
 //     abbreviations); short options may be combined when every letter is
 //     listed; a value is checked by its kind;
 //   - every path operand is relative, stays inside the project, has no
-//     component starting with "." and matches no secret name.
+//     component starting with "." and matches no secret name;
+//   - only a command after "|" reads standard input (see stdinUse).
 
 // argKind says what a word (an option's value or an operand) may be.
 type argKind int
@@ -74,7 +75,21 @@ type spec struct {
 	// revsThenPaths: before "--", an operand may be a revision or a path;
 	// after it, only a path (git's rule).
 	revsThenPaths bool
+	// stdin says when the program reads standard input.
+	stdin stdinUse
 }
+
+// stdinUse says when a program reads standard input: a command may do so
+// only after a "|", since what opencode leaves open may never end.
+type stdinUse int
+
+const (
+	stdinNone stdinUse = iota
+	// stdinWithoutOperands: when no operand follows the lead ones
+	// (cat, grep PATTERN, git shortlog without a revision), or for "-".
+	stdinWithoutOperands
+	stdinAlways // tr
+)
 
 // program is one program of the grammar: either a spec of its own, or
 // subcommands, each with its spec (git).
@@ -133,26 +148,26 @@ func buildGrammar() map[string]program {
 		}},
 		"cat": {spec: spec{
 			opts: flags("-n", "-b", "-s", "-A", "-E", "-T", "-v", "--number", "--number-nonblank", "--squeeze-blank", "--show-all"),
-			rest: argPath, max: unbound,
+			rest: argPath, max: unbound, stdin: stdinWithoutOperands,
 		}},
 		"head": {spec: spec{
 			opts: with(flags("-q", "-v", "--quiet", "--silent", "--verbose"),
 				map[string]opt{"-n": number, "-c": number, "--lines": number, "--bytes": number}),
-			rest: argPath, max: unbound, numericShort: true,
+			rest: argPath, max: unbound, stdin: stdinWithoutOperands, numericShort: true,
 		}},
 		// tail without -f: following a file never ends.
 		"tail": {spec: spec{
 			opts: with(flags("-q", "-v", "--quiet", "--silent", "--verbose"),
 				map[string]opt{"-n": number, "-c": number, "--lines": number, "--bytes": number}),
-			rest: argPath, max: unbound, numericShort: true,
+			rest: argPath, max: unbound, stdin: stdinWithoutOperands, numericShort: true,
 		}},
 		"wc": {spec: spec{
 			opts: flags("-l", "-w", "-c", "-m", "-L", "--lines", "--words", "--bytes", "--chars", "--max-line-length"),
-			rest: argPath, max: unbound,
+			rest: argPath, max: unbound, stdin: stdinWithoutOperands,
 		}},
-		"nl":  {spec: spec{rest: argPath, max: unbound}},
-		"tac": {spec: spec{rest: argPath, max: unbound}},
-		"rev": {spec: spec{rest: argPath, max: unbound}},
+		"nl":  {spec: spec{rest: argPath, max: unbound, stdin: stdinWithoutOperands}},
+		"tac": {spec: spec{rest: argPath, max: unbound, stdin: stdinWithoutOperands}},
+		"rev": {spec: spec{rest: argPath, max: unbound, stdin: stdinWithoutOperands}},
 		"file": {spec: spec{
 			opts: flags("-b", "-i", "-L", "--brief", "--mime", "--mime-type", "--dereference"),
 			rest: argPath, max: unbound,
@@ -176,7 +191,8 @@ func buildGrammar() map[string]program {
 
 		// Searching. Recursive searches only through rg and fd, which skip
 		// hidden and ignored files by default; grep reads the files it is
-		// given (no -r).
+		// given (no -r). rg without a path reads standard input only when
+		// it is a pipe or a file; opencode gives its commands /dev/null.
 		"grep": {spec: spec{
 			opts: with(flags("-n", "-i", "-v", "-c", "-l", "-L", "-w", "-x", "-E", "-F", "-G", "-o", "-h", "-H", "-s", "-q", "-I",
 				"--line-number", "--ignore-case", "--invert-match", "--count", "--files-with-matches",
@@ -184,7 +200,7 @@ func buildGrammar() map[string]program {
 				"--only-matching", "--no-filename", "--with-filename", "--no-messages", "--quiet", "--silent"),
 				map[string]opt{"-e": text, "--regexp": text, "-A": number, "-B": number, "-C": number, "-m": number,
 					"--after-context": number, "--before-context": number, "--context": number, "--max-count": number}),
-			lead: []argKind{argText}, rest: argPath, max: unbound, leadDroppedBy: []string{"-e", "--regexp"},
+			lead: []argKind{argText}, rest: argPath, max: unbound, stdin: stdinWithoutOperands, leadDroppedBy: []string{"-e", "--regexp"},
 		}},
 		"rg": {spec: spec{
 			opts: with(flags("-n", "-N", "-i", "-S", "-s", "-w", "-x", "-F", "-l", "-c", "-v", "-o", "-H", "-I",
@@ -213,46 +229,46 @@ func buildGrammar() map[string]program {
 				"--numeric-sort", "--reverse", "--unique", "--ignore-case", "--human-numeric-sort", "--version-sort",
 				"--ignore-leading-blanks", "--general-numeric-sort", "--stable"),
 				map[string]opt{"-k": {kind: argSortKey}, "--key": {kind: argSortKey}, "-t": {kind: argChar}, "--field-separator": {kind: argChar}}),
-			rest: argPath, max: unbound,
+			rest: argPath, max: unbound, stdin: stdinWithoutOperands,
 		}},
 		// uniq writes its output to a second operand: one at most.
 		"uniq": {spec: spec{
 			opts: flags("-c", "-d", "-u", "-i", "--count", "--repeated", "--unique", "--ignore-case"),
-			rest: argPath, max: 1,
+			rest: argPath, max: 1, stdin: stdinWithoutOperands,
 		}},
 		"cut": {spec: spec{
 			opts: with(flags("-s", "--only-delimited", "--complement"),
 				map[string]opt{"-d": {kind: argChar}, "--delimiter": {kind: argChar}, "-f": {kind: argList}, "--fields": {kind: argList},
 					"-c": {kind: argList}, "--characters": {kind: argList}, "-b": {kind: argList}, "--bytes": {kind: argList}}),
-			rest: argPath, max: unbound,
+			rest: argPath, max: unbound, stdin: stdinWithoutOperands,
 		}},
 		"tr": {spec: spec{
 			opts: flags("-d", "-s", "-c", "-C", "--delete", "--squeeze-repeats", "--complement"),
-			rest: argText, max: 2,
+			rest: argText, max: 2, stdin: stdinAlways,
 		}},
 		"diff": {spec: spec{
 			opts: with(flags("-u", "-q", "-w", "-b", "-B", "-i", "--brief", "--ignore-all-space", "--ignore-space-change",
 				"--ignore-blank-lines", "--ignore-case", "--side-by-side", "-y"),
 				map[string]opt{"-U": number, "--unified": number}),
-			rest: argPath, max: 2,
+			rest: argPath, max: 2, stdin: stdinWithoutOperands,
 		}},
 		// sed only with a script that prints, deletes or quits at line
 		// numbers (sed -n 10,20p FILE); its other commands write files (w)
 		// or run programs (e).
 		"sed": {spec: spec{
 			opts: flags("-n", "--quiet", "--silent"),
-			lead: []argKind{argSedLine}, rest: argPath, max: unbound,
+			lead: []argKind{argSedLine}, rest: argPath, max: unbound, stdin: stdinWithoutOperands,
 		}},
 		// jq only with a filter that walks into its input (.name, .a[0]):
 		// other filters can read the environment ($ENV, env) or files.
 		"jq": {spec: spec{
 			opts: flags("-r", "-c", "-S", "-e", "-M", "--raw-output", "--compact-output", "--sort-keys", "--monochrome-output"),
-			lead: []argKind{argJqPath}, rest: argPath, max: unbound,
+			lead: []argKind{argJqPath}, rest: argPath, max: unbound, stdin: stdinWithoutOperands,
 		}},
-		"md5sum":    {spec: spec{rest: argPath, max: unbound}},
-		"sha1sum":   {spec: spec{rest: argPath, max: unbound}},
-		"sha256sum": {spec: spec{rest: argPath, max: unbound}},
-		"sha512sum": {spec: spec{rest: argPath, max: unbound}},
+		"md5sum":    {spec: spec{rest: argPath, max: unbound, stdin: stdinWithoutOperands}},
+		"sha1sum":   {spec: spec{rest: argPath, max: unbound, stdin: stdinWithoutOperands}},
+		"sha256sum": {spec: spec{rest: argPath, max: unbound, stdin: stdinWithoutOperands}},
+		"sha512sum": {spec: spec{rest: argPath, max: unbound, stdin: stdinWithoutOperands}},
 
 		// Printing words and facts about the machine.
 		"echo":     {spec: spec{opts: flags("-n", "-e", "-E"), rest: argText, max: unbound}},
@@ -291,7 +307,7 @@ func buildGrammar() map[string]program {
 				"rev-parse": {opts: flags("--show-toplevel", "--abbrev-ref", "--short", "--is-inside-work-tree", "--show-prefix",
 					"--verify", "-q", "--quiet", "--symbolic-full-name"), rest: argRev, max: unbound},
 				"describe": {opts: flags("--tags", "--always", "--long", "--dirty", "--all"), rest: argRev, max: unbound},
-				"shortlog": {opts: flags("-s", "-n", "-e", "--summary", "--numbered", "--email"), rest: argRev, max: unbound},
+				"shortlog": {opts: flags("-s", "-n", "-e", "--summary", "--numbered", "--email"), rest: argRev, max: unbound, stdin: stdinWithoutOperands},
 				"version":  {max: 0},
 			},
 		},
