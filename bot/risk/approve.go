@@ -267,7 +267,7 @@ func checkArgs(dir, name string, s spec, args []string, piped bool) error {
 			return refuse("%s %s needs its value attached", name, label)
 		}
 		if o.kind == argPath {
-			return checkPath(dir, v)
+			return checkPath(dir, v, s.filesOnly)
 		}
 		if !checkKind(o.kind, o, v) {
 			return refuse("%s %s: value %s is not allowed", name, label, quoteWord(v))
@@ -375,7 +375,7 @@ func checkArgs(dir, name string, s spec, args []string, piped bool) error {
 			continue // standard input, from a pipe as checked above
 		}
 		if kind == argPath {
-			if err := checkPath(dir, w); err != nil {
+			if err := checkPath(dir, w, s.filesOnly); err != nil {
 				return err
 			}
 			continue
@@ -389,11 +389,16 @@ func checkArgs(dir, name string, s spec, args []string, piped bool) error {
 
 // checkPath checks a path operand: relative, inside the project once
 // cleaned, no hidden component, no secret name, no wildcard; and still
-// inside the project (dir, on this machine) with symbolic links followed.
-func checkPath(dir, p string) error {
+// inside the project (dir, on this machine) with symbolic links followed,
+// where it is a regular file or a folder, if it exists (a folder only
+// when filesOnly is not set).
+func checkPath(dir, p string, filesOnly bool) error {
 	switch {
 	case p == "":
 		return refuse("empty path")
+	case strings.HasPrefix(p, "+"):
+		// tail +5f follows a file forever; sort +1 and uniq +1 are keys.
+		return refuse("path %s starts with +, which may be read as an obsolete option", quoteWord(p))
 	case p == "-":
 		return refuse("%q is standard input, which this program does not read from a pipe", p)
 	case strings.HasPrefix(p, "/") || filepath.IsAbs(p):
@@ -427,6 +432,9 @@ func checkPath(dir, p string) error {
 			if rel != "." && hasHiddenOrSecret(filepath.ToSlash(rel)) {
 				return refuse("path %s leads to a hidden or secret file through a symbolic link", quoteWord(p))
 			}
+			if q == full {
+				return checkFileKind(p, real, filesOnly)
+			}
 			return nil
 		} else if !errors.Is(err, os.ErrNotExist) {
 			return refuse("path %s cannot be followed: %v", quoteWord(p), err)
@@ -435,6 +443,22 @@ func checkPath(dir, p string) error {
 			return nil
 		}
 	}
+}
+
+// checkFileKind refuses what is neither a regular file nor a folder: a
+// FIFO or a device never ends, or ends nowhere. A folder is refused when
+// filesOnly is set: diff compares every file inside, hidden ones too.
+func checkFileKind(p, real string, filesOnly bool) error {
+	info, err := os.Stat(real)
+	switch {
+	case err != nil:
+		return refuse("path %s cannot be examined: %v", quoteWord(p), err)
+	case info.IsDir() && filesOnly:
+		return refuse("path %s is a folder, and only files may be compared", quoteWord(p))
+	case !info.Mode().IsRegular() && !info.IsDir():
+		return refuse("path %s is neither a regular file nor a folder (%v)", quoteWord(p), info.Mode().Type())
+	}
+	return nil
 }
 
 // hasHiddenOrSecret reports a path with a component starting with "."

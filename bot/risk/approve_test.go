@@ -79,7 +79,7 @@ func TestApproveTable(t *testing.T) {
 			t.Errorf("class %q has %d commands, want at least 10", c, classes[c])
 		}
 	}
-	dir := t.TempDir()
+	dir := tableProject(t)
 	for _, e := range table {
 		v := Approve(dir, e.command)
 		if v.OK != e.approve {
@@ -99,6 +99,27 @@ func TestApproveTable(t *testing.T) {
 			t.Errorf("%q approved", c)
 		}
 	}
+}
+
+// tableProject is a project for the table: the folders and files its
+// lines name where their kind matters (a FIFO, folders for diff).
+func tableProject(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, d := range []string{"src", "docs", "pair/a", "pair/b"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"pair/a/same.txt", "pair/b/same.txt", "main.go"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("same\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := mkfifo(filepath.Join(dir, "queue")); err != nil {
+		t.Skipf("the table names a FIFO: %v", err)
+	}
+	return dir
 }
 
 // A path is proven inside the project only by following it, so it is

@@ -20,8 +20,9 @@ import (
 //   - an option not listed is asked; a long option matches exactly (no
 //     abbreviations); short options may be combined when every letter is
 //     listed; a value is checked by its kind;
-//   - every path operand is relative, stays inside the project, has no
-//     component starting with "." and matches no secret name;
+//   - every path operand is relative, does not start with "+", stays
+//     inside the project, has no component starting with "." and matches
+//     no secret name, and, if it exists, is a regular file or a folder;
 //   - only a command after "|" reads standard input (see stdinUse).
 
 // argKind says what a word (an option's value or an operand) may be.
@@ -77,6 +78,8 @@ type spec struct {
 	revsThenPaths bool
 	// stdin says when the program reads standard input.
 	stdin stdinUse
+	// filesOnly refuses a folder as a path operand.
+	filesOnly bool
 }
 
 // stdinUse says when a program reads standard input: a command may do so
@@ -246,11 +249,13 @@ func buildGrammar() map[string]program {
 			opts: flags("-d", "-s", "-c", "-C", "--delete", "--squeeze-repeats", "--complement"),
 			rest: argText, max: 2, stdin: stdinAlways,
 		}},
+		// diff of two folders compares the files directly inside, hidden
+		// ones too: only files.
 		"diff": {spec: spec{
 			opts: with(flags("-u", "-q", "-w", "-b", "-B", "-i", "--brief", "--ignore-all-space", "--ignore-space-change",
 				"--ignore-blank-lines", "--ignore-case", "--side-by-side", "-y"),
 				map[string]opt{"-U": number, "--unified": number}),
-			rest: argPath, max: 2, stdin: stdinWithoutOperands,
+			rest: argPath, max: 2, stdin: stdinWithoutOperands, filesOnly: true,
 		}},
 		// sed only with a script that prints, deletes or quits at line
 		// numbers (sed -n 10,20p FILE); its other commands write files (w)

@@ -81,7 +81,7 @@ func newScratch(t *testing.T) *scratch {
 			t.Fatal(err)
 		}
 	}
-	if err := syscall.Mkfifo(filepath.Join(s.proj, "queue"), 0o600); err != nil {
+	if err := mkfifo(filepath.Join(s.proj, "queue")); err != nil {
 		t.Fatalf("making a FIFO: %v", err)
 	}
 	big, err := os.Create(filepath.Join(s.proj, "disk.img"))
