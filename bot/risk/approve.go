@@ -259,15 +259,24 @@ func checkCommand(dir string, c simpleCmd) error {
 // subcommand) named name against s; piped is set when the previous
 // command's output is its standard input.
 func checkArgs(dir, name string, s spec, args []string, piped bool) error {
-	var operands []string
+	var operands, patterns []string
 	dashdash := -1 // index in operands where "--" came
-	leadDropped := false
+	leadDropped, fixed := false, false
+	// seen notes an option that changes how the rest is read.
+	seen := func(name string) {
+		leadDropped = leadDropped || slices.Contains(s.leadDroppedBy, name)
+		fixed = fixed || slices.Contains(s.fixedBy, name)
+	}
 	takeValue := func(o opt, label, v string, attachedForm bool) error {
 		if !attachedForm && o.attached {
 			return refuse("%s %s needs its value attached", name, label)
 		}
 		if o.kind == argPath {
 			return checkPath(dir, v, s.filesOnly)
+		}
+		if o.kind == argPattern {
+			patterns = append(patterns, v) // checked once every option is known
+			return nil
 		}
 		if !checkKind(o.kind, o, v) {
 			return refuse("%s %s: value %s is not allowed", name, label, quoteWord(v))
@@ -285,7 +294,7 @@ func checkArgs(dir, name string, s spec, args []string, piped bool) error {
 			// head -20, git log -3
 		case strings.HasPrefix(w, "--"):
 			if o, ok := s.opts[w]; ok && o.kind == argNone {
-				leadDropped = leadDropped || slices.Contains(s.leadDroppedBy, w)
+				seen(w)
 				break
 			}
 			n, v, hasValue := strings.Cut(w, "=")
@@ -308,14 +317,10 @@ func checkArgs(dir, name string, s spec, args []string, piped bool) error {
 			default:
 				return refuse("%s option %s lacks its value", name, n)
 			}
-			if slices.Contains(s.leadDroppedBy, n) {
-				leadDropped = true
-			}
+			seen(n)
 		default:
 			if o, ok := s.opts[w]; ok && o.kind == argNone {
-				if slices.Contains(s.leadDroppedBy, w) {
-					leadDropped = true
-				}
+				seen(w)
 				break
 			}
 			// Combined short options: each letter listed; a letter that
@@ -327,9 +332,7 @@ func checkArgs(dir, name string, s spec, args []string, piped bool) error {
 				if !ok {
 					return refuse("%s option %s is not in the grammar", name, quoteWord(f))
 				}
-				if slices.Contains(s.leadDroppedBy, f) {
-					leadDropped = true
-				}
+				seen(f)
 				if o.kind == argNone {
 					continue
 				}
@@ -371,6 +374,10 @@ func checkArgs(dir, name string, s spec, args []string, piped bool) error {
 		if s.revsThenPaths && k >= len(lead) && (dashdash < 0 || k < dashdash) && isRev(w) {
 			continue // a revision before "--"
 		}
+		if kind == argPattern {
+			patterns = append(patterns, w)
+			continue
+		}
 		if kind == argPath && w == "-" && s.stdin != stdinNone {
 			continue // standard input, from a pipe as checked above
 		}
@@ -382,6 +389,11 @@ func checkArgs(dir, name string, s spec, args []string, piped bool) error {
 		}
 		if kind == argNone || !checkKind(kind, opt{}, w) {
 			return refuse("%s operand %s is not allowed", name, quoteWord(w))
+		}
+	}
+	for _, p := range patterns {
+		if !fixed && !checkKind(argPattern, opt{}, p) {
+			return refuse("%s pattern %s has regular expression or wildcard characters (give -F for a literal)", name, quoteWord(p))
 		}
 	}
 	return nil

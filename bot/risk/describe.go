@@ -10,6 +10,7 @@ import (
 var kindNames = map[argKind]string{
 	argPath:     "PATH",
 	argText:     "TEXT",
+	argPattern:  "PATTERN",
 	argNumber:   "N",
 	argRev:      "REV",
 	argSedLine:  "LINES",

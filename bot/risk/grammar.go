@@ -32,6 +32,7 @@ const (
 	argNone     argKind = iota // an option that takes no value
 	argPath                    // a file or folder inside the project
 	argText                    // any literal text: printed or matched, never opened
+	argPattern                 // a search pattern: literal, unless an option of fixedBy is given
 	argNumber                  // a whole number, optionally signed
 	argRev                     // a git revision or range (HEAD~1, main..topic)
 	argSedLine                 // a sed script that prints, deletes or quits at lines
@@ -80,6 +81,9 @@ type spec struct {
 	stdin stdinUse
 	// filesOnly refuses a folder as a path operand.
 	filesOnly bool
+	// fixedBy lists options that make every pattern a fixed string
+	// (grep -F): with one, a pattern may hold any text.
+	fixedBy []string
 }
 
 // stdinUse says when a program reads standard input: a command may do so
@@ -111,6 +115,7 @@ var (
 	noValue = opt{kind: argNone}
 	number  = opt{kind: argNumber}
 	text    = opt{kind: argText}
+	pattern = opt{kind: argPattern}
 	unbound = -1
 )
 
@@ -185,10 +190,11 @@ func buildGrammar() map[string]program {
 			rest: argPath, max: unbound,
 		}},
 		"realpath": {spec: spec{rest: argPath, max: unbound}},
-		// tree skips hidden files unless -a, which is not listed.
+		// tree skips hidden files unless -a, which is not listed; -I takes
+		// a literal name (its wildcards backtrack).
 		"tree": {spec: spec{
 			opts: with(flags("-d", "-f", "-F", "-i", "-n", "--noreport", "--dirsfirst"),
-				map[string]opt{"-L": number, "-I": text}),
+				map[string]opt{"-L": number, "-I": pattern}),
 			rest: argPath, max: unbound,
 		}},
 
@@ -196,14 +202,18 @@ func buildGrammar() map[string]program {
 		// hidden and ignored files by default; grep reads the files it is
 		// given (no -r). rg without a path reads standard input only when
 		// it is a pipe or a file; opencode gives its commands /dev/null.
+		// Patterns are literal, or fixed strings with -F: a regular
+		// expression can take exponential time (backreferences) or memory
+		// (nested counted repeats). No -E or -G, which would undo -F.
 		"grep": {spec: spec{
-			opts: with(flags("-n", "-i", "-v", "-c", "-l", "-L", "-w", "-x", "-E", "-F", "-G", "-o", "-h", "-H", "-s", "-q", "-I",
+			opts: with(flags("-n", "-i", "-v", "-c", "-l", "-L", "-w", "-x", "-F", "-o", "-h", "-H", "-s", "-q", "-I",
 				"--line-number", "--ignore-case", "--invert-match", "--count", "--files-with-matches",
-				"--files-without-match", "--word-regexp", "--line-regexp", "--extended-regexp", "--fixed-strings",
+				"--files-without-match", "--word-regexp", "--line-regexp", "--fixed-strings",
 				"--only-matching", "--no-filename", "--with-filename", "--no-messages", "--quiet", "--silent"),
-				map[string]opt{"-e": text, "--regexp": text, "-A": number, "-B": number, "-C": number, "-m": number,
+				map[string]opt{"-e": pattern, "--regexp": pattern, "-A": number, "-B": number, "-C": number, "-m": number,
 					"--after-context": number, "--before-context": number, "--context": number, "--max-count": number}),
-			lead: []argKind{argText}, rest: argPath, max: unbound, stdin: stdinWithoutOperands, leadDroppedBy: []string{"-e", "--regexp"},
+			lead: []argKind{argPattern}, rest: argPath, max: unbound, stdin: stdinWithoutOperands,
+			leadDroppedBy: []string{"-e", "--regexp"}, fixedBy: []string{"-F", "--fixed-strings"},
 		}},
 		"rg": {spec: spec{
 			opts: with(flags("-n", "-N", "-i", "-S", "-s", "-w", "-x", "-F", "-l", "-c", "-v", "-o", "-H", "-I",
@@ -211,19 +221,21 @@ func buildGrammar() map[string]program {
 				"--word-regexp", "--line-regexp", "--fixed-strings", "--files-with-matches", "--count", "--invert-match",
 				"--only-matching", "--with-filename", "--no-filename", "--no-heading", "--heading", "--vimgrep",
 				"--json", "--stats", "--files", "--column", "--trim"),
-				map[string]opt{"-e": text, "--regexp": text, "-t": {kind: argType}, "-T": {kind: argType},
+				map[string]opt{"-e": pattern, "--regexp": pattern, "-t": {kind: argType}, "-T": {kind: argType},
 					"--type": {kind: argType}, "--type-not": {kind: argType}, "-A": number, "-B": number, "-C": number,
 					"-m": number, "--max-count": number, "--max-depth": number, "-d": number,
 					"--after-context": number, "--before-context": number, "--context": number,
 					"--color": enum("never", "auto", "always", "ansi"), "--sort": enum("path", "modified", "accessed", "created", "none")}),
-			lead: []argKind{argText}, rest: argPath, max: unbound, leadDroppedBy: []string{"-e", "--regexp", "--files"},
+			lead: []argKind{argPattern}, rest: argPath, max: unbound, leadDroppedBy: []string{"-e", "--regexp", "--files"},
+			fixedBy: []string{"-F", "--fixed-strings"},
 		}},
+		// fd: no -g, whose glob patterns are not literal either.
 		"fd": {spec: spec{
-			opts: with(flags("-i", "-s", "-F", "-g", "-p", "-a", "--ignore-case", "--case-sensitive", "--fixed-strings",
-				"--glob", "--full-path", "--absolute-path"),
+			opts: with(flags("-i", "-s", "-F", "-p", "-a", "--ignore-case", "--case-sensitive", "--fixed-strings",
+				"--full-path", "--absolute-path"),
 				map[string]opt{"-t": {kind: argType}, "--type": {kind: argType}, "-e": {kind: argExt}, "--extension": {kind: argExt},
 					"-d": number, "--max-depth": number, "--min-depth": number, "--max-results": number}),
-			lead: []argKind{argText}, rest: argPath, max: unbound,
+			lead: []argKind{argPattern}, rest: argPath, max: unbound, fixedBy: []string{"-F", "--fixed-strings"},
 		}},
 
 		// Text processing of files or of the previous command's output.
@@ -333,7 +345,7 @@ func gitLogOpts() map[string]opt {
 		"--date=relative", "--date=short", "--date=iso", "--date=local", "--date=rfc"),
 		map[string]opt{"-n": number, "--max-count": number, "--skip": number, "--since": {kind: argDateText},
 			"--until": {kind: argDateText}, "--after": {kind: argDateText}, "--before": {kind: argDateText},
-			"--author": text, "--grep": text,
+			"--author": pattern, "--grep": pattern,
 			"--format": {kind: argText, attached: true}, "--pretty": {kind: argText, attached: true},
 			"--unified": {kind: argNumber, attached: true}, "-U": {kind: argNumber, attached: true}})
 }
@@ -352,6 +364,7 @@ var secretNames = []string{
 // first use like the grammar.
 type kindRegexps struct {
 	numberRE   *regexp.Regexp
+	patternRE  *regexp.Regexp
 	revPartRE  *regexp.Regexp
 	sedLineRE  *regexp.Regexp
 	jqPathRE   *regexp.Regexp
@@ -367,7 +380,10 @@ type kindRegexps struct {
 
 var kindREs = sync.OnceValue(func() *kindRegexps {
 	return &kindRegexps{
-		numberRE:   regexp.MustCompile(`^[+-]?[0-9]{1,9}$`),
+		numberRE: regexp.MustCompile(`^[+-]?[0-9]{1,9}$`),
+		// A literal, perhaps anchored, or "." alone: no repeat, group,
+		// class or alternation, and no "." inside (a.{k}b needs 2^k states).
+		patternRE:  regexp.MustCompile(`^\^?[^.+*?()|\[\]{}^$\\]*\$?$|^\.$`),
 		revPartRE:  regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_./-]*([~^][0-9]{0,4})*$`),
 		sedLineRE:  regexp.MustCompile(`^([0-9]{1,9}|\$)(,([0-9]{1,9}|\$))?[pdq]$`),
 		jqPathRE:   regexp.MustCompile(`^\.([A-Za-z_][A-Za-z0-9_]*|\[[0-9]{0,9}\])?(\.[A-Za-z_][A-Za-z0-9_]*|\[[0-9]{0,9}\])*$`),
@@ -389,6 +405,8 @@ func checkKind(k argKind, o opt, w string) bool {
 	switch k {
 	case argText:
 		return true
+	case argPattern:
+		return re.patternRE.MatchString(w)
 	case argNumber:
 		return re.numberRE.MatchString(w)
 	case argRev:
