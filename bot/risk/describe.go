@@ -16,6 +16,8 @@ var kindNames = map[argKind]string{
 	argSedLine:  "LINES",
 	argJqPath:   "FILTER",
 	argDateFmt:  "+FORMAT",
+	argStatFmt:  "FORMAT",
+	argGitFmt:   "FORMAT",
 	argCmdName:  "NAME",
 	argChar:     "CHAR",
 	argList:     "LIST",

@@ -2,6 +2,7 @@ package risk
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -37,7 +38,9 @@ const (
 	argRev                     // a git revision or range (HEAD~1, main..topic)
 	argSedLine                 // a sed script that prints, deletes or quits at lines
 	argJqPath                  // a jq filter that only walks into the input (.a.b[0])
-	argDateFmt                 // a date format: "+" and text
+	argDateFmt                 // a date format: "+", text and %X directives without widths
+	argStatFmt                 // a stat format: text and %X directives without widths
+	argGitFmt                  // a git log format: a built-in name or text and listed placeholders
 	argCmdName                 // a program name, looked up and printed by which
 	argChar                    // a single character (a field separator)
 	argList                    // a field or character list: 1,3-5
@@ -180,8 +183,10 @@ func buildGrammar() map[string]program {
 			opts: flags("-b", "-i", "-L", "--brief", "--mime", "--mime-type", "--dereference"),
 			rest: argPath, max: unbound,
 		}},
+		// Formats without widths or precision: %999999999s fills the disk.
 		"stat": {spec: spec{
-			opts: with(flags("-L", "--dereference", "-t", "--terse"), map[string]opt{"-c": text, "--format": text}),
+			opts: with(flags("-L", "--dereference", "-t", "--terse"),
+				map[string]opt{"-c": {kind: argStatFmt}, "--format": {kind: argStatFmt}}),
 			rest: argPath, max: unbound,
 		}},
 		"du": {spec: spec{
@@ -300,7 +305,8 @@ func buildGrammar() map[string]program {
 			opts: flags("-a", "-s", "-n", "-r", "-v", "-m", "-p", "-i", "-o", "--all", "--kernel-name", "--kernel-release", "--machine"),
 			max:  0,
 		}},
-		// date's operand sets the clock unless it is a +FORMAT.
+		// date's operand sets the clock unless it is a +FORMAT, whose
+		// directives take no width or flag (+%1000000000d fills the disk).
 		"date":  {spec: spec{opts: flags("-u", "-R", "--utc", "--rfc-email"), rest: argDateFmt, max: 1}},
 		"which": {spec: spec{opts: flags("-a"), rest: argCmdName, max: unbound}},
 
@@ -346,7 +352,7 @@ func gitLogOpts() map[string]opt {
 		map[string]opt{"-n": number, "--max-count": number, "--skip": number, "--since": {kind: argDateText},
 			"--until": {kind: argDateText}, "--after": {kind: argDateText}, "--before": {kind: argDateText},
 			"--author": pattern, "--grep": pattern,
-			"--format": {kind: argText, attached: true}, "--pretty": {kind: argText, attached: true},
+			"--format": {kind: argGitFmt, attached: true}, "--pretty": {kind: argGitFmt, attached: true},
 			"--unified": {kind: argNumber, attached: true}, "-U": {kind: argNumber, attached: true}})
 }
 
@@ -369,6 +375,8 @@ type kindRegexps struct {
 	sedLineRE  *regexp.Regexp
 	jqPathRE   *regexp.Regexp
 	dateFmtRE  *regexp.Regexp
+	statFmtRE  *regexp.Regexp
+	gitFmtRE   *regexp.Regexp
 	cmdNameRE  *regexp.Regexp
 	listRE     *regexp.Regexp
 	sortKeyRE  *regexp.Regexp
@@ -383,11 +391,15 @@ var kindREs = sync.OnceValue(func() *kindRegexps {
 		numberRE: regexp.MustCompile(`^[+-]?[0-9]{1,9}$`),
 		// A literal, perhaps anchored, or "." alone: no repeat, group,
 		// class or alternation, and no "." inside (a.{k}b needs 2^k states).
-		patternRE:  regexp.MustCompile(`^\^?[^.+*?()|\[\]{}^$\\]*\$?$|^\.$`),
-		revPartRE:  regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_./-]*([~^][0-9]{0,4})*$`),
-		sedLineRE:  regexp.MustCompile(`^([0-9]{1,9}|\$)(,([0-9]{1,9}|\$))?[pdq]$`),
-		jqPathRE:   regexp.MustCompile(`^\.([A-Za-z_][A-Za-z0-9_]*|\[[0-9]{0,9}\])?(\.[A-Za-z_][A-Za-z0-9_]*|\[[0-9]{0,9}\])*$`),
-		dateFmtRE:  regexp.MustCompile(`^\+[A-Za-z0-9%:_ ./,-]*$`),
+		patternRE: regexp.MustCompile(`^\^?[^.+*?()|\[\]{}^$\\]*\$?$|^\.$`),
+		revPartRE: regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_./-]*([~^][0-9]{0,4})*$`),
+		sedLineRE: regexp.MustCompile(`^([0-9]{1,9}|\$)(,([0-9]{1,9}|\$))?[pdq]$`),
+		jqPathRE:  regexp.MustCompile(`^\.([A-Za-z_][A-Za-z0-9_]*|\[[0-9]{0,9}\])?(\.[A-Za-z_][A-Za-z0-9_]*|\[[0-9]{0,9}\])*$`),
+		dateFmtRE: regexp.MustCompile(`^\+([A-Za-z0-9:_ ./,=@#|()\[\]-]|%[A-Za-z%])*$`),
+		statFmtRE: regexp.MustCompile(`^([A-Za-z0-9:_ ./,=@#|()\[\]-]|%[A-Za-z%])*$`),
+		// Placeholders of commits only: no %<( %>( %w( widths, %C colours,
+		// %G (runs gpg), %aN (reads .mailmap) or %( (runs describe).
+		gitFmtRE:   regexp.MustCompile(`^(t?format:)?([A-Za-z0-9:_ ./,=@#|()\[\]-]|%([HhTtPpdDsfbBn%]|[ac][nelrdtiIsh]|x[0-9a-fA-F]{2}))*$`),
 		cmdNameRE:  regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`),
 		listRE:     regexp.MustCompile(`^[0-9]{1,6}(-[0-9]{0,6})?(,[0-9]{1,6}(-[0-9]{0,6})?)*$|^-[0-9]{1,6}$`),
 		sortKeyRE:  regexp.MustCompile(`^[0-9]{1,4}(\.[0-9]{1,4})?[bdfghinrV]*(,[0-9]{1,4}(\.[0-9]{1,4})?[bdfghinrV]*)?$`),
@@ -417,6 +429,10 @@ func checkKind(k argKind, o opt, w string) bool {
 		return re.jqPathRE.MatchString(w)
 	case argDateFmt:
 		return re.dateFmtRE.MatchString(w)
+	case argStatFmt:
+		return re.statFmtRE.MatchString(w)
+	case argGitFmt:
+		return isGitFormat(w)
 	case argCmdName:
 		return re.cmdNameRE.MatchString(w)
 	case argChar:
@@ -441,6 +457,21 @@ func checkKind(k argKind, o opt, w string) bool {
 		}
 	}
 	return false
+}
+
+// gitFormatNames are git's built-in formats; any other name is looked up
+// in the configuration (pretty.NAME), whose format may hold widths.
+var gitFormatNames = []string{"oneline", "short", "medium", "full", "fuller", "reference", "email", "raw"}
+
+// isGitFormat reports a --format or --pretty value: a built-in name, or
+// a format of listed placeholders (with % or a format: prefix, so git
+// does not take it for a name).
+func isGitFormat(w string) bool {
+	if slices.Contains(gitFormatNames, w) {
+		return true
+	}
+	named := strings.HasPrefix(w, "format:") || strings.HasPrefix(w, "tformat:") || strings.Contains(w, "%")
+	return named && kindREs().gitFmtRE.MatchString(w)
 }
 
 // isRev reports a git revision (HEAD, HEAD~2, v1.0^, origin/main) or a
