@@ -177,7 +177,7 @@ func TestAutoApproveGone(t *testing.T) {
 // approve twice.
 func TestAutoApproveOnce(t *testing.T) {
 	h := newHarness(t, harnessConfig{AutoApprove: AutoApproveLow})
-	ev := permEvent("per_1", "git status")
+	ev := permEvent("per_1", "ls")
 	h.b.HandleEvent(context.Background(), ev)
 	h.b.HandleEvent(context.Background(), ev)
 	if r := h.oc.PermReplies(); len(r) != 1 {
@@ -199,11 +199,22 @@ func TestAutoApproveTable(t *testing.T) {
 	defer f.Close()
 	h := newHarness(t, harnessConfig{AutoApprove: AutoApproveLow})
 	dir := t.TempDir() // paths are followed on this machine
+	// git is approved only at the top of a repository: .git as git init
+	// lays it out.
+	for _, d := range []string{".git/objects", ".git/refs"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	sc := bufio.NewScanner(f)
 	n, approved := 0, 0
 	for sc.Scan() {
-		parts := strings.SplitN(sc.Text(), "\t", 3)
-		if len(parts) != 3 || strings.HasPrefix(parts[0], "#") {
+		// DECISION, CLASS, COMMAND and an optional REASON.
+		parts := strings.Split(sc.Text(), "\t")
+		if len(parts) < 3 || strings.HasPrefix(parts[0], "#") {
 			continue
 		}
 		n++

@@ -232,6 +232,11 @@ func checkCommand(dir string, c simpleCmd) error {
 	if p.subs == nil {
 		return checkArgs(dir, name, p.spec, args, piped)
 	}
+	if name == "git" {
+		if err := checkGitRepository(dir); err != nil {
+			return err
+		}
+	}
 	// Options before the subcommand, then the subcommand.
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
 		if _, ok := p.global[args[0]]; !ok {
@@ -371,8 +376,13 @@ func checkArgs(dir, name string, s spec, args []string, piped bool) error {
 		if k < len(lead) {
 			kind = lead[k]
 		}
-		if s.revsThenPaths && k >= len(lead) && (dashdash < 0 || k < dashdash) && isRev(w) {
-			continue // a revision before "--"
+		if s.revsThenPaths && k >= len(lead) && (dashdash < 0 || k < dashdash) {
+			if isRev(w) {
+				continue // a revision before "--"
+			}
+			if namesStash(w) {
+				return refuse("%s operand %s could name the stash", name, quoteWord(w))
+			}
 		}
 		if kind == argPattern {
 			patterns = append(patterns, w)
@@ -455,6 +465,140 @@ func checkPath(dir, p string, filesOnly bool) error {
 			return nil
 		}
 	}
+}
+
+// checkGitRepository approves git only in a project that is the top of
+// its own repository, so git cannot find a parent's (a dotfiles home) or
+// turn git diff into --no-index, and whose repository git reads without
+// the network or other folders (see gitReachesOut).
+func checkGitRepository(dir string) error {
+	if dir == "" {
+		return refuse("git: the project directory is unknown")
+	}
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return refuse("git: the project is not on this machine")
+	}
+	gitDir, err := projectGitDir(root)
+	if err != nil {
+		return err
+	}
+	commonDir := gitDir
+	// A linked work tree keeps its objects, refs and configuration in
+	// the common folder its commondir file names.
+	if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+		commonDir = strings.TrimSpace(string(b))
+		if !filepath.IsAbs(commonDir) {
+			commonDir = filepath.Join(gitDir, commonDir)
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return refuse("git: reading %s: %v", filepath.Join(gitDir, "commondir"), err)
+	}
+	head, errHead := os.Stat(filepath.Join(gitDir, "HEAD"))
+	objects, errObjects := os.Stat(filepath.Join(commonDir, "objects"))
+	refs, errRefs := os.Stat(filepath.Join(commonDir, "refs"))
+	if errHead != nil || errObjects != nil || errRefs != nil || !head.Mode().IsRegular() || !objects.IsDir() || !refs.IsDir() {
+		// git would not take it for a repository and look further up.
+		return refuse("git: the project's .git is not a repository git recognises")
+	}
+	if why := gitReachesOut(gitDir, commonDir); why != "" {
+		return refuse("git: the repository %s", why)
+	}
+	return nil
+}
+
+// projectGitDir returns the repository folder of the project root: its
+// .git folder, or the folder a .git file (gitdir: PATH) names.
+func projectGitDir(root string) (string, error) {
+	dotGit := filepath.Join(root, ".git")
+	info, err := os.Lstat(dotGit)
+	switch {
+	case err != nil:
+		return "", refuse("git: the project is not the top of a git repository (no .git)")
+	case info.IsDir():
+		return dotGit, nil
+	case !info.Mode().IsRegular() || info.Size() > 4096:
+		return "", refuse("git: the project's .git is neither a folder nor a gitdir file")
+	}
+	b, err := os.ReadFile(dotGit)
+	if err != nil {
+		return "", refuse("git: reading .git: %v", err)
+	}
+	target, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
+	target = strings.TrimSpace(target)
+	if !ok || target == "" {
+		return "", refuse("git: the project's .git file names no gitdir")
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(root, target)
+	}
+	return target, nil
+}
+
+// gitReachesOut says why git in this repository could fetch or read
+// objects elsewhere, or "": a partial clone or promisor remote fetches
+// missing objects on git log -p, git show, git diff or git blame;
+// alternates read other object folders; an include brings settings this
+// check cannot see; core.worktree puts the work tree elsewhere.
+func gitReachesOut(gitDir, commonDir string) string {
+	for _, f := range []string{"alternates", "http-alternates"} {
+		if _, err := os.Lstat(filepath.Join(commonDir, "objects", "info", f)); !errors.Is(err, os.ErrNotExist) {
+			return "borrows objects from elsewhere (objects/info/" + f + ")"
+		}
+	}
+	configs := []string{filepath.Join(commonDir, "config"), filepath.Join(commonDir, "config.worktree")}
+	if gitDir != commonDir {
+		configs = append(configs, filepath.Join(gitDir, "config.worktree"))
+	}
+	for _, c := range configs {
+		b, err := os.ReadFile(c)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Sprintf("configuration cannot be read: %v", err)
+		}
+		if why := riskyGitSetting(string(b)); why != "" {
+			return why + " (" + filepath.Base(c) + ")"
+		}
+	}
+	return ""
+}
+
+// riskyGitSetting reads a git configuration file far enough to find the
+// settings gitReachesOut refuses; what it cannot read is refused too.
+func riskyGitSetting(config string) string {
+	section := ""
+	for _, line := range strings.Split(config, "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") {
+			end := strings.IndexByte(line, ']')
+			if end < 0 {
+				return "has a section header git may read differently"
+			}
+			// [remote "origin"] and the old [remote.origin] alike.
+			name, _, _ := strings.Cut(strings.TrimSpace(line[1:end]), " ")
+			name, _, _ = strings.Cut(name, ".")
+			section = strings.ToLower(name)
+			line = strings.TrimSpace(line[end+1:]) // a key may follow on the line
+		}
+		if line == "" || line[0] == '#' || line[0] == ';' {
+			continue
+		}
+		key, _, _ := strings.Cut(line, "=")
+		key = strings.ToLower(strings.TrimSpace(key))
+		switch {
+		case section == "include" || section == "includeif":
+			return "configuration includes another file"
+		case section == "extensions" && key == "partialclone":
+			return "is a partial clone, which fetches missing objects"
+		case section == "remote" && (key == "promisor" || key == "partialclonefilter"):
+			return "has a promisor remote, which fetches missing objects"
+		case section == "core" && key == "worktree":
+			return "has its work tree elsewhere (core.worktree)"
+		}
+	}
+	return ""
 }
 
 // checkFileKind refuses what is neither a regular file nor a folder: a

@@ -67,19 +67,24 @@ var hostileInline = []string{
 
 func TestApproveTable(t *testing.T) {
 	table := readTable(t)
-	classes := map[string]int{}
+	classes, lines := map[string]int{}, map[string]int{}
 	for _, e := range table {
 		classes[e.class]++
+		// The bridge shows identical requests once: one line each.
+		if l, ok := lines[e.command]; ok {
+			t.Errorf("commands.tsv:%d repeats line %d: %q", e.line, l, e.command)
+		}
+		lines[e.command] = e.line
 	}
 	if len(table) < 300 {
 		t.Errorf("the table has %d commands, want at least 300", len(table))
 	}
-	for _, c := range []string{"read", "exec", "secret", "write", "network", "outside", "syntax"} {
+	for _, c := range []string{"read", "exec", "secret", "write", "network", "outside", "syntax", "cost"} {
 		if classes[c] < 10 {
 			t.Errorf("class %q has %d commands, want at least 10", c, classes[c])
 		}
 	}
-	dir := tableProject(t)
+	dir := gitProject(t)
 	for _, e := range table {
 		v := Approve(dir, e.command)
 		if v.OK != e.approve {
@@ -101,36 +106,210 @@ func TestApproveTable(t *testing.T) {
 	}
 }
 
-// tableProject is a project for the table: the folders and files its
-// lines name where their kind matters (a FIFO, folders for diff).
-func tableProject(t *testing.T) string {
+// gitProject is an empty project at the top of its own repository, as
+// git init leaves it (without running git): the table's git commands are
+// approved only there.
+func gitProject(t testing.TB) string {
 	t.Helper()
+	dir := t.TempDir()
+	for _, d := range []string{".git/objects", ".git/refs/heads"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := map[string]string{".git/HEAD": "ref: refs/heads/main\n", ".git/config": "[core]\n\tbare = false\n"}
+	for f, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// What a path names decides too: a FIFO waits forever, and diff of a
+// folder compares the hidden files inside.
+func TestApproveFileKinds(t *testing.T) {
 	dir := t.TempDir()
 	for _, d := range []string{"src", "docs", "pair/a", "pair/b"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for _, f := range []string{"pair/a/same.txt", "pair/b/same.txt", "main.go"} {
-		if err := os.WriteFile(filepath.Join(dir, f), []byte("same\n"), 0o644); err != nil {
+	for _, f := range []string{"pair/a/same.txt", "pair/b/same.txt", "pair/a/.secret", "main.go"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("x\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := mkfifo(filepath.Join(dir, "queue")); err != nil {
-		t.Skipf("the table names a FIFO: %v", err)
+	if err := os.Symlink("queue", filepath.Join(dir, "to-queue")); err != nil {
+		t.Skipf("symbolic links not available: %v", err)
 	}
-	return dir
+	if err := mkfifo(filepath.Join(dir, "queue")); err != nil {
+		t.Skipf("FIFOs not available: %v", err)
+	}
+	for _, tc := range []struct {
+		cmd  string
+		want bool
+	}{
+		{"cat main.go", true},
+		{"ls src", true},
+		{"diff pair/a/same.txt pair/b/same.txt", true},
+		{"diff main.go missing.go", true},
+		{"cat queue", false},
+		{"cat to-queue", false},
+		{"head -n 1 queue", false},
+		{"wc -l queue", false},
+		{"md5sum queue", false},
+		{"grep x queue", false},
+		{"ls queue", false},
+		{"stat queue", false},
+		{"rg x queue", false},
+		{"diff pair/a pair/b", false},
+		{"diff -q pair/a pair/b", false},
+		{"diff src docs", false},
+		{"diff pair/a pair/b/same.txt", false},
+		{"diff main.go pair/a", false},
+		{"diff . src", false},
+	} {
+		if v := Approve(dir, tc.cmd); v.OK != tc.want {
+			t.Errorf("%q: approved=%v (%s), want %v", tc.cmd, v.OK, v.Why, tc.want)
+		}
+	}
+}
+
+// git is approved only where the project is the top of a repository git
+// recognises, and one that reads no other folder and fetches nothing.
+func TestApproveGitRepository(t *testing.T) {
+	write := func(t *testing.T, dir, name, body string) {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		setup func(t *testing.T, dir string) string // returns the project
+		want  bool
+	}{
+		{"a repository", func(t *testing.T, dir string) string { return dir }, true},
+		{"a plain remote", func(t *testing.T, dir string) string {
+			write(t, dir, ".git/config", "[remote \"origin\"]\n\turl = https://example.com/x\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n")
+			return dir
+		}, true},
+		{"no .git", func(t *testing.T, dir string) string { return t.TempDir() }, false},
+		{"inside a parent's repository", func(t *testing.T, dir string) string {
+			sub := filepath.Join(dir, "projects", "demo")
+			if err := os.MkdirAll(sub, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			return sub
+		}, false},
+		{"a .git git does not recognise", func(t *testing.T, dir string) string {
+			if err := os.Remove(filepath.Join(dir, ".git", "HEAD")); err != nil {
+				t.Fatal(err)
+			}
+			return dir
+		}, false},
+		{"a linked work tree", func(t *testing.T, dir string) string {
+			wt := filepath.Join(t.TempDir(), "wt")
+			write(t, wt, ".git", "gitdir: "+filepath.Join(dir, ".git", "worktrees", "wt")+"\n")
+			write(t, dir, ".git/worktrees/wt/HEAD", "ref: refs/heads/topic\n")
+			write(t, dir, ".git/worktrees/wt/commondir", "../..\n")
+			return wt
+		}, true},
+		{"a linked work tree of a partial clone", func(t *testing.T, dir string) string {
+			wt := filepath.Join(t.TempDir(), "wt")
+			write(t, wt, ".git", "gitdir: "+filepath.Join(dir, ".git", "worktrees", "wt")+"\n")
+			write(t, dir, ".git/worktrees/wt/HEAD", "ref: refs/heads/topic\n")
+			write(t, dir, ".git/worktrees/wt/commondir", "../..\n")
+			write(t, dir, ".git/config", "[extensions]\n\tpartialClone = origin\n")
+			return wt
+		}, false},
+		{"a .git file without gitdir", func(t *testing.T, dir string) string {
+			p := t.TempDir()
+			write(t, p, ".git", "nothing\n")
+			return p
+		}, false},
+		{"a .git link", func(t *testing.T, dir string) string {
+			p := t.TempDir()
+			if err := os.Symlink(filepath.Join(dir, ".git"), filepath.Join(p, ".git")); err != nil {
+				t.Skipf("symbolic links not available: %v", err)
+			}
+			return p
+		}, false},
+		{"a partial clone", func(t *testing.T, dir string) string {
+			write(t, dir, ".git/config", "[core]\n\tbare = false\n[extensions]\n\tpartialClone = origin\n")
+			return dir
+		}, false},
+		{"a promisor remote", func(t *testing.T, dir string) string {
+			write(t, dir, ".git/config", "[remote \"origin\"]\n\tPromisor = true\n")
+			return dir
+		}, false},
+		{"a promisor remote on the header's line", func(t *testing.T, dir string) string {
+			write(t, dir, ".git/config", "[remote \"origin\"] promisor = true\n")
+			return dir
+		}, false},
+		{"an old-style promisor remote", func(t *testing.T, dir string) string {
+			write(t, dir, ".git/config", "[remote.origin]\n\tpartialclonefilter = blob:none\n")
+			return dir
+		}, false},
+		{"an include", func(t *testing.T, dir string) string {
+			write(t, dir, ".git/config", "[include]\n\tpath = ../shared.gitconfig\n")
+			return dir
+		}, false},
+		{"a conditional include", func(t *testing.T, dir string) string {
+			write(t, dir, ".git/config", "[includeIf \"gitdir:/\"]\n\tpath = x\n")
+			return dir
+		}, false},
+		{"a work tree elsewhere", func(t *testing.T, dir string) string {
+			write(t, dir, ".git/config", "[core]\n\tworktree = /\n")
+			return dir
+		}, false},
+		{"a per-work-tree partial clone", func(t *testing.T, dir string) string {
+			write(t, dir, ".git/config.worktree", "[extensions]\npartialclone = origin\n")
+			return dir
+		}, false},
+		{"alternates", func(t *testing.T, dir string) string {
+			write(t, dir, ".git/objects/info/alternates", "/elsewhere/objects\n")
+			return dir
+		}, false},
+		{"a broken section header", func(t *testing.T, dir string) string {
+			write(t, dir, ".git/config", "[core\n")
+			return dir
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			proj := tc.setup(t, gitProject(t))
+			for _, cmd := range []string{"git status", "git log -p -1", "git --version", "git blame main.go"} {
+				if v := Approve(proj, cmd); v.OK != tc.want {
+					t.Errorf("%q: approved=%v (%s), want %v", cmd, v.OK, v.Why, tc.want)
+				}
+			}
+			if v := Approve(proj, "ls"); !v.OK {
+				t.Errorf("ls refused: %s", v.Why)
+			}
+		})
+	}
+	if v := Approve("", "git status"); v.OK {
+		t.Error("git approved where the project is unknown")
+	}
 }
 
 // A path is proven inside the project only by following it, so it is
 // asked when the project is not on this machine; a command without one
-// is still approved.
+// is still approved, except git.
 func TestApproveProjectElsewhere(t *testing.T) {
 	for _, dir := range []string{"", "/nonexistent/hermes-bot/project"} {
-		if v := Approve(dir, "cat README.md"); v.OK {
-			t.Errorf("dir %q: a path approved", dir)
+		// git too: only a project on this machine shows it is a repository.
+		for _, c := range []string{"cat README.md", "git status", "git diff HEAD~1"} {
+			if v := Approve(dir, c); v.OK {
+				t.Errorf("dir %q: %q approved", dir, c)
+			}
 		}
-		for _, c := range []string{"ls", "git status", "rg TODO", "git diff HEAD~1"} {
+		for _, c := range []string{"ls", "rg TODO", "echo hi"} {
 			if v := Approve(dir, c); !v.OK {
 				t.Errorf("dir %q: %q refused: %s", dir, c, v.Why)
 			}
@@ -317,7 +496,7 @@ func FuzzApprove(f *testing.F) {
 	for _, c := range hostileInline {
 		f.Add(c)
 	}
-	dir := f.TempDir()
+	dir := gitProject(f)
 	f.Fuzz(func(t *testing.T, cmd string) {
 		v := Approve(dir, cmd)
 		if !v.OK {

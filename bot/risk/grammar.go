@@ -312,7 +312,10 @@ func buildGrammar() map[string]program {
 
 		// git: only subcommands that read, with options that neither write
 		// files (--output), run programs (--ext-diff, -c) nor leave the
-		// repository (-C, --git-dir, --no-index).
+		// repository (-C, --git-dir, --no-index); only in a project that is
+		// the top of its own repository, which does not fetch (approve.go).
+		// git status and git describe --dirty may refresh the index's file
+		// times (.git/index), never what it stages.
 		"git": {
 			global: flags("--no-pager"),
 			bare:   true,
@@ -321,10 +324,11 @@ func buildGrammar() map[string]program {
 				"status": {opts: flags("-s", "-b", "--short", "--branch", "--porcelain", "--porcelain=v1", "--porcelain=v2",
 					"--long", "-uno", "-unormal", "-uall", "--untracked-files=no", "--untracked-files=normal",
 					"--untracked-files=all", "--ignored", "--no-renames"), rest: argPath, max: unbound},
-				"diff":     {opts: gitDiffOpts, rest: argPath, max: unbound, revsThenPaths: true},
-				"log":      {opts: gitLogOpts, rest: argPath, max: unbound, revsThenPaths: true, numericShort: true},
-				"show":     {opts: gitLogOpts, rest: argPath, max: unbound, revsThenPaths: true},
-				"blame":    {opts: with(flags("-w", "-s", "-e", "-M", "-C", "--show-email"), map[string]opt{"-L": {kind: argRange}}), rest: argPath, max: unbound, revsThenPaths: true},
+				"diff": {opts: gitDiffOpts, rest: argPath, max: unbound, revsThenPaths: true},
+				"log":  {opts: gitLogOpts, rest: argPath, max: unbound, revsThenPaths: true, numericShort: true},
+				"show": {opts: gitLogOpts, rest: argPath, max: unbound, revsThenPaths: true},
+				// blame: no -C, which searches every file of every commit for copies.
+				"blame":    {opts: with(flags("-w", "-s", "-e", "-M", "--show-email"), map[string]opt{"-L": {kind: argRange}}), rest: argPath, max: unbound, revsThenPaths: true},
 				"branch":   {opts: flags("-a", "-r", "-v", "-vv", "--all", "--remotes", "--verbose", "--show-current", "--no-color"), max: 0},
 				"ls-files": {opts: flags("-m", "-o", "-d", "-c", "-s", "-z", "--modified", "--others", "--deleted", "--cached", "--stage", "--exclude-standard"), rest: argPath, max: unbound},
 				"rev-parse": {opts: flags("--show-toplevel", "--abbrev-ref", "--short", "--is-inside-work-tree", "--show-prefix",
@@ -345,7 +349,9 @@ func gitDiffOpts() map[string]opt {
 }
 
 func gitLogOpts() map[string]opt {
-	return with(flags("--oneline", "--graph", "--decorate", "--all", "--stat", "--numstat", "--shortstat",
+	// No --all: it walks every ref, the stash too, whose third parent
+	// holds the untracked files it saved (.env included).
+	return with(flags("--oneline", "--graph", "--decorate", "--stat", "--numstat", "--shortstat",
 		"--name-only", "--name-status", "-p", "--patch", "--no-patch", "-s", "--no-merges", "--merges", "--reverse",
 		"--first-parent", "--abbrev-commit", "--no-color", "--color=never", "--follow", "--no-ext-diff", "--no-textconv",
 		"--date=relative", "--date=short", "--date=iso", "--date=local", "--date=rfc"),
@@ -476,7 +482,8 @@ func isGitFormat(w string) bool {
 
 // isRev reports a git revision (HEAD, HEAD~2, v1.0^, origin/main) or a
 // range of two (a..b, a...b): no ":" (a path in a tree, such as
-// HEAD:.env), no "@{" and no hidden or secret name.
+// HEAD:.env), no "@{", no hidden or secret name, and not the stash,
+// whose third parent holds the untracked files it saved.
 func isRev(w string) bool {
 	re := kindREs()
 	parts := []string{w}
@@ -490,5 +497,18 @@ func isRev(w string) bool {
 			return false
 		}
 	}
-	return true
+	return !namesStash(w)
+}
+
+// namesStash reports a word git could resolve to the stash, alone or in
+// a range: git takes a word before "--" that is no file for a revision.
+func namesStash(w string) bool {
+	for _, p := range strings.Split(strings.ToLower(w), "..") {
+		name, _, _ := strings.Cut(strings.TrimPrefix(p, "."), "~")
+		name, _, _ = strings.Cut(name, "^")
+		if name == "stash" || strings.HasSuffix(name, "/stash") {
+			return true
+		}
+	}
+	return false
 }

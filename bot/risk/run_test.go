@@ -364,3 +364,34 @@ func TestRunBounds(t *testing.T) {
 		})
 	}
 }
+
+// Repositories git itself sets up to fetch or borrow objects are refused:
+// a partial clone fetches a missing blob on git log -p, and a shared
+// clone reads another repository's objects.
+func TestApproveRefusesRepositoriesThatReachOut(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	s := newScratch(t)
+	git := func(dir string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = dir, s.env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git(s.proj, "config", "uploadpack.allowFilter", "true")
+	root := filepath.Dir(s.proj)
+	partial, shared := filepath.Join(root, "partial"), filepath.Join(root, "shared")
+	git(root, "clone", "-q", "--filter=blob:none", "file://"+s.proj, partial)
+	git(root, "clone", "-q", "--shared", s.proj, shared)
+	if v := Approve(s.proj, "git log -p -1"); !v.OK {
+		t.Fatalf("the source repository refused: %s", v.Why)
+	}
+	for dir, why := range map[string]string{partial: "fetches missing objects", shared: "borrows objects"} {
+		if v := Approve(dir, "git log -p -1"); v.OK || !strings.Contains(v.Why, why) {
+			t.Errorf("%s: approved=%v (%s), want refused: %s", filepath.Base(dir), v.OK, v.Why, why)
+		}
+	}
+}
