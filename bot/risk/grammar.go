@@ -364,12 +364,30 @@ func gitLogOpts() map[string]opt {
 
 // secretNames are file names never read without a person, matched
 // against each path component (case-insensitive). Hidden names (.env,
-// .ssh, .git-credentials) are already refused as hidden.
+// .ssh, .npmrc, .git-credentials) are already refused as hidden. Drawn
+// from what secret scanners flag by name (gitrob's signatures among
+// them): names made to hold a key or a login, not code or data that may
+// quote one (vault.go, database.yml, settings.py, *.sqlite).
 var secretNames = []string{
-	"id_*", "*.pem", "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore", "*.kdbx", "*.gpg", "*.asc", "*.ovpn",
-	"*.env", "*.env.*", "env", "*secret*", "*credential*", "*password*", "*passwd*", "*token*", "*apikey*",
-	"*api_key*", "*.tfstate", "*.tfstate.*", "*.tfvars", "shadow", "gshadow", "sudoers", "authorized_keys",
-	"known_hosts", "service-account*", "htpasswd", "netrc", "pgpass", "keychain*", "*.keychain*",
+	// Keys: ssh-keygen's id_TYPE and renamed ones (deploy_rsa), host
+	// keys, PuTTY, PKCS #8 and #12, Java, Kerberos, PGP.
+	"id_*", "*_rsa", "*_dsa", "*_ecdsa", "*_ed25519", "*_ecdsa_sk", "*_ed25519_sk", "*_key", "ssh_host_*",
+	"*.pem", "*.key", "*.ppk", "*.p8", "*.pk8", "*.p12", "*.pfx", "*.pkcs12", "*.jks", "*.keystore",
+	"*.keytab", "*.gpg", "*.pgp", "*.asc", "secring*",
+	// Password stores and VPN profiles.
+	"*.kdbx", "*.kdb", "*.psafe3", "*keychain*", "*.kwallet", "*.ovpn",
+	// Environment files: env, env.prod, prod.env, prod.env.local, app.envrc.
+	"env", "env.*", "*.env", "*.env.*", "*.envrc",
+	// Credentials by name.
+	"*secret*", "*credential*", "*password*", "*passwd*", "*token*", "*apikey*", "*api_key*", "*api-key*",
+	// Logins of clusters, clouds and registries, and histories of typed
+	// commands.
+	"kubeconfig*", "*.kubeconfig", "service-account*", "auth.json", "rclone.conf", "s3cfg", "npmrc", "pypirc",
+	"netrc", "_netrc", "pgpass", "pgpass.conf", "htpasswd", "dockercfg", "*_history",
+	// Terraform state and variables (terraform.tfvars, x.auto.tfvars.json).
+	"*.tfstate", "*.tfstate.*", "*.tfvars", "*.tfvars.*",
+	// System files.
+	"shadow", "gshadow", "sudoers", "authorized_keys", "known_hosts",
 }
 
 // kindRegexps are the value and operand checks by kind, compiled on
