@@ -486,9 +486,60 @@ func unquotedOutside(src string) string {
 	return b.String()
 }
 
+// widthDirective returns a format of a date, stat or git command that
+// holds a % directive with a flag, width or precision (%5d, %-9s, %<(9)).
+func widthDirective(c simpleCmd) (string, bool) {
+	var formats []string
+	for i, w := range c.words[1:] {
+		switch c.words[0] {
+		case "date":
+			if strings.HasPrefix(w, "+") {
+				formats = append(formats, w)
+			}
+		case "git":
+			if strings.HasPrefix(w, "--format=") || strings.HasPrefix(w, "--pretty=") {
+				formats = append(formats, w)
+			}
+		case "stat":
+			if f, ok := strings.CutPrefix(w, "--format="); ok {
+				formats = append(formats, f)
+			} else if (w == "--format" || strings.HasPrefix(w, "-") && strings.HasSuffix(w, "c")) && i+2 < len(c.words) {
+				formats = append(formats, c.words[i+2])
+			} else if _, f, ok := strings.Cut(w, "c"); ok && strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "--") {
+				formats = append(formats, f)
+			}
+		}
+	}
+	for _, f := range formats {
+		for i := 0; i+1 < len(f); i++ {
+			if f[i] != '%' {
+				continue
+			}
+			i++
+			if b := f[i]; b != '%' && !('a' <= b && b <= 'z' || 'A' <= b && b <= 'Z') {
+				return f, true
+			}
+		}
+	}
+	return "", false
+}
+
+// readsStdinWord reports a command that reads standard input for sure:
+// tr, or a reading program given "-".
+func readsStdinWord(c simpleCmd) bool {
+	switch c.words[0] {
+	case "tr":
+		return true
+	case "echo", "basename", "dirname", "which", "git":
+		return false
+	}
+	return slices.Contains(c.words[1:], "-")
+}
+
 // FuzzApprove checks properties of whatever the grammar approves: no
 // forbidden construct outside quotes, nothing a shell would expand inside
-// double quotes, and the same decision however its words are quoted.
+// double quotes, no format width, no read of standard input but from a
+// pipe, and the same decision however its words are quoted.
 func FuzzApprove(f *testing.F) {
 	for _, e := range readTable(f) {
 		f.Add(e.command)
@@ -527,6 +578,12 @@ func FuzzApprove(f *testing.F) {
 			if _, ok := grammarTable()[c.words[0]]; !ok {
 				t.Fatalf("%q approved running %q", cmd, c.words[0])
 			}
+			if w, ok := widthDirective(c); ok {
+				t.Fatalf("%q approved with a format width or flag in %q", cmd, w)
+			}
+			if c.sep != "|" && readsStdinWord(c) {
+				t.Fatalf("%q approved reading standard input without a pipe", cmd)
+			}
 		}
 		for style := range 3 {
 			q, ok := requote(cmds, style)
@@ -546,4 +603,27 @@ func FuzzApprove(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The fuzz invariants see what they are meant to.
+func TestFuzzInvariants(t *testing.T) {
+	for cmd, want := range map[string]bool{
+		"date +%5d": true, "date +%Y": false, "stat -c '%-9s' x": true, "stat -Lc%.3Y x": true,
+		"stat --format=%s x": false, "git log '--format=%<(9)%s'": true, "git log --format=%%5d": false,
+		"git log 0%0": false, "echo '%5d'": false,
+	} {
+		cmds, err := lex(cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, got := widthDirective(cmds[0]); got != want {
+			t.Errorf("widthDirective(%q) = %v, want %v", cmd, got, want)
+		}
+	}
+	for cmd, want := range map[string]bool{"tr a b": true, "cat -": true, "cat x": false, "echo -": false} {
+		cmds, _ := lex(cmd)
+		if got := readsStdinWord(cmds[0]); got != want {
+			t.Errorf("readsStdinWord(%q) = %v, want %v", cmd, got, want)
+		}
+	}
 }

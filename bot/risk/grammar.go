@@ -151,7 +151,9 @@ var grammarTable = sync.OnceValue(buildGrammar)
 func buildGrammar() map[string]program {
 	gitDiffOpts, gitLogOpts := gitDiffOpts(), gitLogOpts()
 	return map[string]program{
-		// Listing and reading files.
+		// Listing and reading files. Output is bounded by the project's
+		// files. ls -a, du and git status --ignored print hidden names
+		// (.env), never what is inside.
 		"ls": {spec: spec{
 			opts: flags("-l", "-a", "-A", "-h", "-1", "-t", "-r", "-S", "-d", "-F", "-R", "-C", "-p", "-s", "-i", "-n",
 				"--all", "--almost-all", "--human-readable", "--reverse", "--recursive", "--directory", "--size"),
@@ -166,7 +168,8 @@ func buildGrammar() map[string]program {
 				map[string]opt{"-n": number, "-c": number, "--lines": number, "--bytes": number}),
 			rest: argPath, max: unbound, stdin: stdinWithoutOperands, numericShort: true,
 		}},
-		// tail without -f: following a file never ends.
+		// tail without -f, -F, --follow, --retry or -s, which follow a file
+		// forever; +5f follows too, and approve.go refuses paths with a +.
 		"tail": {spec: spec{
 			opts: with(flags("-q", "-v", "--quiet", "--silent", "--verbose"),
 				map[string]opt{"-n": number, "-c": number, "--lines": number, "--bytes": number}),
@@ -179,6 +182,8 @@ func buildGrammar() map[string]program {
 		"nl":  {spec: spec{rest: argPath, max: unbound, stdin: stdinWithoutOperands}},
 		"tac": {spec: spec{rest: argPath, max: unbound, stdin: stdinWithoutOperands}},
 		"rev": {spec: spec{rest: argPath, max: unbound, stdin: stdinWithoutOperands}},
+		// file reads its magic database (MAGIC, ~/.magic.mgc) to name a type; no
+		// -z (decompresses), no -m.
 		"file": {spec: spec{
 			opts: flags("-b", "-i", "-L", "--brief", "--mime", "--mime-type", "--dereference"),
 			rest: argPath, max: unbound,
@@ -244,6 +249,9 @@ func buildGrammar() map[string]program {
 		}},
 
 		// Text processing of files or of the previous command's output.
+		// sort and tac spill large input into TMPDIR and remove it on exit:
+		// their memory on disk, bounded by the input. No sort -S, --parallel
+		// or --compress-program.
 		"sort": {spec: spec{
 			opts: with(flags("-n", "-r", "-u", "-f", "-h", "-V", "-b", "-g", "-s",
 				"--numeric-sort", "--reverse", "--unique", "--ignore-case", "--human-numeric-sort", "--version-sort",
@@ -282,7 +290,8 @@ func buildGrammar() map[string]program {
 			lead: []argKind{argSedLine}, rest: argPath, max: unbound, stdin: stdinWithoutOperands,
 		}},
 		// jq only with a filter that walks into its input (.name, .a[0]):
-		// other filters can read the environment ($ENV, env) or files.
+		// other filters can read the environment ($ENV, env) or files. jq
+		// loads ~/.jq's definitions, which such a filter never calls.
 		"jq": {spec: spec{
 			opts: flags("-r", "-c", "-S", "-e", "-M", "--raw-output", "--compact-output", "--sort-keys", "--monochrome-output"),
 			lead: []argKind{argJqPath}, rest: argPath, max: unbound, stdin: stdinWithoutOperands,
@@ -292,7 +301,8 @@ func buildGrammar() map[string]program {
 		"sha256sum": {spec: spec{rest: argPath, max: unbound, stdin: stdinWithoutOperands}},
 		"sha512sum": {spec: spec{rest: argPath, max: unbound, stdin: stdinWithoutOperands}},
 
-		// Printing words and facts about the machine.
+		// Printing words and facts about the machine. echo -e has nothing to
+		// expand: words hold no backslash.
 		"echo":     {spec: spec{opts: flags("-n", "-e", "-E"), rest: argText, max: unbound}},
 		"pwd":      {spec: spec{opts: flags("-L", "-P"), max: 0}},
 		"basename": {spec: spec{rest: argText, max: 2}},
@@ -307,7 +317,8 @@ func buildGrammar() map[string]program {
 		}},
 		// date's operand sets the clock unless it is a +FORMAT, whose
 		// directives take no width or flag (+%1000000000d fills the disk).
-		"date":  {spec: spec{opts: flags("-u", "-R", "--utc", "--rfc-email"), rest: argDateFmt, max: 1}},
+		"date": {spec: spec{opts: flags("-u", "-R", "--utc", "--rfc-email"), rest: argDateFmt, max: 1}},
+		// which reads only PATH, and prints where a program is.
 		"which": {spec: spec{opts: flags("-a"), rest: argCmdName, max: unbound}},
 
 		// git: only subcommands that read, with options that neither write
