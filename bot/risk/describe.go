@@ -12,6 +12,7 @@ var kindNames = map[argKind]string{
 	argText:     "TEXT",
 	argPattern:  "PATTERN",
 	argNumber:   "N",
+	argContext:  "CONTEXT",
 	argRev:      "REV",
 	argSedLine:  "LINES",
 	argJqPath:   "FILTER",

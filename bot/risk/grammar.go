@@ -35,6 +35,7 @@ const (
 	argText                    // any literal text: printed or matched, never opened
 	argPattern                 // a search pattern: literal, unless an option of fixedBy is given
 	argNumber                  // a whole number, optionally signed
+	argContext                 // lines of context around a git hunk: 0 to 99
 	argRev                     // a git revision or range (HEAD~1, main..topic)
 	argSedLine                 // a sed script that prints, deletes or quits at lines
 	argJqPath                  // a jq filter that only walks into the input (.a.b[0])
@@ -119,7 +120,10 @@ var (
 	number  = opt{kind: argNumber}
 	text    = opt{kind: argText}
 	pattern = opt{kind: argPattern}
-	unbound = -1
+	// hunkContext bounds git's -U: git log -p -U999999999 prints every file
+	// whole for every commit that touches it.
+	hunkContext = opt{kind: argContext, attached: true}
+	unbound     = -1
 )
 
 func flags(names ...string) map[string]opt {
@@ -356,7 +360,7 @@ func gitDiffOpts() map[string]opt {
 	return with(flags("--stat", "--numstat", "--shortstat", "--name-only", "--name-status", "--cached", "--staged",
 		"-p", "--patch", "--no-color", "--color=never", "--no-ext-diff", "--no-textconv", "-w", "-b", "--ignore-all-space",
 		"--ignore-space-change", "-R", "--minimal", "--summary", "--exit-code", "--quiet", "--word-diff", "--check", "-M"),
-		map[string]opt{"--unified": {kind: argNumber, attached: true}, "-U": {kind: argNumber, attached: true}})
+		map[string]opt{"--unified": hunkContext, "-U": hunkContext})
 }
 
 func gitLogOpts() map[string]opt {
@@ -370,7 +374,7 @@ func gitLogOpts() map[string]opt {
 			"--until": {kind: argDateText}, "--after": {kind: argDateText}, "--before": {kind: argDateText},
 			"--author": pattern, "--grep": pattern,
 			"--format": {kind: argGitFmt, attached: true}, "--pretty": {kind: argGitFmt, attached: true},
-			"--unified": {kind: argNumber, attached: true}, "-U": {kind: argNumber, attached: true}})
+			"--unified": hunkContext, "-U": hunkContext})
 }
 
 // secretNames are file names never read without a person, matched
@@ -405,6 +409,7 @@ var secretNames = []string{
 // first use like the grammar.
 type kindRegexps struct {
 	numberRE   *regexp.Regexp
+	contextRE  *regexp.Regexp
 	patternRE  *regexp.Regexp
 	revPartRE  *regexp.Regexp
 	sedLineRE  *regexp.Regexp
@@ -423,7 +428,8 @@ type kindRegexps struct {
 
 var kindREs = sync.OnceValue(func() *kindRegexps {
 	return &kindRegexps{
-		numberRE: regexp.MustCompile(`^[+-]?[0-9]{1,9}$`),
+		numberRE:  regexp.MustCompile(`^[+-]?[0-9]{1,9}$`),
+		contextRE: regexp.MustCompile(`^[0-9]{1,2}$`),
 		// A literal, perhaps anchored, or "." alone: no repeat, group,
 		// class or alternation, and no "." inside (a.{k}b needs 2^k states).
 		patternRE: regexp.MustCompile(`^\^?[^.+*?()|\[\]{}^$\\]*\$?$|^\.$`),
@@ -456,6 +462,8 @@ func checkKind(k argKind, o opt, w string) bool {
 		return re.patternRE.MatchString(w)
 	case argNumber:
 		return re.numberRE.MatchString(w)
+	case argContext:
+		return re.contextRE.MatchString(w)
 	case argRev:
 		return isRev(w)
 	case argSedLine:
