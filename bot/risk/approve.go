@@ -459,7 +459,7 @@ func checkPath(dir, p string, filesOnly bool) error {
 			}
 			return nil
 		} else if !errors.Is(err, os.ErrNotExist) {
-			return refuse("path %s cannot be followed: %v", quoteWord(p), err)
+			return refuse("path %s cannot be followed: %w", quoteWord(p), err)
 		}
 		if q == root || filepath.Dir(q) == q {
 			return nil
@@ -492,7 +492,7 @@ func checkGitRepository(dir string) error {
 			commonDir = filepath.Join(gitDir, commonDir)
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
-		return refuse("git: reading %s: %v", filepath.Join(gitDir, "commondir"), err)
+		return refuse("git: reading %s: %w", filepath.Join(gitDir, "commondir"), err)
 	}
 	head, errHead := os.Stat(filepath.Join(gitDir, "HEAD"))
 	objects, errObjects := os.Stat(filepath.Join(commonDir, "objects"))
@@ -522,7 +522,7 @@ func projectGitDir(root string) (string, error) {
 	}
 	b, err := os.ReadFile(dotGit)
 	if err != nil {
-		return "", refuse("git: reading .git: %v", err)
+		return "", refuse("git: reading .git: %w", err)
 	}
 	target, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
 	target = strings.TrimSpace(target)
@@ -608,7 +608,7 @@ func checkFileKind(p, real string, filesOnly bool) error {
 	info, err := os.Stat(real)
 	switch {
 	case err != nil:
-		return refuse("path %s cannot be examined: %v", quoteWord(p), err)
+		return refuse("path %s cannot be examined: %w", quoteWord(p), err)
 	case info.IsDir() && filesOnly:
 		return refuse("path %s is a folder, and only files may be compared", quoteWord(p))
 	case !info.Mode().IsRegular() && !info.IsDir():

@@ -24,7 +24,9 @@ import (
 //   - every path operand is relative, does not start with "+", stays
 //     inside the project, has no component starting with "." and matches
 //     no secret name, and, if it exists, is a regular file or a folder;
-//   - only a command after "|" reads standard input (see stdinUse).
+//   - only a command after "|" reads standard input (see stdinUse);
+//   - git runs only at the top of the project's own repository, one that
+//     fetches and borrows nothing (checkGitRepository).
 
 // argKind says what a word (an option's value or an operand) may be.
 type argKind int
