@@ -24,6 +24,10 @@ type Verdict struct {
 // asked.
 const maxApproveInput = 2000
 
+// maxCommands bounds the commands of one line: cat big && cat big && …
+// would print a file hundreds of times in one call.
+const maxCommands = 5
+
 // Approve reports whether a shell command may run without asking a
 // person: the whole command lies inside the grammar (see grammar.go), run
 // in the project directory dir. It is a proof, not a guess: anything it
@@ -35,6 +39,9 @@ const maxApproveInput = 2000
 // dir is on this machine.
 func Approve(dir, command string) Verdict {
 	cmds, err := lex(command)
+	if err == nil && len(cmds) > maxCommands {
+		err = refuse("joins %d commands, more than %d", len(cmds), maxCommands)
+	}
 	if err == nil {
 		for _, c := range cmds {
 			if err = checkCommand(dir, c); err != nil {
@@ -265,7 +272,8 @@ func checkCommand(dir string, c simpleCmd) error {
 // command's output is its standard input.
 func checkArgs(dir, name string, s spec, args []string, piped bool) error {
 	var operands, patterns []string
-	dashdash := -1 // index in operands where "--" came
+	named := map[string]bool{} // paths, cleaned: each once
+	dashdash := -1             // index in operands where "--" came
 	leadDropped, fixed := false, false
 	// seen notes an option that changes how the rest is read.
 	seen := func(name string) {
@@ -395,6 +403,10 @@ func checkArgs(dir, name string, s spec, args []string, piped bool) error {
 			if err := checkPath(dir, w, s.filesOnly); err != nil {
 				return err
 			}
+			if named[path.Clean(w)] {
+				return refuse("%s names %s twice, which prints it twice", name, quoteWord(w))
+			}
+			named[path.Clean(w)] = true
 			continue
 		}
 		if kind == argNone || !checkKind(kind, opt{}, w) {

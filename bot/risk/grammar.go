@@ -24,6 +24,8 @@ import (
 //   - every path operand is relative, does not start with "+", stays
 //     inside the project, has no component starting with "." and matches
 //     no secret name, and, if it exists, is a regular file or a folder;
+//     no command names a path twice, and a line holds at most
+//     maxCommands commands: repeating multiplies what they print;
 //   - only a command after "|" reads standard input (see stdinUse);
 //   - git runs only at the top of the project's own repository, one that
 //     fetches and borrows nothing (checkGitRepository).
@@ -220,7 +222,8 @@ func buildGrammar() map[string]program {
 		// it is a pipe or a file; opencode gives its commands /dev/null.
 		// Patterns are literal, or fixed strings with -F: a regular
 		// expression can take exponential time (backreferences) or memory
-		// (nested counted repeats). No -E or -G, which would undo -F.
+		// (nested counted repeats). No -E or -G, which would undo -F. No
+		// rg --vimgrep, which prints a line again for each match in it.
 		"grep": {spec: spec{
 			opts: with(flags("-n", "-i", "-v", "-c", "-l", "-L", "-w", "-x", "-F", "-o", "-h", "-H", "-s", "-q", "-I",
 				"--line-number", "--ignore-case", "--invert-match", "--count", "--files-with-matches",
@@ -235,7 +238,7 @@ func buildGrammar() map[string]program {
 			opts: with(flags("-n", "-N", "-i", "-S", "-s", "-w", "-x", "-F", "-l", "-c", "-v", "-o", "-H", "-I",
 				"--line-number", "--no-line-number", "--ignore-case", "--smart-case", "--case-sensitive",
 				"--word-regexp", "--line-regexp", "--fixed-strings", "--files-with-matches", "--count", "--invert-match",
-				"--only-matching", "--with-filename", "--no-filename", "--no-heading", "--heading", "--vimgrep",
+				"--only-matching", "--with-filename", "--no-filename", "--no-heading", "--heading",
 				"--json", "--stats", "--files", "--column", "--trim"),
 				map[string]opt{"-e": pattern, "--regexp": pattern, "-t": {kind: argType}, "-T": {kind: argType},
 					"--type": {kind: argType}, "--type-not": {kind: argType}, "-A": number, "-B": number, "-C": number,
