@@ -638,3 +638,18 @@ func TestFuzzInvariants(t *testing.T) {
 		}
 	}
 }
+
+// A git format prints each field once, with a bounded number of
+// placeholders.
+func TestGitFormat(t *testing.T) {
+	for w, want := range map[string]bool{
+		"%h%x09%an%x09%s": true, "%n%n%n": true, "%%%%": true, "%%B%B": true, "format:%h %s %b": true,
+		"%ad%ar": true, "oneline": true, "fuller": true, strings.Repeat("%n", 16): true,
+		"%B%B": false, "%ad%ad": false, "tformat:%s-%s": false, strings.Repeat("%n", 17): false,
+		"%": false, "%<(9)%s": false, "%w(9)": false, "%Cred": false, "%GG": false, "%aN": false, "myname": false,
+	} {
+		if got := isGitFormat(w); got != want {
+			t.Errorf("isGitFormat(%q) = %v, want %v", w, got, want)
+		}
+	}
+}

@@ -511,6 +511,11 @@ func checkKind(k argKind, o opt, w string) bool {
 // in the configuration (pretty.NAME), whose format may hold widths.
 var gitFormatNames = []string{"oneline", "short", "medium", "full", "fuller", "reference", "email", "raw"}
 
+// maxGitPlaceholders bounds the placeholders of a git format, and each
+// that prints a field appears once: %B%B%B… prints every message as many
+// times as a line can hold.
+const maxGitPlaceholders = 16
+
 // isGitFormat reports a --format or --pretty value: a built-in name, or
 // a format of listed placeholders (with % or a format: prefix, so git
 // does not take it for a name).
@@ -519,7 +524,28 @@ func isGitFormat(w string) bool {
 		return true
 	}
 	named := strings.HasPrefix(w, "format:") || strings.HasPrefix(w, "tformat:") || strings.Contains(w, "%")
-	return named && kindREs().gitFmtRE.MatchString(w)
+	if !named || !kindREs().gitFmtRE.MatchString(w) {
+		return false
+	}
+	seen, n := map[string]bool{}, 0
+	for i := 0; i+1 < len(w); i++ {
+		if w[i] != '%' {
+			continue
+		}
+		// The pattern above has checked what follows: %%, one letter, or
+		// a, c or x with one more.
+		p := w[i+1 : i+2]
+		if strings.ContainsAny(p, "acx") {
+			p = w[i+1 : i+3]
+		}
+		i += len(p)
+		n++
+		if n > maxGitPlaceholders || seen[p] && p != "n" && p != "%" && p[0] != 'x' {
+			return false
+		}
+		seen[p] = true
+	}
+	return true
 }
 
 // isRev reports a git revision (HEAD, HEAD~2, v1.0^, origin/main) or a
