@@ -478,7 +478,8 @@ func checkKind(k argKind, o opt, w string) bool {
 	case argDateFmt:
 		return re.dateFmtRE.MatchString(w)
 	case argStatFmt:
-		return re.statFmtRE.MatchString(w)
+		// Each directive prints once for every file named: a bound on both.
+		return re.statFmtRE.MatchString(w) && strings.Count(w, "%") <= maxGitPlaceholders
 	case argGitFmt:
 		return isGitFormat(w)
 	case argCmdName:
@@ -511,9 +512,9 @@ func checkKind(k argKind, o opt, w string) bool {
 // in the configuration (pretty.NAME), whose format may hold widths.
 var gitFormatNames = []string{"oneline", "short", "medium", "full", "fuller", "reference", "email", "raw"}
 
-// maxGitPlaceholders bounds the placeholders of a git format, and each
-// that prints a field appears once: %B%B%B… prints every message as many
-// times as a line can hold.
+// maxGitPlaceholders bounds the placeholders of a git format (and the %
+// of a stat format), and each that prints a field appears once: %B%B%B…
+// prints every message as many times as a line can hold.
 const maxGitPlaceholders = 16
 
 // isGitFormat reports a --format or --pretty value: a built-in name, or
