@@ -353,7 +353,8 @@ func buildGrammar() map[string]program {
 				"ls-files": {opts: flags("-m", "-o", "-d", "-c", "-s", "-z", "--modified", "--others", "--deleted", "--cached", "--stage", "--exclude-standard"), rest: argPath, max: unbound},
 				"rev-parse": {opts: flags("--show-toplevel", "--abbrev-ref", "--short", "--is-inside-work-tree", "--show-prefix",
 					"--verify", "-q", "--quiet", "--symbolic-full-name"), rest: argRev, max: unbound},
-				"describe": {opts: flags("--tags", "--always", "--long", "--dirty", "--all"), rest: argRev, max: unbound},
+				// describe walks the history for each revision until it finds tags.
+				"describe": {opts: flags("--tags", "--always", "--long", "--dirty", "--all"), rest: argRev, max: 1},
 				"shortlog": {opts: flags("-s", "-n", "-e", "--summary", "--numbered", "--email"), rest: argRev, max: unbound, stdin: stdinWithoutOperands},
 				"version":  {max: 0},
 			},
