@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -310,7 +311,8 @@ func TestApprovedCommandsRun(t *testing.T) {
 		}
 		// rg searches standard input instead of the folder when it is a
 		// pipe; opencode gives its commands none (/dev/null).
-		r := s.run(t, shell, e.command, cmds[0].words[0] != "rg")
+		rgOnStdin := slices.ContainsFunc(cmds, func(c simpleCmd) bool { return c.sep != "|" && c.words[0] == "rg" })
+		r := s.run(t, shell, e.command, !rgOnStdin)
 		ran++
 		if why := r.overran(); why != "" {
 			t.Errorf("commands.tsv:%d %q %s (exit %v):\n%.2000s", e.line, e.command, why, r.err, r.out)
