@@ -424,8 +424,7 @@ func checkArgs(dir, name string, s spec, args []string, piped bool) error {
 // checkPath checks a path operand: relative, inside the project once
 // cleaned, no hidden component, no secret name, no wildcard; and still
 // inside the project (dir, on this machine) with symbolic links followed,
-// where it is a regular file or a folder, if it exists (a folder only
-// when filesOnly is not set).
+// at a file of a kind checkFileKind allows.
 func checkPath(dir, p string, filesOnly bool) error {
 	switch {
 	case p == "":
@@ -479,10 +478,9 @@ func checkPath(dir, p string, filesOnly bool) error {
 	}
 }
 
-// checkGitRepository approves git only in a project that is the top of
-// its own repository, so git cannot find a parent's (a dotfiles home) or
-// turn git diff into --no-index, and whose repository git reads without
-// the network or other folders (see gitReachesOut).
+// checkGitRepository approves git only at the top of the project's own
+// repository (not a parent's, such as a dotfiles home), one that does not
+// reach out (gitReachesOut).
 func checkGitRepository(dir string) error {
 	if dir == "" {
 		return refuse("git: the project directory is unknown")
@@ -547,11 +545,9 @@ func projectGitDir(root string) (string, error) {
 	return target, nil
 }
 
-// gitReachesOut says why git in this repository could fetch or read
-// objects elsewhere, or "": a partial clone or promisor remote fetches
-// missing objects on git log -p, git show, git diff or git blame;
-// alternates read other object folders; an include brings settings this
-// check cannot see; core.worktree puts the work tree elsewhere.
+// gitReachesOut says why git could fetch (partial clone, promisor remote),
+// read elsewhere (alternates, core.worktree) or see settings not read here
+// (include), or "".
 func gitReachesOut(gitDir, commonDir string) string {
 	for _, f := range []string{"alternates", "http-alternates"} {
 		if _, err := os.Lstat(filepath.Join(commonDir, "objects", "info", f)); !errors.Is(err, os.ErrNotExist) {
@@ -613,9 +609,8 @@ func riskyGitSetting(config string) string {
 	return ""
 }
 
-// checkFileKind refuses what is neither a regular file nor a folder: a
-// FIFO or a device never ends, or ends nowhere. A folder is refused when
-// filesOnly is set: diff compares every file inside, hidden ones too.
+// checkFileKind refuses a FIFO or a device, which may never end, and a
+// folder when filesOnly is set (diff compares hidden files inside).
 func checkFileKind(p, real string, filesOnly bool) error {
 	info, err := os.Stat(real)
 	switch {

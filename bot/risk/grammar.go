@@ -159,9 +159,8 @@ var grammarTable = sync.OnceValue(buildGrammar)
 func buildGrammar() map[string]program {
 	gitDiffOpts, gitLogOpts := gitDiffOpts(), gitLogOpts()
 	return map[string]program{
-		// Listing and reading files. Output is bounded by the project's
-		// files. ls -a, du and git status --ignored print hidden names
-		// (.env), never what is inside.
+		// Listing and reading files. ls -a, du and git status --ignored print
+		// hidden names (.env), never what is inside.
 		"ls": {spec: spec{
 			opts: flags("-l", "-a", "-A", "-h", "-1", "-t", "-r", "-S", "-d", "-F", "-R", "-C", "-p", "-s", "-i", "-n",
 				"--all", "--almost-all", "--human-readable", "--reverse", "--recursive", "--directory", "--size"),
@@ -190,8 +189,8 @@ func buildGrammar() map[string]program {
 		"nl":  {spec: spec{rest: argPath, max: unbound, stdin: stdinWithoutOperands}},
 		"tac": {spec: spec{rest: argPath, max: unbound, stdin: stdinWithoutOperands}},
 		"rev": {spec: spec{rest: argPath, max: unbound, stdin: stdinWithoutOperands}},
-		// file reads its magic database (MAGIC, ~/.magic.mgc) to name a type; no
-		// -z (decompresses), no -m.
+		// file reads its magic database (MAGIC, ~/.magic.mgc); no -z
+		// (decompresses), no -m.
 		"file": {spec: spec{
 			opts: flags("-b", "-i", "-L", "--brief", "--mime", "--mime-type", "--dereference"),
 			rest: argPath, max: unbound,
@@ -220,10 +219,8 @@ func buildGrammar() map[string]program {
 		// hidden and ignored files by default; grep reads the files it is
 		// given (no -r). rg without a path reads standard input only when
 		// it is a pipe or a file; opencode gives its commands /dev/null.
-		// Patterns are literal, or fixed strings with -F: a regular
-		// expression can take exponential time (backreferences) or memory
-		// (nested counted repeats). No -E or -G, which would undo -F. No
-		// rg --vimgrep, which prints a line again for each match in it.
+		// Patterns are literal or -F: a regular expression can take exponential
+		// time or memory. No -E or -G, which would undo -F.
 		"grep": {spec: spec{
 			opts: with(flags("-n", "-i", "-v", "-c", "-l", "-L", "-w", "-x", "-F", "-o", "-h", "-H", "-s", "-q", "-I",
 				"--line-number", "--ignore-case", "--invert-match", "--count", "--files-with-matches",
@@ -234,6 +231,7 @@ func buildGrammar() map[string]program {
 			lead: []argKind{argPattern}, rest: argPath, max: unbound, stdin: stdinWithoutOperands,
 			leadDroppedBy: []string{"-e", "--regexp"}, fixedBy: []string{"-F", "--fixed-strings"},
 		}},
+		// rg: no --vimgrep, which prints a line again for each match in it.
 		"rg": {spec: spec{
 			opts: with(flags("-n", "-N", "-i", "-S", "-s", "-w", "-x", "-F", "-l", "-c", "-v", "-o", "-H", "-I",
 				"--line-number", "--no-line-number", "--ignore-case", "--smart-case", "--case-sensitive",
@@ -258,9 +256,8 @@ func buildGrammar() map[string]program {
 		}},
 
 		// Text processing of files or of the previous command's output.
-		// sort and tac spill large input into TMPDIR and remove it on exit:
-		// their memory on disk, bounded by the input. No sort -S, --parallel
-		// or --compress-program.
+		// sort and tac spill large input into TMPDIR, removed on exit: their
+		// memory on disk, bounded by the input.
 		"sort": {spec: spec{
 			opts: with(flags("-n", "-r", "-u", "-f", "-h", "-V", "-b", "-g", "-s",
 				"--numeric-sort", "--reverse", "--unique", "--ignore-case", "--human-numeric-sort", "--version-sort",
@@ -332,10 +329,8 @@ func buildGrammar() map[string]program {
 
 		// git: only subcommands that read, with options that neither write
 		// files (--output), run programs (--ext-diff, -c) nor leave the
-		// repository (-C, --git-dir, --no-index); only in a project that is
-		// the top of its own repository, which does not fetch (approve.go).
-		// git status and git describe --dirty may refresh the index's file
-		// times (.git/index), never what it stages.
+		// repository (-C, --git-dir, --no-index). git status and describe
+		// --dirty may refresh .git/index's file times, never what it stages.
 		"git": {
 			global: flags("--no-pager"),
 			bare:   true,
@@ -385,10 +380,9 @@ func gitLogOpts() map[string]opt {
 
 // secretNames are file names never read without a person, matched
 // against each path component (case-insensitive). Hidden names (.env,
-// .ssh, .npmrc, .git-credentials) are already refused as hidden. Drawn
-// from what secret scanners flag by name (gitrob's signatures among
-// them): names made to hold a key or a login, not code or data that may
-// quote one (vault.go, database.yml, settings.py, *.sqlite).
+// .ssh, .npmrc) are already refused as hidden. Drawn from what secret
+// scanners flag by name (gitrob's signatures): names made to hold a key or
+// a login, not code or data that may quote one (vault.go, *.sqlite).
 var secretNames = []string{
 	// Keys: ssh-keygen's id_TYPE and renamed ones (deploy_rsa), host
 	// keys, PuTTY, PKCS #8 and #12, Java, Kerberos, PGP.
@@ -513,14 +507,12 @@ func checkKind(k argKind, o opt, w string) bool {
 // in the configuration (pretty.NAME), whose format may hold widths.
 var gitFormatNames = []string{"oneline", "short", "medium", "full", "fuller", "reference", "email", "raw"}
 
-// maxGitPlaceholders bounds the placeholders of a git format (and the %
-// of a stat format), and each that prints a field appears once: %B%B%B…
-// prints every message as many times as a line can hold.
+// maxGitPlaceholders bounds the directives of a git or stat format:
+// %B%B%B… prints every message as many times as a line can hold.
 const maxGitPlaceholders = 16
 
 // isGitFormat reports a --format or --pretty value: a built-in name, or
-// a format of listed placeholders (with % or a format: prefix, so git
-// does not take it for a name).
+// listed placeholders, each field once (with % or format:, not a name).
 func isGitFormat(w string) bool {
 	if slices.Contains(gitFormatNames, w) {
 		return true

@@ -24,11 +24,8 @@ import (
 // reach a command's output.
 const honeypot = "HONEYPOT-7c1e"
 
-// scratch is a project with a git history, and a HOME with secrets
-// beside it, laid out as an agent's machine would be; the project also
-// holds traps for commands that read what is not a file (a FIFO), print
-// without bound (a large sparse file) or compare folders (hidden files
-// in a folder pair).
+// scratch is a project with a git history and traps (a FIFO, a large
+// sparse file, folders holding hidden files), and a HOME with secrets.
 type scratch struct {
 	proj, home, tmp string
 	env             []string
@@ -276,13 +273,10 @@ func (r runResult) overran() string {
 	return ""
 }
 
-// TestApprovedCommandsRun is the proof by running: every command of the
-// table that the grammar approves runs in the scratch project under
-// bounds of memory, file size, CPU, time and output, with standard input
-// a pipe that never ends; it must keep every bound, and afterwards the
-// project, HOME and TMPDIR are unchanged byte for byte and no secret
-// appeared in any output. A command whose program is not installed is
-// skipped and counted.
+// TestApprovedCommandsRun is the proof by running: every command the
+// table approves runs in the scratch project within the bounds above, and
+// afterwards the project, HOME and TMPDIR are unchanged byte for byte and
+// no secret appeared in any output. Missing programs are skipped, counted.
 func TestApprovedCommandsRun(t *testing.T) {
 	shell, err := exec.LookPath("bash")
 	if err != nil {
