@@ -653,3 +653,14 @@ func TestGitFormat(t *testing.T) {
 		}
 	}
 }
+
+// The plain reads an agent does all day stay approved, bounds or not.
+func TestApproveBenignReads(t *testing.T) {
+	dir := gitProject(t)
+	for _, c := range []string{"ls", "ls -la", "git status", "cat README.md", "rg TODO", "git diff",
+		"git log --oneline -5", "head -n 20 main.go", "grep -n func main.go", "wc -l main.go"} {
+		if v := Approve(dir, c); !v.OK {
+			t.Errorf("%q refused: %s", c, v.Why)
+		}
+	}
+}
