@@ -24,6 +24,10 @@ type Verdict struct {
 // asked.
 const maxApproveInput = 2000
 
+// maxCommands bounds the commands of one line: cat big && cat big && …
+// would print a file hundreds of times in one call.
+const maxCommands = 5
+
 // Approve reports whether a shell command may run without asking a
 // person: the whole command lies inside the grammar (see grammar.go), run
 // in the project directory dir. It is a proof, not a guess: anything it
@@ -35,6 +39,9 @@ const maxApproveInput = 2000
 // dir is on this machine.
 func Approve(dir, command string) Verdict {
 	cmds, err := lex(command)
+	if err == nil && len(cmds) > maxCommands {
+		err = refuse("joins %d commands, more than %d", len(cmds), maxCommands)
+	}
 	if err == nil {
 		for _, c := range cmds {
 			if err = checkCommand(dir, c); err != nil {
@@ -225,6 +232,7 @@ func lex(src string) ([]simpleCmd, error) {
 // checkCommand checks one simple command against the grammar.
 func checkCommand(dir string, c simpleCmd) error {
 	name, args := c.words[0], c.words[1:]
+	piped := c.sep == "|"
 	p, ok := grammarTable()[name]
 	if !ok {
 		if strings.ContainsAny(name, `/\`) {
@@ -233,13 +241,13 @@ func checkCommand(dir string, c simpleCmd) error {
 		return refuse("program %q is not in the grammar", name)
 	}
 	if p.subs == nil {
-		return checkArgs(dir, name, p.spec, args)
+		return checkArgs(dir, name, p.spec, args, piped)
 	}
 	// Options before the subcommand, then the subcommand.
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
 		if _, ok := p.global[args[0]]; !ok {
 			if len(args) == 1 && p.bare {
-				return checkArgs(dir, name, p.spec, args)
+				return checkArgs(dir, name, p.spec, args, piped)
 			}
 			return refuse("%s option %q is not in the grammar", name, args[0])
 		}
@@ -255,21 +263,32 @@ func checkCommand(dir string, c simpleCmd) error {
 	if !ok {
 		return refuse("%s %s is not in the grammar", name, quoteWord(args[0]))
 	}
-	return checkArgs(dir, name+" "+args[0], sub, args[1:])
+	return checkArgs(dir, name+" "+args[0], sub, args[1:], piped)
 }
 
 // checkArgs checks the options and operands of a program (or
-// subcommand) named name against s.
-func checkArgs(dir, name string, s spec, args []string) error {
-	var operands []string
-	dashdash := -1 // index in operands where "--" came
-	leadDropped := false
+// subcommand) named name against s; piped is set when the previous
+// command's output is its standard input.
+func checkArgs(dir, name string, s spec, args []string, piped bool) error {
+	var operands, patterns []string
+	named := map[string]bool{} // paths, cleaned: each once
+	dashdash := -1             // index in operands where "--" came
+	leadDropped, fixed := false, false
+	// seen notes an option that changes how the rest is read.
+	seen := func(name string) {
+		leadDropped = leadDropped || slices.Contains(s.leadDroppedBy, name)
+		fixed = fixed || slices.Contains(s.fixedBy, name)
+	}
 	takeValue := func(o opt, label, v string, attachedForm bool) error {
 		if !attachedForm && o.attached {
 			return refuse("%s %s needs its value attached", name, label)
 		}
 		if o.kind == argPath {
-			return checkPath(dir, v)
+			return checkPath(dir, v, s.filesOnly)
+		}
+		if o.kind == argPattern {
+			patterns = append(patterns, v) // checked once every option is known
+			return nil
 		}
 		if !checkKind(o.kind, o, v) {
 			return refuse("%s %s: value %s is not allowed", name, label, quoteWord(v))
@@ -287,7 +306,7 @@ func checkArgs(dir, name string, s spec, args []string) error {
 			// head -20, git log -3
 		case strings.HasPrefix(w, "--"):
 			if o, ok := s.opts[w]; ok && o.kind == argNone {
-				leadDropped = leadDropped || slices.Contains(s.leadDroppedBy, w)
+				seen(w)
 				break
 			}
 			n, v, hasValue := strings.Cut(w, "=")
@@ -310,14 +329,10 @@ func checkArgs(dir, name string, s spec, args []string) error {
 			default:
 				return refuse("%s option %s lacks its value", name, n)
 			}
-			if slices.Contains(s.leadDroppedBy, n) {
-				leadDropped = true
-			}
+			seen(n)
 		default:
 			if o, ok := s.opts[w]; ok && o.kind == argNone {
-				if slices.Contains(s.leadDroppedBy, w) {
-					leadDropped = true
-				}
+				seen(w)
 				break
 			}
 			// Combined short options: each letter listed; a letter that
@@ -329,9 +344,7 @@ func checkArgs(dir, name string, s spec, args []string) error {
 				if !ok {
 					return refuse("%s option %s is not in the grammar", name, quoteWord(f))
 				}
-				if slices.Contains(s.leadDroppedBy, f) {
-					leadDropped = true
-				}
+				seen(f)
 				if o.kind == argNone {
 					continue
 				}
@@ -359,22 +372,49 @@ func checkArgs(dir, name string, s spec, args []string) error {
 	if leadDropped {
 		lead = nil
 	}
+	// Standard input is only read from a pipe: otherwise it is whatever
+	// opencode left open, which may never end.
+	if !piped && (s.stdin == stdinAlways || s.stdin == stdinWithoutOperands &&
+		(len(operands) <= len(lead) || slices.Contains(operands[len(lead):], "-"))) {
+		return refuse("%s would read standard input, and nothing is piped to it", name)
+	}
 	for k, w := range operands {
 		kind := s.rest
 		if k < len(lead) {
 			kind = lead[k]
 		}
-		if s.revsThenPaths && k >= len(lead) && (dashdash < 0 || k < dashdash) && isRev(w) {
-			continue // a revision before "--"
+		if s.revsThenPaths && k >= len(lead) && (dashdash < 0 || k < dashdash) {
+			if isRev(w) {
+				continue // a revision before "--"
+			}
+			if namesStash(w) {
+				return refuse("%s operand %s could name the stash", name, quoteWord(w))
+			}
+		}
+		if kind == argPattern {
+			patterns = append(patterns, w)
+			continue
+		}
+		if kind == argPath && w == "-" && s.stdin != stdinNone {
+			continue // standard input, from a pipe as checked above
 		}
 		if kind == argPath {
-			if err := checkPath(dir, w); err != nil {
+			if err := checkPath(dir, w, s.filesOnly); err != nil {
 				return err
 			}
+			if named[path.Clean(w)] {
+				return refuse("%s names %s twice, which prints it twice", name, quoteWord(w))
+			}
+			named[path.Clean(w)] = true
 			continue
 		}
 		if kind == argNone || !checkKind(kind, opt{}, w) {
 			return refuse("%s operand %s is not allowed", name, quoteWord(w))
+		}
+	}
+	for _, p := range patterns {
+		if !fixed && !checkKind(argPattern, opt{}, p) {
+			return refuse("%s pattern %s has regular expression or wildcard characters (give -F for a literal)", name, quoteWord(p))
 		}
 	}
 	return nil
@@ -382,13 +422,17 @@ func checkArgs(dir, name string, s spec, args []string) error {
 
 // checkPath checks a path operand: relative, inside the project once
 // cleaned, no hidden component, no secret name, no wildcard; and still
-// inside the project (dir, on this machine) with symbolic links followed.
-func checkPath(dir, p string) error {
+// inside the project (dir, on this machine) with symbolic links followed,
+// at a file of a kind checkFileKind allows.
+func checkPath(dir, p string, filesOnly bool) error {
 	switch {
 	case p == "":
 		return refuse("empty path")
+	case strings.HasPrefix(p, "+"):
+		// tail +5f follows a file forever; sort +1 and uniq +1 are keys.
+		return refuse("path %s starts with +, which may be read as an obsolete option", quoteWord(p))
 	case p == "-":
-		return nil // standard input
+		return refuse("%q is standard input, which this program does not read from a pipe", p)
 	case strings.HasPrefix(p, "/") || filepath.IsAbs(p):
 		return refuse("absolute path %s", quoteWord(p))
 	case strings.ContainsAny(p, "~^*?[]{}\\:"):
@@ -420,14 +464,32 @@ func checkPath(dir, p string) error {
 			if rel != "." && hasHiddenOrSecret(filepath.ToSlash(rel)) {
 				return refuse("path %s leads to a hidden or secret file through a symbolic link", quoteWord(p))
 			}
+			if q == full {
+				return checkFileKind(p, real, filesOnly)
+			}
 			return nil
 		} else if !errors.Is(err, os.ErrNotExist) {
-			return refuse("path %s cannot be followed: %v", quoteWord(p), err)
+			return refuse("path %s cannot be followed: %w", quoteWord(p), err)
 		}
 		if q == root || filepath.Dir(q) == q {
 			return nil
 		}
 	}
+}
+
+// checkFileKind refuses a FIFO or a device, which may never end, and a
+// folder when filesOnly is set (diff compares hidden files inside).
+func checkFileKind(p, real string, filesOnly bool) error {
+	info, err := os.Stat(real)
+	switch {
+	case err != nil:
+		return refuse("path %s cannot be examined: %w", quoteWord(p), err)
+	case info.IsDir() && filesOnly:
+		return refuse("path %s is a folder, and only files may be compared", quoteWord(p))
+	case !info.Mode().IsRegular() && !info.IsDir():
+		return refuse("path %s is neither a regular file nor a folder (%v)", quoteWord(p), info.Mode().Type())
+	}
+	return nil
 }
 
 // hasHiddenOrSecret reports a path with a component starting with "."

@@ -379,6 +379,7 @@ func TestAssessIn(t *testing.T) {
 		{"bash chained in the project", "bash", nil, bashMeta("cat " + dir + "/a && ls"), Medium},
 		{"bash piped, project not on this machine", "bash", nil, bashMeta("cat main.go | wc -l"), Medium},
 		{"bash without a path", "bash", nil, bashMeta("uname -a | head"), Low},
+		{"git, project not on this machine", "bash", nil, bashMeta("git status | head"), Medium},
 		{"bash redirected", "bash", nil, bashMeta("ls > " + dir + "/out.txt"), Medium},
 		{"bash substitution", "bash", nil, bashMeta("ls $(pwd)"), Medium},
 		{"bash unknown", "bash", nil, bashMeta("frobnicate"), Medium},

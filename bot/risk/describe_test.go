@@ -48,7 +48,7 @@ func TestReadmeListsGrammar(t *testing.T) {
 
 func TestDescribe(t *testing.T) {
 	d := Describe()
-	for _, want := range []string{"- `cat`: options ", "  - `git status`: ", "`--lines N`", "- `grep`: ", "TEXT PATH…", "`--unified=N`", "- `date`: options "} {
+	for _, want := range []string{"- `cat`: options ", "  - `git status`: ", "`--lines N`", "- `grep`: ", "PATTERN PATH…", "`--unified=CONTEXT`", "- `date`: options "} {
 		if !strings.Contains(d, want) {
 			t.Errorf("Describe lacks %q:\n%s", want, d)
 		}

@@ -778,7 +778,10 @@ func gitAllowed(key, value string) bool {
 		"core.editor", "sequence.editor",
 		// Housekeeping no command of the grammar starts; gc.* is left out
 		// because one of its keys names a program.
-		"maintenance.repo", "maintenance.strategy", "maintenance.auto":
+		"maintenance.repo", "maintenance.strategy", "maintenance.auto",
+		// What this repository serves to others' fetches; no hook.
+		"uploadpack.allowfilter", "uploadpack.allowtipsha1inwant", "uploadpack.allowreachablesha1inwant",
+		"uploadpack.allowanysha1inwant":
 		return true
 	}
 	return false

@@ -396,21 +396,10 @@ func TestTrustDangersAreReal(t *testing.T) {
 			run(t, root, gitEnv(home), "git", "config", "filter.x.clean", script(t, home, marker))
 			touch(t, root)
 		}, "filter.x.clean", ""},
-		{"gpg.program", "git log '--format=%G?'", func(t *testing.T, root, home, marker string) {
-			env := gitEnv(home)
-			body := run(t, root, env, "git", "cat-file", "commit", "HEAD")
-			head, rest, _ := strings.Cut(body, "\n\n")
-			signed := head + "\ngpgsig -----BEGIN PGP SIGNATURE-----\n x\n -----END PGP SIGNATURE-----\n\n" + rest
-			f := filepath.Join(home, "commit")
-			writeFile(t, f, signed, 0o644)
-			id := strings.TrimSpace(run(t, root, env, "git", "hash-object", "-t", "commit", "-w", f))
-			run(t, root, env, "git", "update-ref", "HEAD", id)
-			run(t, root, env, "git", "config", "gpg.program", script(t, home, marker))
-		}, "gpg.program", ""},
 		{"include into the work tree", "git status", func(t *testing.T, root, home, marker string) {
 			writeFile(t, filepath.Join(root, "notes.cfg"), "[core]\n\tfsmonitor = "+script(t, home, marker)+"\n", 0o644)
 			run(t, root, gitEnv(home), "git", "config", "include.path", "../notes.cfg")
-		}, "work tree", ""},
+		}, "include", ""},
 		{"rg .ignore negation", "rg TODO", func(t *testing.T, root, home, marker string) {
 			writeFile(t, filepath.Join(root, ".env"), "TODO="+honeypot+"\n", 0o600)
 			writeFile(t, filepath.Join(root, ".ignore"), "!.env\n", 0o644)
