@@ -442,4 +442,7 @@ var reasonEnglish = map[risk.ReasonCode]string{
 	risk.ReasonNotProvenHarmless:                         "not within the auto-approval rules: %s",
 	risk.ReasonNoCommandOnlyPatterns:                     "no command given, only patterns: never auto-approved",
 	risk.ReasonOnlyCommandsAutoApproved:                  "only shell commands can be auto-approved",
+	risk.ReasonRunsInAnotherFolder:                       "runs in another folder than the project's (%s)",
+	risk.ReasonToolCallNotRead:                           "what the tool call runs, and where, could not be read",
+	risk.ReasonMayRunLong:                                "may run for up to %s",
 }

@@ -435,4 +435,7 @@ var reasonChinese = map[risk.ReasonCode]string{
 	risk.ReasonNotProvenHarmless:                         "不符合自动批准规则：%s",
 	risk.ReasonNoCommandOnlyPatterns:                     "没有给出命令，只有模式：从不自动批准",
 	risk.ReasonOnlyCommandsAutoApproved:                  "只有 shell 命令可以自动批准",
+	risk.ReasonRunsInAnotherFolder:                       "在项目目录之外的文件夹中运行（%s）",
+	risk.ReasonToolCallNotRead:                           "无法读取该工具调用实际运行的内容及其文件夹",
+	risk.ReasonMayRunLong:                                "最长可运行 %s",
 }
