@@ -114,9 +114,11 @@ func messageOf(es []*pending.Entry) *pending.Entry {
 }
 
 // samePermission reports whether two requests ask the same thing: same
-// kind, same patterns.
+// kind, same patterns, run alike (a command in another folder is another
+// request).
 func samePermission(a, b *pending.Permission) bool {
-	return a != nil && b != nil && a.Kind == b.Kind && slices.Equal(a.Patterns, b.Patterns)
+	return a != nil && b != nil && a.Kind == b.Kind && slices.Equal(a.Patterns, b.Patterns) &&
+		(a.Run == nil) == (b.Run == nil) && (a.Run == nil || *a.Run == *b.Run)
 }
 
 // findTwin returns the group key of an open request asking what e asks,

@@ -77,7 +77,7 @@ func TestPermissionRiskLevelsShown(t *testing.T) {
 		"echo hi; sudo rm -r /": "🔴 <b>high risk</b>",
 	} {
 		h := newHarness(t, harnessConfig{})
-		h.askPerm(permEvent("per_1", cmd))
+		h.askPerm(h.permIn(project(t), "per_1", cmd))
 		wantIn(t, h.lastSent().P.Text, want)
 	}
 }
@@ -742,7 +742,7 @@ func TestLookupsIgnoreOtherSessions(t *testing.T) {
 
 	probe := func(session string) *pending.Entry {
 		return &pending.Entry{Kind: pending.KindPermission, Directory: p1.Directory, SessionID: session,
-			Permission: &pending.Permission{Kind: "bash", Patterns: []string{"make"}}}
+			Permission: &pending.Permission{Kind: "bash", Patterns: []string{"make"}, Run: &pending.Run{}}}
 	}
 	for _, tc := range []struct {
 		session, key string

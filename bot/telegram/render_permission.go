@@ -3,6 +3,7 @@ package telegram
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
@@ -105,7 +106,7 @@ func permissionBody(tx *i18n.Text, es []*pending.Entry, open bool, bud permissio
 
 	// The same judgement auto-approval makes, so the shown level never
 	// disagrees with what was or would be approved.
-	assessed := risk.Assess(e.Directory, p.Kind, p.Patterns, p.Metadata)
+	assessed := risk.AssessRun(e.Directory, p.Kind, p.Patterns, p.Metadata, riskRun(p.Run))
 	var reasons []string
 	for i, r := range assessed.Details {
 		if i == 3 {
@@ -128,6 +129,7 @@ func permissionBody(tx *i18n.Text, es []*pending.Entry, open bool, bud permissio
 			cut = append(cut, fullText{name: "command.txt", caption: tx.FullCommand, content: d.command})
 		}
 	}
+	b.WriteString(runLines(tx, p.Run))
 	if d.file != "" {
 		b.WriteString("\n" + tx.File + "<code>" + esc(oneLine(d.file), 150) + "</code>")
 	}
@@ -151,6 +153,38 @@ func permissionBody(tx *i18n.Text, es []*pending.Entry, open bool, bud permissio
 		b.WriteString("\n" + alwaysLine(tx, p, kind))
 	}
 	return b.String(), cut
+}
+
+// runLines says what a shell command's tool call showed beyond its text:
+// that it could not be read, or the folder it runs in when that is not
+// the project's, and a long timeout.
+func runLines(tx *i18n.Text, r *pending.Run) string {
+	switch {
+	case r == nil:
+		return ""
+	case !r.Read:
+		return "\n" + tx.RunUnread
+	}
+	var s string
+	if r.Elsewhere {
+		s += "\n📁 " + tx.Folder + "<code>" + esc(oneLine(r.Workdir), 300) + "</code>"
+	}
+	if r.Timeout > risk.MaxTimeout {
+		s += "\n" + esc(tx.RunsFor((time.Duration(r.Timeout)*time.Millisecond).String()), 100)
+	}
+	return s
+}
+
+// riskRun is what risk.AssessRun needs of r.
+func riskRun(r *pending.Run) *risk.Run {
+	if r == nil {
+		return nil
+	}
+	rr := &risk.Run{Read: r.Read, Timeout: r.Timeout}
+	if r.Elsewhere {
+		rr.Elsewhere = r.Workdir
+	}
+	return rr
 }
 
 // alwaysLine says what pressing "Always allow" would allow beyond this
