@@ -36,6 +36,11 @@ func (b *Bridge) readRun(ctx context.Context, log zerolog.Logger, e *pending.Ent
 	if !isShell(p.Permission) {
 		return nil
 	}
+	if p.Surface == opencode.SurfaceAPI {
+		// Its messages are another model, at other routes.
+		log.Info().Msg("the tool calls of opencode's /api surface are not read; the message says where the command runs is unknown")
+		return &pending.Run{}
+	}
 	run, err := b.toolRun(ctx, e, p)
 	if err != nil {
 		log.Warn().Err(err).Msg("could not read what the command's tool call runs; it is asked, and its message says so")

@@ -252,3 +252,25 @@ func TestSameCommandElsewhereIsAnotherRequest(t *testing.T) {
 		t.Errorf("an identical request did not join the first one's message")
 	}
 }
+
+// The /api surface's tool calls are not read (its messages live at other
+// routes): its shell commands are asked, and say their folder is unknown.
+func TestAPISurfaceToolCallNotRead(t *testing.T) {
+	h := newHarness(t, harnessConfig{AutoApprove: AutoApproveLow})
+	ev := h.permIn(project(t), "per_1", "ls")
+	ev.Type = opencode.TypePermissionV2Asked
+	ev.Surface = opencode.SurfaceAPI
+	ev.PermissionAsked.Surface = opencode.SurfaceAPI
+	h.b.HandleEvent(context.Background(), ev)
+	if r := h.oc.PermReplies(); len(r) != 0 {
+		t.Fatalf("replied %+v without asking", r)
+	}
+	if h.oc.toolCallReads != 0 {
+		t.Errorf("read %d tool calls through the original routes", h.oc.toolCallReads)
+	}
+	e, err := h.store.ByRequestID("", "per_1")
+	if err != nil || e.Permission.Run == nil || e.Permission.Run.Read {
+		t.Fatalf("entry = %+v, %v; want a Run not read", e, err)
+	}
+	wantIn(t, h.lastSent().P.Text, "Could not read from opencode where this command runs")
+}
