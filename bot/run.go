@@ -89,11 +89,15 @@ func (b *Bridge) toolRun(ctx context.Context, e *pending.Entry, p *opencode.Perm
 	}, nil
 }
 
-// sameFolder reports whether a and b are one folder, links followed. One
-// that cannot be resolved is no folder.
+// sameFolder reports whether a and b are one folder: the same path, or
+// the same once links are followed. One that cannot be resolved is no
+// folder but itself.
 func sameFolder(a, b string) bool {
 	if a == "" || b == "" {
 		return false
+	}
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
 	}
 	ra, err := filepath.EvalSymlinks(a)
 	if err != nil {
@@ -149,6 +153,9 @@ func (b *Bridge) untrusted(ctx context.Context, e *pending.Entry) string {
 		return "could not read whether an always answer let the agent change files here: " + err.Error()
 	} else if ok {
 		return "an always answer (" + given + ") let the agent change files in this directory without asking"
+	}
+	if _, err := filepath.EvalSymlinks(e.Directory); err != nil {
+		return "the project folder cannot be followed on this machine: " + err.Error()
 	}
 	if run.Root == "" {
 		return "opencode did not say its worktree, which its edit rules are relative to"

@@ -274,3 +274,23 @@ func TestAPISurfaceToolCallNotRead(t *testing.T) {
 	}
 	wantIn(t, h.lastSent().P.Text, "Could not read from opencode where this command runs")
 }
+
+// A project folder that is not on this machine: its commands run in the
+// project (the message names no other folder), but none is approved, as
+// hermes-bot cannot follow its links.
+func TestAutoApproveProjectElsewhere(t *testing.T) {
+	h := newHarness(t, harnessConfig{AutoApprove: AutoApproveLow})
+	ev := h.permIn("/home/user/projects/demo", "per_1", "ls")
+	h.b.HandleEvent(context.Background(), ev)
+	if r := h.oc.PermReplies(); len(r) != 0 {
+		t.Fatalf("replied %+v without asking", r)
+	}
+	h.asksNormally("per_1")
+	text := h.lastSent().P.Text
+	if strings.Contains(text, "another folder") || strings.Contains(text, "Could not read") {
+		t.Errorf("the message says the command runs elsewhere:\n%s", text)
+	}
+	if !strings.Contains(h.logs.String(), "cannot be followed on this machine") {
+		t.Errorf("no log line says why:\n%s", h.logs.String())
+	}
+}
