@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
+	"github.com/hermes-bot/hermes-bot/bot/risk"
 
 	"github.com/hermes-bot/hermes-bot/opencode"
 	"github.com/hermes-bot/hermes-bot/pending"
@@ -31,14 +32,92 @@ func (h *harness) asksNormally(id string) {
 	}
 }
 
+// askEdits are agents whose rules ask before every edit, as opencode's
+// {"bash": "ask", "edit": "ask"} makes them.
+func askEdits() []opencode.Agent {
+	rules := opencode.Ruleset{
+		{Permission: "*", Pattern: "*", Action: "allow"},
+		{Permission: "external_directory", Pattern: "*", Action: "ask"},
+		{Permission: "bash", Pattern: "*", Action: "ask"},
+		{Permission: "edit", Pattern: "*", Action: "ask"},
+	}
+	return []opencode.Agent{{Name: "build", Mode: "primary", Permission: rules}, {Name: "explore", Mode: "subagent", Permission: rules}}
+}
+
+// project makes a project folder named demo on this machine.
+func project(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "demo")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// repoProject is project at the top of a git repository of its own, with
+// no user or system git configuration, as git's commands need to be approved.
+func repoProject(t *testing.T) string {
+	t.Helper()
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	dir := project(t)
+	cmd := exec.Command("git", "init", "-q")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	return dir
+}
+
+// trusted scripts opencode to say that ev's command runs in its
+// directory, with input (more of the call's arguments), and that edits
+// ask, unless the test scripted otherwise.
+func (h *harness) trusted(ev opencode.Event, input map[string]any) {
+	h.t.Helper()
+	p := ev.PermissionAsked
+	args := map[string]any{"command": risk.MetaStrings(p.Metadata)["command"], "description": "x"}
+	for k, v := range input {
+		args[k] = v
+	}
+	raw, err := json.Marshal(args)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.oc.mu.Lock()
+	defer h.oc.mu.Unlock()
+	if h.oc.toolCalls == nil {
+		h.oc.toolCalls = map[string]opencode.ToolCall{}
+	}
+	h.oc.toolCalls[p.Tool.CallID] = opencode.ToolCall{Tool: "bash", Status: "running", Input: raw, Agent: "build", Cwd: ev.Directory, Root: ev.Directory}
+	if h.oc.agents == nil {
+		h.oc.agents = askEdits()
+	}
+	if h.oc.sessions == nil {
+		h.oc.sessions = map[string]opencode.Session{}
+	}
+	if _, ok := h.oc.sessions[p.SessionID]; !ok {
+		h.oc.sessions[p.SessionID] = opencode.Session{ID: p.SessionID}
+	}
+}
+
+// permIn is permEvent in directory dir, with opencode scripted to trust it.
+func (h *harness) permIn(dir, id, cmd string) opencode.Event {
+	ev := permEvent(id, cmd)
+	ev.Directory = dir
+	h.trusted(ev, nil)
+	return ev
+}
+
 func TestAutoApproveLow(t *testing.T) {
 	h := newHarness(t, harnessConfig{AutoApprove: AutoApproveLow})
 	h.oc.sessions = map[string]opencode.Session{testSession: {ID: testSession, Title: "Fix <the> build"}}
-	h.b.HandleEvent(context.Background(), permEvent("per_1", "ls -la"))
+	dir := project(t)
+	h.b.HandleEvent(context.Background(), h.permIn(dir, "per_1", "ls -la"))
 
 	replies := h.oc.PermReplies()
 	if len(replies) != 1 || replies[0].RequestID != "per_1" || replies[0].Reply != "once" || replies[0].Message != "" ||
-		replies[0].Dir != "/home/user/projects/demo" || replies[0].SessionID != testSession {
+		replies[0].Dir != dir || replies[0].SessionID != testSession {
 		t.Fatalf("replies = %+v, want one \"once\" for per_1", replies)
 	}
 	sent := h.tg.Sent()
@@ -70,8 +149,7 @@ func TestAutoApproveLow(t *testing.T) {
 
 func TestAutoApproveEscapesNotice(t *testing.T) {
 	h := newHarness(t, harnessConfig{AutoApprove: AutoApproveLow})
-	ev := permEvent("per_1", "grep '<b>' index.html")
-	ev.Directory = t.TempDir()
+	ev := h.permIn(t.TempDir(), "per_1", "grep '<b>' index.html")
 	h.b.HandleEvent(context.Background(), ev)
 	if n := len(h.oc.PermReplies()); n != 1 {
 		t.Fatalf("%d replies, want 1", n)
@@ -85,8 +163,7 @@ func TestAutoApproveEscapesNotice(t *testing.T) {
 // A pipe of programs inside the grammar is approved like one command.
 func TestAutoApprovePipe(t *testing.T) {
 	h := newHarness(t, harnessConfig{AutoApprove: AutoApproveLow})
-	ev := permEvent("per_1", "cat go.mod | grep module")
-	ev.Directory = t.TempDir()
+	ev := h.permIn(t.TempDir(), "per_1", "cat go.mod | grep module")
 	h.b.HandleEvent(context.Background(), ev)
 	if r := h.oc.PermReplies(); len(r) != 1 || r[0].Reply != "once" {
 		t.Fatalf("replies = %+v, want one once", r)
@@ -129,7 +206,7 @@ func TestAutoApproveAsksWhenNotLow(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, harnessConfig{AutoApprove: tc.policy})
-			ev := permEvent("per_1", tc.cmd)
+			ev := h.permIn(t.TempDir(), "per_1", tc.cmd)
 			if tc.edit != nil {
 				tc.edit(&ev)
 			}
@@ -149,7 +226,7 @@ func TestAutoApproveFailingReplyAsks(t *testing.T) {
 		t.Run(err.Error(), func(t *testing.T) {
 			h := newHarness(t, harnessConfig{AutoApprove: AutoApproveLow})
 			h.oc.permErrs = map[string][]error{"per_1": {err}}
-			h.b.HandleEvent(context.Background(), permEvent("per_1", "ls"))
+			h.b.HandleEvent(context.Background(), h.permIn(t.TempDir(), "per_1", "ls"))
 			if r := h.oc.PermReplies(); len(r) != 1 {
 				t.Fatalf("replies = %+v, want the one failed attempt", r)
 			}
@@ -165,7 +242,7 @@ func TestAutoApproveFailingReplyAsks(t *testing.T) {
 func TestAutoApproveGone(t *testing.T) {
 	h := newHarness(t, harnessConfig{AutoApprove: AutoApproveLow})
 	h.oc.permErrs = map[string][]error{"per_1": {opencode.ErrNotFound}}
-	h.b.HandleEvent(context.Background(), permEvent("per_1", "ls"))
+	h.b.HandleEvent(context.Background(), h.permIn(t.TempDir(), "per_1", "ls"))
 	if n := len(h.tg.Sent()); n != 0 {
 		t.Errorf("sent %d messages for a request that is gone", n)
 	}
@@ -178,7 +255,7 @@ func TestAutoApproveGone(t *testing.T) {
 // approve twice.
 func TestAutoApproveOnce(t *testing.T) {
 	h := newHarness(t, harnessConfig{AutoApprove: AutoApproveLow})
-	ev := permEvent("per_1", "ls")
+	ev := h.permIn(t.TempDir(), "per_1", "ls")
 	h.b.HandleEvent(context.Background(), ev)
 	h.b.HandleEvent(context.Background(), ev)
 	if r := h.oc.PermReplies(); len(r) != 1 {
@@ -212,8 +289,7 @@ func TestAutoApproveTable(t *testing.T) {
 		id := fmt.Sprintf("per_%d", n)
 		before := len(h.oc.PermReplies())
 		sentBefore := len(h.tg.Sent())
-		ev := permEvent(id, parts[2])
-		ev.Directory = dir
+		ev := h.permIn(dir, id, parts[2])
 		h.b.HandleEvent(context.Background(), ev)
 		replies := h.oc.PermReplies()[before:]
 		sent := h.tg.Sent()[sentBefore:]

@@ -40,6 +40,10 @@ type Opencode interface {
 	// assistant message, for the excerpt of a "finished" notice; "" when
 	// it has none.
 	LastAssistantText(ctx context.Context, dir, sessionID string) (string, error)
+	// ToolCall reads a tool call of a session (what a shell command's
+	// request runs, and where); Agents lists the agents and their rules.
+	ToolCall(ctx context.Context, dir, sessionID string, ref opencode.ToolRef) (opencode.ToolCall, error)
+	Agents(ctx context.Context, dir string) ([]opencode.Agent, error)
 
 	// The steering calls (see Steering in the package doc).
 	CreateSession(ctx context.Context, dir, title string) (opencode.Session, error)

@@ -135,6 +135,9 @@ func (b *Bridge) decide(ctx context.Context, log zerolog.Logger, key string, mem
 		case err == nil:
 			mlog.Info().Str("reply", reply).Str("by", user.DisplayName()).Bool("reason", message != "").Msg("permission decision delivered to opencode")
 			b.tellTerminal(mlog, m, b.text.TerminalDecided(reply, user.DisplayName()))
+			if reply == frontend.ReplyAlways {
+				b.rememberAlways(mlog, m)
+			}
 			done = append(done, m)
 		case errors.Is(err, opencode.ErrNotFound):
 			mlog.Warn().Err(err).Msg("permission request is no longer pending in opencode; closing it")

@@ -73,24 +73,34 @@
 //
 // # Permissions
 //
-// A permission request is shown with a risk level from risk.Assess; its
-// buttons allow once, always, reject, or ask for a reason (a prompt, like
-// a typed answer) that goes to opencode with the reject. Identical
-// requests of one session (kind, patterns and metadata alike, so the
-// same thing runs) share one message: the later ones are stored with
-// SharedWith naming the first, whose UID the buttons carry, and one
-// decision answers them all. Work on such a group takes the lock of that
-// UID, then of each member's.
+// A permission request is shown with a risk level from risk.AssessRun;
+// its buttons allow once, always, reject, or ask for a reason (a prompt,
+// like a typed answer) that goes to opencode with the reject. A shell
+// command's request leaves out where the command runs and for how long:
+// the bridge reads them from its tool call (Opencode.ToolCall) before
+// posting it, and the message shows a folder other than the project's, a
+// long timeout, or that the call could not be read. Identical requests of
+// one session (kind, patterns, metadata and where and how long they run
+// alike) share one message:
+// the later ones are stored with SharedWith naming the first, whose UID
+// the buttons carry, and one decision answers them all. Work on such a
+// group takes the lock of that UID, then of each member's.
 //
 // Requests carry the session's title (from GetSession, cached; 3 s at
 // most, falling back to the session ID), and a subagent's parent session.
 //
-// With Config.AutoApprove set to AutoApproveLow, a request risk.Assess
+// With Config.AutoApprove set to AutoApproveLow, a request risk.AssessRun
 // rates low is allowed once without asking and the front-end posts a
 // notice instead of buttons; if that reply fails, the request is asked as
-// usual. Low is decided by bot/risk alone (risk.Approve: its grammar, and
-// what the programs read in the project, risk.Trust): the bridge asks it
-// that one question and adds no judgement of its own.
+// usual. Low is bot/risk's judgement (risk.Approve's grammar, and the
+// command running in the project folder itself, links followed, within
+// opencode's default timeout). The bridge then also requires that
+// opencode's rules (every agent's, and the session's own) ask before an
+// edit of the files the command reads for configuration (risk.Trust), and
+// that no "always" answer to an edit in that directory widened them since:
+// opencode keeps those answers where no one can list them, so the bridge
+// records its own and those it sees in permission.replied. Whatever
+// cannot be read is asked, with a log line saying why.
 //
 // # Notifications and metrics
 //

@@ -66,6 +66,12 @@ type fakeOpencode struct {
 	toasts   []string
 	toastErr error
 
+	// toolCalls are what ToolCall finds, by call ID; agents what Agents
+	// lists (nil: it fails). toolCallReads counts ToolCall's calls.
+	toolCalls     map[string]opencode.ToolCall
+	agents        []opencode.Agent
+	toolCallReads int
+
 	// reader, when set, answers LastAssistantText; steer, when set, the
 	// steering calls. Without them those calls fail: a test that does
 	// not script them should not depend on them.
@@ -155,6 +161,26 @@ type replyCall struct {
 }
 
 var _ Opencode = (*fakeOpencode)(nil)
+
+func (f *fakeOpencode) ToolCall(_ context.Context, dir, sessionID string, ref opencode.ToolRef) (opencode.ToolCall, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.toolCallReads++
+	tc, ok := f.toolCalls[ref.CallID]
+	if !ok {
+		return opencode.ToolCall{}, fmt.Errorf("read tool call %s: %w", ref.CallID, errNotScripted)
+	}
+	return tc, nil
+}
+
+func (f *fakeOpencode) Agents(context.Context, string) ([]opencode.Agent, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.agents == nil {
+		return nil, fmt.Errorf("list agents: %w", errNotScripted)
+	}
+	return slices.Clone(f.agents), nil
+}
 
 // Requests returns the fake's calls of surface sf, recorded with it.
 func (f *fakeOpencode) Requests(sf opencode.Surface) opencode.Requests { return fakeRequests{f, sf} }

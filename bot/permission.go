@@ -45,6 +45,7 @@ func (b *Bridge) permissionAsked(ctx context.Context, ev opencode.Event) {
 		return
 	}
 	e.UID = b.uidFor(ev.Server, p.ID)
+	e.Permission.Run = b.readRun(ctx, log, e, p)
 	if key, ok := b.findTwin(e); ok {
 		joined, post := b.join(ctx, e, key)
 		if post {
@@ -86,17 +87,37 @@ const (
 )
 
 // autoApprove allows the just-stored request e once without asking, when
-// the policy is low and the risk model rates it low inside e's
-// directory, and posts a notice without buttons. It reports whether e is
-// settled: false means it must be asked, as when the reply did not go
-// through — a request is never lost to auto-approval.
+// the policy is low, the risk model rates it low inside e's directory
+// with what its tool call runs, and opencode's rules make a person guard
+// what the command reads for configuration (untrusted); it posts a notice
+// without buttons. It reports whether e is settled: false means it must
+// be asked, as when the reply did not go through — a request is never
+// lost to auto-approval.
 func (b *Bridge) autoApprove(ctx context.Context, log zerolog.Logger, e *pending.Entry) bool {
 	if b.cfg.AutoApprove != AutoApproveLow || e.Permission == nil {
 		return false
 	}
 	p := e.Permission
-	assessed := risk.Assess(e.Directory, p.Kind, p.Patterns, p.Metadata)
+	assessed := risk.AssessRun(e.Directory, p.Kind, p.Patterns, p.Metadata, riskRun(p.Run))
 	if assessed.Level != risk.Low {
+		if p.Run != nil && risk.Assess(e.Directory, p.Kind, p.Patterns, p.Metadata).Level == risk.Low {
+			log.Info().Strs("why", i18n.English.RiskReasons(assessed)).Msg("low-risk command not auto-approved; asking")
+		}
+		return false
+	}
+	// The rules checked are those of the original routes; the /api
+	// surface keeps its own, saved ones.
+	why := ""
+	switch {
+	case p.Run == nil || !p.Run.Read:
+		why = "what its tool call runs could not be read"
+	case e.Surface != "":
+		why = "it was asked through opencode's /api surface, whose saved permissions hermes-bot does not read"
+	default:
+		why = b.untrusted(ctx, e)
+	}
+	if why != "" {
+		log.Info().Str("why", why).Msg("low-risk command not auto-approved; asking")
 		return false
 	}
 	members, unlock, err := b.lockGroup(ctx, e.UID)
@@ -234,6 +255,9 @@ func (b *Bridge) permissionReplied(ctx context.Context, server string, r *openco
 	rest := slices.Delete(slices.Clone(members), i, i+1)
 	log := b.entryLog(e)
 	log.Info().Str("reply", r.Reply).Int("stillOpen", len(open(rest))).Msg("permission answered in opencode")
+	if r.Reply == frontend.ReplyAlways {
+		b.rememberAlways(log, e)
+	}
 	if len(rest) > 0 {
 		b.deleteEntry(log, e, i18n.ToastAnsweredElsewhere)
 		b.rerenderPermission(ctx, log, key, rest)

@@ -77,7 +77,7 @@ func TestPermissionRiskLevelsShown(t *testing.T) {
 		"echo hi; sudo rm -r /": "🔴 <b>high risk</b>",
 	} {
 		h := newHarness(t, harnessConfig{})
-		h.askPerm(permEvent("per_1", cmd))
+		h.askPerm(h.permIn(project(t), "per_1", cmd))
 		wantIn(t, h.lastSent().P.Text, want)
 	}
 }

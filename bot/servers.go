@@ -54,6 +54,14 @@ func (s unservedServer) LastAssistantText(context.Context, string, string) (stri
 	return "", s.err("read the last message")
 }
 
+func (s unservedServer) ToolCall(context.Context, string, string, opencode.ToolRef) (opencode.ToolCall, error) {
+	return opencode.ToolCall{}, s.err("read tool call")
+}
+
+func (s unservedServer) Agents(context.Context, string) ([]opencode.Agent, error) {
+	return nil, s.err("list agents")
+}
+
 func (s unservedServer) CreateSession(context.Context, string, string) (opencode.Session, error) {
 	return opencode.Session{}, s.err("create session")
 }

@@ -1,7 +1,10 @@
 // Package opencode is hermes-bot's client of an opencode server: HTTP basic
 // auth, per-call timeouts, the question and permission calls (list, reply,
 // reject), request-ID resolution, the calls that steer a session
-// (create, prompt, abort, list, a toast in the terminal), and the event
+// (create, prompt, abort, list, a toast in the terminal), what a
+// permission request's tool call runs (ToolCall) and the permission rules
+// it is judged by (Agents, Session.Permission, evaluated as opencode does
+// by Ruleset), and the event
 // stream GET /global/event with its reader, silence detection, reconnect
 // backoff and re-listing of pending questions and permission requests
 // after every connect. Which event types it keeps is one table (eventKinds

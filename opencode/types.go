@@ -224,6 +224,9 @@ type Session struct {
 	Title     string `json:"title,omitempty"`
 	Directory string `json:"directory,omitempty"`
 	ParentID  string `json:"parentID,omitempty"`
+	// Permission holds the session's own rules, which opencode evaluates
+	// after its agent's; nil when it has none.
+	Permission Ruleset `json:"permission,omitempty"`
 	// Time is when it was created and last updated, in Unix milliseconds.
 	Time struct {
 		Created int64 `json:"created,omitempty"`

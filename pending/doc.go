@@ -7,8 +7,9 @@
 // Directories, CompareListed, AwaitingText, BySession, Group), a small
 // meta bucket (a chat's move to another, the thread each project posts
 // in, the front-end's input cursor, requests closed in the last day so a
-// late press is told how they closed, and the closing edits still owed to
-// their messages, recorded in the transaction that closes them) and the
+// late press is told how they closed, the closing edits still owed to
+// their messages, recorded in the transaction that closes them, and the
+// directories where an "always" answer let the agent change files) and the
 // single-instance lock on the file. It knows nothing of HTTP, Telegram or
 // opencode: deciding what an entry means, and talking to either side, is
 // left to package bot.

@@ -54,6 +54,29 @@ type Permission struct {
 	Patterns []string        `json:"patterns,omitempty"`
 	Always   []string        `json:"always,omitempty"`
 	Metadata json.RawMessage `json:"metadata,omitempty"`
+	// Run is what the tool call of a shell command was found to run; nil
+	// for other kinds, and in entries stored before it was read.
+	Run *Run `json:"run,omitempty"`
+}
+
+// Run is what the tool call behind a shell command's permission request
+// runs, as read from opencode when the request came.
+type Run struct {
+	// Read says the call's input was read and its command is the
+	// request's; the other fields are empty when it is false.
+	Read bool `json:"read"`
+	// Workdir is the folder the command runs in, absolute.
+	Workdir string `json:"workdir,omitempty"`
+	// Elsewhere is set when Workdir, links followed, is not the project
+	// directory (or either could not be resolved).
+	Elsewhere bool `json:"elsewhere,omitempty"`
+	// Timeout is how long it may run, in milliseconds; 0 when the call
+	// names none.
+	Timeout int64 `json:"timeout,omitempty"`
+	// Root is opencode's worktree for the call (the git worktree's top,
+	// "/" outside one); Agent the agent that called it.
+	Root  string `json:"root,omitempty"`
+	Agent string `json:"agent,omitempty"`
 }
 
 // Entry is one request in flight: what opencode asked, where the front-end

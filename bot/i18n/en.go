@@ -68,6 +68,9 @@ var English = Text{
 	Risk:         func(l risk.Level) string { return l.String() + " risk" },
 	File:         "File: ",
 	URL:          "URL: ",
+	Folder:       "Runs in another folder: ",
+	RunUnread:    "⚠️ Could not read from opencode where this command runs: check before allowing.",
+	RunsFor:      func(d string) string { return "⏱ May run for up to " + d },
 	Patterns:     "Patterns: ",
 	MoreLines:    func(n int) string { return fmt.Sprintf("… %d more lines", n) },
 	MoreItems:    func(n int) string { return fmt.Sprintf(" … and %d more", n) },
@@ -442,4 +445,7 @@ var reasonEnglish = map[risk.ReasonCode]string{
 	risk.ReasonNotProvenHarmless:                         "not within the auto-approval rules: %s",
 	risk.ReasonNoCommandOnlyPatterns:                     "no command given, only patterns: never auto-approved",
 	risk.ReasonOnlyCommandsAutoApproved:                  "only shell commands can be auto-approved",
+	risk.ReasonRunsInAnotherFolder:                       "runs in another folder than the project's (%s)",
+	risk.ReasonToolCallNotRead:                           "what the tool call runs, and where, could not be read",
+	risk.ReasonMayRunLong:                                "may run for up to %s",
 }

@@ -50,9 +50,15 @@ type Text struct {
 	MoreReasons func(n int) string
 	// RiskReason says one reason of a risk assessment, its detail (a
 	// command, a path) quoted as it is.
-	RiskReason        func(r risk.Reason) string
-	Risk              func(l risk.Level) string
-	File, URL         string
+	RiskReason func(r risk.Reason) string
+	Risk       func(l risk.Level) string
+	File, URL  string
+	// Folder introduces the folder a command runs in when it is not the
+	// project's; RunUnread says what it runs could not be read; RunsFor
+	// says how long it may run (a Go duration), when that is long.
+	Folder            string
+	RunUnread         string
+	RunsFor           func(d string) string
 	Patterns          string
 	MoreLines         func(n int) string
 	MoreItems         func(n int) string

@@ -69,6 +69,9 @@ var Chinese = Text{
 	},
 	File:         "文件：",
 	URL:          "网址：",
+	Folder:       "在另一个文件夹中运行：",
+	RunUnread:    "⚠️ 无法从 opencode 读取此命令的运行位置：允许之前请先核实。",
+	RunsFor:      func(d string) string { return "⏱ 最长可运行 " + d },
 	Patterns:     "匹配规则：",
 	MoreLines:    func(n int) string { return fmt.Sprintf("… 另有 %d 行", n) },
 	MoreItems:    func(n int) string { return fmt.Sprintf(" … 另有 %d 项", n) },
@@ -435,4 +438,7 @@ var reasonChinese = map[risk.ReasonCode]string{
 	risk.ReasonNotProvenHarmless:                         "不符合自动批准规则：%s",
 	risk.ReasonNoCommandOnlyPatterns:                     "没有给出命令，只有模式：从不自动批准",
 	risk.ReasonOnlyCommandsAutoApproved:                  "只有 shell 命令可以自动批准",
+	risk.ReasonRunsInAnotherFolder:                       "在项目目录之外的文件夹中运行（%s）",
+	risk.ReasonToolCallNotRead:                           "无法读取该工具调用实际运行的内容及其文件夹",
+	risk.ReasonMayRunLong:                                "最长可运行 %s",
 }

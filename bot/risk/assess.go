@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Level grades what a permission request would let the agent do.
@@ -276,4 +277,61 @@ func (a *assessor) command(cmd string, depth int) {
 	if len(sc.commands) == 0 && len(sc.subst) == 0 && depth == 0 {
 		a.add(Medium, ReasonNoCommandFound, "")
 	}
+}
+
+// MaxTimeout is the longest a shell command may be allowed to run (in
+// milliseconds) and still rate low: opencode's own default.
+const MaxTimeout int64 = 2 * 60 * 1000
+
+// Run is what the tool call of a shell command says about how it runs.
+type Run struct {
+	// Read says the call's input was read and its command is the
+	// request's.
+	Read bool
+	// Elsewhere is the folder the command runs in when that is not the
+	// project directory, else "".
+	Elsewhere string
+	// Timeout is how long it may run, in milliseconds; 0 is opencode's
+	// default.
+	Timeout int64
+}
+
+// AssessRun is Assess of a shell command together with what its tool call
+// says (nil: nothing, as for requests of other kinds). A command whose
+// call could not be read, that runs in another folder or may run longer
+// than MaxTimeout is at least medium, whatever Approve says of its text.
+func AssessRun(dir, kind string, patterns []string, metadata json.RawMessage, run *Run) Assessment {
+	a := Assess(dir, kind, patterns, metadata)
+	if run == nil {
+		return a
+	}
+	var why []Reason
+	switch {
+	case !run.Read:
+		why = append(why, Reason{Code: ReasonToolCallNotRead})
+	case run.Elsewhere != "":
+		why = append(why, Reason{Code: ReasonRunsInAnotherFolder, Arg: run.Elsewhere})
+	}
+	if run.Read && run.Timeout > MaxTimeout {
+		why = append(why, Reason{Code: ReasonMayRunLong, Arg: (time.Duration(run.Timeout) * time.Millisecond).String()})
+	}
+	for _, r := range why {
+		a = a.raise(r)
+	}
+	return a
+}
+
+// raise makes a at least medium for r, which it lists first unless a is
+// high. Reasons that speak for low go.
+func (a Assessment) raise(r Reason) Assessment {
+	rest := slices.DeleteFunc(slices.Clone(a.Details), func(x Reason) bool {
+		return x == r || x.Code == ReasonProvenReadOnly || x.Code == ReasonNothingRiskyFound
+	})
+	if a.Level == High {
+		a.Details = append(rest, r)
+		return a
+	}
+	a.Level = Medium
+	a.Details = append([]Reason{r}, rest...)
+	return a
 }

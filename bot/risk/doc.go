@@ -17,6 +17,13 @@
 // Approve accepts, so the level a person sees is the decision
 // auto-approval makes.
 //
+// AssessRun adds what a command's tool call says (Run): one that runs in
+// another folder than the project's, may run longer than MaxTimeout, or
+// whose call could not be read is at least medium, so low is only given
+// to what auto-approval would allow. Trust names the files a command's
+// programs read for their configuration, which the bridge requires a
+// person to guard.
+//
 // The reasons are codes (ReasonCode, a closed set listed by ReasonCodes)
 // with the detail they quote; the package says them in no language. The
 // catalogs of package bot/i18n say them, so a new language is a catalog

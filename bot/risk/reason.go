@@ -199,6 +199,9 @@ const (
 	ReasonNotProvenHarmless
 	ReasonNoCommandOnlyPatterns
 	ReasonOnlyCommandsAutoApproved
+	ReasonRunsInAnotherFolder
+	ReasonToolCallNotRead
+	ReasonMayRunLong
 	// reasonCount is one past the last code.
 	reasonCount
 )

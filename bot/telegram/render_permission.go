@@ -3,6 +3,7 @@ package telegram
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
@@ -131,6 +132,7 @@ func permissionBody(tx *i18n.Text, es []*pending.Entry, open bool, bud permissio
 			cut = append(cut, fullText{name: "command.txt", caption: tx.FullCommand, content: d.command})
 		}
 	}
+	b.WriteString(runLines(tx, p.Run))
 	if d.file != "" {
 		b.WriteString("\n" + tx.File + "<code>" + esc(oneLine(d.file), 150) + "</code>")
 	}
@@ -165,11 +167,43 @@ func riskiest(es []*pending.Entry) risk.Assessment {
 		if p == nil {
 			p = &pending.Permission{}
 		}
-		if a := risk.Assess(e.Directory, p.Kind, p.Patterns, p.Metadata); a.Level > worst.Level {
+		if a := risk.AssessRun(e.Directory, p.Kind, p.Patterns, p.Metadata, riskRun(p.Run)); a.Level > worst.Level {
 			worst = a
 		}
 	}
 	return worst
+}
+
+// runLines says what a shell command's tool call showed beyond its text:
+// that it could not be read, or the folder it runs in when that is not
+// the project's, and a long timeout.
+func runLines(tx *i18n.Text, r *pending.Run) string {
+	switch {
+	case r == nil:
+		return ""
+	case !r.Read:
+		return "\n" + tx.RunUnread
+	}
+	var s string
+	if r.Elsewhere {
+		s += "\n📁 " + tx.Folder + "<code>" + esc(oneLine(spellHidden(r.Workdir)), 300) + "</code>"
+	}
+	if r.Timeout > risk.MaxTimeout {
+		s += "\n" + esc(tx.RunsFor((time.Duration(r.Timeout)*time.Millisecond).String()), 100)
+	}
+	return s
+}
+
+// riskRun is what risk.AssessRun needs of r.
+func riskRun(r *pending.Run) *risk.Run {
+	if r == nil {
+		return nil
+	}
+	rr := &risk.Run{Read: r.Read, Timeout: r.Timeout}
+	if r.Elsewhere {
+		rr.Elsewhere = r.Workdir
+	}
+	return rr
 }
 
 // alwaysLine says what pressing "Always allow" would allow beyond this

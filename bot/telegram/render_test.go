@@ -310,7 +310,8 @@ func TestPermissionRenderFitsTelegram(t *testing.T) {
 	e := &pending.Entry{
 		UID: "abcDEF12", Kind: pending.KindPermission, Directory: "/x/" + big, SessionID: "ses_" + big,
 		SessionTitle: big, ParentSessionID: "ses_p", ParentTitle: big,
-		Permission: &pending.Permission{Kind: big, Patterns: pats, Always: pats, Metadata: meta},
+		Permission: &pending.Permission{Kind: big, Patterns: pats, Always: pats, Metadata: meta,
+			Run: &pending.Run{Read: true, Workdir: big, Elsewhere: true, Timeout: 1 << 50}},
 	}
 	es := []*pending.Entry{e, e, e}
 	text, kb, err := renderPermission(&i18n.English, e.UID, es)
@@ -392,5 +393,60 @@ func TestRenderMoved(t *testing.T) {
 		if err := checkMessageText(got); err != nil {
 			t.Errorf("renderMoved gives text Telegram refuses: %v", err)
 		}
+	}
+}
+
+// TestRenderRun shows what a command's tool call said: the folder when it
+// is not the project's, a long timeout, or that it could not be read; a
+// command run in the project as usual shows none of it.
+func TestRenderRun(t *testing.T) {
+	dir := t.TempDir()
+	meta, _ := json.Marshal(map[string]string{"command": "ls"})
+	for _, tc := range []struct {
+		name   string
+		run    *pending.Run
+		level  string
+		want   []string
+		wantZh []string
+		not    []string
+	}{
+		{"here", &pending.Run{Read: true, Workdir: dir}, "🟢", nil, nil, []string{"another folder", "May run", "Could not read"}},
+		{"no call read yet", nil, "🟢", nil, nil, []string{"another folder", "Could not read"}},
+		{"elsewhere", &pending.Run{Read: true, Workdir: dir + "/.git", Elsewhere: true}, "🟡",
+			[]string{"📁 Runs in another folder: <code>" + dir + "/.git</code>", "runs in another folder than the project&#39;s (" + dir + "/.git)"},
+			[]string{"在另一个文件夹中运行：<code>" + dir + "/.git</code>"}, []string{"May run"}},
+		{"a day", &pending.Run{Read: true, Workdir: dir, Timeout: 86400000}, "🟡",
+			[]string{"⏱ May run for up to 24h0m0s"}, []string{"最长可运行 24h0m0s"}, []string{"another folder"}},
+		{"unread", &pending.Run{}, "🟡", []string{"Could not read from opencode where this command runs"}, []string{"无法从 opencode 读取"}, []string{"another folder"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := &pending.Entry{
+				UID: "abcDEF12", Kind: pending.KindPermission, Directory: dir, SessionID: "ses_1",
+				Permission: &pending.Permission{Kind: "bash", Patterns: []string{"ls"}, Metadata: meta, Run: tc.run},
+			}
+			en, _, err := renderPermission(&i18n.English, e.UID, []*pending.Entry{e})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range append([]string{tc.level}, tc.want...) {
+				if !strings.Contains(en, w) {
+					t.Errorf("message lacks %q:\n%s", w, en)
+				}
+			}
+			for _, w := range tc.not {
+				if strings.Contains(en, w) {
+					t.Errorf("message shows %q:\n%s", w, en)
+				}
+			}
+			zh, _, err := renderPermission(&i18n.Chinese, e.UID, []*pending.Entry{e})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tc.wantZh {
+				if !strings.Contains(zh, w) {
+					t.Errorf("Chinese message lacks %q:\n%s", w, zh)
+				}
+			}
+		})
 	}
 }

@@ -58,6 +58,15 @@ func (o *recordingOpencode) LastAssistantText(context.Context, string, string) (
 	return "", nil
 }
 
+// ToolCall and Agents fail: no request of these tests is auto-approved.
+func (o *recordingOpencode) ToolCall(_ context.Context, _, _ string, ref opencode.ToolRef) (opencode.ToolCall, error) {
+	return opencode.ToolCall{}, fmt.Errorf("read tool call %s: not scripted: %w", ref.CallID, opencode.ErrTransient)
+}
+
+func (o *recordingOpencode) Agents(context.Context, string) ([]opencode.Agent, error) {
+	return nil, fmt.Errorf("list agents: not scripted: %w", opencode.ErrTransient)
+}
+
 func (o *recordingOpencode) CreateSession(ctx context.Context, dir, title string) (opencode.Session, error) {
 	if o.steer == nil {
 		return opencode.Session{}, errNoSteer

@@ -56,6 +56,11 @@ func demoSamples() []demoSample {
 		{title: "permission: run the tests", ask: func(oc *opencodetest.Server, id string) {
 			cmd := "go test -race ./..."
 			meta, _ := json.Marshal(map[string]string{"command": cmd, "description": "Run the tests"})
+			// The tool call tells where the command runs.
+			oc.AddMessage(opencodetest.ToolMessage{
+				ID: "msg_" + id, SessionID: demoSession().ID, Agent: "build", Cwd: demoDir, Root: demoDir,
+				Calls: []opencodetest.ToolCallPart{{CallID: "call_" + id, Tool: "bash", Input: map[string]any{"command": cmd, "description": "Run the tests"}}},
+			})
 			oc.AddPermission(demoDir, opencode.PermissionRequest{
 				ID: id, SessionID: demoSession().ID, Permission: "bash",
 				Patterns: []string{cmd}, Always: []string{"go test *"}, Metadata: meta,

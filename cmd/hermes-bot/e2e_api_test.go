@@ -65,6 +65,11 @@ func TestE2EAPISurface(t *testing.T) {
 	}
 	promptAPI("please run " + command)
 	pmsg := r.waitPosted(ctx, t, "the /api permission", command)
+	// Its tool call is not read (the /api surface's messages are another
+	// model): the message says where it runs is not known.
+	if !strings.Contains(pmsg.PlainText, "Could not read from opencode where this command runs") {
+		t.Errorf("the /api permission does not say its folder is unknown:\n%s", pmsg.PlainText)
+	}
 	r.press(t, pmsg, btnAllowOnce)
 	r.toolResult(ctx, t, "the /api permission", bash)
 	if b, err := os.ReadFile(filepath.Join(dir, "api.txt")); err != nil || string(b) != "hello-api\n" {

@@ -56,16 +56,18 @@ var unsafeIfApproved = []string{
 }
 
 // TestE2EAutoApprove runs a built hermes-bot with HERMES_AUTO_APPROVE=low
-// against a real opencode: the model asks to run hostile commands of the
+// against a real opencode whose project is a git repository and whose
+// edits ask (what auto-approval requires): the model asks to run hostile commands of the
 // table, all at once, and hermes-bot posts every permission request with
 // buttons and answers none by itself; plain read-only commands are
 // approved at once and run.
 func TestE2EAutoApprove(t *testing.T) {
-	r := newRig(t, opencodetest.OpencodeOptions{}, "HERMES_AUTO_APPROVE=low")
+	r := newRig(t, opencodetest.OpencodeOptions{Permission: askEditsAndBash, Git: true}, "HERMES_AUTO_APPROVE=low")
 	bot := startBot(t, r.env)
 	dir := r.oc.Dir
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
+	r.wantWorktree(ctx, t, dir)
 
 	// Plain read-only commands run without anyone pressing anything (git
 	// only at the top of a repository, which this project is not).

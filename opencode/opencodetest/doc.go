@@ -4,8 +4,8 @@
 // It holds three things:
 //
 //   - Server (fake.go): a small fake opencode server for unit tests of the
-//     opencode client and the bridge: its event stream and list/reply
-//     routes, scripted by the test.
+//     opencode client and the bridge: its event stream, list/reply
+//     routes, tool calls and agents, scripted by the test.
 //   - Model: a scripted OpenAI-compatible chat-completions server. A real
 //     opencode pointed at it calls the question or bash tool on cue, and
 //     the Model records what opencode told it, so a test can assert the

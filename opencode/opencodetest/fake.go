@@ -25,6 +25,7 @@ import (
 //	GET  /permission                          POST /permission/{id}/reply
 //	POST /session/{sessionID}/permissions/{id} (the older permission route)
 //	GET  /session/{id}                        GET /project
+//	GET  /session/{id}/message/{messageID}    GET /agent
 //
 // and the /api surface's request routes (see AddAPIQuestion):
 //
@@ -69,6 +70,8 @@ type Server struct {
 	apiPermissions map[string][]opencode.PermissionRequest
 	apiSessions    map[string]string // session ID → directory, of every /api request stored
 	sessions       map[string]opencode.Session
+	messages       map[string]ToolMessage // session ID "/" message ID → message
+	agents         map[string][]opencode.Agent
 	projects       []opencode.Project
 	requests       []Request
 	replies        []Reply
@@ -187,6 +190,8 @@ func NewServer(opts ...ServerOption) *Server {
 		apiPermissions: make(map[string][]opencode.PermissionRequest),
 		apiSessions:    make(map[string]string),
 		sessions:       make(map[string]opencode.Session),
+		messages:       make(map[string]ToolMessage),
+		agents:         make(map[string][]opencode.Agent),
 		streams:        make(map[*fakeStream]struct{}),
 	}
 	for _, o := range opts {
@@ -206,6 +211,8 @@ func NewServer(opts ...ServerOption) *Server {
 		mux.HandleFunc("POST /session/{sessionID}/permissions/{id}", s.handleLegacyPermission)
 		mux.HandleFunc("GET /session/{id}", s.handleGetSession)
 		mux.HandleFunc("GET /project", s.handleProjects)
+		mux.HandleFunc("GET /session/{id}/message/{messageID}", s.handleGetMessage)
+		mux.HandleFunc("GET /agent", s.handleAgents)
 	}
 	s.routeAPI(mux)
 	if s.opencode2 {
@@ -776,4 +783,86 @@ func (s *Server) handleProjects(w http.ResponseWriter, _ *http.Request) {
 func fakeBody(r *http.Request) string {
 	b, _ := io.ReadAll(r.Body)
 	return string(b)
+}
+
+// ToolMessage is an assistant message holding tool calls, as
+// GET /session/{id}/message/{messageID} shows it.
+type ToolMessage struct {
+	ID, SessionID string
+	Agent         string
+	// Cwd and Root are the message's path: the instance directory and
+	// the worktree.
+	Cwd, Root string
+	Calls     []ToolCallPart
+}
+
+// ToolCallPart is one tool call of a ToolMessage.
+type ToolCallPart struct {
+	CallID, Tool string
+	// Status is "running" when empty.
+	Status string
+	// Input is the call's arguments, sent as JSON.
+	Input any
+}
+
+// AddMessage makes m what GET /session/{m.SessionID}/message/{m.ID}
+// answers, in any directory.
+func (s *Server) AddMessage(m ToolMessage) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.messages[m.SessionID+"/"+m.ID] = m
+}
+
+// SetAgents sets what GET /agent answers for directory dir; a directory
+// without agents answers an empty list.
+func (s *Server) SetAgents(dir string, agents []opencode.Agent) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.agents[dir] = slices.Clone(agents)
+}
+
+func (s *Server) handleGetMessage(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	m, ok := s.messages[r.PathValue("id")+"/"+r.PathValue("messageID")]
+	s.mu.Unlock()
+	if !ok {
+		fakeJSONError(w, http.StatusNotFound, "NotFoundError", "message not found")
+		return
+	}
+	type part struct {
+		ID        string `json:"id"`
+		MessageID string `json:"messageID"`
+		SessionID string `json:"sessionID"`
+		Type      string `json:"type"`
+		Tool      string `json:"tool"`
+		CallID    string `json:"callID"`
+		State     struct {
+			Status string `json:"status"`
+			Input  any    `json:"input"`
+		} `json:"state"`
+	}
+	parts := []part{}
+	for i, c := range m.Calls {
+		p := part{ID: fmt.Sprintf("prt_%d", i), MessageID: m.ID, SessionID: m.SessionID, Type: "tool", Tool: c.Tool, CallID: c.CallID}
+		p.State.Status, p.State.Input = c.Status, c.Input
+		if p.State.Status == "" {
+			p.State.Status = "running"
+		}
+		parts = append(parts, p)
+	}
+	info := map[string]any{
+		"id": m.ID, "sessionID": m.SessionID, "role": "assistant", "agent": m.Agent,
+		"path": map[string]string{"cwd": m.Cwd, "root": m.Root},
+	}
+	fakeWriteJSON(w, http.StatusOK, map[string]any{"info": info, "parts": parts})
+}
+
+func (s *Server) handleAgents(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	as := slices.Clone(s.agents[r.URL.Query().Get("directory")])
+	s.mu.Unlock()
+	if as == nil {
+		as = []opencode.Agent{}
+	}
+	fakeWriteJSON(w, http.StatusOK, as)
 }

@@ -287,6 +287,10 @@ type OpencodeOptions struct {
 	Projects int
 	// Binary is the opencode binary; OpencodeBinary(tb) when empty.
 	Binary string
+	// Git makes each project folder a git repository with one commit
+	// (of its opencode.json) before the server starts, so opencode takes
+	// the folder as its worktree.
+	Git bool
 }
 
 // Opencode is a real `opencode serve` on a loopback port, isolated from
@@ -365,6 +369,12 @@ func StartOpencode(tb testing.TB, opts OpencodeOptions) *Opencode {
 		if err := os.WriteFile(filepath.Join(dir, "opencode.json"), config, 0o644); err != nil {
 			tb.Fatalf("StartOpencode: %v", err)
 			return nil
+		}
+		if opts.Git {
+			if err := gitInit(dir, base); err != nil {
+				tb.Fatalf("StartOpencode: %v", err)
+				return nil
+			}
 		}
 		oc.Dirs = append(oc.Dirs, dir)
 	}
@@ -478,6 +488,24 @@ func (oc *Opencode) logTail() string {
 		return "(" + err.Error() + ")"
 	}
 	return tail(b, 8192)
+}
+
+// gitInit makes dir a repository with one commit, with git's own
+// configuration read from base only.
+func gitInit(dir, base string) error {
+	for _, args := range [][]string{
+		{"init", "-q"},
+		{"add", "."},
+		{"-c", "user.name=test", "-c", "user.email=test@example.invalid", "commit", "-q", "-m", "start"},
+	} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "HOME="+filepath.Join(base, "home"), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("git %s in %s: %w\n%s", strings.Join(args, " "), dir, err, out)
+		}
+	}
+	return nil
 }
 
 // opencodeConfig renders the project opencode.json: one provider, "mock",
