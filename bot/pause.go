@@ -32,7 +32,7 @@ func (b *Bridge) ResumeAutoApproval(ctx context.Context, log zerolog.Logger, ser
 		return false, fmt.Errorf("resume auto-approval: %w", err)
 	}
 	if had {
-		log.Info().Str("server", server).Str("directory", dir).Str("by", user.DisplayName()).Int64("userID", user.ID).
+		log.Info().Str("server", server).Str("directory", dir).Str("by", user.DisplayName()).
 			Msg("auto-approval resumed: the always answer recorded here is forgotten")
 	}
 	return had, nil
