@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/hermes-bot/hermes-bot/pending"
 )
 
@@ -109,6 +111,36 @@ func TestForgetAlways(t *testing.T) {
 	}
 	if _, err := s.ForgetAlways("", "/home/u/demo"); !errors.Is(err, pending.ErrClosed) {
 		t.Errorf("ForgetAlways after Close: %v, want ErrClosed", err)
+	}
+}
+
+// A record written by hand is listed as far as it can be read: one whose
+// key names no server is skipped with a warning, one without a time is
+// listed without one. Neither stops the listing.
+func TestAlwaysListOddRecords(t *testing.T) {
+	var logs strings.Builder
+	s, err := pending.Open(filepath.Join(t.TempDir(), "pending.db"), pending.WithLogger(zerolog.New(&logs)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	if _, err := s.RememberAlways("", "/a", "edit"); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range map[string]string{`always:no-quote/b`: "edit 2026-01-02T15:04:05Z", `always:""`: "edit", `always:"x"/c`: "edit"} {
+		if err := pending.PutMetaRaw(s, k, []byte(v)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := s.AlwaysList()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0] != (pending.Always{Server: "x", Directory: "/c", Kind: "edit"}) || got[1].Directory != "/a" || got[1].At.IsZero() {
+		t.Errorf("AlwaysList = %+v; want x's /c without a time, then /a", got)
+	}
+	if n := strings.Count(logs.String(), "cannot be read"); n != 2 {
+		t.Errorf("%d warnings, want one for each unreadable key:\n%s", n, logs.String())
 	}
 }
 
