@@ -2,10 +2,12 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/go-telegram/bot/models"
+	"github.com/rs/zerolog"
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
@@ -234,5 +236,50 @@ func TestResumeRefusedToOutsider(t *testing.T) {
 	h.text(mallory, "/autoapprove", 0)
 	if n := len(h.tg.Sent()) - sent; n != 0 {
 		t.Errorf("an outsider's /autoapprove got %d messages", n)
+	}
+}
+
+// Through the front-end seam: the pause notice names the directory and
+// the kind; AutoApproval lists it until ResumeAutoApproval forgets it. A
+// notice that fails to post loses no answer.
+func TestPauseThroughSeam(t *testing.T) {
+	c := newCore(t, Config{AutoApprove: AutoApproveLow})
+	c.fe.Fail("AutoApprovalPaused", errors.New("chat down"))
+	dir := project(t)
+	c.b.HandleEvent(context.Background(), editAsked(dir, "per_e"))
+	m := c.shown("per_e")
+	c.press(m.Request.Key, frontend.AllowAlways, 0, 0, ann, m.Place.Message)
+	if r := c.oc.PermReplies(); len(r) != 1 || r[0].Reply != "always" {
+		t.Fatalf("replies = %+v, want the always delivered", r)
+	}
+	if len(c.fe.Paused()) != 0 {
+		t.Fatalf("a failing notice was recorded: %+v", c.fe.Paused())
+	}
+	c.fe.Fail("AutoApprovalPaused", nil)
+	c.b.HandleEvent(context.Background(), editAsked(dir, "per_e2"))
+	m = c.shown("per_e2")
+	c.press(m.Request.Key, frontend.AllowAlways, 0, 0, ann, m.Place.Message)
+	if n := len(c.fe.Paused()); n != 0 {
+		t.Errorf("%d notices for a directory already paused, want none", n)
+	}
+
+	st, err := c.b.AutoApproval(context.Background())
+	if err != nil || st.Policy != "low" || len(st.Paused) != 1 || st.Paused[0].Directory != dir || st.Paused[0].Kind != "edit" {
+		t.Fatalf("AutoApproval = %+v, %v; want low, paused in %s after an edit", st, err, dir)
+	}
+	if had, err := c.b.ResumeAutoApproval(context.Background(), zerolog.Nop(), "", dir, ann); !had || err != nil {
+		t.Fatalf("ResumeAutoApproval = %v, %v; want a pause forgotten", had, err)
+	}
+	if had, err := c.b.ResumeAutoApproval(context.Background(), zerolog.Nop(), "", dir, ann); had || err != nil {
+		t.Errorf("ResumeAutoApproval again = %v, %v; want nothing", had, err)
+	}
+	c.b.HandleEvent(context.Background(), editAsked(dir, "per_e3"))
+	m = c.shown("per_e3")
+	c.press(m.Request.Key, frontend.AllowAlways, 0, 0, ann, m.Place.Message)
+	if p := c.fe.Paused(); len(p) != 1 || p[0].Directory != dir || p[0].Kind != "edit" || p[0].Server != "" {
+		t.Errorf("notices after a resume and a new always = %+v, want one for %s", p, dir)
+	}
+	if st, _ := newCore(t, Config{}).b.AutoApproval(context.Background()); st.Policy != "off" {
+		t.Errorf("policy unset shows as %q, want off", st.Policy)
 	}
 }
