@@ -136,7 +136,7 @@ func (b *Bridge) decide(ctx context.Context, log zerolog.Logger, key string, mem
 			mlog.Info().Str("reply", reply).Str("by", user.DisplayName()).Bool("reason", message != "").Msg("permission decision delivered to opencode")
 			b.tellTerminal(mlog, m, b.text.TerminalDecided(reply, user.DisplayName()))
 			if reply == frontend.ReplyAlways {
-				b.rememberAlways(mlog, m)
+				b.rememberAlways(ctx, mlog, m)
 			}
 			done = append(done, m)
 		case errors.Is(err, opencode.ErrNotFound):

@@ -99,8 +99,11 @@
 // edit of the files the command reads for configuration (risk.Trust), and
 // that no "always" answer to an edit in that directory widened them since:
 // opencode keeps those answers where no one can list them, so the bridge
-// records its own and those it sees in permission.replied. Whatever
-// cannot be read is asked, with a log line saying why.
+// records its own and those it sees in permission.replied. The first such
+// answer in a directory has the front-end tell the group
+// (Frontend.AutoApprovalPaused); ResumeAutoApproval forgets it once a
+// person says opencode restarted, which forgets it too. Whatever cannot
+// be read is asked, with a log line saying why.
 //
 // # Notifications and metrics
 //

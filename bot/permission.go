@@ -256,7 +256,7 @@ func (b *Bridge) permissionReplied(ctx context.Context, server string, r *openco
 	log := b.entryLog(e)
 	log.Info().Str("reply", r.Reply).Int("stillOpen", len(open(rest))).Msg("permission answered in opencode")
 	if r.Reply == frontend.ReplyAlways {
-		b.rememberAlways(log, e)
+		b.rememberAlways(ctx, log, e)
 	}
 	if len(rest) > 0 {
 		b.deleteEntry(log, e, i18n.ToastAnsweredElsewhere)

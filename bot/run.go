@@ -130,17 +130,26 @@ func changesFiles(kind string) bool {
 }
 
 // rememberAlways records that e, answered "always", widened opencode's
-// rules for its directory, when it did.
-func (b *Bridge) rememberAlways(log zerolog.Logger, e *pending.Entry) {
+// rules for its directory, when it did; the first such answer there also
+// tells the group that auto-approval is paused, when it is on.
+func (b *Bridge) rememberAlways(ctx context.Context, log zerolog.Logger, e *pending.Entry) {
 	if e.Permission == nil || !changesFiles(e.Permission.Kind) || e.Directory == "" {
 		return
 	}
-	if err := b.store.RememberAlways(e.Server, e.Directory, e.Permission.Kind); err != nil {
+	added, err := b.store.RememberAlways(e.Server, e.Directory, e.Permission.Kind)
+	if err != nil {
 		log.Error().Err(err).Msg("could not record that an always answer let the agent change files; auto-approval may go on in this directory")
 		return
 	}
 	log.Warn().Str("permission", e.Permission.Kind).
 		Msg("an always answer lets the agent change files here without asking; no command of this directory is auto-approved from now on")
+	if !added || b.cfg.AutoApprove != AutoApproveLow {
+		return
+	}
+	a := pending.Always{Server: e.Server, Directory: e.Directory, Kind: e.Permission.Kind, At: b.now()}
+	if err := b.fe.AutoApprovalPaused(ctx, a); err != nil {
+		log.Warn().Err(err).Msg("could not tell the group that auto-approval is paused here; /autoapprove shows it")
+	}
 }
 
 // untrusted says why the low-risk shell command of e must still be asked:

@@ -1,5 +1,7 @@
 package pending
 
+import bolt "go.etcd.io/bbolt"
+
 // Test-only hooks, compiled only with the tests of this package.
 
 // PutRaw writes raw bytes as the entry under key, bypassing JSON, so tests
@@ -69,4 +71,10 @@ func RequestIndexKeys(s *Store) []string {
 		})
 	})
 	return keys
+}
+
+// PutMetaRaw writes raw bytes under key in the meta bucket, so tests can
+// store a record RememberAlways would not write.
+func PutMetaRaw(s *Store, key string, raw []byte) error {
+	return s.write(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put([]byte(key), raw) })
 }

@@ -73,6 +73,10 @@ type Frontend interface {
 	// AutoApproved posts, where e's project goes, the notice that
 	// permission request e was allowed once without asking anyone.
 	AutoApproved(ctx context.Context, e *pending.Entry) error
+	// AutoApprovalPaused posts, where a's project goes, the notice that
+	// auto-approval stopped in a's directory: always answer a lets the
+	// agent change files there without asking.
+	AutoApprovalPaused(ctx context.Context, a pending.Always) error
 }
 
 // Request is a request as one message shows it: a question's entry, or
@@ -126,7 +130,27 @@ type Core interface {
 	// With settled, it first lets requests being posted right now get
 	// their place (briefly), so one that just appeared is listed with it.
 	Open(ctx context.Context, settled bool) ([]*pending.Entry, error)
+	AutoApprover
 	Steerer
+}
+
+// AutoApproval is the auto-approval policy and where it is paused.
+type AutoApproval struct {
+	// Policy is "low" when low-risk commands are allowed without asking,
+	// "off" otherwise.
+	Policy string
+	// Paused are the always answers that stop it in their directory,
+	// oldest first; recorded whatever the policy.
+	Paused []pending.Always
+}
+
+// AutoApprover is the half of Core that shows and resumes auto-approval.
+type AutoApprover interface {
+	// AutoApproval returns the policy and where it is paused.
+	AutoApproval(ctx context.Context) (AutoApproval, error)
+	// ResumeAutoApproval forgets the always answer recorded for directory
+	// dir of server, as user asked, and reports whether one was.
+	ResumeAutoApproval(ctx context.Context, log zerolog.Logger, server, dir string, user User) (bool, error)
 }
 
 // How says what closed a request.

@@ -137,6 +137,7 @@ var English = Text{
 		"<b>Commands</b>\n" +
 		"/pending: the requests waiting for an answer, with links to their messages\n" +
 		"/status: the connection to opencode, its version, what is waiting, uptime\n" +
+		"/autoapprove: where auto-approval is paused, and ▶️ Resume\n" +
 		"/help: this message\n\n" +
 		"<b>Steering</b> (people on the allow-list only)\n" +
 		"Reply to a message about a session (a finished notice, an answered request) to send it your next prompt.\n" +
@@ -201,6 +202,7 @@ var English = Text{
 	},
 
 	Steer:    steerEnglish,
+	Pause:    pauseEnglish,
 	Finished: "finished",
 	Failed:   "failed",
 	Skipped: func(n int) string {
@@ -264,6 +266,25 @@ var steerEnglish = Steer{
 	StopHow:       "To stop a session, reply /stop to a message about it, or use /sessions.",
 	StoppedFooter: func(who string) string { return "⏹ <i>Session stopped by " + who + "</i>" },
 	OnIt:          "On it…",
+}
+
+// pauseEnglish is the texts of paused auto-approval in English.
+var pauseEnglish = Pause{
+	CmdAutoApprove: "Where auto-approval is paused, and resume it",
+	Notice: func(p, k string) string {
+		return "⏸ <b>Auto-approval paused</b> in <b>" + p + "</b>: an Always allow (<code>" + k +
+			"</code>) lets the agent change files there without asking. Restart opencode (it forgets such answers), then /autoapprove to resume."
+	},
+	PolicyOff:     "🤖 Auto-approval is <b>off</b>: every request is asked.",
+	PolicyLow:     "🤖 Auto-approval is <b>low</b>: low-risk shell commands are allowed without asking.",
+	NothingPaused: "▶️ Nothing is paused.",
+	Head:          "⏸ <b>Paused</b> after an Always allow that lets the agent change files without asking:",
+	Line:          func(p, k string) string { return "<b>" + p + "</b>: Always allow on <code>" + k + "</code>" },
+	HowToResume:   "<i>Restart opencode first (it forgets such answers), then press Resume.</i>",
+	BtnResume:     "▶️ Resume",
+	ResumedBy:     func(p, who string) string { return "▶️ Auto-approval resumed in <b>" + p + "</b> by " + who + "." },
+	NotPaused:     "Auto-approval is no longer paused there",
+	Unreadable:    "⚠️ Could not read where auto-approval is paused; see the log.",
 }
 
 // reasonEnglish says every risk reason in English; %s is the reason's

@@ -159,6 +159,8 @@ type Text struct {
 
 	// Steer is steering from the chat.
 	Steer Steer
+	// Pause is auto-approval paused by an always answer, and /autoapprove.
+	Pause Pause
 }
 
 // catalogs are the languages by their HERMES_LANG code, the default

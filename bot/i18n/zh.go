@@ -136,6 +136,7 @@ var Chinese = Text{
 		"<b>命令</b>\n" +
 		"/pending：等待回答的请求，附消息链接\n" +
 		"/status：与 opencode 的连接、版本、等待中的请求、运行时长\n" +
+		"/autoapprove：自动批准在哪里暂停，以及 ▶️ 恢复\n" +
 		"/help：本帮助\n\n" +
 		"<b>远程操控</b>（仅限允许名单中的人）\n" +
 		"回复关于某个会话的消息（完成通知、已回答的请求）即可把下一条指令发给它。\n" +
@@ -200,6 +201,7 @@ var Chinese = Text{
 	},
 
 	Steer:    steerChinese,
+	Pause:    pauseChinese,
 	Finished: "已完成",
 	Failed:   "失败",
 	Skipped: func(n int) string {
@@ -208,6 +210,27 @@ var Chinese = Text{
 	OutputLimit:  "回复达到了模型的输出上限",
 	Aborted:      "已中止",
 	UnknownError: "未知错误",
+}
+
+// pauseChinese is the texts of paused auto-approval in Chinese.
+var pauseChinese = Pause{
+	CmdAutoApprove: "查看自动批准在哪里暂停，并恢复",
+	Notice: func(p, k string) string {
+		return "⏸ <b>自动批准已暂停</b>：<b>" + p + "</b> 中的一次“始终允许”（<code>" + k +
+			"</code>）让代理无需询问即可修改那里的文件。请先重启 opencode（重启后它会忘记这类回答），再用 /autoapprove 恢复。"
+	},
+	PolicyOff:     "🤖 自动批准已<b>关闭</b>：每个请求都会询问。",
+	PolicyLow:     "🤖 自动批准为<b>低风险</b>：低风险的 shell 命令无需询问即被允许。",
+	NothingPaused: "▶️ 没有暂停的项目。",
+	Head:          "⏸ <b>已暂停</b>（一次“始终允许”让代理无需询问即可修改文件）：",
+	Line:          func(p, k string) string { return "<b>" + p + "</b>：对 <code>" + k + "</code> 的“始终允许”" },
+	HowToResume:   "<i>请先重启 opencode（它会忘记这类回答），再点击“恢复”。</i>",
+	BtnResume:     "▶️ 恢复",
+	ResumedBy: func(p, who string) string {
+		return "▶️ <b>" + p + "</b> 的自动批准已由 " + who + " 恢复。"
+	},
+	NotPaused:  "那里的自动批准已不再暂停",
+	Unreadable: "⚠️ 无法读取自动批准暂停的位置，请查看日志。",
 }
 
 // steerChinese is the steering texts of Chinese.

@@ -38,6 +38,14 @@ const (
 	actRejectReason action = "preason"
 )
 
+// actResume, on a button of /autoapprove's reply, resumes auto-approval
+// where it is paused. Its data is "<action>:<key>", the key being the
+// pause's (pauseKey): a directory does not fit 64 bytes.
+const actResume action = "aresume"
+
+// pauseKeyLen is the length of a pause's key, in lower-case hex digits.
+const pauseKeyLen = 12
+
 const (
 	// maxCallbackData is Telegram's limit, in bytes.
 	maxCallbackData = 64
@@ -54,7 +62,8 @@ var errBadCallback = errors.New("bad callback data")
 // callbackData is the decoded form of a button's callback data.
 type callbackData struct {
 	Action action
-	UID    string
+	// UID is the request's; for actResume, the pause's key.
+	UID string
 	// Question is meaningful for question actions only.
 	Question int
 	// Option is meaningful for actOption and actToggle only.
@@ -74,9 +83,13 @@ func (a action) isPermission() bool {
 	return false
 }
 
+// isResume reports whether a is a /autoapprove button's, which answers
+// no request.
+func (a action) isResume() bool { return a == actResume }
+
 func (a action) valid() bool {
 	switch a {
-	case actOption, actCustom, actToggle, actSubmit:
+	case actOption, actCustom, actToggle, actSubmit, actResume:
 		return true
 	}
 	return a.isPermission()
@@ -88,10 +101,10 @@ func (c callbackData) encode() (string, error) {
 	if !c.Action.valid() {
 		return "", fmt.Errorf("encode callback data: unknown action %q", c.Action)
 	}
-	if !validUID(c.UID) {
+	if !validUID(c.UID) || (c.Action.isResume() && !validPauseKey(c.UID)) {
 		return "", fmt.Errorf("encode callback data: invalid uid %q", c.UID)
 	}
-	if c.Action.isPermission() {
+	if c.Action.isPermission() || c.Action.isResume() {
 		return string(c.Action) + ":" + c.UID, nil // at most 8+32 bytes
 	}
 	if c.Question < 0 || c.Question > maxIndex {
@@ -128,17 +141,17 @@ func decodeCallback(s string) (callbackData, error) {
 	switch {
 	case c.Action.hasOption():
 		want = 4
-	case c.Action.isPermission():
+	case c.Action.isPermission(), c.Action.isResume():
 		want = 2
 	}
 	if len(parts) != want {
 		return c, fmt.Errorf("%w: %d fields for %s, want %d", errBadCallback, len(parts), c.Action, want)
 	}
 	c.UID = parts[1]
-	if !validUID(c.UID) {
+	if !validUID(c.UID) || (c.Action.isResume() && !validPauseKey(c.UID)) {
 		return c, fmt.Errorf("%w: invalid uid", errBadCallback)
 	}
-	if c.Action.isPermission() {
+	if c.Action.isPermission() || c.Action.isResume() {
 		return c, nil
 	}
 	var err error
@@ -180,6 +193,20 @@ func validUID(uid string) bool {
 	for i := range len(uid) {
 		c := uid[i]
 		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// validPauseKey accepts what pauseKey makes: pauseKeyLen lower-case hex
+// digits.
+func validPauseKey(k string) bool {
+	if len(k) != pauseKeyLen {
+		return false
+	}
+	for i := range len(k) {
+		if c := k[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
 			return false
 		}
 	}

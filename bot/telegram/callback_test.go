@@ -17,6 +17,7 @@ func TestCallbackRoundTrip(t *testing.T) {
 		{Action: actAllowAlways, UID: strings.Repeat("Z", maxUIDLen)},
 		{Action: actReject, UID: "x"},
 		{Action: actRejectReason, UID: "aB3dE6gH"},
+		{Action: actResume, UID: "0123456789ab"},
 	} {
 		s, err := c.encode()
 		if err != nil {
@@ -42,6 +43,9 @@ func TestCallbackRoundTrip(t *testing.T) {
 	if s, _ := (callbackData{Action: actRejectReason, UID: "aB3dE6gH", Question: 1}).encode(); s != "preason:aB3dE6gH" {
 		t.Errorf("encode = %q, want no indexes", s)
 	}
+	if s, _ := (callbackData{Action: actResume, UID: "0123456789ab", Question: 1}).encode(); s != "aresume:0123456789ab" {
+		t.Errorf("encode = %q, want no indexes", s)
+	}
 }
 
 func TestCallbackEncodeRefuses(t *testing.T) {
@@ -56,6 +60,10 @@ func TestCallbackEncodeRefuses(t *testing.T) {
 		{Action: actAllowOnce, UID: ""},
 		{Action: actReject, UID: "a:b"},
 		{Action: actAllowAlways, UID: strings.Repeat("a", maxUIDLen+1)},
+		{Action: actResume, UID: "aB3dE6gH"},
+		{Action: actResume, UID: "0123456789AB"},
+		{Action: actResume, UID: "0123456789a"},
+		{Action: actResume, UID: "0123456789abc"},
 	} {
 		if s, err := c.encode(); err == nil {
 			t.Errorf("encode %+v = %q, want an error", c, s)
@@ -103,6 +111,14 @@ func TestCallbackDecodeRefuses(t *testing.T) {
 		"preason:" + strings.Repeat("a", maxUIDLen+1),
 		"pnope:abc",
 		"preject:abç",
+		"aresume",
+		"aresume:",
+		"aresume:0123456789a",
+		"aresume:0123456789abc",
+		"aresume:0123456789AB",
+		"aresume:0123456789ag",
+		"aresume:0123456789ab:0",
+		"ARESUME:0123456789ab",
 	} {
 		if c, err := decodeCallback(s); err == nil {
 			t.Errorf("decode %q = %+v, want an error", s, c)
@@ -116,7 +132,8 @@ func TestCallbackDecodeRefuses(t *testing.T) {
 // encode would make, and that everything it accepts fits Telegram.
 func FuzzCallbackData(f *testing.F) {
 	for _, s := range []string{"qopt:aB3dE6gH:0:1", "qcustom:aB3dE6gH:2", "qtog:x:999:999", "qsub:Z:0", "qopt:a:01:1", "",
-		"ponce:aB3dE6gH", "palways:x", "preject:Z9", "preason:aB3dE6gH", "ponce:a:0"} {
+		"ponce:aB3dE6gH", "palways:x", "preject:Z9", "preason:aB3dE6gH", "ponce:a:0",
+		"aresume:0123456789ab", "aresume:0123456789aB", "aresume:x"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

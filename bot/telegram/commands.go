@@ -45,6 +45,7 @@ func Commands(lang string) []models.BotCommand {
 	return []models.BotCommand{
 		{Command: cmdPending, Description: tx.CmdPending},
 		{Command: cmdStatus, Description: tx.CmdStatus},
+		{Command: cmdAutoApprove, Description: tx.Pause.CmdAutoApprove},
 		{Command: cmdHelp, Description: tx.CmdHelp},
 		{Command: cmdNew, Description: tx.Steer.CmdNew},
 		{Command: cmdSessions, Description: tx.Steer.CmdSessions},
@@ -102,6 +103,8 @@ func (f *Frontend) handleCommand(ctx context.Context, core frontend.Core, log ze
 		reply = f.renderPendingList(ctx, core)
 	case cmdStatus:
 		reply = f.renderStatus(ctx, core)
+	case cmdAutoApprove:
+		reply, markup = f.autoApproveCommand(ctx, core, log)
 	case cmdHelp:
 		reply = f.text.Help
 	default:

@@ -38,16 +38,18 @@ func TestParseCommand(t *testing.T) {
 }
 
 func TestCommandsRegistered(t *testing.T) {
-	seen := map[string]bool{}
-	for _, c := range Commands("en") {
-		if seen[c.Command] || c.Command != strings.ToLower(c.Command) || c.Description == "" {
-			t.Errorf("bad command %+v", c)
+	for _, lang := range []string{"en", "zh"} {
+		seen := map[string]bool{}
+		for _, c := range Commands(lang) {
+			if seen[c.Command] || c.Command != strings.ToLower(c.Command) || c.Description == "" {
+				t.Errorf("%s: bad command %+v", lang, c)
+			}
+			seen[c.Command] = true
 		}
-		seen[c.Command] = true
-	}
-	for _, want := range []string{cmdPending, cmdStatus, cmdHelp} {
-		if !seen[want] {
-			t.Errorf("%s not registered", want)
+		for _, want := range []string{cmdPending, cmdStatus, cmdAutoApprove, cmdHelp} {
+			if !seen[want] {
+				t.Errorf("%s: %s not registered", lang, want)
+			}
 		}
 	}
 }

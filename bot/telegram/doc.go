@@ -17,8 +17,8 @@
 // notices; /status has a line per server (Config.Servers). Its Handler
 // reads updates: a button press becomes a frontend.Press, a typed answer
 // or reason a frontend.Text, after checking the chat and the person
-// (Config.AllowedUserIDs); it answers the commands /pending, /status and
-// /help itself (Commands lists them for setMyCommands). Its Middlewares
+// (Config.AllowedUserIDs); it answers the commands /pending, /status,
+// /autoapprove and /help itself (Commands lists them for setMyCommands). Its Middlewares
 // count running handlers (Wait), record the update ID up to which every
 // update was handled (InitialOffset reads it for ClientOptions.Offset, so
 // a restart does not fetch those updates again), and recover a panic.

@@ -83,6 +83,10 @@ func (f *Frontend) handleCallback(ctx context.Context, core frontend.Core, cq *m
 		answer(f.text.Toast(i18n.ToastUnknown))
 		return
 	}
+	if data.Action.isResume() {
+		f.handleResumePress(ctx, core, log, cq, data.UID, answer)
+		return
+	}
 	p := frontend.Press{Key: data.UID, Action: actions[data.Action], Question: data.Question, Option: data.Option,
 		User: userOf(&cq.From), Data: cq.Data, At: received, Ack: answer, Chat: f.ChatID()}
 	if m := cq.Message.Message; m != nil {
@@ -106,7 +110,7 @@ func carries(m *models.Message, uid string) bool {
 	}
 	for _, row := range m.ReplyMarkup.InlineKeyboard {
 		for _, btn := range row {
-			if d, err := decodeCallback(btn.CallbackData); err == nil && d.UID == uid {
+			if d, err := decodeCallback(btn.CallbackData); err == nil && !d.Action.isResume() && d.UID == uid {
 				return true
 			}
 		}

@@ -60,6 +60,7 @@ type Frontend struct {
 	told     []string
 	notices  []frontend.Notice
 	approved []*pending.Entry
+	paused   []pending.Always
 	fail     map[string]error
 	// holding keeps RefreshLater's refreshes in held until ReleaseLater.
 	holding bool
@@ -368,6 +369,24 @@ func (f *Frontend) AutoApproved(_ context.Context, e *pending.Entry) error {
 	cp := *e
 	f.approved = append(f.approved, &cp)
 	return nil
+}
+
+// AutoApprovalPaused records the notice that auto-approval is paused.
+func (f *Frontend) AutoApprovalPaused(_ context.Context, a pending.Always) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.failing("AutoApprovalPaused"); err != nil {
+		return err
+	}
+	f.paused = append(f.paused, a)
+	return nil
+}
+
+// Paused returns the always answers a pause notice was posted for.
+func (f *Frontend) Paused() []pending.Always {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.paused)
 }
 
 // snapshot copies r's entries, so later changes to them do not show.
