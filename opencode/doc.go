@@ -48,6 +48,11 @@
 // yet; Probe and Watch say so with an *UnsupportedServerError naming the
 // supported versions. The README says what support would take.
 //
+// Contract2 is that as data: every route, event and shape of OpenCode 2
+// hermes-bot would use, each with the upstream file and commit it was read
+// from. The README's table is its copy for users (a test keeps them
+// alike), and opencodetest.Server2 serves exactly it.
+//
 // # Errors
 //
 // Every error a Client method returns wraps exactly one of ErrNotFound,
