@@ -1,11 +1,14 @@
 // Package opencodetest provides test doubles for opencode, the way
 // net/http/httptest does for HTTP.
 //
-// It holds three things:
+// It holds four things:
 //
 //   - Server (fake.go): a small fake opencode server for unit tests of the
 //     opencode client and the bridge: its event stream, list/reply
 //     routes, tool calls and agents, scripted by the test.
+//   - Server2 (fake2.go): a fake OpenCode 2 that serves exactly
+//     opencode.Contract2 (forms, questions, permissions, saved approvals,
+//     prompt, interrupt, both event streams) and writes its service.json.
 //   - Model: a scripted OpenAI-compatible chat-completions server. A real
 //     opencode pointed at it calls the question or bash tool on cue, and
 //     the Model records what opencode told it, so a test can assert the
@@ -40,11 +43,12 @@
 //
 // # Concurrency
 //
-// Model's methods are safe for concurrent use, also while opencode is
-// calling it; its turns are consumed in the order requests arrive, so
-// queue them before the prompt that should consume them. Opencode's
-// helpers are safe for concurrent use. StartOpencode and OpencodeBinary
-// must be called from the test's goroutine (they may call tb.Fatal or
-// tb.Skip). Parallel test binaries may install opencode at once: each
-// installs into a temporary folder and renames it into place.
+// Server and Server2 document their own limits. Model's methods are
+// safe for concurrent use, also while opencode is calling it; its turns
+// are consumed in the order requests arrive, so queue them before the
+// prompt that should consume them. Opencode's helpers are safe for
+// concurrent use. StartOpencode and OpencodeBinary must be called from
+// the test's goroutine (they may call tb.Fatal or tb.Skip). Parallel test
+// binaries may install opencode at once: each installs into a temporary
+// folder and renames it into place.
 package opencodetest

@@ -1,0 +1,10 @@
+package opencodetest
+
+// Server2Routes returns the pattern of every route a Server2 serves.
+func Server2Routes() []string {
+	out := make([]string, 0, len(server2Routes))
+	for _, rt := range server2Routes {
+		out = append(out, rt.pattern)
+	}
+	return out
+}
