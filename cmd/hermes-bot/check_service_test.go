@@ -133,3 +133,18 @@ func TestCheckServiceFileReadableByOthers(t *testing.T) {
 		t.Errorf("check prints the service file's password:\n%s", out)
 	}
 }
+
+// TestReadmeSaysHowTheServerIsFound: the README names the service file,
+// auto, and the default it falls back to, where a user looks for them.
+func TestReadmeSaysHowTheServerIsFound(t *testing.T) {
+	which := readmeSection(t, "Which opencode")
+	for _, want := range []string{"$XDG_STATE_HOME/opencode/service.json", "~/.local/state/opencode/service.json",
+		"`auto`", "`http://127.0.0.1:4096`", "laptop=auto"} {
+		if !strings.Contains(which, want) {
+			t.Errorf("README's Which opencode lacks %q", want)
+		}
+	}
+	if conf := readmeSection(t, "Configuration"); !strings.Contains(conf, "| `OPENCODE_URL` | `auto` |") {
+		t.Error("README's settings table does not give OPENCODE_URL's default as auto")
+	}
+}
