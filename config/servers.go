@@ -257,14 +257,12 @@ func (c *Config) resolveCredentials(envFile map[string]string, getenv func(strin
 }
 
 // locate fills in an auto server from the OpenCode service file, or with
-// DefaultOpencodeURL when there is none. The file's password wins over
-// the settings: the service writes a new one when it registers again, so
-// a copy in the settings would go stale.
+// DefaultOpencodeURL when there is none.
 func (s *Server) locate(getenv func(string) string) error {
 	if !s.Auto {
 		return nil
 	}
-	sf, path, err := opencode.ReadServiceFile(getenv)
+	found, err := s.FromServiceFile(getenv)
 	switch {
 	case errors.Is(err, opencode.ErrNoServiceFile):
 		s.URL = DefaultOpencodeURL
@@ -277,11 +275,25 @@ func (s *Server) locate(getenv func(string) string) error {
 		return &ValidationError{Var: "OPENCODE_URL", Err: ErrInvalid,
 			Reason: "auto (or unset), and " + err.Error() + "; fix the file, or set OPENCODE_URL to the server's URL"}
 	}
+	*s = found
+	return nil
+}
+
+// FromServiceFile returns s as the OpenCode service file describes it now:
+// its URL and, when the file has one, its password, which wins over the
+// settings' (the service writes a new one when it registers again, so a
+// copy in the settings would go stale). With no file the error wraps
+// opencode.ErrNoServiceFile; no error holds the password.
+func (s Server) FromServiceFile(getenv func(string) string) (Server, error) {
+	sf, path, err := opencode.ReadServiceFile(getenv)
+	if err != nil {
+		return s, err
+	}
 	s.URL, s.ServiceFile = strings.TrimRight(sf.URL, "/"), path
 	if sf.Password != "" {
 		s.Username, s.Password = opencode.ServiceUser, sf.Password
 	}
-	return nil
+	return s, nil
 }
 
 // opencodeLines are Config.String's lines for the opencode servers: as

@@ -148,3 +148,44 @@ func TestReadmeSaysHowTheServerIsFound(t *testing.T) {
 		t.Error("README's settings table does not give OPENCODE_URL's default as auto")
 	}
 }
+
+// TestServeFollowsServiceFile: serve finds opencode through the service
+// file, and when the service comes back elsewhere with a new password,
+// reads the file again and reconnects there, logging neither password.
+func TestServeFollowsServiceFile(t *testing.T) {
+	r := newRig(t)
+	first := opencodetest.NewServer(opencodetest.WithAuth("", "first-check-secret"))
+	t.Cleanup(first.Close)
+	env := r.with()
+	delete(env, "OPENCODE_URL")
+	delete(env, "OPENCODE_SERVER_PASSWORD")
+	path := filepath.Join(env["HOME"], ".local", "state", "opencode", "service.json")
+	register := func(url, pw string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		tmp := path + ".tmp" // renamed into place, as the service does
+		if err := os.WriteFile(tmp, []byte(`{"url":"`+url+`","pid":1,"password":"`+pw+`"}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	register(first.URL, "first-check-secret")
+	bot := start(t, env)
+	bot.out.waitLines(t, 1, "opencode server found in the OpenCode service file", path)
+	bot.out.waitLines(t, 1, "connected to opencode event stream", first.URL)
+
+	first.Close()
+	register(r.oc.URL, faultPassword)
+	bot.out.waitLines(t, 1, "opencode server moved", r.oc.URL)
+	bot.out.waitLines(t, 1, "connected to opencode event stream", r.oc.URL)
+	if err := bot.stop(t); err != nil {
+		t.Errorf("hermes-bot: %v", err)
+	}
+	if out := bot.out.String(); strings.Contains(out, "first-check-secret") || strings.Contains(out, faultPassword) {
+		t.Errorf("serve logged a password:\n%s", out)
+	}
+}
