@@ -140,3 +140,17 @@ func TestReadServiceFileUnreadable(t *testing.T) {
 		t.Errorf("err %q names the path %d times, want once", err, n)
 	}
 }
+
+// TestReadServiceFileNotAFile: a folder where the file should be is named
+// as such, not taken for a missing file.
+func TestReadServiceFileNotAFile(t *testing.T) {
+	home := t.TempDir()
+	path := filepath.Join(home, ".local", "state", "opencode", "service.json")
+	if err := os.MkdirAll(path, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := opencode.ReadServiceFile(envOf(map[string]string{"HOME": home}))
+	if err == nil || errors.Is(err, opencode.ErrNoServiceFile) || !strings.Contains(err.Error(), path+": is not a regular file") {
+		t.Errorf("err %v, want it to say %s is not a regular file", err, path)
+	}
+}
