@@ -124,14 +124,15 @@ func Settings() []Setting {
 		{Env: "TELEGRAM_API_URL", Flag: "telegram-api-url", Default: "https://api.telegram.org",
 			Usage: "Bot API server",
 			set:   func(c *Config, v string) error { c.TelegramAPIURL = strings.TrimRight(v, "/"); return checkURL(v) }},
-		{Env: "OPENCODE_URL", Flag: "opencode-url", Default: "http://127.0.0.1:4096",
-			Usage: "opencode server; or several, as comma-separated name=url pairs (laptop=http://127.0.0.1:4096,ci=http://10.0.0.5:4096)",
+		{Env: "OPENCODE_URL", Flag: "opencode-url", Default: AutoURL,
+			Usage: "opencode server: a URL, or auto: the URL and password of the OpenCode service file, else " + DefaultOpencodeURL +
+				"; or several, as comma-separated name=url pairs, one url may be auto (laptop=auto,ci=http://10.0.0.5:4096)",
 			set: func(c *Config, v string) (err error) {
 				c.Servers, err = parseServers(v)
 				if err != nil {
 					return err
 				}
-				c.OpencodeURL = c.Servers[0].URL
+				c.OpencodeURL = c.Servers[0].URL // "" when auto, until resolveCredentials
 				return nil
 			}},
 		{Env: "OPENCODE_SERVER_USERNAME", Flag: "opencode-username", Default: "opencode",
@@ -325,7 +326,9 @@ func Load(src Sources) (*Config, error) {
 			return nil, &ValidationError{Var: s.Env, Value: shown, Reason: reason, Err: ErrInvalid}
 		}
 	}
-	c.resolveCredentials(src.EnvFile, getenv)
+	if err := c.resolveCredentials(src.EnvFile, getenv); err != nil {
+		return nil, err
+	}
 	if c.DBPath == "" {
 		state := getenv("XDG_STATE_HOME")
 		if state == "" || !filepath.IsAbs(state) {

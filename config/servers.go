@@ -1,10 +1,20 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
+
+	"github.com/hermes-bot/hermes-bot/opencode"
 )
+
+// AutoURL, as OPENCODE_URL or as a server's url in a list, means: where
+// the OpenCode service file says, else DefaultOpencodeURL.
+const AutoURL = "auto"
+
+// DefaultOpencodeURL is where opencode serve listens unless told otherwise.
+const DefaultOpencodeURL = "http://127.0.0.1:4096"
 
 // Server is one opencode server hermes-bot talks to.
 type Server struct {
@@ -12,6 +22,13 @@ type Server struct {
 	URL      string // without a trailing /
 	Username string // basic-auth user, after any per-server override
 	Password string // basic-auth password, after any per-server override; a secret
+
+	// Auto is true when OPENCODE_URL said auto, or was unset: URL (and,
+	// when the file has one, the password) were looked up.
+	Auto bool
+	// ServiceFile is the OpenCode service file URL was read from; "" when
+	// it came from OPENCODE_URL, or Auto found no file.
+	ServiceFile string
 }
 
 // maxServerName bounds a server's name: it is shown on every line check
@@ -74,6 +91,9 @@ func parseServers(v string) ([]Server, error) {
 			named++
 		}
 	}
+	if named == 0 && strings.TrimSpace(v) == AutoURL {
+		return []Server{{Auto: true}}, nil
+	}
 	if named == 0 {
 		// One URL, checked as it always was: a comma in it is its own.
 		if err := checkURL(v); err != nil {
@@ -91,6 +111,7 @@ func parseServers(v string) ([]Server, error) {
 	}
 	servers := make([]Server, 0, len(elems))
 	seen := make(map[string]bool)
+	auto := ""
 	for _, e := range elems {
 		name, u, _ := strings.Cut(e, "=")
 		name, u = strings.TrimSpace(name), strings.TrimSpace(u)
@@ -101,6 +122,15 @@ func parseServers(v string) ([]Server, error) {
 			return nil, fmt.Errorf("server name %q is given twice: each server needs a name of its own", name)
 		}
 		seen[name] = true
+		if u == AutoURL {
+			if auto != "" {
+				// One service file per user: both would be one server.
+				return nil, fmt.Errorf("servers %s and %s are both auto: there is one OpenCode service on a machine, so only one server can be auto", auto, name)
+			}
+			auto = name
+			servers = append(servers, Server{Name: name, Auto: true})
+			continue
+		}
 		if err := checkURL(u); err != nil {
 			return nil, fmt.Errorf("server %s: %w", name, err)
 		}
@@ -186,10 +216,11 @@ func ServerNames(src Sources) []string {
 
 // resolveCredentials gives each server its user and password: its own
 // variables when set (env-file, then environment; there are no per-server
-// flags), else the shared ones. The first server's values become
-// OpencodeURL, OpencodeUsername and OpencodePassword, which code serving
-// one server reads.
-func (c *Config) resolveCredentials(envFile map[string]string, getenv func(string) string) {
+// flags), else the shared ones. An auto server is then looked up in the
+// service file. The first server's values become OpencodeURL,
+// OpencodeUsername and OpencodePassword, which code serving one server
+// reads.
+func (c *Config) resolveCredentials(envFile map[string]string, getenv func(string) string) error {
 	c.sharedUsername, c.sharedPassword = c.OpencodeUsername, c.OpencodePassword
 	lookup := func(key string) (string, bool) {
 		v := envFile[key]
@@ -213,10 +244,56 @@ func (c *Config) resolveCredentials(envFile map[string]string, getenv func(strin
 			s.Password = v
 		}
 	}
+	for i := range c.Servers {
+		if err := c.Servers[i].locate(getenv); err != nil {
+			return err
+		}
+	}
 	if len(c.Servers) > 0 {
 		first := c.Servers[0]
 		c.OpencodeURL, c.OpencodeUsername, c.OpencodePassword = first.URL, first.Username, first.Password
 	}
+	return nil
+}
+
+// locate fills in an auto server from the OpenCode service file, or with
+// DefaultOpencodeURL when there is none.
+func (s *Server) locate(getenv func(string) string) error {
+	if !s.Auto {
+		return nil
+	}
+	found, err := s.FromServiceFile(getenv)
+	switch {
+	case errors.Is(err, opencode.ErrNoServiceFile):
+		s.URL = DefaultOpencodeURL
+		return nil
+	case err != nil:
+		if s.Name != "" {
+			return &ValidationError{Var: "OPENCODE_URL", Err: ErrInvalid,
+				Reason: "server " + s.Name + " is auto, and " + err.Error() + "; fix the file, or give " + s.Name + " its URL"}
+		}
+		return &ValidationError{Var: "OPENCODE_URL", Err: ErrInvalid,
+			Reason: "auto (or unset), and " + err.Error() + "; fix the file, or set OPENCODE_URL to the server's URL"}
+	}
+	*s = found
+	return nil
+}
+
+// FromServiceFile returns s as the OpenCode service file describes it now:
+// its URL and, when the file has one, its password, which wins over the
+// settings' (the service writes a new one when it registers again, so a
+// copy in the settings would go stale). With no file the error wraps
+// opencode.ErrNoServiceFile; no error holds the password.
+func (s Server) FromServiceFile(getenv func(string) string) (Server, error) {
+	sf, path, err := opencode.ReadServiceFile(getenv)
+	if err != nil {
+		return s, err
+	}
+	s.URL, s.ServiceFile = strings.TrimRight(sf.URL, "/"), path
+	if sf.Password != "" {
+		s.Username, s.Password = opencode.ServiceUser, sf.Password
+	}
+	return s, nil
 }
 
 // opencodeLines are Config.String's lines for the opencode servers: as

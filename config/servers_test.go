@@ -14,7 +14,12 @@ func TestServersGood(t *testing.T) {
 		name, url string
 		want      []config.Server
 	}{
-		{"default", "", []config.Server{{URL: "http://127.0.0.1:4096", Username: "opencode"}}},
+		// HOME holds no OpenCode service file: auto is the default URL.
+		{"default", "", []config.Server{{URL: "http://127.0.0.1:4096", Username: "opencode", Auto: true}}},
+		{"auto", " auto ", []config.Server{{URL: "http://127.0.0.1:4096", Username: "opencode", Auto: true}}},
+		{"one named auto", "ci=http://h:2,laptop=auto", []config.Server{
+			{Name: "ci", URL: "http://h:2", Username: "opencode"},
+			{Name: "laptop", URL: "http://127.0.0.1:4096", Username: "opencode", Auto: true}}},
 		{"one bare URL, trailing slash", "http://h:1/", []config.Server{{URL: "http://h:1", Username: "opencode"}}},
 		// A bare URL is taken whole, as before names: a comma or an = in
 		// it is its own.
@@ -63,6 +68,8 @@ func TestServersBad(t *testing.T) {
 		{"bad URL in a pair", "ci=localhost:4096", "server ci: want an http:// or https:// URL"},
 		{"credentials in a pair", "ci=http://u:pw-secret@h:1", "server ci: put credentials in their own settings"},
 		{"only commas", ",,", "want an http:// or https:// URL"},
+		{"two auto", "a=auto,b=http://h:1,c=auto", "servers a and c are both auto: there is one OpenCode service on a machine"},
+		{"auto among bare URLs", "auto,http://h:1", "want an http:// or https:// URL"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

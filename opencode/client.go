@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -40,14 +42,17 @@ const (
 // Client talks to one opencode server. Build it with NewClient.
 //
 // A Client is safe for use by several goroutines at once; its settings do
-// not change after NewClient returns.
+// not change after NewClient returns, but for the server's address and
+// credentials when WithEndpoint looks them up again.
 type Client struct {
-	base     string // scheme://host[/prefix], no trailing slash
-	user     string
-	password string
-	auth     bool
-	hc       *http.Client
-	log      zerolog.Logger
+	ep  atomic.Pointer[endpoint]
+	hc  *http.Client
+	log zerolog.Logger
+
+	lookup      func() (Endpoint, error) // WithEndpoint's; nil: the address is fixed
+	lookupEvery time.Duration
+	lookupMu    sync.Mutex // serialises lookups and guards lookupAt
+	lookupAt    time.Time
 
 	callTimeout     time.Duration
 	resolveAttempts int
@@ -61,6 +66,14 @@ type Client struct {
 	state           watchState       // what Watch knows of the stream, for State
 }
 
+// endpoint is the address and credentials requests go to.
+type endpoint struct {
+	base     string // scheme://host[/prefix], no trailing slash
+	user     string
+	password string
+	auth     bool
+}
+
 // ClientOption changes one setting of a Client.
 type ClientOption func(*Client)
 
@@ -71,7 +84,9 @@ func WithBasicAuth(user, password string) ClientOption {
 		if user == "" {
 			user = defaultUser
 		}
-		c.user, c.password, c.auth = user, password, true
+		e := *c.ep.Load()
+		e.user, e.password, e.auth = user, password, true
+		c.ep.Store(&e)
 	}
 }
 
@@ -149,6 +164,32 @@ func WithMaxRecord(n int) ClientOption {
 // "http://127.0.0.1:4096". Credentials belong in WithBasicAuth, never in
 // the URL: a URL ends up in error messages.
 func NewClient(baseURL string, opts ...ClientOption) (*Client, error) {
+	u, err := parseBaseURL(baseURL)
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{
+		hc:              &http.Client{},
+		log:             zerolog.Nop(),
+		callTimeout:     defaultCallTimeout,
+		resolveAttempts: defaultResolveAttempts,
+		resolveInterval: defaultResolveInterval,
+		silence:         defaultSilenceTimeout,
+		backoffMin:      defaultBackoffMin,
+		backoffMax:      defaultBackoffMax,
+		backoffReset:    defaultBackoffReset,
+		maxRecord:       DefaultMaxRecord,
+		now:             time.Now,
+	}
+	c.ep.Store(&endpoint{base: strings.TrimSuffix(u.String(), "/")})
+	for _, o := range opts {
+		o(c)
+	}
+	return c, nil
+}
+
+// parseBaseURL checks a server's URL as NewClient takes it.
+func parseBaseURL(baseURL string) (*url.URL, error) {
 	u, err := url.Parse(baseURL)
 	if err != nil {
 		// url.Parse quotes the whole input, which may hold a password.
@@ -164,24 +205,7 @@ func NewClient(baseURL string, opts ...ClientOption) (*Client, error) {
 	case u.RawQuery != "" || u.Fragment != "":
 		return nil, errors.New("opencode URL: must not have a query or fragment")
 	}
-	c := &Client{
-		base:            strings.TrimSuffix(u.String(), "/"),
-		hc:              &http.Client{},
-		log:             zerolog.Nop(),
-		callTimeout:     defaultCallTimeout,
-		resolveAttempts: defaultResolveAttempts,
-		resolveInterval: defaultResolveInterval,
-		silence:         defaultSilenceTimeout,
-		backoffMin:      defaultBackoffMin,
-		backoffMax:      defaultBackoffMax,
-		backoffReset:    defaultBackoffReset,
-		maxRecord:       DefaultMaxRecord,
-		now:             time.Now,
-	}
-	for _, o := range opts {
-		o(c)
-	}
-	return c, nil
+	return u, nil
 }
 
 // dirQuery is the query of a per-directory call. An empty dir leaves the
@@ -193,9 +217,14 @@ func dirQuery(dir string) url.Values {
 	return url.Values{"directory": {dir}}
 }
 
-// newRequest builds a request for path (already escaped) with basic auth.
+// newRequest builds a request for path (already escaped) with basic auth,
+// to the endpoint of the moment.
 func (c *Client) newRequest(ctx context.Context, method, path string, query url.Values, body io.Reader) (*http.Request, error) {
-	target := c.base + path
+	return c.newRequestTo(ctx, c.ep.Load(), method, path, query, body)
+}
+
+func (c *Client) newRequestTo(ctx context.Context, ep *endpoint, method, path string, query url.Values, body io.Reader) (*http.Request, error) {
+	target := ep.base + path
 	if len(query) > 0 {
 		target += "?" + query.Encode()
 	}
@@ -203,8 +232,8 @@ func (c *Client) newRequest(ctx context.Context, method, path string, query url.
 	if err != nil {
 		return nil, err
 	}
-	if c.auth {
-		req.SetBasicAuth(c.user, c.password)
+	if ep.auth {
+		req.SetBasicAuth(ep.user, ep.password)
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -274,20 +303,35 @@ func noEOF(err error) error {
 }
 
 // do does one unary request under its own deadline. in, when not nil, is
-// sent as JSON; decode, when not nil, reads the answer of a 2xx.
+// sent as JSON; decode, when not nil, reads the answer of a 2xx. When the
+// server cannot be reached or refuses the password and WithEndpoint finds
+// it elsewhere, the request is sent once more, there.
 func (c *Client) do(ctx context.Context, op, method, path string, query url.Values, in any, decode func(io.Reader) error) error {
+	var b []byte
+	if in != nil {
+		var err error
+		if b, err = json.Marshal(in); err != nil {
+			return fmt.Errorf("%s: encode request: %w: %w", op, ErrNotAccepted, err)
+		}
+	}
+	ep := c.ep.Load()
+	err := c.doAt(ctx, ep, op, method, path, query, b, decode)
+	if err != nil && ctx.Err() == nil && c.moved(ep, err) {
+		return c.doAt(ctx, c.ep.Load(), op, method, path, query, b, decode)
+	}
+	return err
+}
+
+// doAt is do's one attempt, at ep.
+func (c *Client) doAt(ctx context.Context, ep *endpoint, op, method, path string, query url.Values, in []byte, decode func(io.Reader) error) error {
 	ctx, cancel := context.WithTimeout(ctx, c.callTimeout)
 	defer cancel()
 
 	var body io.Reader
 	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return fmt.Errorf("%s: encode request: %w: %w", op, ErrNotAccepted, err)
-		}
-		body = bytes.NewReader(b)
+		body = bytes.NewReader(in)
 	}
-	req, err := c.newRequest(ctx, method, path, query, body)
+	req, err := c.newRequestTo(ctx, ep, method, path, query, body)
 	if err != nil {
 		return fmt.Errorf("%s: build request: %w: %w", op, ErrNotAccepted, err)
 	}

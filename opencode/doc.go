@@ -47,6 +47,8 @@
 // with its version, on GET /api/health. hermes-bot does not support it
 // yet; Probe and Watch say so with an *UnsupportedServerError naming the
 // supported versions. The README says what support would take.
+// ReadServiceFile finds where an OpenCode service runs, and WithEndpoint
+// lets a Client follow it when it comes back elsewhere.
 //
 // Contract2 is that as data: every route, event and shape of OpenCode 2
 // hermes-bot would use, each with the upstream file and commit it was read
@@ -86,7 +88,8 @@
 //
 // # Concurrency
 //
-// A Client is safe for concurrent use; its settings are fixed by NewClient.
+// A Client is safe for concurrent use; its settings are fixed by NewClient,
+// but for the address and credentials WithEndpoint may look up again.
 // Unary calls may run while Watch runs. Watch calls its Handler from its
 // own goroutine, one event at a time and in stream order, so a slow
 // handler delays the next event but never makes the stream look dead.

@@ -150,12 +150,13 @@ func (c *Client) Watch(ctx context.Context, h Handler, dirs func(context.Context
 	var failures failureLog
 	backoff := c.backoffMin
 	for attempt := 1; ; attempt++ {
+		ep := c.ep.Load()
 		up, err := c.watchOnce(ctx, h, dirs, known, &failures)
 		if ctx.Err() != nil {
 			return nil
 		}
-		if up >= c.backoffReset {
-			backoff = c.backoffMin
+		if up >= c.backoffReset || c.moved(ep, err) {
+			backoff = c.backoffMin // a server found elsewhere is worth trying at once
 		}
 		wait := jitter(backoff)
 		c.state.failed(c.now(), err)
@@ -315,7 +316,7 @@ func (c *Client) watchOnce(ctx context.Context, h Handler, dirs func(context.Con
 	}
 	connected := time.Now()
 
-	ev := c.log.Info().Str("url", c.base)
+	ev := c.log.Info().Str("url", c.ep.Load().base)
 	var version string
 	api := apiUnknown
 	switch hl, err := c.Probe(ctx); {

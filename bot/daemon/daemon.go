@@ -51,6 +51,9 @@ const (
 type Options struct {
 	// Version is the build's version, shown by /status and logged.
 	Version string
+	// Getenv, when set, lets an auto server (config.Server.Auto) be
+	// looked up again in the OpenCode service file when it moves.
+	Getenv func(string) string
 }
 
 // ConfigError is a setting Run cannot work with; restarting does not fix
@@ -170,6 +173,19 @@ type server struct {
 	lanes  *bot.Lanes
 }
 
+// serviceLookup finds an auto server in the OpenCode service file again.
+// No file is an error, so the client keeps its address: a stopped service
+// writes it again when it comes back.
+func serviceLookup(s config.Server, getenv func(string) string) func() (opencode.Endpoint, error) {
+	return func() (opencode.Endpoint, error) {
+		found, err := s.FromServiceFile(getenv)
+		if err != nil {
+			return opencode.Endpoint{}, err
+		}
+		return opencode.Endpoint{URL: found.URL, User: found.Username, Password: found.Password}, nil
+	}
+}
+
 // newOpencode makes a client per opencode server. A named server's client
 // logs with its name.
 func (d *daemon) newOpencode() error {
@@ -178,7 +194,14 @@ func (d *daemon) newOpencode() error {
 		if s.Name != "" {
 			log = log.With().Str("server", s.Name).Logger()
 		}
-		c, err := opencode.NewClient(s.URL, opencode.WithBasicAuth(s.Username, s.Password), opencode.WithLogger(log))
+		if s.ServiceFile != "" {
+			log.Info().Str("url", s.URL).Str("file", s.ServiceFile).Msg("opencode server found in the OpenCode service file")
+		}
+		opts := []opencode.ClientOption{opencode.WithBasicAuth(s.Username, s.Password), opencode.WithLogger(log)}
+		if s.Auto && d.opts.Getenv != nil {
+			opts = append(opts, opencode.WithEndpoint(opencode.DefaultLookupEvery, serviceLookup(s, d.opts.Getenv)))
+		}
+		c, err := opencode.NewClient(s.URL, opts...)
 		if err != nil {
 			if s.Name != "" {
 				err = fmt.Errorf("server %s: %w", s.Name, err)

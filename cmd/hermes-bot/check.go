@@ -410,6 +410,7 @@ func (c *checkCommand) checkOpencodeServer(ctx context.Context, srv config.Serve
 		setPw = srv.PasswordVar() + " (or OPENCODE_SERVER_PASSWORD, for every server)"
 		userVar = srv.UsernameVar() + " (else OPENCODE_SERVER_USERNAME) gives"
 	}
+	r.line("-", name, c.foundAt(srv), "", "")
 	oc, err := opencode.NewClient(srv.URL, opencode.WithBasicAuth(srv.Username, srv.Password))
 	if err != nil {
 		r.fail(name, c.reason(err), "correct OPENCODE_URL")
@@ -419,7 +420,14 @@ func (c *checkCommand) checkOpencodeServer(ctx context.Context, srv config.Serve
 	h, err := oc.Probe(cctx)
 	cancel()
 	start := "start it, for example: OPENCODE_SERVER_PASSWORD=… opencode serve --port 4096 --hostname 127.0.0.1; or correct OPENCODE_URL"
+	// The service file's password is not the settings': a stale file
+	// is the likelier cause of a refusal or of nobody listening.
+	stale := "the service file may be stale: start the OpenCode service again, or set OPENCODE_URL"
 	switch {
+	case srv.ServiceFile != "" && errors.Is(err, opencode.ErrUnauthorized):
+		r.fail(name, "opencode refused the password of the service file (HTTP 401)", stale)
+	case srv.ServiceFile != "" && unreachable(err):
+		r.fail(name, "cannot reach the server the service file names: "+c.reason(err), stale)
 	case errors.Is(err, opencode.ErrUnsupportedServer):
 		r.fail(name, err.Error(), "run opencode "+testedOpencode+"x instead (npm install -g opencode-ai@1.18), or point OPENCODE_URL at one")
 	case errors.Is(err, opencode.ErrNoRoute):
@@ -452,6 +460,32 @@ func (c *checkCommand) checkOpencodeServer(ctx context.Context, srv config.Serve
 			srv.URL+" can drive your agent",
 			"start opencode with OPENCODE_SERVER_PASSWORD=… and put the same password in hermes-bot's settings")
 	}
+}
+
+// unreachable tells a failure to get any answer (the HTTP client's
+// *url.Error) from an answer hermes-bot did not like.
+func unreachable(err error) bool {
+	var ue *url.Error
+	return errors.As(err, &ue)
+}
+
+// foundAt says where srv's URL came from: OPENCODE_URL, the OpenCode
+// service file, or the default when auto found no file.
+func (c *checkCommand) foundAt(srv config.Server) string {
+	switch {
+	case srv.ServiceFile != "":
+		return "found in the OpenCode service file " + srv.ServiceFile
+	case !srv.Auto:
+		return "from OPENCODE_URL"
+	}
+	what := "OPENCODE_URL is auto (or unset)"
+	if srv.Name != "" {
+		what = "OPENCODE_URL says " + srv.Name + "=auto"
+	}
+	if path, err := opencode.ServiceFilePath(c.getenv); err == nil {
+		return "the default: " + what + " and there is no OpenCode service file at " + path
+	}
+	return "the default: " + what + " and there is no OpenCode service file"
 }
 
 // storeFix is the advice for a HERMES_DB that cannot be opened or created.

@@ -81,7 +81,7 @@ func (c *serveCommand) run(ctx context.Context, flags *configFlags) error {
 		}
 		log.Warn().Strs("unknown", texts).Msg("ignoring variables named like settings that are none: " + strings.Join(texts, "; "))
 	}
-	err = daemon.Run(ctx, cfg, log, daemon.Options{Version: buildVersion()})
+	err = daemon.Run(ctx, cfg, log, daemon.Options{Version: buildVersion(), Getenv: c.getenv})
 	var ce *daemon.ConfigError
 	if errors.As(err, &ce) {
 		fix := "check " + ce.Setting
