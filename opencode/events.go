@@ -35,6 +35,8 @@ type EventReader struct {
 	br  *bufio.Reader
 	max int
 	log zerolog.Logger
+	// envelope selects OpenCode 2's records (NewEventReader2).
+	envelope bool
 
 	data    []byte // the current record's data field(s), reused
 	hasData bool   // a data field was seen since the last dispatch
@@ -59,13 +61,35 @@ func NewEventReader(r io.Reader, maxRecord int, log zerolog.Logger) *EventReader
 // SSE specification says); a read failure is returned wrapped.
 func (er *EventReader) Next() (Event, error) {
 	for {
+		data, err := er.record()
+		if err != nil {
+			return Event{}, err
+		}
+		var ev Event
+		var ok bool
+		if er.envelope {
+			ev, ok = er.decodeEnvelope(data)
+		} else {
+			ev, ok = er.decode(data)
+		}
+		er.reset()
+		if ok {
+			return ev, nil
+		}
+	}
+}
+
+// record returns the data of the next record that has any, valid until
+// reset. Long records are skipped here, with their warning.
+func (er *EventReader) record() ([]byte, error) {
+	for {
 		done, err := er.readLine()
 		if err != nil {
 			er.reset()
 			if errors.Is(err, io.EOF) {
-				return Event{}, io.EOF
+				return nil, io.EOF
 			}
-			return Event{}, fmt.Errorf("read event stream: %w", err)
+			return nil, fmt.Errorf("read event stream: %w", err)
 		}
 		if !done {
 			continue
@@ -79,11 +103,7 @@ func (er *EventReader) Next() (Event, error) {
 		if !er.hasData {
 			continue
 		}
-		ev, ok := er.decode(er.data)
-		er.reset()
-		if ok {
-			return ev, nil
-		}
+		return er.data, nil
 	}
 }
 
@@ -436,6 +456,8 @@ var (
 	errTruncated     = errors.New("record ends inside a JSON value")
 	errSyntax        = errors.New("JSON syntax error")
 	errNoPayloadType = errors.New("record has no payload.type string")
+	errNoType        = errors.New("record has no type string")
+	errNoKey         = errors.New("object lacks the key")
 )
 
 // payloadType returns the raw bytes of the string payload.type in a record
@@ -443,54 +465,61 @@ var (
 // without decoding or allocating, and stops as soon as it has the type:
 // whatever follows is only checked by json.Unmarshal, for relevant records.
 func payloadType(b []byte) ([]byte, error) {
-	i := skipSpace(b, 0)
+	i, err := valueOf(b, 0, "payload")
+	if errors.Is(err, errNoKey) {
+		return nil, errNoPayloadType
+	}
+	if err != nil {
+		return nil, err
+	}
+	if i, err = valueOf(b, i, "type"); errors.Is(err, errNoKey) || errors.Is(err, errNotObject) {
+		return nil, errNoPayloadType
+	} else if err != nil {
+		return nil, err
+	}
+	typ, ok := stringAt(b, i)
+	if !ok {
+		return nil, errNoPayloadType
+	}
+	return typ, nil
+}
+
+// valueOf returns the index of the value of key in the object that opens
+// at b[i], or errNoKey when the object has no such key.
+func valueOf(b []byte, i int, key string) (int, error) {
+	i = skipSpace(b, i)
 	if i >= len(b) || b[i] != '{' {
-		return nil, errNotObject
+		return 0, errNotObject
 	}
 	i++
 	for {
-		key, next, err := nextKey(b, i)
+		k, next, err := nextKey(b, i)
 		if err != nil {
-			return nil, err
+			return 0, err
 		}
-		if key == nil {
-			return nil, errNoPayloadType
+		if k == nil {
+			return 0, errNoKey
 		}
-		i = next
-		if string(key) != "payload" {
-			if i, err = skipValue(b, i); err != nil {
-				return nil, err
-			}
-			continue
+		if string(k) == key {
+			return next, nil
 		}
-		if i >= len(b) || b[i] != '{' {
-			return nil, errNoPayloadType
-		}
-		i++
-		for {
-			key, next, err := nextKey(b, i)
-			if err != nil {
-				return nil, err
-			}
-			if key == nil {
-				return nil, errNoPayloadType
-			}
-			i = next
-			if string(key) == "type" {
-				if i >= len(b) || b[i] != '"' {
-					return nil, errNoPayloadType
-				}
-				end, err := skipString(b, i)
-				if err != nil {
-					return nil, err
-				}
-				return b[i+1 : end-1], nil
-			}
-			if i, err = skipValue(b, i); err != nil {
-				return nil, err
-			}
+		if i, err = skipValue(b, next); err != nil {
+			return 0, err
 		}
 	}
+}
+
+// stringAt returns the raw contents of the string that opens at b[i];
+// ok is false when no complete string does.
+func stringAt(b []byte, i int) ([]byte, bool) {
+	if i >= len(b) || b[i] != '"' {
+		return nil, false
+	}
+	end, err := skipString(b, i)
+	if err != nil {
+		return nil, false
+	}
+	return b[i+1 : end-1], true
 }
 
 // nextKey reads `[,] "key" :` starting at i, inside an object. It returns
