@@ -315,15 +315,33 @@ func FuzzEventReader(f *testing.F) {
 	f.Add([]byte("data: {\"payload\":{\"type\":\"question.asked\",\"properties\":{\"id\":\"q\"}}}\n\n"))
 	f.Add([]byte("data: {\"payload\":{\"type\":\"\\\"\"}}\n\ndata:\ndata\n\n:\n\n"))
 	f.Add([]byte("data: {\"a\":[[[{\"b\":\"\\\\\"}]]],\"payload\":{\"x\":tru,\"type\":\"sync\"}}\r\n\r\n"))
+	// OpenCode 2's envelope and change records, read by the same input.
+	f.Add([]byte(envelope("permission.asked", `{"id":"p","sessionID":"s","action":"bash","source":null}`)))
+	f.Add([]byte("data: {\"data\":{\"type\":\"x\"},\"type\":\"session.execution.failed\",\"location\":7}\n\n: heartbeat\n\n"))
+	f.Add([]byte("data: {\"type\":\"log.hint\",\"aggregateID\":\"ses_1\",\"seq\":1e99}\n\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		er := opencode.NewEventReader(bytes.NewReader(in), 1024, zerolog.Nop())
+		for _, er := range []*opencode.EventReader{
+			opencode.NewEventReader(bytes.NewReader(in), 1024, zerolog.Nop()),
+			opencode.NewEventReader2(bytes.NewReader(in), 1024, zerolog.Nop()),
+		} {
+			for range 10000 {
+				ev, err := er.Next()
+				if err != nil {
+					break
+				}
+				if ev.Type == "" {
+					t.Fatalf("event without type from %q", in)
+				}
+			}
+		}
+		cr := opencode.NewChangeReader(bytes.NewReader(in), 1024, zerolog.Nop())
 		for range 10000 {
-			ev, err := er.Next()
+			c, err := cr.Next()
 			if err != nil {
 				return
 			}
-			if ev.Type == "" {
-				t.Fatalf("event without type from %q", in)
+			if !c.Sweep && c.AggregateID == "" {
+				t.Fatalf("change without aggregate from %q", in)
 			}
 		}
 	})
