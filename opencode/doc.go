@@ -55,6 +55,13 @@
 // from. The README's table is its copy for users (a test keeps them
 // alike), and opencodetest.Server2 serves exactly it.
 //
+// NewEventReader2 reads OpenCode 2's GET /api/event, whose records are
+// envelopes {id, created, type, data, location?}, into the same Events
+// as the /api surface's (envelopeTypes says which types; forms are not
+// read yet), and ChangeReader reads GET /api/event/changes into Changes.
+// hermes-bot does not serve OpenCode 2 yet: Probe still says unsupported,
+// and Watch does not use these readers.
+//
 // # Errors
 //
 // Every error a Client method returns wraps exactly one of ErrNotFound,

@@ -20,7 +20,8 @@ const (
 	keepRecordBuffer = 1 << 20
 )
 
-// EventReader reads the records of GET /global/event and returns the
+// EventReader reads the records of GET /global/event (or, made by
+// NewEventReader2, of OpenCode 2's GET /api/event) and returns the
 // relevant ones, decoded. Records of irrelevant types (sync, streaming
 // noise, anything unknown) cost a look at their type and nothing else:
 // no allocation, no decoding.
@@ -232,9 +233,15 @@ func (er *EventReader) decode(data []byte) (Event, bool) {
 		return Event{}, false
 	}
 	ev.Directory, ev.Project, ev.ID = rec.Directory, rec.Project, rec.Payload.ID
+	return er.complete(ev)
+}
+
+// complete marks ev's surface and returns it, or ok false, with a
+// warning, when it lacks a field hermes-bot cannot do without.
+func (er *EventReader) complete(ev *Event) (Event, bool) {
 	ev.setSurface()
 	if missing := ev.missingField(); missing != "" {
-		er.log.Warn().Str("type", typ).Str("event_id", ev.ID).Str("directory", ev.Directory).
+		er.log.Warn().Str("type", ev.Type).Str("event_id", ev.ID).Str("directory", ev.Directory).
 			Str("missing", missing).Msg("opencode event lacks a required field; skipped")
 		return Event{}, false
 	}

@@ -99,13 +99,7 @@ func (er *EventReader) decodeEnvelope(data []byte) (Event, bool) {
 	if rec.Location != nil {
 		ev.Directory = rec.Location.Directory
 	}
-	ev.setSurface()
-	if missing := ev.missingField(); missing != "" {
-		er.log.Warn().Str("type", typ).Str("event_id", ev.ID).Str("directory", ev.Directory).
-			Str("missing", missing).Msg("opencode event lacks a required field; skipped")
-		return Event{}, false
-	}
-	return *ev, true
+	return er.complete(ev)
 }
 
 // Change is one record of OpenCode 2's GET /api/event/changes: either the
