@@ -98,7 +98,7 @@ func (b *Bridge) autoApprove(ctx context.Context, log zerolog.Logger, e *pending
 		return false
 	}
 	p := e.Permission
-	assessed := risk.AssessRun(e.Directory, p.Kind, p.Patterns, p.Metadata, riskRun(p.Run))
+	assessed := frontend.Assess(e)
 	if assessed.Level != risk.Low {
 		if p.Run != nil && risk.Assess(e.Directory, p.Kind, p.Patterns, p.Metadata).Level == risk.Low {
 			log.Info().Strs("why", i18n.English.RiskReasons(assessed)).Msg("low-risk command not auto-approved; asking")

@@ -107,51 +107,6 @@ func sameFolder(a, b string) bool {
 	return err == nil && ra == rb
 }
 
-// riskRun is what risk.AssessRun needs of r.
-func riskRun(r *pending.Run) *risk.Run {
-	if r == nil {
-		return nil
-	}
-	rr := &risk.Run{Read: r.Read, Timeout: r.Timeout}
-	if r.Elsewhere {
-		rr.Elsewhere = r.Workdir
-	}
-	return rr
-}
-
-// changesFiles reports whether an "always" answer to a request of kind
-// lets the agent change files without asking from then on.
-func changesFiles(kind string) bool {
-	switch strings.ToLower(strings.TrimSpace(kind)) {
-	case "edit", "write", "multiedit", "patch", "apply_patch", "external_directory":
-		return true
-	}
-	return false
-}
-
-// rememberAlways records that e, answered "always", widened opencode's
-// rules for its directory, when it did; the first such answer there also
-// tells the group that auto-approval is paused, when it is on.
-func (b *Bridge) rememberAlways(ctx context.Context, log zerolog.Logger, e *pending.Entry) {
-	if e.Permission == nil || !changesFiles(e.Permission.Kind) || e.Directory == "" {
-		return
-	}
-	added, err := b.store.RememberAlways(e.Server, e.Directory, e.Permission.Kind)
-	if err != nil {
-		log.Error().Err(err).Msg("could not record that an always answer let the agent change files; auto-approval may go on in this directory")
-		return
-	}
-	log.Warn().Str("permission", e.Permission.Kind).
-		Msg("an always answer lets the agent change files here without asking; no command of this directory is auto-approved from now on")
-	if !added || b.cfg.AutoApprove != AutoApproveLow {
-		return
-	}
-	a := pending.Always{Server: e.Server, Directory: e.Directory, Kind: e.Permission.Kind, At: b.now()}
-	if err := b.fe.AutoApprovalPaused(ctx, a); err != nil {
-		log.Warn().Err(err).Msg("could not tell the group that auto-approval is paused here; /autoapprove shows it")
-	}
-}
-
 // untrusted says why the low-risk shell command of e must still be asked:
 // opencode's rules let the agent change, without asking anyone, a file
 // the command's programs read for their configuration, or that cannot be

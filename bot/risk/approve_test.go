@@ -258,7 +258,7 @@ func TestApproveGitRepository(t *testing.T) {
 			return dir
 		}, false},
 		{"an include", func(t *testing.T, dir string) string {
-			write(t, dir, ".git/config", "[include]\n\tpath = ../shared.gitconfig\n")
+			write(t, dir, ".git/config", "[include]\n\tpath = ../common.gitconfig\n")
 			return dir
 		}, false},
 		// Included files are read as git reads them: this one, inside the

@@ -163,11 +163,7 @@ func permissionBody(tx *i18n.Text, es []*pending.Entry, open bool, bud permissio
 func riskiest(es []*pending.Entry) risk.Assessment {
 	var worst risk.Assessment
 	for _, e := range es {
-		p := e.Permission
-		if p == nil {
-			p = &pending.Permission{}
-		}
-		if a := risk.AssessRun(e.Directory, p.Kind, p.Patterns, p.Metadata, riskRun(p.Run)); a.Level > worst.Level {
+		if a := frontend.Assess(e); a.Level > worst.Level {
 			worst = a
 		}
 	}
@@ -192,18 +188,6 @@ func runLines(tx *i18n.Text, r *pending.Run) string {
 		s += "\n" + esc(tx.RunsFor((time.Duration(r.Timeout)*time.Millisecond).String()), 100)
 	}
 	return s
-}
-
-// riskRun is what risk.AssessRun needs of r.
-func riskRun(r *pending.Run) *risk.Run {
-	if r == nil {
-		return nil
-	}
-	rr := &risk.Run{Read: r.Read, Timeout: r.Timeout}
-	if r.Elsewhere {
-		rr.Elsewhere = r.Workdir
-	}
-	return rr
 }
 
 // alwaysLine says what pressing "Always allow" would allow beyond this

@@ -674,6 +674,17 @@ func (s *Server2) formLocked(w http.ResponseWriter, sid, id string) *form2 {
 	return nil
 }
 
+// pendingFormLocked is formLocked for a route that settles the form:
+// one settled already is answered 409.
+func (s *Server2) pendingFormLocked(w http.ResponseWriter, sid, id string) *form2 {
+	f := s.formLocked(w, sid, id)
+	if f != nil && f.state.Status != "pending" {
+		formError(w, http.StatusConflict, "FormAlreadySettledError", id, "Form already "+f.state.Status+": "+id)
+		return nil
+	}
+	return f
+}
+
 func (s *Server2) handleFormReply(w http.ResponseWriter, r *http.Request) {
 	sid, ok := session2(w, r)
 	if !ok {
@@ -682,12 +693,8 @@ func (s *Server2) handleFormReply(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	f := s.formLocked(w, sid, id)
+	f := s.pendingFormLocked(w, sid, id)
 	if f == nil {
-		return
-	}
-	if f.state.Status != "pending" {
-		formError(w, http.StatusConflict, "FormAlreadySettledError", id, "Form already "+f.state.Status+": "+id)
 		return
 	}
 	var body struct {
@@ -717,12 +724,8 @@ func (s *Server2) handleFormCancel(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	f := s.formLocked(w, sid, id)
+	f := s.pendingFormLocked(w, sid, id)
 	if f == nil {
-		return
-	}
-	if f.state.Status != "pending" {
-		formError(w, http.StatusConflict, "FormAlreadySettledError", id, "Form already "+f.state.Status+": "+id)
 		return
 	}
 	f.state = FormState{Status: "cancelled"}
