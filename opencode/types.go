@@ -26,6 +26,11 @@ const (
 	TypeQuestionV2Rejected  = "question.v2.rejected"
 	TypePermissionV2Asked   = "permission.v2.asked"
 	TypePermissionV2Replied = "permission.v2.replied"
+	// OpenCode 2's forms (GET /api/event only): Event.FormAsked,
+	// FormReplied and FormCancelled. Their Surface is SurfaceAPI.
+	TypeFormCreated   = "form.created"
+	TypeFormReplied   = "form.replied"
+	TypeFormCancelled = "form.cancelled"
 )
 
 // Option is one choice offered by a question.
@@ -215,6 +220,11 @@ type Event struct {
 	PermissionReplied *PermissionReplied
 	SessionIdle       *SessionIdle
 	SessionError      *SessionError
+	FormAsked         *Form
+	FormReplied       *FormReplied
+	FormCancelled     *FormCancelled
+	// Generation is 2 for an event of an OpenCode 2 server, 1 otherwise.
+	Generation int
 }
 
 // Session is the part of GET /session/{id} hermes-bot uses.
