@@ -223,7 +223,7 @@ type Event struct {
 	FormAsked         *Form
 	FormReplied       *FormReplied
 	FormCancelled     *FormCancelled
-	// Generation is 2 for an event of an OpenCode 2 server, 1 otherwise.
+	// Generation is 2 for an event of an OpenCode 2 server, 0 for 1.x.
 	Generation int
 }
 
