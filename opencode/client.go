@@ -64,6 +64,7 @@ type Client struct {
 	maxRecord       int
 	now             func() time.Time // read by the watcher's log limiter
 	state           watchState       // what Watch knows of the stream, for State
+	gen             atomic.Int32     // the generation Probe found last; 0 before
 }
 
 // endpoint is the address and credentials requests go to.

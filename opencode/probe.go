@@ -27,6 +27,8 @@ type ServerInfo struct {
 	// API is true when the server also serves the /api surface (opencode
 	// 1.18 and later): GET /api/health answered JSON.
 	API bool
+	// Generation is 1 for opencode 1.x, 2 for OpenCode 2.
+	Generation int
 }
 
 // UnsupportedServerError is the error of Probe (and of Watch) for a
@@ -83,8 +85,14 @@ func (c *Client) Probe(ctx context.Context) (ServerInfo, error) {
 		return ServerInfo{}, &UnsupportedServerError{Version: h.Version, Reason: "this server is opencode " + h.Version}
 	}
 	api, _ := c.apiHealth(ctx)
-	return ServerInfo{Version: h.Version, Healthy: h.Healthy, API: api}, nil
+	c.gen.Store(1)
+	return ServerInfo{Version: h.Version, Healthy: h.Healthy, API: api, Generation: 1}, nil
 }
+
+// Generation is the generation of opencode the last successful Probe
+// found: 1 for opencode 1.x, 2 for OpenCode 2, 0 before any. Watch
+// probes at every connect.
+func (c *Client) Generation() int { return int(c.gen.Load()) }
 
 // apiHealth reports whether GET /api/health answers JSON with healthy
 // set, and the version it names: opencode 1.18 says only
