@@ -286,7 +286,7 @@ func TestAPIRequestsWebPage(t *testing.T) {
 func TestProbe(t *testing.T) {
 	ctx := testContext(t)
 	info, err := newServer(t).Client().Probe(ctx)
-	if err != nil || info != (opencode.ServerInfo{Version: "1.18.33", Healthy: true, API: true}) {
+	if err != nil || info != (opencode.ServerInfo{Version: "1.18.33", Healthy: true, API: true, Generation: 1}) {
 		t.Errorf("opencode 1.18.33: %+v, %v", info, err)
 	}
 
