@@ -2,6 +2,7 @@ package bot
 
 import (
 	"io"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -186,6 +187,17 @@ func (m *Metrics) WriteTo(w io.Writer) (int64, error) {
 			func(st opencode.WatchState) float64 { return float64(max(st.Connects, 1) - 1) })
 		series("hermes_opencode_connected", "gauge", "1 while the opencode event stream is up.",
 			func(st opencode.WatchState) float64 { return prom.Bool(st.Connected) })
+		pw.Family("hermes_opencode_info", "gauge", "1, labelled with the generation (1 or 2) and version each opencode server reported at its last connect.")
+		for i, st := range states {
+			if st.Generation == 0 {
+				continue
+			}
+			l := `generation="` + strconv.Itoa(st.Generation) + `",version="` + prom.Escape(st.Version) + `"`
+			if labels[i] != "" {
+				l = labels[i] + "," + l
+			}
+			pw.Sample("hermes_opencode_info", l, 1)
+		}
 	}
 	if m.LastPoll != nil {
 		pw.Family("hermes_telegram_last_poll_timestamp_seconds", "gauge", "When Telegram last answered getUpdates, as a Unix time; 0 if never.")

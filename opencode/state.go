@@ -18,6 +18,9 @@ type WatchState struct {
 	// Version is the server version /global/health reported at the last
 	// connect; empty if it never answered.
 	Version string
+	// Generation is 1 for opencode 1.x, 2 for OpenCode 2, as the last
+	// connect's probe found; 0 before one succeeded.
+	Generation int
 	// LastError names the class of the last failure ("unauthorized",
 	// "unsupported", "transient", "silent", "not_found", "not_accepted",
 	// "other"), empty
@@ -68,6 +71,8 @@ func (w *watchState) failed(at time.Time, err error) {
 // for concurrent use.
 func (c *Client) State() WatchState {
 	c.state.mu.Lock()
-	defer c.state.mu.Unlock()
-	return c.state.s
+	s := c.state.s
+	c.state.mu.Unlock()
+	s.Generation = c.Generation()
+	return s
 }

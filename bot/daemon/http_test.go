@@ -252,7 +252,7 @@ func TestPollConflictWithTelegramFake(t *testing.T) {
 func TestHealthAndMetricsPerServer(t *testing.T) {
 	t0 := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
 	streams := []bot.ServerStream{
-		{Name: "laptop", Stream: fixedStream{Connected: true, Since: t0, Connects: 1, Events: 7}},
+		{Name: "laptop", Stream: fixedStream{Connected: true, Since: t0, Connects: 1, Events: 7, Version: "2.0.1", Generation: 2}},
 		{Name: "ci", Stream: fixedStream{Since: t0, LastError: "connection refused", Connects: 3}},
 	}
 	p := newPollTracker()
@@ -278,10 +278,14 @@ func TestHealthAndMetricsPerServer(t *testing.T) {
 		`hermes_opencode_connected{server="ci"} 0`,
 		`hermes_opencode_events_total{server="laptop"} 7`,
 		`hermes_opencode_reconnects_total{server="ci"} 2`,
+		`hermes_opencode_info{server="laptop",generation="2",version="2.0.1"} 1`,
 	} {
 		if !strings.Contains(out.String(), want+"\n") {
 			t.Errorf("/metrics lacks %q:\n%s", want, out.String())
 		}
+	}
+	if strings.Contains(out.String(), `hermes_opencode_info{server="ci"`) {
+		t.Errorf("/metrics names a generation for ci, which never connected:\n%s", out.String())
 	}
 	if n := strings.Count(out.String(), "# TYPE hermes_opencode_connected "); n != 1 {
 		t.Errorf("hermes_opencode_connected declared %d times, want once", n)

@@ -161,7 +161,12 @@ var English = Text{
 	ConnectedFor:    func(span string) string { return " for " + span },
 	NotConnectedYet: "⏳ not connected yet",
 	NotConnectedFor: func(span string) string { return "❌ not connected for " + span },
-	Version:         func(v string) string { return " · version " + v },
+	Version: func(v string, generation int) string {
+		if generation == 2 {
+			return " · OpenCode 2, version " + v
+		}
+		return " · opencode 1.x, version " + v
+	},
 	LastError:       func(words, ago string) string { return "Last error: " + words + ", " + ago },
 	WaitingUnknown:  "Waiting for you: unknown (could not read the store)",
 	WaitingCount:    func(n int) string { return fmt.Sprintf("Waiting for you: %d", n) },

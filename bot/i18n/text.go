@@ -130,11 +130,12 @@ type Text struct {
 	ConnectedFor                   func(span string) string
 	NotConnectedYet                string
 	NotConnectedFor                func(span string) string
-	Version                        func(v string) string
-	LastError                      func(words, ago string) string
-	WaitingUnknown                 string
-	WaitingCount                   func(n int) string
-	PendingLists                   string
+	// Version names the server's generation (1 or 2) and version.
+	Version        func(v string, generation int) string
+	LastError      func(words, ago string) string
+	WaitingUnknown string
+	WaitingCount   func(n int) string
+	PendingLists   string
 	ErrUnauthorized, ErrTransient, ErrSilent, ErrNotFound,
 	ErrNotAccepted, ErrUnexpected, ErrUnsupported string
 	JustNow     string

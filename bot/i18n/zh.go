@@ -160,7 +160,12 @@ var Chinese = Text{
 	ConnectedFor:    func(span string) string { return " " + span },
 	NotConnectedYet: "⏳ 尚未连接",
 	NotConnectedFor: func(span string) string { return "❌ 已断开 " + span },
-	Version:         func(v string) string { return " · 版本 " + v },
+	Version: func(v string, generation int) string {
+		if generation == 2 {
+			return " · OpenCode 2，版本 " + v
+		}
+		return " · opencode 1.x，版本 " + v
+	},
 	LastError:       func(words, ago string) string { return "最近错误：" + words + "，" + ago },
 	WaitingUnknown:  "等待你回答：未知（无法读取存储）",
 	WaitingCount:    func(n int) string { return fmt.Sprintf("等待你回答：%d", n) },

@@ -233,7 +233,7 @@ func (f *Frontend) writeOpencodeStatus(s *strings.Builder, label string, status 
 			s.WriteString(f.text.NotConnectedFor(span(f.text, now.Sub(st.Since))))
 		}
 		if st.Version != "" {
-			s.WriteString(f.text.Version(esc(st.Version, 64)))
+			s.WriteString(f.text.Version(esc(st.Version, 64), st.Generation))
 		}
 		s.WriteString("\n")
 		if st.LastError != "" && !st.Connected {

@@ -72,21 +72,27 @@ func (noOpen) Open(context.Context, bool) ([]*pending.Entry, error) { return nil
 func TestStatusPerServer(t *testing.T) {
 	now := time.Now()
 	f := New(Config{ChatID: testChat, Now: func() time.Time { return now }, Servers: []ServerStatus{
-		{Name: "laptop", Status: fixedStatus{Connected: true, Since: now.Add(-5 * time.Minute), Version: "1.18.33"}},
+		{Name: "laptop", Status: fixedStatus{Connected: true, Since: now.Add(-5 * time.Minute), Version: "1.18.33", Generation: 1}},
+		{Name: "box", Status: fixedStatus{Connected: true, Since: now.Add(-time.Minute), Version: "2.0.1", Generation: 2}},
 		{Name: "ci", Status: fixedStatus{Since: now.Add(-2 * time.Minute), LastError: "connection refused", LastErrorAt: now.Add(-time.Minute)}},
 	}}, nil, nil, zerolog.Nop())
 	got := f.renderStatus(context.Background(), noOpen{})
 	lines := strings.Split(got, "\n")
-	var laptop, ci string
+	var laptop, ci, box string
 	for _, l := range lines {
 		switch {
+		case strings.HasPrefix(l, "opencode <code>box</code>: "):
+			box = l
 		case strings.HasPrefix(l, "opencode <code>laptop</code>: "):
 			laptop = l
 		case strings.HasPrefix(l, "opencode <code>ci</code>: "):
 			ci = l
 		}
 	}
-	if !strings.Contains(laptop, "connected") || !strings.Contains(laptop, "1.18.33") {
+	if !strings.Contains(box, "OpenCode 2, version 2.0.1") {
+		t.Errorf("box's line = %q, want its generation and version\n%s", box, got)
+	}
+	if !strings.Contains(laptop, "connected") || !strings.Contains(laptop, "opencode 1.x, version 1.18.33") {
 		t.Errorf("laptop's line = %q, want connected with its version\n%s", laptop, got)
 	}
 	if ci == "" || strings.Contains(ci, "1.18.33") || !strings.Contains(got, "Last error: ") {
