@@ -3,6 +3,8 @@ package opencode_test
 import (
 	"context"
 	"maps"
+	"net/http"
+	"net/http/httptest"
 	"runtime"
 	"slices"
 	"sync"
@@ -316,5 +318,56 @@ func TestWatch2HandlerNeverConcurrent(t *testing.T) {
 	}
 	if h.overlap.Load() {
 		t.Error("the handler was called while another call ran")
+	}
+}
+
+// A session the server does not have is listed empty, every list
+// counting as listed: nothing waits there.
+func TestWatch2SessionNotFound(t *testing.T) {
+	mux := http.NewServeMux()
+	writeJSON := func(w http.ResponseWriter, status int, body string) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = w.Write([]byte(body))
+	}
+	mux.HandleFunc("GET /api/health", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, 200, `{"healthy":true,"version":"2.0.0"}`)
+	})
+	mux.HandleFunc("GET /api/session/active", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, 200, `{"data":{}}`)
+	})
+	mux.HandleFunc("/api/session/", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, 404, `{"_tag":"SessionNotFoundError","sessionID":"ses_gone","message":"Session not found"}`)
+	})
+	stream := func(first string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			_, _ = w.Write([]byte("data: " + first + "\n\n"))
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+		}
+	}
+	mux.HandleFunc("GET /api/event", stream(`{"id":"evt_1","type":"server.connected","data":{}}`))
+	mux.HandleFunc("GET /api/event/changes", stream(`{"type":"log.sweep_required"}`))
+	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte("<html></html>"))
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	logs := newLogBuffer()
+	c, err := opencode.NewClient(srv.URL, fastOptions(logs)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := make(snapshots, 100)
+	watch2(t, c, h, "ses_gone")
+	got := h.untilConnected2(t)
+	s, ok := got["ses_gone"]
+	if !ok || !fullyListed(s) || len(s.Forms)+len(s.Questions)+len(s.Permissions) != 0 {
+		t.Errorf("snapshot %+v, want ses_gone listed empty", s)
+	}
+	if w := atLevel(logs, "warn", "listing"); len(w) != 0 {
+		t.Errorf("warnings %q", w)
 	}
 }
