@@ -211,6 +211,12 @@ func Contract2() []ContractEntry {
 			Note:    "the answer was not read; the fake answers 204; delivery steer or queue; " + noteBadBody,
 		},
 		{
+			Kind: ContractRoute, Name: "GET /api/session/active", Status: 200,
+			Example: `{"data":{"ses_1":{"type":"running"}}}`,
+			Source:  "packages/protocol/src/groups/session.ts@01fd0c8",
+			Note:    "the sessions this process runs a turn of; absent means inactive; the fake also counts a session with a pending form, question or permission",
+		},
+		{
 			Kind: ContractRoute, Name: "POST /api/session/{sid}/interrupt", Status: 204, Source: srcSession,
 			Note: "a no-op when the session is idle",
 		},

@@ -42,11 +42,11 @@
 // # Which servers
 //
 // Probe tells opencode 1.x (which serves both surfaces) from OpenCode 2,
-// a separate release that serves only /api and reworks questions as
-// forms: it answers its web app's page on GET /global/health and JSON,
-// with its version, on GET /api/health. hermes-bot does not support it
-// yet; Probe and Watch say so with an *UnsupportedServerError naming the
-// supported versions. The README says what support would take.
+// a separate release that serves only /api and adds forms: it answers no
+// JSON on GET /global/health but JSON, with its version, on GET
+// /api/health. Client.Generation says which one the last probe found.
+// Later majors are refused with an *UnsupportedServerError naming the
+// supported versions.
 // ReadServiceFile finds where an OpenCode service runs, and WithEndpoint
 // lets a Client follow it when it comes back elsewhere.
 //
@@ -57,10 +57,11 @@
 //
 // NewEventReader2 reads OpenCode 2's GET /api/event, whose records are
 // envelopes {id, created, type, data, location?}, into the same Events
-// as the /api surface's (envelopeTypes says which types; forms are not
-// read yet), and ChangeReader reads GET /api/event/changes into Changes.
-// hermes-bot does not serve OpenCode 2 yet: Probe still says unsupported,
-// and Watch does not use these readers.
+// as the /api surface's, plus form.created, form.replied and
+// form.cancelled (envelopeTypes says which types), and ChangeReader
+// reads GET /api/event/changes into Changes. On OpenCode 2, Watch reads
+// both streams and lists per session (a sweep) after every connect and
+// whenever the changes stream says events were lost.
 //
 // # Errors
 //
@@ -101,9 +102,12 @@
 // own goroutine, one event at a time and in stream order, so a slow
 // handler delays the next event but never makes the stream look dead.
 // HandleSnapshot is called from that same goroutine, in sorted directory
-// order, before the events of the connection it belongs to. After a
-// connect, Watch lists up to four directories at once on goroutines of
-// its own; they end before Watch goes on to the stream or returns. Run
+// (OpenCode 2: session) order, before the events of the connection it
+// belongs to. After a connect, Watch lists up to four directories or
+// sessions at once on goroutines of its own; they end before Watch goes
+// on to the stream or returns. On OpenCode 2 the event stream and the
+// changes stream are read on goroutines of their own, which hand over to
+// Watch's; they end with the connection. Run
 // one Watch per Client at a time. An EventReader is not safe for
 // concurrent use.
 package opencode

@@ -265,6 +265,9 @@ type eventKind struct {
 	// missing names a field hermes-bot cannot do without that ev lacks,
 	// or returns "". It is called only on a decoded event.
 	missing func(ev *Event) string
+	// only2 marks a type of OpenCode 2 alone (forms): the 1.x reader
+	// skips it, and its Surface is SurfaceAPI.
+	only2 bool
 }
 
 // eventKinds are the event types hermes-bot acts on. Every other type on
@@ -280,6 +283,38 @@ var eventKinds = slices.Concat(legacyKinds, []eventKind{
 		return &permissionV2Decoder{ev.PermissionAsked}
 	}),
 	v2Kind(TypePermissionV2Replied, TypePermissionReplied, nil),
+	// OpenCode 2's forms. A url form without its url, or a form without
+	// fields, is still delivered: the bot decides what to do with it.
+	{
+		name: TypeFormCreated, only2: true,
+		props: func(ev *Event) any { ev.FormAsked = new(Form); return &formCreated{ev.FormAsked} },
+		session: func(ev *Event) string {
+			return field(ev.FormAsked, func(p *Form) string { return p.SessionID })
+		},
+		missing: func(ev *Event) string {
+			return required("form.id", ev.FormAsked.ID, "form.sessionID", ev.FormAsked.SessionID)
+		},
+	},
+	{
+		name: TypeFormReplied, only2: true,
+		props: func(ev *Event) any { ev.FormReplied = new(FormReplied); return ev.FormReplied },
+		session: func(ev *Event) string {
+			return field(ev.FormReplied, func(p *FormReplied) string { return p.SessionID })
+		},
+		missing: func(ev *Event) string {
+			return required("id", ev.FormReplied.ID, "sessionID", ev.FormReplied.SessionID)
+		},
+	},
+	{
+		name: TypeFormCancelled, only2: true,
+		props: func(ev *Event) any { ev.FormCancelled = new(FormCancelled); return ev.FormCancelled },
+		session: func(ev *Event) string {
+			return field(ev.FormCancelled, func(p *FormCancelled) string { return p.SessionID })
+		},
+		missing: func(ev *Event) string {
+			return required("id", ev.FormCancelled.ID, "sessionID", ev.FormCancelled.SessionID)
+		},
+	},
 	// server.connected and server.heartbeat carry nothing to keep.
 	{name: TypeServerConnected},
 	{name: TypeServerHeartbeat},
@@ -354,6 +389,11 @@ var legacyKinds = []eventKind{
 	},
 }
 
+// formCreated is the data of form.created: {form}.
+type formCreated struct {
+	Form *Form `json:"form"`
+}
+
 // v2Kind is the entry of a type of the /api surface that stands for
 // legacy type legacy: legacy's entry of legacyKinds under another name,
 // with props replaced when props is not nil.
@@ -377,7 +417,7 @@ func v2Kind(name, legacy string, props func(ev *Event) any) eventKind {
 // setSurface marks an event of the /api surface, and the request it
 // carries, as such.
 func (ev *Event) setSurface() {
-	if k := kindOf(ev.Type); k == nil || k.legacy == "" {
+	if k := kindOf(ev.Type); k == nil || k.legacy == "" && !k.only2 {
 		return
 	}
 	ev.Surface = SurfaceAPI
@@ -446,11 +486,11 @@ func (ev Event) SessionID() string {
 	return ""
 }
 
-// relevantType maps a raw type to its constant. Comparing string(b) does
-// not allocate, so an irrelevant record costs nothing here.
+// relevantType maps a raw type of 1.x to its constant. Comparing
+// string(b) does not allocate, so an irrelevant record costs nothing here.
 func relevantType(b []byte) (string, bool) {
 	for i := range eventKinds {
-		if eventKinds[i].name == string(b) {
+		if eventKinds[i].name == string(b) && !eventKinds[i].only2 {
 			return eventKinds[i].name, true
 		}
 	}

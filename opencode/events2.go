@@ -12,7 +12,8 @@ import (
 // NewEventReader2 is NewEventReader for OpenCode 2's GET /api/event, whose
 // records are envelopes {id, created, type, data, location?: {directory}}.
 // It returns the same Events as NewEventReader's for the /api surface:
-// Directory is location.directory, ID the envelope's id, Project empty.
+// Directory is location.directory, ID the envelope's id, Project empty,
+// Generation 2. It also reads OpenCode 2's forms (form.created, …).
 func NewEventReader2(r io.Reader, maxRecord int, log zerolog.Logger) *EventReader {
 	er := NewEventReader(r, maxRecord, log)
 	er.envelope = true
@@ -21,7 +22,7 @@ func NewEventReader2(r io.Reader, maxRecord int, log zerolog.Logger) *EventReade
 
 // envelopeTypes maps the types of OpenCode 2's stream hermes-bot acts on
 // to the type of the Event each becomes; every other type is skipped
-// after reading only its type. form.* is not decoded yet: forms come next.
+// after reading only its type.
 var envelopeTypes = []struct{ wire, as string }{
 	{TypeQuestionV2Asked, TypeQuestionV2Asked},
 	{TypeQuestionV2Replied, TypeQuestionV2Replied},
@@ -31,6 +32,9 @@ var envelopeTypes = []struct{ wire, as string }{
 	// the v2 data (packages/schema/src/event-manifest.ts@3ece701).
 	{TypePermissionAsked, TypePermissionV2Asked},
 	{TypePermissionV2Replied, TypePermissionV2Replied},
+	{TypeFormCreated, TypeFormCreated},
+	{TypeFormReplied, TypeFormReplied},
+	{TypeFormCancelled, TypeFormCancelled},
 	// A turn's end: {sessionID} and {sessionID, error}, the properties of
 	// session.idle and session.error. session.status idle follows either,
 	// so only these two are kept, as 1.x's pair would be.
@@ -88,7 +92,7 @@ func (er *EventReader) decodeEnvelope(data []byte) (Event, bool) {
 	if !relevant {
 		return Event{}, false
 	}
-	ev := &Event{Type: typ}
+	ev := &Event{Type: typ, Generation: 2}
 	var rec wireEnvelope
 	rec.Data = ev.newProperties()
 	if err := json.Unmarshal(data, &rec); err != nil {

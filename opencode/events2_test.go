@@ -131,9 +131,9 @@ func envelope(typ, data string) string {
 // Every event of the contract is decoded or deliberately skipped.
 func TestEventReader2Contract(t *testing.T) {
 	decoded := map[string]string{ // contract type → Event type; "" skipped
-		"form.created":                  "", // forms come next
-		"form.replied":                  "",
-		"form.cancelled":                "",
+		"form.created":                  opencode.TypeFormCreated,
+		"form.replied":                  opencode.TypeFormReplied,
+		"form.cancelled":                opencode.TypeFormCancelled,
 		"question.v2.asked":             opencode.TypeQuestionV2Asked,
 		"permission.v2.asked":           opencode.TypePermissionV2Asked,
 		"permission.asked":              opencode.TypePermissionV2Asked,
@@ -178,14 +178,26 @@ func TestEventReader2Contract(t *testing.T) {
 				t.Fatalf("events %+v, want one %s", evs, want)
 			}
 			ev := evs[0]
-			if ev.Type != want || ev.ID != "evt_1" || ev.Directory != "/d" {
-				t.Errorf("event %+v, want type %s, id evt_1, directory /d", ev, want)
+			if ev.Type != want || ev.ID != "evt_1" || ev.Directory != "/d" || ev.Generation != 2 {
+				t.Errorf("event %+v, want type %s, id evt_1, directory /d, generation 2", ev, want)
 			}
 			if want != opencode.TypeServerConnected && ev.SessionID() != "ses_1" {
 				t.Errorf("session %q, want ses_1", ev.SessionID())
 			}
 			if ev.Type == opencode.TypeSessionError && !strings.Contains(string(ev.SessionError.Error), "rate limited") {
 				t.Errorf("error %s", ev.SessionError.Error)
+			}
+			if strings.HasPrefix(want, "form.") && ev.Surface != opencode.SurfaceAPI {
+				t.Errorf("form event of surface %v", ev.Surface)
+			}
+			if f := ev.FormAsked; want == opencode.TypeFormCreated && (f == nil || f.ID != "frm_1" || len(f.Fields) != 6 || f.Fields[1].When[0].Key != "target") {
+				t.Errorf("form %+v", f)
+			}
+			if r := ev.FormReplied; want == opencode.TypeFormReplied && (r == nil || r.ID != "frm_1" || !strings.Contains(string(r.Answer), "hotfix")) {
+				t.Errorf("form.replied %+v", r)
+			}
+			if c := ev.FormCancelled; want == opencode.TypeFormCancelled && (c == nil || c.ID != "frm_1") {
+				t.Errorf("form.cancelled %+v", c)
 			}
 		})
 	}
@@ -213,6 +225,14 @@ func TestEventReader2Records(t *testing.T) {
 		{"permission without session", envelope("permission.v2.asked", `{"id":"per_1","action":"bash"}`), "", true},
 		{"reply without request", envelope("question.v2.replied", `{"sessionID":"ses_1"}`), "", true},
 		{"heartbeat", ": heartbeat\n\n", "", false},
+		{"url form without url", envelope("form.created", `{"form":{"id":"frm_1","sessionID":"ses_1","mode":"url"}}`), opencode.TypeFormCreated, false},
+		{"form without fields", envelope("form.created", `{"form":{"id":"frm_1","sessionID":"ses_1","mode":"form"}}`), opencode.TypeFormCreated, false},
+		{"form without id", envelope("form.created", `{"form":{"sessionID":"ses_1","mode":"form"}}`), "", true},
+		{"form without session", envelope("form.created", `{"form":{"id":"frm_1","mode":"form"}}`), "", true},
+		{"form.created without form", envelope("form.created", `{"id":"frm_1","sessionID":"ses_1"}`), "", true},
+		{"form replied without session", envelope("form.replied", `{"id":"frm_1"}`), "", true},
+		{"form cancelled without id", envelope("form.cancelled", `{"sessionID":"ses_1"}`), "", true},
+		{"form in a 1.x record", record(`{"payload":{"type":"form.cancelled","properties":{"id":"frm_1","sessionID":"ses_1"}}}`), "", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -319,6 +319,8 @@ func FuzzEventReader(f *testing.F) {
 	f.Add([]byte(envelope("permission.asked", `{"id":"p","sessionID":"s","action":"bash","source":null}`)))
 	f.Add([]byte("data: {\"data\":{\"type\":\"x\"},\"type\":\"session.execution.failed\",\"location\":7}\n\n: heartbeat\n\n"))
 	f.Add([]byte("data: {\"type\":\"log.hint\",\"aggregateID\":\"ses_1\",\"seq\":1e99}\n\n"))
+	f.Add([]byte(envelope("form.created", `{"form":{"id":"f","sessionID":"s","mode":"url","fields":[{"key":"k","type":"string","when":{"key":"a","op":"eq","value":1}}]}}`)))
+	f.Add([]byte(envelope("form.replied", `{"id":"f","sessionID":"s","answer":{"a":[1]}}`) + envelope("form.cancelled", `{"id":"f"}`)))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		for _, er := range []*opencode.EventReader{
 			opencode.NewEventReader(bytes.NewReader(in), 1024, zerolog.Nop()),
@@ -331,6 +333,9 @@ func FuzzEventReader(f *testing.F) {
 				}
 				if ev.Type == "" {
 					t.Fatalf("event without type from %q", in)
+				}
+				if strings.HasPrefix(ev.Type, "form.") && (ev.SessionID() == "" || ev.Generation != 2) {
+					t.Fatalf("form event %+v without session or generation from %q", ev, in)
 				}
 			}
 		}

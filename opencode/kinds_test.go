@@ -27,8 +27,18 @@ func TestEventKinds(t *testing.T) {
 		if got := ev.SessionID(); got != "" {
 			t.Errorf("%s without properties: SessionID %q", k.name, got)
 		}
-		raw := fmt.Sprintf(`{"payload":{"type":%q,"properties":{"id":"x","requestID":"x","sessionID":"ses_9","questions":[{"question":"q","options":[]}]}}}`, k.name)
-		got, err := NewEventReader(strings.NewReader("data: "+raw+"\n\n"), 0, zerolog.Nop()).Next()
+		props := `{"id":"x","requestID":"x","sessionID":"ses_9","questions":[{"question":"q","options":[]}]}`
+		raw := fmt.Sprintf(`{"payload":{"type":%q,"properties":%s}}`, k.name, props)
+		read := NewEventReader
+		if k.only2 {
+			// OpenCode 2's own types come only in its envelope.
+			if k.name == TypeFormCreated {
+				props = `{"form":` + props + `}`
+			}
+			raw = fmt.Sprintf(`{"type":%q,"data":%s}`, k.name, props)
+			read = NewEventReader2
+		}
+		got, err := read(strings.NewReader("data: "+raw+"\n\n"), 0, zerolog.Nop()).Next()
 		if err != nil {
 			t.Fatalf("%s: %v", k.name, err)
 		}
@@ -38,7 +48,8 @@ func TestEventKinds(t *testing.T) {
 	}
 	for _, typ := range []string{TypeQuestionAsked, TypeQuestionReplied, TypeQuestionRejected, TypePermissionAsked,
 		TypePermissionReplied, TypeSessionIdle, TypeSessionError, TypeServerConnected, TypeServerHeartbeat,
-		TypeQuestionV2Asked, TypeQuestionV2Replied, TypeQuestionV2Rejected, TypePermissionV2Asked, TypePermissionV2Replied} {
+		TypeQuestionV2Asked, TypeQuestionV2Replied, TypeQuestionV2Rejected, TypePermissionV2Asked, TypePermissionV2Replied,
+		TypeFormCreated, TypeFormReplied, TypeFormCancelled} {
 		if !seen[typ] {
 			t.Errorf("%s is not in the table", typ)
 		}

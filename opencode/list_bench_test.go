@@ -248,7 +248,7 @@ func BenchmarkWatchListing(b *testing.B) {
 	for i := range dirs {
 		dirs[i] = listDir(i)
 	}
-	known := func(context.Context) []string { return dirs }
+	known := func(context.Context) opencode.Known { return opencode.Known{Directories: dirs} }
 	b.ReportAllocs()
 	for b.Loop() {
 		ctx, cancel := context.WithCancel(b.Context())

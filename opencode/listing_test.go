@@ -312,7 +312,7 @@ func TestWatchCancelledMidListing(t *testing.T) {
 	h := make(snapshots, 100)
 	ctx, cancel := context.WithCancel(testContext(t))
 	done := make(chan error, 1)
-	go func() { done <- s.client(t, fastOptions(logs)...).Watch(ctx, h, dirsFunc(dirs)) }()
+	go func() { done <- s.client(t, fastOptions(logs)...).Watch(ctx, h, knownDirs(dirsFunc(dirs))) }()
 
 	p.await(t, 4)
 	cancel()

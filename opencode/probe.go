@@ -16,7 +16,7 @@ const TestedVersion = "1.18.33"
 
 // SupportedVersions says, for people, which opencode releases hermes-bot
 // works with.
-const SupportedVersions = "opencode 1.x (tested with " + TestedVersion + ")"
+const SupportedVersions = "opencode 1.x (tested with " + TestedVersion + ") and OpenCode 2 (built to its published definitions)"
 
 // ServerInfo is what Probe learnt of a server hermes-bot can work with.
 type ServerInfo struct {
@@ -24,21 +24,20 @@ type ServerInfo struct {
 	Version string
 	// Healthy is what GET /global/health said of the server.
 	Healthy bool
-	// API is true when the server also serves the /api surface (opencode
-	// 1.18 and later): GET /api/health answered JSON.
+	// API is true when the server serves the /api surface (opencode 1.18
+	// and later, and OpenCode 2): GET /api/health answered JSON.
 	API bool
 	// Generation is 1 for opencode 1.x, 2 for OpenCode 2.
 	Generation int
 }
 
 // UnsupportedServerError is the error of Probe (and of Watch) for a
-// server hermes-bot cannot work with. It wraps ErrUnsupportedServer and
+// server hermes-bot cannot work with: a major version of 3 or more. It wraps ErrUnsupportedServer and
 // ErrNotAccepted: trying again will not help until the server changes.
 type UnsupportedServerError struct {
 	// Version is the version the server reported, "" when it said none.
 	Version string
-	// Reason says what the server is, e.g. "this server speaks only the
-	// new API of OpenCode 2".
+	// Reason says what the server is, e.g. "this server is opencode 3.0.0".
 	Reason string
 }
 
@@ -51,42 +50,47 @@ func (e *UnsupportedServerError) Unwrap() []error {
 	return []error{ErrUnsupportedServer, ErrNotAccepted}
 }
 
-// reasonOpencode2 is what an OpenCode 2 server is, for UnsupportedServerError.
-const reasonOpencode2 = "this server speaks only the new API of OpenCode 2"
-
-// Probe finds out what kind of server the Client talks to. For opencode
-// 1.x it returns its version and whether it serves the /api surface.
+// Probe finds out what kind of server the Client talks to: its version,
+// whether it serves the /api surface, and its generation, which it also
+// keeps for Generation.
 //
-// A server that answers a web page on GET /global/health but JSON on
-// GET /api/health speaks only the /api surface: OpenCode 2, which is
-// recognised and refused with an *UnsupportedServerError, as is a
-// /global/health reporting a major version above 1. A server that answers
-// JSON on neither is not opencode: that error wraps ErrNoRoute. Other
-// failures (a wrong password, a server that is down) are those of Health.
+// A server that answers no JSON on GET /global/health (a web page, or
+// 404) but JSON on GET /api/health speaks only the /api surface: OpenCode
+// 2, generation 2, as is a /global/health reporting major version 2. A
+// major version of 3 or more is refused with an *UnsupportedServerError.
+// A server that answers JSON on neither is not opencode: that error wraps
+// ErrNoRoute. Other failures (a wrong password, a server that is down)
+// are those of Health.
 //
 // It blocks for up to three calls and is safe for concurrent use.
 func (c *Client) Probe(ctx context.Context) (ServerInfo, error) {
 	h, err := c.Health(ctx)
 	switch {
-	case errors.Is(err, ErrNoRoute):
-		api, version := c.apiHealth(ctx)
-		if !api {
+	case errors.Is(err, ErrNoRoute), errors.Is(err, ErrNotFound):
+		api, healthy, version := c.apiHealth(ctx)
+		switch {
+		case !api && errors.Is(err, ErrNoRoute):
 			return ServerInfo{}, fmt.Errorf("probe: neither /global/health nor /api/health answers JSON, "+
 				"so this is not an opencode server (or not its address): %w", err)
+		case !api:
+			return ServerInfo{}, fmt.Errorf("probe: %w", err)
+		case majorVersion(version) > 2:
+			return ServerInfo{}, &UnsupportedServerError{Version: version, Reason: "this server is opencode " + version}
 		}
-		reason := reasonOpencode2
-		if version != "" {
-			reason = "this server, version " + version + ", speaks only the new API of OpenCode 2"
-		}
-		return ServerInfo{}, &UnsupportedServerError{Version: version, Reason: reason}
+		c.gen.Store(2)
+		return ServerInfo{Version: version, Healthy: healthy, API: true, Generation: 2}, nil
 	case err != nil:
 		return ServerInfo{}, err
-	case majorVersion(h.Version) > 1:
+	case majorVersion(h.Version) > 2:
 		return ServerInfo{}, &UnsupportedServerError{Version: h.Version, Reason: "this server is opencode " + h.Version}
 	}
-	api, _ := c.apiHealth(ctx)
-	c.gen.Store(1)
-	return ServerInfo{Version: h.Version, Healthy: h.Healthy, API: api, Generation: 1}, nil
+	api, _, _ := c.apiHealth(ctx)
+	gen := 1
+	if majorVersion(h.Version) == 2 {
+		gen = 2 // served like the /api-only server
+	}
+	c.gen.Store(int32(gen))
+	return ServerInfo{Version: h.Version, Healthy: h.Healthy, API: api, Generation: gen}, nil
 }
 
 // Generation is the generation of opencode the last successful Probe
@@ -95,10 +99,10 @@ func (c *Client) Probe(ctx context.Context) (ServerInfo, error) {
 func (c *Client) Generation() int { return int(c.gen.Load()) }
 
 // apiHealth reports whether GET /api/health answers JSON with healthy
-// set, and the version it names: opencode 1.18 says only
-// {"healthy":true}, OpenCode 2 adds its version. Any failure, a web page
-// included, means no.
-func (c *Client) apiHealth(ctx context.Context) (ok bool, version string) {
+// set, what healthy says, and the version it names: opencode 1.18 says
+// only {"healthy":true}, OpenCode 2 adds its version. Any failure, a web
+// page included, means no.
+func (c *Client) apiHealth(ctx context.Context) (ok, healthy bool, version string) {
 	var h struct {
 		Healthy *bool  `json:"healthy"`
 		Version string `json:"version"`
@@ -106,7 +110,10 @@ func (c *Client) apiHealth(ctx context.Context) (ok bool, version string) {
 	err := c.do(ctx, "api health", http.MethodGet, "/api/health", nil, nil, func(r io.Reader) error {
 		return json.NewDecoder(r).Decode(&h)
 	})
-	return err == nil && h.Healthy != nil, h.Version
+	if err != nil || h.Healthy == nil {
+		return false, false, ""
+	}
+	return true, *h.Healthy, h.Version
 }
 
 // majorVersion returns the leading number of a version such as "1.18.33",

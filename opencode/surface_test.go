@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -290,21 +291,35 @@ func TestProbe(t *testing.T) {
 		t.Errorf("opencode 1.18.33: %+v, %v", info, err)
 	}
 
-	const want = "hermes-bot supports opencode 1.x (tested with 1.18.33); " +
-		"this server, version 2.0.0, speaks only the new API of OpenCode 2, which is not supported yet"
-	_, err = newServer(t, opencodetest.WithOpencode2()).Client().Probe(ctx)
+	// OpenCode 2: a web page (or 404) on /global/health, JSON on /api/health.
+	c2 := newServer(t, opencodetest.WithOpencode2()).Client()
+	info, err = c2.Probe(ctx)
+	if err != nil || info != (opencode.ServerInfo{Version: "2.0.0", Healthy: true, API: true, Generation: 2}) || c2.Generation() != 2 {
+		t.Errorf("OpenCode 2: %+v, %v, generation %d", info, err, c2.Generation())
+	}
+	srv2 := opencodetest.NewServer2()
+	t.Cleanup(srv2.Close)
+	fake2, _ := opencode.NewClient(srv2.URL, opencode.WithBasicAuth("", srv2.Password))
+	info, err = fake2.Probe(ctx)
+	if err != nil || info != (opencode.ServerInfo{Version: "2.0.0", Healthy: true, API: true, Generation: 2}) || fake2.Generation() != 2 {
+		t.Errorf("Server2: %+v, %v, generation %d", info, err, fake2.Generation())
+	}
+
+	// A /global/health saying 2.x is OpenCode 2 too; 3.x is refused.
+	info, err = newServer(t, opencodetest.WithVersion("2.0.1")).Client().Probe(ctx)
+	if err != nil || info.Generation != 2 || info.Version != "2.0.1" {
+		t.Errorf("version 2.0.1: %+v, %v", info, err)
+	}
+	const want = "hermes-bot supports opencode 1.x (tested with 1.18.33) and OpenCode 2 (built to its published definitions); " +
+		"this server is opencode 3.0.0, which is not supported yet"
+	_, err = newServer(t, opencodetest.WithVersion("3.0.0")).Client().Probe(ctx)
 	var unsupported *opencode.UnsupportedServerError
-	if !errors.As(err, &unsupported) || err.Error() != want ||
+	if !errors.As(err, &unsupported) || err.Error() != want || unsupported.Version != "3.0.0" ||
 		!errors.Is(err, opencode.ErrUnsupportedServer) || !errors.Is(err, opencode.ErrNotAccepted) {
-		t.Errorf("OpenCode 2: %v", err)
+		t.Errorf("version 3.0.0: %v", err)
 	}
 
-	_, err = newServer(t, opencodetest.WithVersion("2.0.1")).Client().Probe(ctx)
-	if !errors.Is(err, opencode.ErrUnsupportedServer) || !strings.Contains(err.Error(), "this server is opencode 2.0.1") {
-		t.Errorf("version 2.0.1: %v", err)
-	}
-
-	// Without a version on /api/health, the line says no version.
+	// Without a version on /api/health, still OpenCode 2.
 	bare := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/api/health" {
 			w.Header().Set("Content-Type", "application/json")
@@ -316,10 +331,8 @@ func TestProbe(t *testing.T) {
 	}))
 	t.Cleanup(bare.Close)
 	c0, _ := opencode.NewClient(bare.URL)
-	const wantBare = "hermes-bot supports opencode 1.x (tested with 1.18.33); " +
-		"this server speaks only the new API of OpenCode 2, which is not supported yet"
-	if _, err := c0.Probe(ctx); !errors.Is(err, opencode.ErrUnsupportedServer) || err.Error() != wantBare {
-		t.Errorf("OpenCode 2 without a version: %v", err)
+	if info, err := c0.Probe(ctx); err != nil || info != (opencode.ServerInfo{Healthy: true, API: true, Generation: 2}) {
+		t.Errorf("OpenCode 2 without a version: %+v, %v", info, err)
 	}
 
 	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -339,31 +352,47 @@ func TestProbe(t *testing.T) {
 	}
 }
 
-// Watch says plainly, at error level, when the server turned out to be
-// OpenCode 2, and its state names the class.
-func TestWatchRecognisesOpencode2(t *testing.T) {
-	srv := newServer(t, opencodetest.WithOpencode2())
+// Watch says plainly, at error level, when the server is a release it
+// cannot serve (3.x), and its state names the class.
+func TestWatchRefusesOpencode3(t *testing.T) {
+	srv := newServer(t, opencodetest.WithVersion("3.1.0"))
 	logs := newLogBuffer()
 	c := srv.Client(fastOptions(logs)...)
 	startWatch(t, c, make(events, 100), nil)
-	logs.waitFor(t, "which is not supported yet")
+	logs.waitFor(t, "this server is opencode 3.1.0, which is not supported yet")
 	line := logs.lines("which is not supported yet")[0]
-	if !strings.Contains(line, `"level":"error"`) || !strings.Contains(line, `"class":"unsupported"`) ||
-		!strings.Contains(line, "OpenCode 2") {
+	if !strings.Contains(line, `"level":"error"`) || !strings.Contains(line, `"class":"unsupported"`) {
 		t.Errorf("log line %s", line)
 	}
 	if st := c.State(); st.LastError != "unsupported" || st.Connected {
 		t.Errorf("state %+v", st)
 	}
+	if n := len(logs.lines("connected to opencode event stream")); n != 0 {
+		t.Errorf("logged a connect to a 3.x server:\n%s", logs.String())
+	}
+}
 
-	// A stream that works, from a server that says it is 2.x, is refused
-	// too: the connect checks what the server is.
-	v2 := newServer(t, opencodetest.WithVersion("2.1.0"))
-	logs2 := newLogBuffer()
-	startWatch(t, v2.Client(fastOptions(logs2)...), make(events, 100), nil)
-	logs2.waitFor(t, "this server is opencode 2.1.0, which is not supported yet")
-	if n := len(logs2.lines("connected to opencode event stream")); n != 0 {
-		t.Errorf("logged a connect to a 2.x server:\n%s", logs2.String())
+// A server that turns out to be OpenCode 2 (a web page on /global/event)
+// is followed on GET /api/event; this fake has none, so the watcher keeps
+// trying there.
+func TestWatchTurnsToAPIEventOnOpencode2(t *testing.T) {
+	srv := newServer(t, opencodetest.WithOpencode2())
+	logs := newLogBuffer()
+	c := srv.Client(fastOptions(logs)...)
+	startWatch(t, c, make(events, 100), nil)
+	logs.waitFor(t, `"attempt":2`)
+	if c.Generation() != 2 {
+		t.Errorf("generation %d, want 2", c.Generation())
+	}
+	var paths []string
+	for _, r := range srv.Requests() {
+		paths = append(paths, r.Path)
+	}
+	if !slices.Contains(paths, "/api/event") {
+		t.Errorf("requests %q, want GET /api/event among them", paths)
+	}
+	if n := len(logs.lines("not supported")); n != 0 {
+		t.Errorf("said not supported:\n%s", logs.String())
 	}
 }
 

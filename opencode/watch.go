@@ -25,23 +25,45 @@ type Handler interface {
 	SnapshotHandler
 }
 
-// Snapshot is what one directory had pending when the event stream
-// (re)connected.
+// Known is what the caller of Watch holds requests of, for Watch to list
+// again after every connect.
+type Known struct {
+	// Directories are listed on opencode 1.x.
+	Directories []string
+	// Sessions are listed on OpenCode 2, which lists per session.
+	Sessions []string
+}
+
+// Snapshot is what one directory (opencode 1.x) or one session (OpenCode
+// 2) had pending when the event stream (re)connected, or when OpenCode 2
+// asked for a sweep.
 type Snapshot struct {
 	// Server names the opencode server listed, as Event.Server does.
-	Server      string
-	Directory   string
+	Server string
+	// Directory is the directory listed; "" for OpenCode 2, whose lists
+	// are per session and name no directory.
+	Directory string
+	// SessionID is the session listed, on OpenCode 2 only.
+	SessionID string
+	// Generation is 2 for a snapshot of OpenCode 2, 0 for 1.x.
+	Generation  int
 	Questions   []QuestionRequest
 	Permissions []PermissionRequest
+	// Forms are OpenCode 2's pending forms; FormsListed is false when
+	// their list failed.
+	Forms       []Form
+	FormsListed bool
 	// QuestionsListed and PermissionsListed are false when that list call
 	// of the original surface failed: the requests of that kind and
 	// surface are then missing from the slices, which prove nothing
 	// about them, so a stored one must not be taken as gone. The API
 	// fields say the same of the /api surface. Both surfaces' requests
-	// are in the slices, each with its Surface set.
+	// are in the slices, each with its Surface set. OpenCode 2 has only
+	// the /api surface: its legacy flags are always true.
 	QuestionsListed, PermissionsListed       bool
 	APIQuestionsListed, APIPermissionsListed bool
-	// Taken is when listing this directory began, before its list calls.
+	// Taken is when listing this directory (or session) began, before its
+	// list calls.
 	// A request stored after it may be missing from the lists without
 	// being gone. Directories are listed a few at a time, so Taken can be
 	// well before the snapshot is handed over.
@@ -52,10 +74,14 @@ type Snapshot struct {
 const (
 	KindQuestions   = "questions"
 	KindPermissions = "permissions"
+	// KindForms are OpenCode 2's forms, of SurfaceAPI.
+	KindForms = "forms"
 )
 
 func (s *Snapshot) setListed(sf Surface, kind string) {
 	switch {
+	case kind == KindForms:
+		s.FormsListed = true
 	case sf == SurfaceAPI && kind == KindQuestions:
 		s.APIQuestionsListed = true
 	case sf == SurfaceAPI:
@@ -67,11 +93,13 @@ func (s *Snapshot) setListed(sf Surface, kind string) {
 	}
 }
 
-// Listed reports whether the list of kind (KindQuestions or
-// KindPermissions) of surface sf succeeded, so a stored request of that
-// kind and surface missing from it is gone.
+// Listed reports whether the list of kind (KindQuestions, KindPermissions
+// or, of SurfaceAPI, KindForms) of surface sf succeeded, so a stored
+// request of that kind and surface missing from it is gone.
 func (s Snapshot) Listed(sf Surface, kind string) bool {
 	switch {
+	case kind == KindForms:
+		return sf == SurfaceAPI && s.FormsListed
 	case sf == SurfaceAPI && kind == KindQuestions:
 		return s.APIQuestionsListed
 	case sf == SurfaceAPI:
@@ -83,16 +111,29 @@ func (s Snapshot) Listed(sf Surface, kind string) bool {
 	}
 }
 
-// Events are the requests s lists as question.asked and permission.asked
-// events with Listed set, questions first, for a Handler that treats a
-// listed request like an asked one and has no use for what is gone.
+// Events are the requests s lists as question.asked, permission.asked
+// and form.created events with Listed set, questions first, forms last,
+// for a Handler that treats a listed request like an asked one and has
+// no use for what is gone.
 func (s Snapshot) Events() []Event {
-	out := make([]Event, 0, len(s.Questions)+len(s.Permissions))
+	out := make([]Event, 0, len(s.Questions)+len(s.Permissions)+len(s.Forms))
+	ev := func(typ string) Event {
+		return Event{Type: typ, Server: s.Server, Directory: s.Directory, Listed: true, Generation: s.Generation}
+	}
 	for j := range s.Questions {
-		out = append(out, Event{Type: TypeQuestionAsked, Server: s.Server, Directory: s.Directory, Listed: true, QuestionAsked: &s.Questions[j]})
+		e := ev(TypeQuestionAsked)
+		e.QuestionAsked = &s.Questions[j]
+		out = append(out, e)
 	}
 	for j := range s.Permissions {
-		out = append(out, Event{Type: TypePermissionAsked, Server: s.Server, Directory: s.Directory, Listed: true, PermissionAsked: &s.Permissions[j]})
+		e := ev(TypePermissionAsked)
+		e.PermissionAsked = &s.Permissions[j]
+		out = append(out, e)
+	}
+	for j := range s.Forms {
+		e := ev(TypeFormCreated)
+		e.Surface, e.FormAsked = SurfaceAPI, &s.Forms[j]
+		out = append(out, e)
 	}
 	return out
 }
@@ -101,18 +142,21 @@ func (s Snapshot) Events() []Event {
 // after a connect one directory at a time, with flags saying which lists
 // succeeded, so it can also tell which requests are gone.
 type SnapshotHandler interface {
-	// HandleSnapshot is called once per known directory after every
-	// connect, even when a list failed or nothing is pending, in sorted
-	// directory order, from the goroutine that calls HandleEvent, before
-	// any event of that connection.
+	// HandleSnapshot is called once per known directory (on OpenCode 2,
+	// per known session) after every connect, even when a list failed or
+	// nothing is pending, in sorted order, from the goroutine that calls
+	// HandleEvent, before any event of that connection. On OpenCode 2 it
+	// is also called for every session whenever the server says events
+	// may have been lost (a sweep), between events.
 	HandleSnapshot(ctx context.Context, s Snapshot)
 }
 
 // errSilent ends a connection that sent nothing for the silence timeout.
 var errSilent = errors.New("event stream silent")
 
-// Watch follows GET /global/event and hands every relevant event to h,
-// until ctx is done; then it returns nil. It reconnects whenever the stream
+// Watch follows GET /global/event (OpenCode 2: GET /api/event, see
+// below) and hands every relevant event to h, until ctx is done; then it
+// returns nil. It reconnects whenever the stream
 // fails, ends, or stays silent for the silence timeout, waiting between
 // attempts as WithBackoff says.
 //
@@ -121,13 +165,13 @@ var errSilent = errors.New("event stream silent")
 // once, at Error for a refused password and at Warn otherwise, then the
 // repeats at Debug, counted in the next line logged.
 //
-// A server hermes-bot cannot serve (OpenCode 2, see Probe) fails every
-// connect with an *UnsupportedServerError, logged at Error level.
+// A server hermes-bot cannot serve (see Probe) fails every connect with
+// an *UnsupportedServerError, logged at Error level.
 //
 // After every connect, before reading the stream, it lists the questions
 // and permission requests pending in every known directory, because the
 // stream does not replay what was sent while nobody listened. The known
-// directories are those dirs returns (dirs may be nil), every directory
+// directories are known's Directories (known may be nil), every directory
 // an event has named so far, and the worktrees and sandboxes GET /project
 // names (except "/", the worktree of the "global" project of folders
 // outside git, which holds no requests of its own). A failed list only
@@ -142,16 +186,28 @@ var errSilent = errors.New("event stream silent")
 // ignore them. server.connected, the first record of every connection,
 // comes after that connection's listing. Watch blocks; run one per Client
 // at a time.
-func (c *Client) Watch(ctx context.Context, h Handler, dirs func(context.Context) []string) error {
+//
+// When the probe at a connect finds OpenCode 2, Watch reads GET /api/event
+// instead, and beside it GET /api/event/changes, which says when events
+// may have been lost. It then lists per session (a sweep): known's
+// Sessions, every session an event named so far, and those GET
+// /api/session/active names; h gets one Snapshot per session, with its
+// forms, questions and permission requests, in sorted session order. It
+// sweeps after every connect, before that connection's events, and
+// again, between events, whenever the changes stream asks. A failing
+// changes stream is logged and reconnected on its own; a failing event
+// stream ends both. Every Event and Snapshot of OpenCode 2 has
+// Generation 2.
+func (c *Client) Watch(ctx context.Context, h Handler, known func(context.Context) Known) error {
 	if h == nil {
 		return errors.New("watch opencode events: nil handler")
 	}
-	known := make(map[string]struct{})
+	mem := &watchMemory{dirs: make(map[string]struct{}), sessions: make(map[string]struct{})}
 	var failures failureLog
 	backoff := c.backoffMin
 	for attempt := 1; ; attempt++ {
 		ep := c.ep.Load()
-		up, err := c.watchOnce(ctx, h, dirs, known, &failures)
+		up, err := c.watchOnce(ctx, h, known, mem, &failures)
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -274,10 +330,24 @@ func errorClass(err error) string {
 	}
 }
 
+// watchMemory is what Watch remembers across connections: the
+// directories (1.x) and sessions (OpenCode 2) events have named. Only
+// Watch's goroutine uses it.
+type watchMemory struct {
+	dirs     map[string]struct{}
+	sessions map[string]struct{}
+}
+
 // watchOnce is one connection: connect, list what is pending, then read
 // until the stream fails. up is how long the connection stayed up (zero
-// when it never came up); err says why it ended.
-func (c *Client) watchOnce(ctx context.Context, h Handler, dirs func(context.Context) []string, known map[string]struct{}, failures *failureLog) (up time.Duration, err error) {
+// when it never came up); err says why it ended. A server found to be
+// OpenCode 2 is served by watchOnce2.
+func (c *Client) watchOnce(ctx context.Context, h Handler, known func(context.Context) Known, mem *watchMemory, failures *failureLog) (up time.Duration, err error) {
+	if c.Generation() == 2 {
+		// Known from the last probe: GET /global/event would only answer
+		// a web page. watchOnce2 probes again.
+		return c.watchOnce2(ctx, h, known, mem, failures)
+	}
 	const op = "event stream"
 	connCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -306,8 +376,12 @@ func (c *Client) watchOnce(ctx context.Context, h Handler, dirs func(context.Con
 		if resp.StatusCode == http.StatusOK {
 			err = fmt.Errorf("%s: connect: a web page, not an event stream: %w: %w", op, ErrNotAccepted, ErrNoRoute)
 		}
-		if _, perr := c.Probe(ctx); errors.Is(perr, ErrUnsupportedServer) {
+		switch info, perr := c.Probe(ctx); {
+		case errors.Is(perr, ErrUnsupportedServer):
 			return 0, perr
+		case perr == nil && info.Generation == 2:
+			resp.Body.Close()
+			return c.watchOnce2(ctx, h, known, mem, failures)
 		}
 		return 0, err
 	}
@@ -324,6 +398,10 @@ func (c *Client) watchOnce(ctx context.Context, h Handler, dirs func(context.Con
 		// A stream there, but not a server hermes-bot can serve: say so
 		// rather than wait for requests that will never come.
 		return 0, err
+	case err == nil && hl.Generation == 2:
+		// A 1.x stream from a server saying 2.x: served as OpenCode 2.
+		resp.Body.Close()
+		return c.watchOnce2(ctx, h, known, mem, failures)
 	case err != nil:
 		c.log.Warn().Err(err).Msg("opencode health check failed")
 	default:
@@ -342,7 +420,7 @@ func (c *Client) watchOnce(ctx context.Context, h Handler, dirs func(context.Con
 	}
 	ev.Msg(msg)
 
-	c.listPending(ctx, h, dirs, known, api)
+	c.listPending(ctx, h, known, mem.dirs, api)
 	if ctx.Err() != nil {
 		return time.Since(connected), ctx.Err()
 	}
@@ -360,7 +438,7 @@ func (c *Client) watchOnce(ctx context.Context, h Handler, dirs func(context.Con
 		}
 		c.state.event()
 		if e.Directory != "" {
-			known[e.Directory] = struct{}{}
+			mem.dirs[e.Directory] = struct{}{}
 		}
 		h.HandleEvent(ctx, e)
 	}
@@ -384,9 +462,9 @@ const listParallel = 4
 // listPending hands h what is pending in every known directory, in sorted
 // directory order. It returns once all of it is handed over, or ctx is
 // done; either way no list call is left running.
-func (c *Client) listPending(ctx context.Context, h Handler, dirs func(context.Context) []string, known map[string]struct{}, api apiState) {
-	if dirs != nil {
-		for _, d := range dirs(ctx) {
+func (c *Client) listPending(ctx context.Context, h Handler, knownFn func(context.Context) Known, known map[string]struct{}, api apiState) {
+	if knownFn != nil {
+		for _, d := range knownFn(ctx).Directories {
 			if d != "" {
 				known[d] = struct{}{}
 			}
@@ -414,19 +492,26 @@ func (c *Client) listPending(ctx context.Context, h Handler, dirs func(context.C
 		all = append(all, d)
 	}
 	slices.Sort(all)
-	// Directories are listed listParallel at a time, but handed over one
-	// by one in order: ready[i] gets the snapshot of all[i]. Listing of
-	// all[i+listParallel] starts only once all[i] is handed over, so at
-	// most listParallel snapshots are held at once.
-	ready := make([]chan Snapshot, len(all))
+	handInOrder(ctx, all, func(ctx context.Context, dir string) Snapshot { return c.snapshot(ctx, dir, api) },
+		func(s Snapshot) { h.HandleSnapshot(ctx, s) })
+}
+
+// handInOrder lists keys with list, listParallel at a time, but hands the
+// snapshots to hand one by one in keys' order, on the caller's goroutine:
+// ready[i] gets the snapshot of keys[i]. Listing of keys[i+listParallel]
+// starts only once keys[i] is handed over, so at most listParallel
+// snapshots are held at once. It returns once all are handed over, or ctx
+// is done; either way no list is left running.
+func handInOrder(ctx context.Context, keys []string, list func(context.Context, string) Snapshot, hand func(Snapshot)) {
+	ready := make([]chan Snapshot, len(keys))
 	var wg sync.WaitGroup
 	defer wg.Wait() // the lists of a cancelled ctx end at once
 	next := 0
-	for i := range all {
-		for ; next < len(all) && next < i+listParallel; next++ {
+	for i := range keys {
+		for ; next < len(keys) && next < i+listParallel; next++ {
 			n := next
 			ready[n] = make(chan Snapshot, 1)
-			wg.Go(func() { ready[n] <- c.snapshot(ctx, all[n], api) })
+			wg.Go(func() { ready[n] <- list(ctx, keys[n]) })
 		}
 		var s Snapshot
 		select {
@@ -437,7 +522,7 @@ func (c *Client) listPending(ctx context.Context, h Handler, dirs func(context.C
 		if ctx.Err() != nil { // select picks at random when both are ready
 			return
 		}
-		h.HandleSnapshot(ctx, s)
+		hand(s)
 	}
 }
 

@@ -60,12 +60,20 @@ func fastOptions(logs *logBuffer) []opencode.ClientOption {
 	}
 }
 
+// knownDirs is the Known of opencode 1.x: directories only; nil for nil.
+func knownDirs(dirs func(context.Context) []string) func(context.Context) opencode.Known {
+	if dirs == nil {
+		return nil
+	}
+	return func(ctx context.Context) opencode.Known { return opencode.Known{Directories: dirs(ctx)} }
+}
+
 // startWatch runs c.Watch until the test ends, then checks it returned nil.
 func startWatch(tb testing.TB, c *opencode.Client, h opencode.Handler, dirs func(context.Context) []string) {
 	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- c.Watch(ctx, h, dirs) }()
+	go func() { done <- c.Watch(ctx, h, knownDirs(dirs)) }()
 	tb.Cleanup(func() {
 		cancel()
 		select {

@@ -4,7 +4,7 @@
 // by the prompt that awaits a typed answer, by directory, by expiry time,
 // by session and parent session, by the message a request shares, and of
 // entries not yet posted), the queries the bridge runs (Expired, Unsent,
-// Directories, CompareListed, AwaitingText, BySession, Group), a small
+// Directories, SessionsOf, CompareListed, AwaitingText, BySession, Group), a small
 // meta bucket (a chat's move to another, the thread each project posts
 // in, the front-end's input cursor, requests closed in the last day so a
 // late press is told how they closed, the closing edits still owed to

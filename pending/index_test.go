@@ -451,3 +451,25 @@ func TestDirectoriesWithNUL(t *testing.T) {
 		t.Errorf("Directories of a file from before = %q, %v; want %q", got, err, want)
 	}
 }
+
+func TestSessionsOf(t *testing.T) {
+	s := mustOpenStore(t)
+	mustCreate(t, s, &pending.Entry{RequestID: "que_1", SessionID: "ses_b"})
+	mustCreate(t, s, &pending.Entry{RequestID: "que_2", SessionID: "ses_a"})
+	mustCreate(t, s, &pending.Entry{RequestID: "que_3", SessionID: "ses_a"})
+	// A subagent's request: its parent holds none of its own.
+	mustCreate(t, s, &pending.Entry{RequestID: "que_4", SessionID: "ses_child", ParentSessionID: "ses_parent"})
+	mustCreate(t, s, &pending.Entry{RequestID: "que_5"})
+	mustCreate(t, s, &pending.Entry{RequestID: "que_6", SessionID: "ses_other", Server: "work"})
+	mustCreate(t, s, &pending.Entry{RequestID: "que_7", SessionID: "ses_a", Server: "work"})
+
+	if got, err := s.SessionsOf(""); err != nil || !slices.Equal(got, []string{"ses_a", "ses_b", "ses_child"}) {
+		t.Errorf("SessionsOf(\"\") = %q, %v", got, err)
+	}
+	if got, err := s.SessionsOf("work"); err != nil || !slices.Equal(got, []string{"ses_a", "ses_other"}) {
+		t.Errorf("SessionsOf(work) = %q, %v", got, err)
+	}
+	if got, err := s.SessionsOf("none"); err != nil || len(got) != 0 {
+		t.Errorf("SessionsOf(none) = %q, %v", got, err)
+	}
+}

@@ -197,6 +197,42 @@ func (s *Store) directories(server *string) ([]string, error) {
 	return dirs, nil
 }
 
+// SessionsOf returns the distinct, non-empty sessions of the entries of
+// the opencode server named server ("" for the unnamed one), sorted: the
+// sessions to list on an OpenCode 2 server after it (re)connects, as its
+// lists are per session. It reads the session index and decodes, per
+// session, entries only until one is server's own request of that
+// session (the index also holds a subagent's entries under its parent).
+func (s *Store) SessionsOf(server string) ([]string, error) {
+	var sessions []string
+	err := s.view(func(b *buckets) error {
+		found := make(map[string]bool)
+		c := b.bySession.Cursor()
+		for k, _ := c.First(); k != nil; k, _ = c.Next() {
+			name, uid, ok := splitNameKey(k)
+			if !ok || len(name) == 0 || found[string(name)] {
+				continue
+			}
+			raw := b.entries.Get(uid)
+			if raw == nil {
+				continue
+			}
+			e, err := decode(raw)
+			if err != nil || e.Server != server || e.SessionID != string(name) {
+				continue
+			}
+			found[string(name)] = true
+			sessions = append(sessions, string(name))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list sessions%s: %w", serverSuffix(server), err)
+	}
+	slices.Sort(sessions)
+	return sessions, nil
+}
+
 // CompareListed reads, in one transaction, what a reconnect compares with
 // the requests opencode lists in dir: held reports which of the request
 // IDs in listed some entry holds, in any directory; unlisted is the

@@ -387,26 +387,30 @@ func (d *daemon) start(ctx context.Context) {
 }
 
 // watch follows server s's event stream until ctx ends, listing after
-// each connect the directories its held requests come from.
+// each connect the directories (opencode 1.x) or sessions (OpenCode 2)
+// its held requests come from.
 func (d *daemon) watch(ctx context.Context, s *server, release func()) {
 	log := d.log
 	if s.name != "" {
 		log = log.With().Str("server", s.name).Logger()
 	}
-	dirs := func(context.Context) []string {
-		var dirs []string
+	known := func(context.Context) opencode.Known {
+		var k opencode.Known
 		var err error
 		if s.name == "" {
-			dirs, err = d.store.Directories()
+			k.Directories, err = d.store.Directories()
 		} else {
-			dirs, err = d.store.DirectoriesOf(s.name)
+			k.Directories, err = d.store.DirectoriesOf(s.name)
 		}
 		if err != nil {
 			log.Warn().Err(err).Msg("reading known directories from the store failed")
 		}
-		return dirs
+		if k.Sessions, err = d.store.SessionsOf(s.name); err != nil {
+			log.Warn().Err(err).Msg("reading known sessions from the store failed")
+		}
+		return k
 	}
-	if err := s.client.Watch(ctx, settleAfterListing{lanes: s.lanes, release: release, server: s.name}, dirs); err != nil && !errors.Is(err, context.Canceled) {
+	if err := s.client.Watch(ctx, settleAfterListing{lanes: s.lanes, release: release, server: s.name}, known); err != nil && !errors.Is(err, context.Canceled) {
 		log.Error().Err(d.redact.Error(err)).Msg("opencode event stream stopped")
 	}
 }

@@ -193,6 +193,7 @@ var server2Routes = []route2{
 	{"DELETE /api/permission/saved/{id}", (*Server2).handleDeleteSaved},
 	{"POST /api/session/{sid}/prompt", (*Server2).handlePrompt},
 	{"POST /api/session/{sid}/interrupt", (*Server2).handleInterrupt},
+	{"GET /api/session/active", (*Server2).handleActive},
 }
 
 // Start starts a server from NewUnstartedServer2. It panics if called twice.
@@ -942,6 +943,30 @@ func (s *Server2) handlePrompt(w http.ResponseWriter, r *http.Request) {
 	}
 	s.broadcastLocked()
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// handleActive lists as running every session in a turn or with a
+// pending form, question or permission request: what a sweep must list.
+func (s *Server2) handleActive(w http.ResponseWriter, _ *http.Request) {
+	running := map[string]string{"type": "running"}
+	active := map[string]any{}
+	s.mu.Lock()
+	for sid := range s.busy {
+		active[sid] = running
+	}
+	for _, f := range s.forms {
+		if f.state.Status == "pending" {
+			active[f.SessionID] = running
+		}
+	}
+	for _, q := range s.questions {
+		active[q.SessionID] = running
+	}
+	for _, p := range s.permissions {
+		active[p.SessionID] = running
+	}
+	s.mu.Unlock()
+	fakeWriteJSON(w, http.StatusOK, map[string]any{"data": active})
 }
 
 func (s *Server2) handleInterrupt(w http.ResponseWriter, r *http.Request) {
