@@ -117,12 +117,12 @@ func (r *syncRig) watch() {
 	done := make(chan error, 1)
 	h := &syncObserver{Bridge: r.bridge, connected: r.connected}
 	store := r.store
-	dirs := func(context.Context) []string {
+	dirs := func(context.Context) opencode.Known {
 		d, err := store.Directories()
 		if err != nil {
 			r.t.Errorf("directories: %v", err)
 		}
-		return d
+		return opencode.Known{Directories: d}
 	}
 	go func() { done <- r.client().Watch(ctx, h, dirs) }()
 	r.t.Cleanup(func() {
