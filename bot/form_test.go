@@ -402,3 +402,41 @@ func TestEntryBeforeFormsAnsweredAsBefore(t *testing.T) {
 		t.Errorf("a 1.x question was answered as a form")
 	}
 }
+
+// A session's snapshot posts the forms it lists and closes those held
+// that its list, when it succeeded, no longer has; nothing else.
+func TestSessionSnapshotForms(t *testing.T) {
+	c := newCore(t, Config{})
+	field := opencode.FormField{Key: "n", Type: "number", Required: true}
+	m1 := c.askForm(formEvent("frm_1", field))
+	q := c.ask("que_1", dbQuestion())
+	listed := formEvent("frm_2", field).FormAsked
+	c.oc.forms = map[string][]opencode.Form{testSession: {*listed}}
+	snap := opencode.Snapshot{SessionID: testSession, Generation: 2, Directory: "/home/user/projects/demo",
+		Forms: []opencode.Form{*listed}, Taken: c.now.Add(time.Second)}
+
+	c.b.HandleSnapshot(context.Background(), snap) // the list failed: nothing is gone
+	if got, _ := c.fe.Message(m1.Place.Message); !got.Open {
+		t.Fatalf("form closed by a snapshot whose list failed: %+v", got)
+	}
+	m2 := c.shown("frm_2")
+	if e := m2.Request.Entries[0]; e.Form == nil || e.Generation != 2 {
+		t.Errorf("listed form stored as %+v", e)
+	}
+
+	snap.FormsListed = true
+	c.b.HandleSnapshot(context.Background(), snap)
+	got, _ := c.fe.Message(m1.Place.Message)
+	if got.Open || !strings.Contains(got.Outcome, fmt.Sprintf("how=%d", frontend.Gone)) {
+		t.Errorf("form no longer listed ends as %+v", got)
+	}
+	if got, _ := c.fe.Message(m2.Place.Message); !got.Open {
+		t.Errorf("listed form closed")
+	}
+	if got, _ := c.fe.Message(q.Place.Message); !got.Open {
+		t.Errorf("a 1.x question closed by a session's forms snapshot")
+	}
+	if n := len(c.fe.Messages()); n != 3 {
+		t.Errorf("%d messages, want 3 (no form posted twice)", n)
+	}
+}
