@@ -52,6 +52,12 @@ type Opencode interface {
 	ListSessions(ctx context.Context, dir string) ([]opencode.Session, error)
 	BusySessions(ctx context.Context, dir string) (map[string]bool, error)
 	ListProjects(ctx context.Context) ([]opencode.Project, error)
+
+	// OpenCode 2's forms: listing a session's, answering one, and
+	// cancelling one (nobody answered in time, or someone cancelled it).
+	ListSessionForms(ctx context.Context, sessionID string) ([]opencode.Form, error)
+	ReplyForm(ctx context.Context, sessionID, formID string, answer opencode.FormAnswer) error
+	CancelForm(ctx context.Context, sessionID, formID string) error
 }
 
 // toastTimeout bounds the terminal toast that follows an answer.
@@ -253,6 +259,22 @@ func (b *Bridge) HandleEvent(ctx context.Context, ev opencode.Event) {
 		if r := ev.QuestionRejected; r != nil {
 			b.closedElsewhere(ctx, ev.Server, r.RequestID, frontend.Outcome{How: frontend.Dismissed}, i18n.ToastDismissed)
 		}
+	case opencode.TypeFormCreated:
+		if ev.FormAsked != nil {
+			b.formCreated(ctx, ev)
+		}
+	case opencode.TypeFormReplied:
+		if r := ev.FormReplied; r != nil {
+			o := frontend.Outcome{How: frontend.AnsweredElsewhere}
+			if e, err := b.store.ByRequestID(ev.Server, r.ID); err == nil {
+				o.Answers = shownAnswers(e, r.Answer)
+			}
+			b.closedElsewhere(ctx, ev.Server, r.ID, o, i18n.ToastAnsweredElsewhere)
+		}
+	case opencode.TypeFormCancelled:
+		if r := ev.FormCancelled; r != nil {
+			b.closedElsewhere(ctx, ev.Server, r.ID, frontend.Outcome{How: frontend.Dismissed}, i18n.ToastDismissed)
+		}
 	case opencode.TypeServerConnected:
 		// A message that failed to post (Telegram down, say) gets another
 		// chance on every connect, not only at start-up.
@@ -337,20 +359,27 @@ func (b *Bridge) questionAsked(ctx context.Context, ev opencode.Event) {
 		log.Warn().Int("questions", len(e.Questions)).Msg("ignoring question request without an ID or questions")
 		return
 	}
-	if b.closedBefore(log, ev, q.ID) {
+	b.postNew(ctx, log, ev, e, "question")
+}
+
+// postNew posts new question request (or form) e, which ev asked, then
+// stores it, unless it is held or was closed lately; what names it in the
+// log.
+func (b *Bridge) postNew(ctx context.Context, log zerolog.Logger, ev opencode.Event, e *pending.Entry, what string) {
+	if b.closedBefore(log, ev, e.RequestID) {
 		return
 	}
-	switch _, err := b.store.ByRequestID(ev.Server, q.ID); {
+	switch _, err := b.store.ByRequestID(ev.Server, e.RequestID); {
 	case err == nil:
-		log.Debug().Bool("listed", ev.Listed).Msg("question request already held")
+		log.Debug().Bool("listed", ev.Listed).Msg(what + " request already held")
 		return
 	case !errors.Is(err, pending.ErrNotFound):
-		log.Error().Err(err).Msg("could not read the store to check whether the question request is held; it is not posted")
+		log.Error().Err(err).Msg("could not read the store to check whether the " + what + " request is held; it is not posted")
 		return
 	}
-	e.UID = b.uidFor(ev.Server, q.ID)
+	e.UID = b.uidFor(ev.Server, e.RequestID)
 	log = b.entryLog(e)
-	log.Info().Bool("listed", ev.Listed).Int("questions", len(e.Questions)).Msg("question asked")
+	log.Info().Bool("listed", ev.Listed).Int("questions", len(e.Questions)).Msg(what + " asked")
 
 	// The entry is stored after its message is sent, with the message ID,
 	// in one write: a write before the send would make every question wait

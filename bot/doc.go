@@ -105,6 +105,27 @@
 // person says opencode restarted, which forgets it too. Whatever cannot
 // be read is asked, with a log line saying why.
 //
+// # Forms
+//
+// OpenCode 2 asks with forms (form.created), held as question requests
+// whose questions are the form's fields (pending.Entry.Form set), so one
+// path posts, walks, answers, expires, lists and closes both
+// generations. Walking a form passes over the fields whose conditions
+// (when) do not hold given the answers so far, and the last field asked
+// sends the answer; an optional field can be skipped (frontend.Skip) and
+// is left out of it. A typed answer is checked as opencode would (a
+// number and its bounds, a whole number, length in characters, a
+// pattern Go can compile, email, URL, date, date-time) and, when wrong,
+// the person is told the rule and asked again. The answer goes to
+// Opencode.ReplyForm typed: an option's value, a JSON number, a boolean,
+// a list for a multiselect. When opencode refuses it
+// (opencode.FormInvalidError), the person is told why and the form is
+// asked again from its first field. A form that is a link is done
+// (frontend.Submit, an empty answer) or cancelled (frontend.Cancel,
+// Opencode.CancelForm) from its buttons. form.replied and form.cancelled
+// close it as answered or dismissed elsewhere, and an expired form, or
+// one of a stopped session, is cancelled.
+//
 // # Notifications and metrics
 //
 // With Config.Notify, session.idle and session.error events post a short
@@ -114,7 +135,7 @@
 // closed by outcome, latencies, 429s) for the /metrics endpoint; a nil one
 // costs nothing.
 //
-// ExpireDue rejects what nobody answered in time; a reject that fails is
+// ExpireDue rejects (a form: cancels) what nobody answered in time; a reject that fails is
 // retried at the next call, for 10 minutes at most, while the message
 // already says "expired".
 //

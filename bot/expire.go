@@ -15,7 +15,7 @@ import (
 )
 
 // ExpireDue closes every request whose TTL has run out:
-// a question is rejected in opencode, a permission rejected with a
+// a question is rejected in opencode (a form cancelled), a permission rejected with a
 // message telling the agent nobody answered in time; its message says it
 // expired, without buttons; its entry is deleted. Identical permission
 // requests sharing a message expire together, with the first of them.
@@ -182,6 +182,9 @@ func (b *Bridge) recordExpired(key string, members, closed, kept []*pending.Entr
 func (b *Bridge) rejectExpired(ctx context.Context, e *pending.Entry) error {
 	if e.Kind == pending.KindPermission {
 		return b.opencodeOf(e.Server).Requests(surfaceOf(e)).ReplyPermission(ctx, e.Directory, e.SessionID, e.RequestID, frontend.ReplyReject, expiredReason)
+	}
+	if e.Form != nil {
+		return b.opencodeOf(e.Server).CancelForm(ctx, e.SessionID, e.RequestID)
 	}
 	id, err := b.opencodeOf(e.Server).ResolveQuestionID(ctx, opencode.QuestionRef{
 		Directory: e.Directory,

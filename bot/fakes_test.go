@@ -77,6 +77,75 @@ type fakeOpencode struct {
 	// not script them should not depend on them.
 	reader *fakeReader
 	steer  *fakeSteer
+
+	// formReplies are the forms answered, each with its answer's exact
+	// JSON; formErrs fail successive ReplyForm calls, as replyErrs do.
+	// formCancels are the forms cancelled; cancelErrs fail CancelForm.
+	// forms are what ListSessionForms lists, by session (nil: it fails).
+	formReplies []formCall
+	formErrs    []error
+	formCancels []string
+	cancelErrs  []error
+	forms       map[string][]opencode.Form
+}
+
+type formCall struct {
+	SessionID, FormID string
+	// Answer is the answer as it goes on the wire.
+	Answer string
+}
+
+func (f *fakeOpencode) ReplyForm(_ context.Context, sessionID, formID string, answer opencode.FormAnswer) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	raw, err := json.Marshal(map[string]any{"answer": answer})
+	if err != nil {
+		return fmt.Errorf("reply form %s: %w", formID, err)
+	}
+	f.formReplies = append(f.formReplies, formCall{sessionID, formID, string(raw)})
+	if len(f.formErrs) > 0 {
+		err := f.formErrs[0]
+		f.formErrs = f.formErrs[1:]
+		if err != nil {
+			return fmt.Errorf("reply form %s: %w", formID, err)
+		}
+	}
+	return nil
+}
+
+func (f *fakeOpencode) CancelForm(_ context.Context, sessionID, formID string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.formCancels = append(f.formCancels, formID)
+	if len(f.cancelErrs) > 0 {
+		err := f.cancelErrs[0]
+		f.cancelErrs = f.cancelErrs[1:]
+		if err != nil {
+			return fmt.Errorf("cancel form %s: %w", formID, err)
+		}
+	}
+	return nil
+}
+
+func (f *fakeOpencode) ListSessionForms(_ context.Context, sessionID string) ([]opencode.Form, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.forms == nil {
+		return nil, fmt.Errorf("list forms: %w", errNotScripted)
+	}
+	return slices.Clone(f.forms[sessionID]), nil
+}
+
+func (f *fakeOpencode) FormReplies() []formCall {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.formReplies)
+}
+
+func (f *fakeOpencode) FormCancels() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.formCancels)
 }
 
 // errNotScripted is what the calls a test did not script return.
@@ -565,6 +634,12 @@ func checkKeyboard(kb *models.InlineKeyboardMarkup) error {
 			if btn.Text == "" {
 				return fmt.Errorf("button without text")
 			}
+			if btn.URL != "" {
+				if btn.CallbackData != "" || !strings.HasPrefix(btn.URL, "http") {
+					return fmt.Errorf("link button %q with data %q", btn.URL, btn.CallbackData)
+				}
+				continue
+			}
 			if n := len(btn.CallbackData); n == 0 || n > 64 {
 				return fmt.Errorf("callback data of %d bytes: %q", n, btn.CallbackData)
 			}
@@ -785,7 +860,8 @@ func (h *harness) toast(id string) i18n.Toast {
 	}
 	for _, t := range []i18n.Toast{i18n.ToastUnknown, i18n.ToastNotAllowed, i18n.ToastGone, i18n.ToastStale,
 		i18n.ToastBusy, i18n.ToastSending, i18n.ToastFailed, i18n.ToastTypeAnswer, i18n.ToastSelectFirst,
-		i18n.ToastPromptFailed, i18n.ToastAnswered, i18n.ToastAnsweredElsewhere, i18n.ToastDismissed, i18n.ToastExpired} {
+		i18n.ToastPromptFailed, i18n.ToastAnswered, i18n.ToastAnsweredElsewhere, i18n.ToastDismissed, i18n.ToastExpired,
+		i18n.ToastCancelled} {
 		if got[0] == h.b.text.Toast(t) {
 			return t
 		}

@@ -86,6 +86,18 @@ func (s unservedServer) ListProjects(context.Context) ([]opencode.Project, error
 	return nil, s.err("list projects")
 }
 
+func (s unservedServer) ListSessionForms(context.Context, string) ([]opencode.Form, error) {
+	return nil, s.err("list forms")
+}
+
+func (s unservedServer) ReplyForm(context.Context, string, string, opencode.FormAnswer) error {
+	return s.err("reply form")
+}
+
+func (s unservedServer) CancelForm(context.Context, string, string) error {
+	return s.err("cancel form")
+}
+
 type unservedRequests struct {
 	s  unservedServer
 	sf opencode.Surface

@@ -430,6 +430,8 @@ func (b *Bridge) closeStopped(ctx context.Context, uid, key string, user fronten
 	req := b.opencodeOf(e.Server).Requests(surfaceOf(e))
 	if e.Kind == pending.KindPermission {
 		err = req.ReplyPermission(rctx, e.Directory, e.SessionID, e.RequestID, frontend.ReplyReject, "")
+	} else if e.Form != nil {
+		err = b.opencodeOf(e.Server).CancelForm(rctx, e.SessionID, e.RequestID)
 	} else {
 		err = req.RejectQuestion(rctx, e.Directory, e.SessionID, e.RequestID)
 	}

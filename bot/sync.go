@@ -42,6 +42,10 @@ func (b *Bridge) HandleSnapshot(ctx context.Context, s opencode.Snapshot) {
 		lc = lc.Str("server", s.Server)
 	}
 	log := lc.Str("directory", s.Directory).Logger()
+	if s.SessionID != "" {
+		b.sessionSnapshot(ctx, log.With().Str("sessionID", s.SessionID).Logger(), s)
+		return
+	}
 	listed := make(map[string]bool, len(s.Questions)+len(s.Permissions))
 	for _, q := range s.Questions {
 		listed[q.ID] = true
@@ -139,7 +143,15 @@ func sameCall(e *pending.Entry, q opencode.QuestionRequest) bool {
 // gone reports whether snapshot s proves held request e is no longer
 // pending in opencode.
 func gone(e *pending.Entry, s opencode.Snapshot, listed map[string]bool) bool {
-	if e.Server != s.Server || e.Directory != s.Directory || listed[e.RequestID] || e.ExpiredNotified || !e.CreatedAt.Before(s.Taken) {
+	if e.Server != s.Server || listed[e.RequestID] || e.ExpiredNotified || !e.CreatedAt.Before(s.Taken) {
+		return false
+	}
+	if e.Form != nil || s.SessionID != "" {
+		// Forms are listed per session, and a session's snapshot proves
+		// nothing of other requests.
+		return e.Form != nil && s.SessionID != "" && e.SessionID == s.SessionID && s.FormsListed
+	}
+	if e.Directory != s.Directory {
 		return false
 	}
 	switch e.Kind {
@@ -212,4 +224,59 @@ func (b *Bridge) closeGone(ctx context.Context, uid string, s opencode.Snapshot,
 	text := b.fe.Outcome(requestOf(e), frontend.Outcome{How: frontend.Gone})
 	b.deleteEntry(log, e, i18n.ToastGone, b.closingEdit(e, text)...)
 	b.closeMessage(ctx, log, e, text, nil)
+}
+
+// sessionSnapshot brings the forms held for one session of an OpenCode 2
+// server in line with what s lists, as HandleSnapshot does a directory's
+// requests: a listed form not held is posted (if a list taken now still
+// has it), and a held form of the session missing from a list that
+// succeeded is closed as gone. Requests s lists besides are posted.
+func (b *Bridge) sessionSnapshot(ctx context.Context, log zerolog.Logger, s opencode.Snapshot) {
+	listed := make(map[string]bool, len(s.Forms))
+	for _, f := range s.Forms {
+		listed[f.ID] = true
+	}
+	var held []*pending.Entry
+	all, err := b.store.BySession(s.SessionID)
+	if err != nil {
+		log.Error().Err(err).Msg("could not read the stored forms of the session to compare them with what opencode lists; posting what is new, closing nothing")
+	}
+	for _, e := range all {
+		if e.Server == s.Server && e.SessionID == s.SessionID {
+			held = append(held, e)
+		}
+	}
+	isHeld := func(id string) bool {
+		return slices.ContainsFunc(held, func(e *pending.Entry) bool { return e.RequestID == id })
+	}
+	fresh := slices.DeleteFunc(slices.Clone(s.Forms), func(f opencode.Form) bool { return isHeld(f.ID) })
+	if len(fresh) > 0 {
+		// One answered from the chat since the listing is no longer listed
+		// now; posting it would show it twice.
+		if now, err := b.opencodeOf(s.Server).ListSessionForms(ctx, s.SessionID); err != nil {
+			log.Warn().Err(err).Msg("could not check that new forms are still pending; posting them")
+		} else {
+			fresh = slices.DeleteFunc(fresh, func(f opencode.Form) bool {
+				return !slices.ContainsFunc(now, func(x opencode.Form) bool { return x.ID == f.ID })
+			})
+		}
+	}
+	for _, f := range fresh {
+		b.HandleEvent(ctx, opencode.Event{Type: opencode.TypeFormCreated, Server: s.Server, Directory: s.Directory, Listed: true,
+			Surface: opencode.SurfaceAPI, Generation: s.Generation, FormAsked: &f})
+	}
+	for _, q := range s.Questions {
+		b.HandleEvent(ctx, opencode.Event{Type: opencode.TypeQuestionAsked, Server: s.Server, Directory: s.Directory, Listed: true, QuestionAsked: &q})
+	}
+	for _, p := range s.Permissions {
+		b.HandleEvent(ctx, opencode.Event{Type: opencode.TypePermissionAsked, Server: s.Server, Directory: s.Directory, Listed: true, PermissionAsked: &p})
+	}
+	if err != nil {
+		return
+	}
+	for _, e := range held {
+		if gone(e, s, listed) {
+			b.closeGone(ctx, e.UID, s, listed)
+		}
+	}
 }

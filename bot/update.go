@@ -86,7 +86,7 @@ func (b *Bridge) HandlePress(ctx context.Context, log zerolog.Logger, p frontend
 		by.copy = pc
 		defer b.settleCopy(ctx, elog, pc, e.UID, e.Place.Message)
 	}
-	if e.Kind != pending.KindQuestion || p.Question >= len(e.Questions) {
+	if e.Kind != pending.KindQuestion || (p.Question >= len(e.Questions) && !(e.IsURLForm() && p.Question == 0)) {
 		elog.Info().Str("data", p.Data).Msg("refusing button that does not match its request")
 		a.toast(i18n.ToastUnknown)
 		return
@@ -99,6 +99,10 @@ func (b *Bridge) HandlePress(ctx context.Context, log zerolog.Logger, p frontend
 	if p.Question != e.Current {
 		elog.Info().Int("question", p.Question).Int("current", e.Current).Msg("refusing stale button")
 		a.toast(i18n.ToastStale)
+		return
+	}
+	if e.IsURLForm() {
+		b.pressURLForm(ctx, elog, e, p, by, a)
 		return
 	}
 	b.pressQuestion(ctx, elog, e, p, by, a)
@@ -129,7 +133,15 @@ func (b *Bridge) pressQuestion(ctx context.Context, elog zerolog.Logger, e *pend
 			break
 		}
 		labels := q.Selected(e.Selected)
-		if len(labels) == 0 {
+		if q.IsField() {
+			if problem := checkItems(b.text, q, len(labels)); problem != "" {
+				a.answer(problem)
+				return
+			}
+			if labels == nil {
+				labels = []string{} // answered with none, not skipped
+			}
+		} else if len(labels) == 0 {
 			a.toast(i18n.ToastSelectFirst)
 			return
 		}
@@ -141,6 +153,13 @@ func (b *Bridge) pressQuestion(ctx context.Context, elog zerolog.Logger, e *pend
 			break
 		}
 		b.askForText(ctx, elog, e, p.User, a)
+		return
+	case frontend.Skip:
+		if !q.IsField() || q.Required {
+			break
+		}
+		elog.Info().Int("question", p.Question).Msg("optional field skipped")
+		b.applyAnswer(ctx, elog, e, nil, by, a)
 		return
 	}
 	elog.Info().Str("data", p.Data).Msg("refusing button that does not match its question")
@@ -354,22 +373,28 @@ func (b *Bridge) HandleText(ctx context.Context, log zerolog.Logger, t frontend.
 		elog.Info().Int("question", e.AwaitingQuestion).Int("current", e.Current).Msg("ignoring typed answer to a question already answered")
 		return
 	}
+	answer, problem := b.typedAnswer(e, t.Text)
+	if problem != "" {
+		b.refuseTyped(ctx, elog, e, t.User, problem)
+		return
+	}
 	elog.Info().Int("question", e.Current).Msg("typed answer received")
-	b.applyAnswer(ctx, elog, e, []string{t.Text}, by, nil)
+	b.applyAnswer(ctx, elog, e, answer, by, nil)
 }
 
-// applyAnswer records answer to e's current question. Before the last
-// question the message moves on to the next one; at the last, every
-// answer goes to opencode. a is nil for typed answers.
+// applyAnswer records answer to e's current question (nil: a field
+// skipped). Before the last question asked the message moves on to the
+// next one, passing over fields whose conditions do not hold; at the
+// last, every answer goes to opencode. a is nil for typed answers.
 func (b *Bridge) applyAnswer(ctx context.Context, log zerolog.Logger, e *pending.Entry, answer []string, user answerer, a *ack) {
 	qi := e.Current
 	answers := make([][]string, len(e.Questions))
 	copy(answers, e.Answers)
 	answers[qi] = answer
-	if qi+1 < len(e.Questions) {
+	if ni := nextField(e, answers, qi+1); ni < len(e.Questions) {
 		next, err := b.store.Update(e.UID, func(x *pending.Entry) error {
 			x.Answers = answers
-			x.Current = qi + 1
+			x.Current = ni
 			x.Selected = nil
 			clearAwaiting(x)
 			return nil
@@ -382,7 +407,7 @@ func (b *Bridge) applyAnswer(ctx context.Context, log zerolog.Logger, e *pending
 			return
 		}
 		if a != nil {
-			a.answer(b.text.SavedNext(b.text.Title(next.Questions[qi+1].Header, qi+1)))
+			a.answer(b.text.SavedNext(b.text.Title(next.Questions[ni].Header, ni)))
 		}
 		b.rerender(ctx, log, next)
 		return
@@ -403,25 +428,13 @@ func clearAwaiting(e *pending.Entry) {
 // submit sends the answers of every question to opencode and shows the
 // outcome. The caller holds e's lock.
 func (b *Bridge) submit(ctx context.Context, log zerolog.Logger, e *pending.Entry, answers [][]string, user answerer) {
-	id, err := b.opencodeOf(e.Server).ResolveQuestionID(ctx, opencode.QuestionRef{
-		Directory: e.Directory,
-		RequestID: e.RequestID,
-		SessionID: e.SessionID,
-		CallID:    e.CallID,
-		Surface:   surfaceOf(e),
-	})
-	if err == nil {
-		if id != e.RequestID {
-			log.Info().Str("resolvedID", id).Msg("request ID changed; using the resolved one")
-			if _, uerr := b.store.Update(e.UID, func(x *pending.Entry) error {
-				x.RequestID = id
-				return nil
-			}); uerr != nil {
-				log.Warn().Err(uerr).Msg("could not save the resolved request ID")
-			}
-		}
-		err = b.opencodeOf(e.Server).Requests(surfaceOf(e)).ReplyQuestion(ctx, e.Directory, e.SessionID, id, answers)
+	var err error
+	if e.Form != nil {
+		err = b.replyForm(ctx, e, answers)
+	} else {
+		err = b.replyQuestion(ctx, log, e, answers)
 	}
+	var invalid *opencode.FormInvalidError
 	switch {
 	case err == nil:
 		log.Info().Str("by", user.DisplayName()).Msg("answer delivered to opencode")
@@ -435,6 +448,8 @@ func (b *Bridge) submit(ctx context.Context, log zerolog.Logger, e *pending.Entr
 		text := b.fe.Outcome(requestOf(e), frontend.Outcome{How: frontend.NoLongerPending})
 		b.deleteEntry(log, e, i18n.ToastGone, owedEdit(e, text)...)
 		b.closeMessage(ctx, log, e, text, user.copy)
+	case errors.As(err, &invalid):
+		b.formRefused(ctx, log, e, user.User, invalid.Message)
 	case errors.Is(err, opencode.ErrNotAccepted):
 		log.Warn().Err(err).Msg("opencode did not accept the answer")
 		qi := e.Current
@@ -455,6 +470,31 @@ func (b *Bridge) submit(ctx context.Context, log zerolog.Logger, e *pending.Entr
 		log.Error().Err(err).Msg("could not deliver answer to opencode")
 		b.tell(ctx, log, e, user.User, b.text.TellAnswerLost)
 	}
+}
+
+// replyQuestion sends the answers of 1.x question request e, by the
+// request ID opencode resolves for it now (saved if it changed).
+func (b *Bridge) replyQuestion(ctx context.Context, log zerolog.Logger, e *pending.Entry, answers [][]string) error {
+	id, err := b.opencodeOf(e.Server).ResolveQuestionID(ctx, opencode.QuestionRef{
+		Directory: e.Directory,
+		RequestID: e.RequestID,
+		SessionID: e.SessionID,
+		CallID:    e.CallID,
+		Surface:   surfaceOf(e),
+	})
+	if err == nil {
+		if id != e.RequestID {
+			log.Info().Str("resolvedID", id).Msg("request ID changed; using the resolved one")
+			if _, uerr := b.store.Update(e.UID, func(x *pending.Entry) error {
+				x.RequestID = id
+				return nil
+			}); uerr != nil {
+				log.Warn().Err(uerr).Msg("could not save the resolved request ID")
+			}
+		}
+		err = b.opencodeOf(e.Server).Requests(surfaceOf(e)).ReplyQuestion(ctx, e.Directory, e.SessionID, id, answers)
+	}
+	return err
 }
 
 // tell sends a short note to the person, replying to the request message.

@@ -14,6 +14,13 @@
 // opencode: deciding what an entry means, and talking to either side, is
 // left to package bot.
 //
+// An entry holds one request model for both opencode generations: a
+// question request of opencode 1.x is a form whose fields are its
+// questions, and an OpenCode 2 form is an entry with Form set whose
+// Questions are its fields, with their type, conditions and checks. The
+// field attributes are all omitted when empty, so entries written before
+// forms read, and are answered, exactly as before.
+//
 // The store is front-end neutral. Where a request is shown is a Place: a
 // chat, a message in it and the thread of the chat it is in, numbers the
 // front-end gives and reads (for Telegram a chat ID, a message ID and a

@@ -19,9 +19,24 @@ const (
 type Option struct {
 	Label       string `json:"label"`
 	Description string `json:"description,omitempty"`
+	// Value is what the answer to a form's field carries for the option;
+	// "" for a 1.x question, whose answer is the label.
+	Value string `json:"value,omitempty"`
 }
 
-// Question is one question of a request, as it was asked.
+// The types of a form's field (Question.Type); a 1.x question has none.
+const (
+	TypeString      = "string"
+	TypeNumber      = "number"
+	TypeInteger     = "integer"
+	TypeBoolean     = "boolean"
+	TypeMultiselect = "multiselect"
+)
+
+// Question is one question of a request, as it was asked: a question of
+// opencode 1.x, or a field of an OpenCode 2 form. The field's attributes
+// are absent from a 1.x question, so entries written before forms read
+// unchanged.
 type Question struct {
 	Text     string   `json:"text"`
 	Header   string   `json:"header,omitempty"`
@@ -29,7 +44,54 @@ type Question struct {
 	Multiple bool     `json:"multiple,omitempty"`
 	// Custom says whether a typed answer is allowed.
 	Custom bool `json:"custom"`
+
+	// Key names a form's field in its answer; Type is its type ("" for a
+	// 1.x question, which is answered with labels).
+	Key  string `json:"key,omitempty"`
+	Type string `json:"type,omitempty"`
+	// Required says the field cannot be skipped.
+	Required bool `json:"required,omitempty"`
+	// When lists conditions on earlier fields' answers that must all
+	// hold for the field to be asked.
+	When []Condition `json:"when,omitempty"`
+	// Checks of a typed answer: Format (email, uri, date, date-time),
+	// Pattern (a JavaScript regular expression) and lengths of a string,
+	// bounds of a number, how many options a multiselect takes.
+	Format      string   `json:"format,omitempty"`
+	Pattern     string   `json:"pattern,omitempty"`
+	Placeholder string   `json:"placeholder,omitempty"`
+	MinLength   *int     `json:"minLength,omitempty"`
+	MaxLength   *int     `json:"maxLength,omitempty"`
+	Minimum     *float64 `json:"minimum,omitempty"`
+	Maximum     *float64 `json:"maximum,omitempty"`
+	MinItems    *int     `json:"minItems,omitempty"`
+	MaxItems    *int     `json:"maxItems,omitempty"`
+	// Default is the field's default, as JSON of its type.
+	Default json.RawMessage `json:"default,omitempty"`
 }
+
+// Condition is one condition of a field's When: the answer to field Key
+// is (Op "eq") or is not (Op "neq") Value, a JSON value.
+type Condition struct {
+	Key   string          `json:"key"`
+	Op    string          `json:"op"`
+	Value json.RawMessage `json:"value"`
+}
+
+// IsField reports whether q is a form's field rather than a 1.x question.
+func (q Question) IsField() bool { return q.Type != "" }
+
+// Form is what an OpenCode 2 form is besides its fields.
+type Form struct {
+	// Mode is "form" (fields to fill in) or "url" (a link to open, then
+	// Done or Cancel).
+	Mode  string `json:"mode"`
+	URL   string `json:"url,omitempty"`
+	Title string `json:"title,omitempty"`
+}
+
+// FormModeURL is the Mode of a form that is a link to open.
+const FormModeURL = "url"
 
 // AllowsTyped reports whether q takes a typed answer. A question without
 // options does even when Custom is false: otherwise it could not be
@@ -79,6 +141,9 @@ type Run struct {
 	Agent string `json:"agent,omitempty"`
 }
 
+// IsURLForm reports whether e is a form that is a link to open.
+func (e *Entry) IsURLForm() bool { return e.Form != nil && e.Form.Mode == FormModeURL }
+
 // Entry is one request in flight: what opencode asked, where the front-end
 // shows it, and what has been answered so far. Entries are stored as
 // JSON, so fields may be added without a migration.
@@ -96,7 +161,7 @@ type Entry struct {
 	// request can be found again if its ID is stale.
 	CallID        string `json:"callID,omitempty"`
 	ToolMessageID string `json:"toolMessageID,omitempty"`
-	// RequestID is opencode's ID for the request (que_… or per_…). It is
+	// RequestID is opencode's ID for the request (que_…, per_… or frm_…). It is
 	// unique across the entries of one server.
 	RequestID string `json:"requestID"`
 	// Server names the opencode server that asked: "" when hermes-bot
@@ -111,6 +176,11 @@ type Entry struct {
 
 	Questions  []Question  `json:"questions,omitempty"`
 	Permission *Permission `json:"permission,omitempty"`
+	// Form is set for an OpenCode 2 form (Kind KindQuestion, RequestID
+	// its frm_ ID, Questions its fields); nil for a 1.x question.
+	Form *Form `json:"form,omitempty"`
+	// Generation is 2 for a request of an OpenCode 2 server, 0 for 1.x.
+	Generation int `json:"generation,omitempty"`
 
 	// Place is where the request is shown; its Message is 0 until the
 	// message was sent, and its Thread is where every message about the
@@ -119,7 +189,9 @@ type Entry struct {
 
 	// Current is the index of the question being answered.
 	Current int `json:"current,omitempty"`
-	// Answers holds one slice of labels per question; nil until answered.
+	// Answers holds one slice of labels per question (a form's field:
+	// option labels, or the text typed); nil until answered, and for a
+	// field skipped or not asked.
 	Answers [][]string `json:"answers,omitempty"`
 	// Selected holds the labels toggled so far for a multi-select question.
 	Selected []string `json:"selected,omitempty"`

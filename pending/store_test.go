@@ -68,7 +68,16 @@ func fullEntry() *pending.Entry {
 			Options:  []pending.Option{{Label: "red", Description: "warm"}, {Label: "blue"}},
 			Multiple: true,
 			Custom:   true,
+		}, {
+			Text: "How many?", Header: "Count", Key: "count", Type: pending.TypeInteger, Required: true,
+			When:   []pending.Condition{{Key: "colour", Op: "eq", Value: json.RawMessage(`"red"`)}},
+			Format: "email", Pattern: "^a", Placeholder: "3",
+			MinLength: ptr(1), MaxLength: ptr(9), Minimum: ptr(1.5), Maximum: ptr(9.5), MinItems: ptr(0), MaxItems: ptr(2),
+			Default: json.RawMessage(`3`),
+			Options: []pending.Option{{Label: "Three", Value: "3"}},
 		}},
+		Form:       &pending.Form{Mode: "form", URL: "https://example.com", Title: "Setup"},
+		Generation: 2,
 		Permission: &pending.Permission{
 			Kind:     "bash",
 			Patterns: []string{"ls *"},
@@ -92,6 +101,8 @@ func fullEntry() *pending.Entry {
 		ExpiresAt:        base.Add(30 * time.Minute),
 	}
 }
+
+func ptr[T any](v T) *T { return &v }
 
 func TestRoundTripEveryField(t *testing.T) {
 	want := fullEntry()

@@ -8,6 +8,13 @@
 // decides how it looks (markup, buttons, limits of its chat) and where it
 // goes (chat, thread), and reports where it put it as a pending.Place,
 // which the store keeps without reading.
+//
+// A request is one model for both opencode generations (see package
+// pending): a 1.x question request, or an OpenCode 2 form whose fields
+// are its questions. A front-end shows the current field with buttons
+// for its type (options, toggles and Submit, Type for a typed answer,
+// Skip for an optional field), and a form that is a link to open with
+// the link, Submit ("done") and Cancel.
 package frontend
 
 import (
@@ -176,6 +183,8 @@ const (
 	DecidedElsewhere
 	// Stopped: By stopped the request's session here.
 	Stopped
+	// Cancelled: By cancelled a form that is a link to open.
+	Cancelled
 )
 
 // Told is what opencode was told of an expired request.
@@ -192,7 +201,9 @@ const (
 
 // Outcome is how a request closed.
 type Outcome struct {
-	How     How
+	How How
+	// Answers are the answers' labels, a slice per question or field (nil:
+	// skipped, not asked, or not known).
 	Answers [][]string
 	By      User
 	// Reply is a permission's reply: "once", "always" or "reject".

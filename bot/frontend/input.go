@@ -25,10 +25,16 @@ const (
 	Reject
 	// RejectWithReason asks for the reason of a reject.
 	RejectWithReason
+	// Skip leaves an optional field of a form unanswered.
+	Skip
+	// Cancel cancels a form that is a link to open; Submit on it says
+	// it is done.
+	Cancel
 )
 
 var actionNames = [...]string{Pick: "pick", Toggle: "toggle", Submit: "submit", Type: "type",
-	AllowOnce: "allow once", AllowAlways: "allow always", Reject: "reject", RejectWithReason: "reject with reason"}
+	AllowOnce: "allow once", AllowAlways: "allow always", Reject: "reject", RejectWithReason: "reject with reason",
+	Skip: "skip", Cancel: "cancel"}
 
 func (a Action) String() string {
 	if a > 0 && int(a) < len(actionNames) {

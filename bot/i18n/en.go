@@ -32,6 +32,7 @@ var English = Text{
 	ToastAnsweredElsewhere: "This request was already answered in opencode",
 	ToastDismissed:         "This request was dismissed in opencode",
 	ToastExpired:           "This request expired",
+	ToastCancelled:         "This request was cancelled",
 	SavedNext:              func(title string) string { return "Saved. Next: " + title },
 
 	UnknownProject: "unknown project",
@@ -207,6 +208,7 @@ var English = Text{
 	},
 
 	Steer:    steerEnglish,
+	Form:     formEnglish,
 	Pause:    pauseEnglish,
 	Finished: "finished",
 	Failed:   "failed",

@@ -16,7 +16,7 @@ type Text struct {
 	ToastUnknown, ToastNotAllowed, ToastGone, ToastStale, ToastBusy,
 	ToastSending, ToastFailed, ToastTypeAnswer, ToastSelectFirst,
 	ToastPromptFailed, ToastAnswered, ToastAnsweredElsewhere,
-	ToastDismissed, ToastExpired string
+	ToastDismissed, ToastExpired, ToastCancelled string
 	// SavedNext is the toast after one question of several is answered.
 	SavedNext func(title string) string
 
@@ -160,6 +160,8 @@ type Text struct {
 
 	// Steer is steering from the chat.
 	Steer Steer
+	// Form is OpenCode 2's forms.
+	Form Form
 	// Pause is auto-approval paused by an always answer, and /autoapprove.
 	Pause Pause
 }

@@ -24,6 +24,8 @@ const (
 	ToastAnsweredElsewhere Toast = "answered_elsewhere"
 	ToastDismissed         Toast = "dismissed"
 	ToastExpired           Toast = "expired"
+	// ToastCancelled: a link form was cancelled here.
+	ToastCancelled Toast = "cancelled"
 )
 
 // legacyToasts are the English texts that served as toast identifiers in
@@ -88,6 +90,8 @@ func (t *Text) Toast(id Toast) string {
 		return t.ToastDismissed
 	case ToastExpired:
 		return t.ToastExpired
+	case ToastCancelled:
+		return t.ToastCancelled
 	}
 	return string(id)
 }

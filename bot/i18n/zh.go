@@ -23,6 +23,7 @@ var Chinese = Text{
 	ToastAnsweredElsewhere: "该请求已在 opencode 中回答",
 	ToastDismissed:         "该请求已在 opencode 中取消",
 	ToastExpired:           "该请求已过期",
+	ToastCancelled:         "该请求已被取消",
 	SavedNext:              func(title string) string { return "已保存。下一个：" + title },
 
 	UnknownProject: "未知项目",
@@ -206,6 +207,7 @@ var Chinese = Text{
 	},
 
 	Steer:    steerChinese,
+	Form:     formChinese,
 	Pause:    pauseChinese,
 	Finished: "已完成",
 	Failed:   "失败",

@@ -20,8 +20,13 @@ const (
 	actCustom action = "qcustom"
 	// actToggle selects or unselects option oi of multi-select question qi.
 	actToggle action = "qtog"
-	// actSubmit answers multi-select question qi with the selected options.
+	// actSubmit answers multi-select question qi with the selected options;
+	// on a form that is a link to open, it says it is done.
 	actSubmit action = "qsub"
+	// actSkip leaves optional field qi of a form unanswered.
+	actSkip action = "qskip"
+	// actCancel cancels a form that is a link to open (qi 0).
+	actCancel action = "qcancel"
 )
 
 // The actions a permission button can carry. Their data is just
@@ -89,7 +94,7 @@ func (a action) isResume() bool { return a == actResume }
 
 func (a action) valid() bool {
 	switch a {
-	case actOption, actCustom, actToggle, actSubmit, actResume:
+	case actOption, actCustom, actToggle, actSubmit, actSkip, actCancel, actResume:
 		return true
 	}
 	return a.isPermission()

@@ -86,6 +86,12 @@ func checkKeyboard(kb *models.InlineKeyboardMarkup) error {
 			if btn.Text == "" {
 				return fmt.Errorf("button without text")
 			}
+			if btn.URL != "" {
+				if btn.CallbackData != "" || !strings.HasPrefix(btn.URL, "http") {
+					return fmt.Errorf("link button %q with data %q", btn.URL, btn.CallbackData)
+				}
+				continue
+			}
 			if n := len(btn.CallbackData); n == 0 || n > maxCallbackData {
 				return fmt.Errorf("callback data of %d bytes: %q", n, btn.CallbackData)
 			}

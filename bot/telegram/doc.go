@@ -30,12 +30,23 @@
 // redacted client for the Outbox.
 //
 // Callback data is "qopt:<uid>:<qi>:<oi>", "qcustom:<uid>:<qi>",
-// "qtog:<uid>:<qi>:<oi>" or "qsub:<uid>:<qi>" for questions, "ponce:<uid>",
+// "qtog:<uid>:<qi>:<oi>", "qsub:<uid>:<qi>" or "qskip:<uid>:<qi>" (an
+// optional field of a form) for questions, "qsub:<uid>:0" (done) and
+// "qcancel:<uid>:0" for a form that is a link, "ponce:<uid>",
 // "palways:<uid>", "preject:<uid>" or "preason:<uid>" for permissions
 // (ButtonData makes it), never over 64 bytes; anything else is refused as
 // an unknown button. Steering buttons carry "snew:<project key>",
 // "scont:<session>", "sstop:<session>", "sstopy:<session>" or
 // "sstopn:<session>".
+//
+// An OpenCode 2 form shows its current field like a question: its title
+// (or key), description and a hint of what it takes (a whole number from
+// 1 to 10, an email address, choose 1–2, optional, an example, the
+// default); options as buttons (a boolean's Yes and No), toggles and
+// Submit for a multiselect, "Type an answer" for typed values, and Skip
+// when it is optional. A form that is a link has a button opening it
+// (http and https only; any other link is shown as text), Done and
+// Cancel.
 //
 // Steering (only for Config.AllowedUserIDs, and off when that is empty):
 // a reply to a message about a session continues it, /new starts one in

@@ -273,11 +273,19 @@ func (f *Frontend) footer(e *pending.Entry, o frontend.Outcome) (icon, footer st
 	tx := f.text
 	switch o.How {
 	case frontend.Answered:
+		if e.IsURLForm() {
+			return "✅", tx.Form.DoneBy(who(o.By))
+		}
 		return "✅", tx.AnsweredBy(who(o.By))
 	case frontend.AnsweredElsewhere:
 		return "✅", tx.AnsweredOC
 	case frontend.Dismissed:
+		if e.Form != nil {
+			return "🚫", tx.Form.CancelledOC
+		}
 		return "🚫", tx.DismissedOC
+	case frontend.Cancelled:
+		return "🚫", tx.Form.CancelledBy(who(o.By))
 	case frontend.Gone:
 		return "✅", tx.GoneFooter
 	case frontend.NoLongerPending:

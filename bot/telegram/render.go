@@ -216,6 +216,9 @@ func joinFit(blocks []string, budget int, more func(n int) string) string {
 // renderQuestion renders the current question of e: the message text and
 // its keyboard.
 func renderQuestion(tx *i18n.Text, e *pending.Entry) (string, *models.InlineKeyboardMarkup, error) {
+	if e.IsURLForm() {
+		return renderURLForm(tx, e)
+	}
 	text, kb, _, err := renderQuestionCut(tx, e)
 	return text, kb, err
 }
@@ -237,7 +240,7 @@ func renderQuestionCut(tx *i18n.Text, e *pending.Entry) (string, *models.InlineK
 	post := questionFoot(tx, q, shown)
 
 	text := q.Text
-	if strings.TrimSpace(clean(text)) == "" {
+	if strings.TrimSpace(clean(text)) == "" && !q.IsField() {
 		text = tx.NoQuestionText
 	}
 	lines, optsLen := optionLines(q.Options)
@@ -267,12 +270,16 @@ func renderQuestionCut(tx *i18n.Text, e *pending.Entry) (string, *models.InlineK
 func questionHead(tx *i18n.Text, e *pending.Entry, qi int) string {
 	var pre strings.Builder
 	pre.WriteString(head(tx, "❓", e))
+	pre.WriteString(formTitle(e))
 	if qi > 0 {
 		var done []string
 		for j := range qi {
 			var ans []string
 			if j < len(e.Answers) {
 				ans = e.Answers[j]
+			}
+			if ans == nil && e.Questions[j].IsField() {
+				continue // skipped, or not asked
 			}
 			done = append(done, "\n✅ "+esc(title(tx, e, j), 60)+": "+esc(strings.Join(ans, ", "), 120))
 		}
@@ -295,9 +302,13 @@ func questionHead(tx *i18n.Text, e *pending.Entry, qi int) string {
 }
 
 // questionFoot is what q's message shows below its options: that only
-// the first shown have buttons, and how to answer a multi-select.
+// the first shown have buttons, how to answer a multi-select, and what a
+// form's field takes.
 func questionFoot(tx *i18n.Text, q pending.Question, shown int) string {
 	var post strings.Builder
+	if h := fieldHint(tx, q); h != "" {
+		post.WriteString("\n\n<i>" + esc(h, 600) + "</i>")
+	}
 	if shown < len(q.Options) {
 		post.WriteString("\n\n<i>" + tx.OnlyFirstOptions(shown, len(q.Options)))
 		if q.AllowsTyped() {
@@ -394,6 +405,11 @@ func questionKeyboard(tx *i18n.Text, e *pending.Entry, qi int) (*models.InlineKe
 			return nil, 0, err
 		}
 	}
+	if q.IsField() && !q.Required {
+		if _, err := add(tx.Form.BtnSkip, callbackData{Action: actSkip, UID: e.UID, Question: qi}); err != nil {
+			return nil, 0, err
+		}
+	}
 	return &models.InlineKeyboardMarkup{InlineKeyboard: rows}, shown, nil
 }
 
@@ -416,7 +432,10 @@ func renderOutcome(tx *i18n.Text, e *pending.Entry, icon string, answers [][]str
 	if e.Kind == pending.KindPermission {
 		return renderPermissionOutcome(tx, []*pending.Entry{e}, icon, footer)
 	}
-	top := head(tx, icon, e)
+	if e.IsURLForm() {
+		return renderURLFormOutcome(tx, e, icon, footer)
+	}
+	top := head(tx, icon, e) + formTitle(e)
 	tail := "\n\n" + footer
 	more := func(k int) string { return "\n\n" + tx.MoreQuestions(k) }
 	avail := maxMessageLen - u16len(top) - u16len(tail)
@@ -429,8 +448,11 @@ func renderOutcome(tx *i18n.Text, e *pending.Entry, icon string, answers [][]str
 	for i, q := range e.Questions {
 		t := esc(title(tx, e, i), min(120, per/4))
 		var ans string
-		if i < len(answers) && answers[i] != nil {
+		switch {
+		case i < len(answers) && answers[i] != nil:
 			ans = strings.Join(answers[i], ", ")
+		case answers != nil && q.IsField():
+			ans = tx.Form.Skipped
 		}
 		markup := "\n\n<b></b>\n"
 		if ans != "" {
@@ -438,7 +460,7 @@ func renderOutcome(tx *i18n.Text, e *pending.Entry, icon string, answers [][]str
 		}
 		rem := per - u16len(markup) - u16len(t)
 		text := q.Text
-		if strings.TrimSpace(clean(text)) == "" {
+		if strings.TrimSpace(clean(text)) == "" && !q.IsField() {
 			text = tx.NoQuestionText
 		}
 		qText := esc(text, rem)
@@ -486,7 +508,16 @@ func mention(u frontend.User) string {
 func renderPrompt(tx *i18n.Text, e *pending.Entry, qi int, u frontend.User) (text, placeholder string) {
 	q := e.Questions[qi]
 	t := title(tx, e, qi)
-	text = tx.PromptAnswer(mention(u), esc(t, 120)) + "\n<i>" + esc(q.Text, 1000) + "</i>"
+	text = tx.PromptAnswer(mention(u), esc(t, 120))
+	if strings.TrimSpace(q.Text) != "" {
+		text += "\n<i>" + esc(q.Text, 1000) + "</i>"
+	}
+	if h := fieldHint(tx, q); h != "" {
+		text += "\n" + esc(h, 600)
+	}
+	if p := oneLine(q.Placeholder); p != "" {
+		return text, plain(p, maxPlaceholder)
+	}
 	return text, plain(tx.AnswerPlaceholder(t), maxPlaceholder)
 }
 

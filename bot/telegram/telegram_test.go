@@ -109,6 +109,19 @@ func (o *recordingOpencode) ListProjects(ctx context.Context) ([]opencode.Projec
 	return o.steer.ListProjects(ctx)
 }
 
+// The form calls fail: these tests ask no form.
+func (o *recordingOpencode) ListSessionForms(context.Context, string) ([]opencode.Form, error) {
+	return nil, fmt.Errorf("list forms: not scripted: %w", opencode.ErrTransient)
+}
+
+func (o *recordingOpencode) ReplyForm(_ context.Context, _, formID string, _ opencode.FormAnswer) error {
+	return fmt.Errorf("reply form %s: not scripted: %w", formID, opencode.ErrTransient)
+}
+
+func (o *recordingOpencode) CancelForm(_ context.Context, _, formID string) error {
+	return fmt.Errorf("cancel form %s: not scripted: %w", formID, opencode.ErrTransient)
+}
+
 func (o *recordingOpencode) ResolveQuestionID(_ context.Context, ref opencode.QuestionRef) (string, error) {
 	return ref.RequestID, nil
 }

@@ -53,6 +53,8 @@ var actions = map[action]frontend.Action{
 	actToggle:       frontend.Toggle,
 	actSubmit:       frontend.Submit,
 	actCustom:       frontend.Type,
+	actSkip:         frontend.Skip,
+	actCancel:       frontend.Cancel,
 	actAllowOnce:    frontend.AllowOnce,
 	actAllowAlways:  frontend.AllowAlways,
 	actReject:       frontend.Reject,

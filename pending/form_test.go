@@ -1,0 +1,32 @@
+package pending
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// An entry written before forms (no field attributes, no Form) reads and
+// is written back byte for byte: the upgrade is in place.
+func TestEntryBeforeFormsRoundTrips(t *testing.T) {
+	const old = `{"uid":"abcd1234","kind":"question","directory":"/p","sessionID":"ses_1","callID":"call_1",` +
+		`"toolMessageID":"msg_1","requestID":"que_1","questions":[{"text":"Which database?","header":"Database",` +
+		`"options":[{"label":"Postgres","description":"relational"},{"label":"SQLite"}],"custom":true},` +
+		`{"text":"Colours?","options":[{"label":"Red"},{"label":"Blue"}],"multiple":true,"custom":false}],` +
+		`"place":{"chat":-5,"message":7},"current":1,"answers":[["SQLite"]],"selected":["Red"],` +
+		`"createdAt":"2025-03-04T05:06:07Z","expiresAt":"2025-03-04T05:36:07Z"}`
+	var e Entry
+	if err := json.Unmarshal([]byte(old), &e); err != nil {
+		t.Fatal(err)
+	}
+	if e.Form != nil || e.Generation != 0 || e.Questions[0].IsField() || e.Questions[1].IsField() ||
+		e.Questions[0].Options[0].Value != "" || e.IsURLForm() {
+		t.Errorf("an entry before forms reads as a form: %+v", e)
+	}
+	got, err := json.Marshal(&e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != old {
+		t.Errorf("written back as\n%s\nwant\n%s", got, old)
+	}
+}
