@@ -68,13 +68,6 @@ type Snapshot struct {
 	// being gone. Directories are listed a few at a time, so Taken can be
 	// well before the snapshot is handed over.
 	Taken time.Time
-	// SessionID is set for a snapshot of one session of an OpenCode 2
-	// server (Generation 2): Forms are its forms, and FormsListed says
-	// their list succeeded.
-	SessionID   string
-	Generation  int
-	Forms       []Form
-	FormsListed bool
 }
 
 // The kinds of request a Snapshot lists.
