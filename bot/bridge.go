@@ -52,6 +52,15 @@ type Opencode interface {
 	ListSessions(ctx context.Context, dir string) ([]opencode.Session, error)
 	BusySessions(ctx context.Context, dir string) (map[string]bool, error)
 	ListProjects(ctx context.Context) ([]opencode.Project, error)
+
+	// OpenCode 2 (see rules.go): Generation is the server's kind (2 for
+	// OpenCode 2, 1 for 1.x, 0 before it was reached); Steer sends into a
+	// running turn; ListSaved and DeleteSaved list and revoke the rules
+	// "always" answers saved. On 1.x the last three fail.
+	Generation() int
+	Steer(ctx context.Context, dir, id, text string) error
+	ListSaved(ctx context.Context, projectID string) ([]opencode.SavedApproval, error)
+	DeleteSaved(ctx context.Context, id string) error
 }
 
 // toastTimeout bounds the terminal toast that follows an answer.

@@ -86,6 +86,20 @@ func (s unservedServer) ListProjects(context.Context) ([]opencode.Project, error
 	return nil, s.err("list projects")
 }
 
+func (s unservedServer) Generation() int { return 0 }
+
+func (s unservedServer) Steer(context.Context, string, string, string) error {
+	return s.err("steer session")
+}
+
+func (s unservedServer) ListSaved(context.Context, string) ([]opencode.SavedApproval, error) {
+	return nil, s.err("list saved approvals")
+}
+
+func (s unservedServer) DeleteSaved(context.Context, string) error {
+	return s.err("delete saved approval")
+}
+
 type unservedRequests struct {
 	s  unservedServer
 	sf opencode.Surface
