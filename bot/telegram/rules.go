@@ -29,8 +29,9 @@ const actRevoke = "rrev"
 const (
 	// serverKeyLen is the length of a server's key, in hex digits.
 	serverKeyLen = 8
-	// maxRuleID keeps Revoke data within 64 bytes.
-	maxRuleID = maxCallbackData - len(actRevoke) - 2 - serverKeyLen
+	// maxRuleID is the longest rule ID a button carries: with it, Revoke
+	// data is 62 bytes, within 64.
+	maxRuleID = maxSteerArg
 	// maxRulesListed bounds /rules' buttons; its text is cut to fit
 	// before that when lines are long.
 	maxRulesListed = 20

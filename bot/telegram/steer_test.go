@@ -94,6 +94,18 @@ func (s *steerOpencode) ListProjects(context.Context) ([]opencode.Project, error
 	return []opencode.Project{{Worktree: "/home/user/projects/demo"}}, nil
 }
 
+func (s *steerOpencode) deletedIDs() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.deleted...)
+}
+
+func (s *steerOpencode) steeredCalls() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.steered...)
+}
+
 func (s *steerOpencode) calls() (prompts, aborts []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
