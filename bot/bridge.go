@@ -58,6 +58,14 @@ type Opencode interface {
 	ListSessionForms(ctx context.Context, sessionID string) ([]opencode.Form, error)
 	ReplyForm(ctx context.Context, sessionID, formID string, answer opencode.FormAnswer) error
 	CancelForm(ctx context.Context, sessionID, formID string) error
+	// OpenCode 2 (see rules.go): Generation is the server's kind (2 for
+	// OpenCode 2, 1 for 1.x, 0 before it was reached); Steer sends into a
+	// running turn; ListSaved and DeleteSaved list and revoke the rules
+	// "always" answers saved. On 1.x the last three fail.
+	Generation() int
+	Steer(ctx context.Context, dir, id, text string) error
+	ListSaved(ctx context.Context, projectID string) ([]opencode.SavedApproval, error)
+	DeleteSaved(ctx context.Context, id string) error
 }
 
 // toastTimeout bounds the terminal toast that follows an answer.
@@ -318,15 +326,16 @@ func (b *Bridge) HandleEvent(ctx context.Context, ev opencode.Event) {
 func (b *Bridge) newEntry(kind pending.Kind, ev opencode.Event, surface opencode.Surface, sessionID, requestID string, tool *opencode.ToolRef) *pending.Entry {
 	now := b.now()
 	e := &pending.Entry{
-		Kind:      kind,
-		Server:    ev.Server,
-		Directory: ev.Directory,
-		Project:   ev.Project,
-		SessionID: sessionID,
-		RequestID: requestID,
-		Surface:   storedSurface(surface),
-		CreatedAt: now,
-		ExpiresAt: now.Add(b.cfg.TTL),
+		Kind:       kind,
+		Server:     ev.Server,
+		Directory:  ev.Directory,
+		Project:    ev.Project,
+		SessionID:  sessionID,
+		RequestID:  requestID,
+		Surface:    storedSurface(surface),
+		Generation: ev.Generation,
+		CreatedAt:  now,
+		ExpiresAt:  now.Add(b.cfg.TTL),
 	}
 	if tool != nil {
 		e.CallID, e.ToolMessageID = tool.CallID, tool.MessageID

@@ -120,7 +120,7 @@ const closedMemory = 512
 // requestOf is the request e's message shows on its own: a question,
 // or a permission request of a group of one.
 func requestOf(e *pending.Entry) frontend.Request {
-	return frontend.Request{Key: e.UID, Entries: []*pending.Entry{e}}
+	return frontend.Request{Key: e.UID, Entries: []*pending.Entry{e}, Generation: e.Generation}
 }
 
 // closeMessage makes e's message show content, the outcome the front-end
@@ -140,7 +140,7 @@ func (b *Bridge) closeMessage(ctx context.Context, log zerolog.Logger, e *pendin
 	if e.Kind == pending.KindPermission {
 		if live := b.stillOpen(e); len(live) > 0 {
 			log.Info().Int("stillOpen", len(live)).Msg("request closed; its message stays open for the identical requests sharing it")
-			b.refresh(ctx, log, e, frontend.Request{Key: lockKey(e), Entries: live})
+			b.refresh(ctx, log, e, b.withGeneration(frontend.Request{Key: lockKey(e), Entries: live}))
 			return
 		}
 	}

@@ -164,7 +164,7 @@ func (b *Bridge) decide(ctx context.Context, log zerolog.Logger, key string, mem
 		if len(done) > 0 {
 			o = frontend.Outcome{How: frontend.Decided, Reply: reply, By: user.User, Reason: message}
 		}
-		text = b.fe.Outcome(frontend.Request{Key: key, Entries: members}, o)
+		text = b.fe.Outcome(b.withGeneration(frontend.Request{Key: key, Entries: members}), o)
 		owed = owedEdit(members[0], text)
 	}
 	closing := keyLast(slices.Concat(done, gone), key)

@@ -200,6 +200,36 @@ func (f *fakeOpencode) ListProjects(ctx context.Context) ([]opencode.Project, er
 	return f.steer.ListProjects(ctx)
 }
 
+// The calls of OpenCode 2 go to steer, as the steering calls do;
+// without it the server is 1.x.
+func (f *fakeOpencode) Generation() int {
+	if f.steer == nil {
+		return 1
+	}
+	return f.steer.Generation()
+}
+
+func (f *fakeOpencode) Steer(ctx context.Context, dir, id, text string) error {
+	if f.steer == nil {
+		return fmt.Errorf("steer session %s: %w", id, errNotScripted)
+	}
+	return f.steer.Steer(ctx, dir, id, text)
+}
+
+func (f *fakeOpencode) ListSaved(ctx context.Context, projectID string) ([]opencode.SavedApproval, error) {
+	if f.steer == nil {
+		return nil, fmt.Errorf("list saved approvals: %w", errNotScripted)
+	}
+	return f.steer.ListSaved(ctx, projectID)
+}
+
+func (f *fakeOpencode) DeleteSaved(ctx context.Context, id string) error {
+	if f.steer == nil {
+		return fmt.Errorf("delete saved approval %s: %w", id, errNotScripted)
+	}
+	return f.steer.DeleteSaved(ctx, id)
+}
+
 func (f *fakeOpencode) ShowToast(_ context.Context, dir, message string, _ opencode.ToastVariant) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()

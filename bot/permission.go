@@ -181,7 +181,7 @@ func (b *Bridge) postPermission(ctx context.Context, uid, key string) error {
 				copyContext(m, e)
 			}
 		}
-		at, err = b.fe.Post(ctx, frontend.Request{Key: key, Entries: open(members)})
+		at, err = b.fe.Post(ctx, b.withGeneration(frontend.Request{Key: key, Entries: open(members)}))
 		if err != nil {
 			log.Error().Err(err).Msg("could not post permission request to Telegram; it is sent again at start-up or after a reconnect")
 			return fmt.Errorf("post %s: %w", uid, err)
@@ -263,7 +263,7 @@ func (b *Bridge) permissionReplied(ctx context.Context, server string, r *openco
 		b.rerenderPermission(ctx, log, key, rest)
 		return
 	}
-	text := b.fe.Outcome(requestOf(e), frontend.Outcome{How: frontend.DecidedElsewhere, Reply: r.Reply})
+	text := b.fe.Outcome(b.withGeneration(requestOf(e)), frontend.Outcome{How: frontend.DecidedElsewhere, Reply: r.Reply})
 	owed := owedEdit(e, text)
 	b.deleteEntry(log, e, i18n.ToastAnsweredElsewhere, owed...)
 	b.rememberGroup(log, key, []*pending.Entry{e}, i18n.ToastAnsweredElsewhere, owed)

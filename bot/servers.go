@@ -98,6 +98,20 @@ func (s unservedServer) CancelForm(context.Context, string, string) error {
 	return s.err("cancel form")
 }
 
+func (s unservedServer) Generation() int { return 0 }
+
+func (s unservedServer) Steer(context.Context, string, string, string) error {
+	return s.err("steer session")
+}
+
+func (s unservedServer) ListSaved(context.Context, string) ([]opencode.SavedApproval, error) {
+	return nil, s.err("list saved approvals")
+}
+
+func (s unservedServer) DeleteSaved(context.Context, string) error {
+	return s.err("delete saved approval")
+}
+
 type unservedRequests struct {
 	s  unservedServer
 	sf opencode.Surface

@@ -160,7 +160,7 @@ func TestServersUnservedServerSteersNothing(t *testing.T) {
 	s := newTwoServers(t)
 	s.laptop.steer, s.ci.steer = &fakeSteer{}, &fakeSteer{}
 	ref := pending.SessionRef{Server: "old", Directory: "/p", ID: testSession}
-	_, err := s.b.ContinueSession(context.Background(), zerolog.Nop(), ref, "go on", ann)
+	_, err := s.b.ContinueSession(context.Background(), zerolog.Nop(), ref, "go on", ann, frontend.DeliverAsk)
 	if !errors.Is(err, frontend.ErrUnreachable) || !strings.Contains(err.Error(), "not among those served") {
 		t.Errorf("ContinueSession on an unserved server = %v, want unreachable, not served", err)
 	}

@@ -134,8 +134,9 @@ func (b *Bridge) RememberMessage(at pending.Place, ref pending.SessionRef) error
 	return b.store.RememberMessage(at, ref)
 }
 
-// ContinueSession sends text to session ref as user's next prompt.
-func (b *Bridge) ContinueSession(ctx context.Context, log zerolog.Logger, ref pending.SessionRef, text string, user frontend.User) (frontend.Steered, error) {
+// ContinueSession sends text to session ref as user's next prompt,
+// delivered as how says (see frontend.DeliverAsk).
+func (b *Bridge) ContinueSession(ctx context.Context, log zerolog.Logger, ref pending.SessionRef, text string, user frontend.User, how frontend.Delivery) (frontend.Steered, error) {
 	log = b.steerLog(log, ref, user)
 	oc := b.opencodeOf(ref.Server)
 	ctx, cancel := context.WithTimeout(ctx, steerTimeout)
@@ -148,14 +149,33 @@ func (b *Bridge) ContinueSession(ctx context.Context, log zerolog.Logger, ref pe
 		log.Warn().Err(err).Msg("steering: could not continue the session")
 		return frontend.Steered{}, err
 	}
-	if err := oc.PromptAsync(ctx, ref.Directory, ref.ID, text); err != nil {
+	res := frontend.Steered{Ref: ref, Title: sessionTitle(s)}
+	if how == frontend.DeliverAsk && oc.Generation() == 2 {
+		// Only OpenCode 2 can steer a running turn, so only there is
+		// there a choice. Not knowing whether it runs, queue: it is
+		// what a prompt does anyway.
+		busy, err := oc.BusySessions(ctx, ref.Directory)
+		if err != nil {
+			log.Info().Err(err).Msg("steering: could not tell whether the session is running; the prompt is queued")
+		}
+		if busy[ref.ID] {
+			log.Info().Msg("steering: the session is running a turn; asking whether to queue or steer")
+			res.Busy = true
+			return res, nil
+		}
+	}
+	send, what := oc.PromptAsync, "queue"
+	if how == frontend.DeliverSteer {
+		send, what = oc.Steer, "steer"
+	}
+	if err := send(ctx, ref.Directory, ref.ID, text); err != nil {
 		err = steerErr("continue session "+ref.ID, err)
 		log.Warn().Err(err).Msg("steering: could not continue the session")
 		return frontend.Steered{}, err
 	}
 	b.failed.set(ref.ID, false)
-	log.Info().Int("chars", len(text)).Msg("steering: prompt sent to the session")
-	return frontend.Steered{Ref: ref, Title: sessionTitle(s)}, nil
+	log.Info().Int("chars", len(text)).Str("delivery", what).Msg("steering: prompt sent to the session")
+	return res, nil
 }
 
 // StartSession starts a session in project p whose first prompt is text.

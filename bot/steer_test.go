@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -29,6 +30,46 @@ type fakeSteer struct {
 	sessions map[string][]opencode.Session // by directory
 	busy     map[string]bool
 	err      error
+	// gen is the server's kind, 1 when 0; steered are Steer's calls,
+	// "dir|session|text"; saved the rules ListSaved lists, deleted
+	// DeleteSaved's calls.
+	gen     int
+	steered []string
+	saved   []opencode.SavedApproval
+	deleted []string
+}
+
+func (f *fakeSteer) Generation() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return max(f.gen, 1)
+}
+
+func (f *fakeSteer) Steer(_ context.Context, dir, id, text string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err != nil {
+		return f.err
+	}
+	f.steered = append(f.steered, dir+"|"+id+"|"+text)
+	return nil
+}
+
+func (f *fakeSteer) ListSaved(context.Context, string) ([]opencode.SavedApproval, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.saved), f.err
+}
+
+func (f *fakeSteer) DeleteSaved(_ context.Context, id string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err != nil {
+		return f.err
+	}
+	f.deleted = append(f.deleted, id)
+	f.saved = slices.DeleteFunc(f.saved, func(a opencode.SavedApproval) bool { return a.ID == id })
+	return nil
 }
 
 func (f *fakeSteer) CreateSession(_ context.Context, dir, _ string) (opencode.Session, error) {
@@ -99,7 +140,7 @@ func TestReplyToNoticeContinuesTheSession(t *testing.T) {
 		t.Fatalf("SessionAt(notice) = %+v, %v, %v", ref, ok, err)
 	}
 	var logs testlog.Buffer
-	res, err := c.b.ContinueSession(ctx, zerolog.New(&logs), ref, "now add tests", ann)
+	res, err := c.b.ContinueSession(ctx, zerolog.New(&logs), ref, "now add tests", ann, frontend.DeliverAsk)
 	if err != nil || res.Title != "Fix the login" {
 		t.Fatalf("ContinueSession = %+v, %v", res, err)
 	}
@@ -118,12 +159,12 @@ func TestReplyToNoticeContinuesTheSession(t *testing.T) {
 func TestContinueSaysWhyNot(t *testing.T) {
 	c, st := newSteerCore(t)
 	ctx := context.Background()
-	_, err := c.b.ContinueSession(ctx, zerolog.Nop(), pending.SessionRef{Directory: "/p", ID: "ses_gone"}, "hi", ann)
+	_, err := c.b.ContinueSession(ctx, zerolog.Nop(), pending.SessionRef{Directory: "/p", ID: "ses_gone"}, "hi", ann, frontend.DeliverAsk)
 	if !errors.Is(err, frontend.ErrSessionGone) {
 		t.Fatalf("err = %v, want ErrSessionGone", err)
 	}
 	c.oc.sessionErr = opencode.ErrTransient
-	_, err = c.b.ContinueSession(ctx, zerolog.Nop(), pending.SessionRef{Directory: "/p", ID: "ses_1"}, "hi", ann)
+	_, err = c.b.ContinueSession(ctx, zerolog.Nop(), pending.SessionRef{Directory: "/p", ID: "ses_1"}, "hi", ann, frontend.DeliverAsk)
 	if !errors.Is(err, frontend.ErrUnreachable) {
 		t.Fatalf("err = %v, want ErrUnreachable", err)
 	}
@@ -252,7 +293,7 @@ func TestSteeringGoesToTheSessionsServer(t *testing.T) {
 	if err != nil || !ok || ref.Server != "ci" {
 		t.Fatalf("SessionAt = %+v, %v, %v; want ci's session", ref, ok, err)
 	}
-	if _, err := c.b.ContinueSession(ctx, zerolog.Nop(), ref, "again", ann); err != nil {
+	if _, err := c.b.ContinueSession(ctx, zerolog.Nop(), ref, "again", ann, frontend.DeliverAsk); err != nil {
 		t.Fatal(err)
 	}
 	if len(ci.steer.prompts) != 1 || len(laptop.steer.prompts) != 0 {

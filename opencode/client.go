@@ -413,13 +413,22 @@ func (c *Client) GetSession(ctx context.Context, dir, id string) (Session, error
 	if id == "" {
 		return s, fmt.Errorf("get session: empty session ID: %w", ErrNotAccepted)
 	}
+	if c.Generation() == 2 {
+		return c.getSession2(ctx, id)
+	}
 	op := "get session " + id
 	err := c.call(ctx, op, http.MethodGet, "/session/"+url.PathEscape(id), dirQuery(dir), nil, &s)
 	return s, err
 }
 
-// ListProjects returns every project the server has opened.
+// ListProjects returns every project the server has opened; none on
+// OpenCode 2.
 func (c *Client) ListProjects(ctx context.Context) ([]Project, error) {
+	if c.Generation() == 2 {
+		// No route of OpenCode 2 lists projects; callers fall back on
+		// the folders they know.
+		return nil, nil
+	}
 	var ps []Project
 	err := c.call(ctx, "list projects", http.MethodGet, "/project", nil, nil, &ps)
 	return ps, err

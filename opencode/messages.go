@@ -37,10 +37,13 @@ type messageWithParts struct {
 // session sessionID in directory dir that has any: its text parts joined
 // by blank lines, synthetic and ignored parts left out. It is "" with a
 // nil error when the latest messages hold no assistant text (a session
-// that only ran tools, say).
+// that only ran tools, say), and always on OpenCode 2.
 func (c *Client) LastAssistantText(ctx context.Context, dir, sessionID string) (string, error) {
 	if sessionID == "" {
 		return "", fmt.Errorf("last assistant text: empty session ID: %w", ErrNotAccepted)
+	}
+	if c.Generation() == 2 {
+		return "", nil // no message route of OpenCode 2 is known yet
 	}
 	q := dirQuery(dir)
 	if q == nil {

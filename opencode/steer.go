@@ -19,6 +19,9 @@ func (c *Client) CreateSession(ctx context.Context, dir, title string) (Session,
 	if dir == "" {
 		return s, fmt.Errorf("create session: no directory: %w", ErrNotAccepted)
 	}
+	if c.Generation() == 2 {
+		return c.createSession2(ctx, dir, title)
+	}
 	body := map[string]string{}
 	if t := strings.TrimSpace(title); t != "" {
 		body["title"] = t
@@ -31,11 +34,15 @@ func (c *Client) CreateSession(ctx context.Context, dir, title string) (Session,
 }
 
 // PromptAsync sends text to session id of dir as the person's next
-// message; opencode runs the turn in the background. A session opencode
+// message; opencode runs the turn in the background. A session running a
+// turn gets it after that turn (OpenCode 2's delivery "queue"). A session opencode
 // does not know is ErrNotFound.
 func (c *Client) PromptAsync(ctx context.Context, dir, id, text string) error {
 	if id == "" || strings.TrimSpace(text) == "" {
 		return fmt.Errorf("prompt session %q: no session or no text: %w", id, ErrNotAccepted)
+	}
+	if c.Generation() == 2 {
+		return c.prompt2(ctx, id, text, deliverQueue)
 	}
 	body := map[string]any{"parts": []map[string]string{{"type": "text", "text": text}}}
 	return c.call(ctx, "prompt session "+id, http.MethodPost, "/session/"+url.PathEscape(id)+"/prompt_async",
@@ -49,6 +56,9 @@ func (c *Client) PromptAsync(ctx context.Context, dir, id, text string) error {
 func (c *Client) Abort(ctx context.Context, dir, id string) error {
 	if id == "" {
 		return fmt.Errorf("abort session: empty session ID: %w", ErrNotAccepted)
+	}
+	if c.Generation() == 2 {
+		return c.interrupt2(ctx, id)
 	}
 	var ok bool
 	if err := c.call(ctx, "abort session "+id, http.MethodPost, "/session/"+url.PathEscape(id)+"/abort",
@@ -74,8 +84,11 @@ const (
 
 // ShowToast shows message as a toast in the terminal UIs attached to dir
 // (opencode's TUI); with none attached it does nothing, and says so no
-// differently.
+// differently. On OpenCode 2 it does nothing.
 func (c *Client) ShowToast(ctx context.Context, dir, message string, variant ToastVariant) error {
+	if c.Generation() == 2 {
+		return nil // OpenCode 2 has no terminal route known
+	}
 	body := map[string]string{"message": message, "variant": string(variant)}
 	var ok bool
 	if err := c.call(ctx, "show toast", http.MethodPost, "/tui/show-toast", dirQuery(dir), body, &ok); err != nil {
@@ -90,14 +103,21 @@ func (c *Client) ShowToast(ctx context.Context, dir, message string, variant Toa
 // ListSessions returns the sessions of directory dir, as opencode lists
 // them.
 func (c *Client) ListSessions(ctx context.Context, dir string) ([]Session, error) {
+	if c.Generation() == 2 {
+		return c.listSessions2(ctx, dir)
+	}
 	var ss []Session
 	err := c.call(ctx, "list sessions", http.MethodGet, "/session", dirQuery(dir), nil, &ss)
 	return ss, err
 }
 
 // BusySessions returns the IDs of the sessions of dir running a turn now;
-// every other session is idle.
+// every other session is idle. On OpenCode 2 it holds those of every
+// directory.
 func (c *Client) BusySessions(ctx context.Context, dir string) (map[string]bool, error) {
+	if c.Generation() == 2 {
+		return c.busySessions2(ctx)
+	}
 	var status map[string]struct {
 		Type string `json:"type"`
 	}

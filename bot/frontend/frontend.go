@@ -93,6 +93,9 @@ type Request struct {
 	// Key is the UID its buttons carry: the question's, or the group's.
 	Key     string
 	Entries []*pending.Entry
+	// Generation is the kind of opencode its server runs, 0 when not
+	// known: on OpenCode 2 (2) "always" saves a rule for the project.
+	Generation int
 }
 
 // User is a person who answered or is asked, as the front-end knows them.
@@ -139,6 +142,7 @@ type Core interface {
 	Open(ctx context.Context, settled bool) ([]*pending.Entry, error)
 	AutoApprover
 	Steerer
+	RuleKeeper
 }
 
 // AutoApproval is the auto-approval policy and where it is paused.

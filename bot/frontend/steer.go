@@ -58,10 +58,29 @@ type SessionInfo struct {
 	Latest pending.Place
 }
 
+// Delivery is how a prompt reaches a session that is running a turn.
+type Delivery int
+
+const (
+	// DeliverAsk: a session running a turn on a server that can steer
+	// one (OpenCode 2) is not prompted: Steered.Busy says so, and the
+	// front-end asks the person, then calls again with DeliverQueue or
+	// DeliverSteer. Anywhere else it is DeliverQueue.
+	DeliverAsk Delivery = iota
+	// DeliverQueue: the prompt runs after the running turn, if any.
+	DeliverQueue
+	// DeliverSteer: the prompt goes into the running turn, read at its
+	// next step (OpenCode 2 only).
+	DeliverSteer
+)
+
 // Steered is what a prompt that reached a session reached.
 type Steered struct {
 	Ref   pending.SessionRef
 	Title string
+	// Busy: nothing was sent, as the session runs a turn and the
+	// person is to choose how (DeliverAsk).
+	Busy bool
 }
 
 // StopResult is what stopping a session did.
@@ -83,8 +102,9 @@ type Steerer interface {
 	// RememberMessage records that the message at is about ref (with no
 	// ID: a new session to start in ref.Directory), for SessionAt.
 	RememberMessage(at pending.Place, ref pending.SessionRef) error
-	// ContinueSession sends text to session ref as user's next prompt.
-	ContinueSession(ctx context.Context, log zerolog.Logger, ref pending.SessionRef, text string, user User) (Steered, error)
+	// ContinueSession sends text to session ref as user's next prompt,
+	// delivered as how says.
+	ContinueSession(ctx context.Context, log zerolog.Logger, ref pending.SessionRef, text string, user User, how Delivery) (Steered, error)
 	// StartSession starts a session in project p (its server and
 	// directory; no ID) whose first prompt is text.
 	StartSession(ctx context.Context, log zerolog.Logger, p pending.SessionRef, text string, user User) (Steered, error)
@@ -98,4 +118,32 @@ type Steerer interface {
 	// StopSession aborts session ref's turn and closes its requests
 	// still waiting, in opencode and where they are shown.
 	StopSession(ctx context.Context, log zerolog.Logger, ref pending.SessionRef, user User) (StopResult, error)
+}
+
+// SavedRules is what "always" answers saved on one opencode server.
+type SavedRules struct {
+	// Server names it ("" for the only one).
+	Server string
+	// Generation is its kind: 2 (OpenCode 2) saves rules, listed in
+	// Rules; 1 (opencode 1.x) keeps them in memory, where none are
+	// listed; 0 was not reached yet.
+	Generation int
+	Rules      []Rule
+	// Err says why the rules could not be listed; nil when they were.
+	Err error
+}
+
+// Rule is a rule saved for a project by an "always" answer: requests of
+// Action on Resource (a pattern) are allowed without asking.
+type Rule struct {
+	ID, Project, Action, Resource string
+}
+
+// RuleKeeper is the half of Core that lists and revokes saved rules.
+type RuleKeeper interface {
+	// SavedRules returns the saved rules of every server, the servers in
+	// a fixed order.
+	SavedRules(ctx context.Context) ([]SavedRules, error)
+	// RevokeRule deletes rule id of server, as user asked.
+	RevokeRule(ctx context.Context, log zerolog.Logger, server, id string, user User) error
 }

@@ -139,9 +139,11 @@ var English = Text{
 		"/pending: the requests waiting for an answer, with links to their messages\n" +
 		"/status: the connection to opencode, its version, what is waiting, uptime\n" +
 		"/autoapprove: where auto-approval is paused, and ▶️ Resume\n" +
+		"/rules: the rules Always allow saved for projects on OpenCode 2, and 🗑 Revoke\n" +
 		"/help: this message\n\n" +
 		"<b>Steering</b> (people on the allow-list only)\n" +
-		"Reply to a message about a session (a finished notice, an answered request) to send it your next prompt.\n" +
+		"Reply to a message about a session (a finished notice, an answered request) to send it your next prompt. " +
+		"On OpenCode 2, while it is working, you choose: after its turn, or ⚡ steer the turn now.\n" +
 		"/new: start a session in a project\n" +
 		"/sessions: recent sessions, their state, and ⏹ Stop\n" +
 		"/stop: reply it to a session's message to stop that session",
@@ -210,6 +212,7 @@ var English = Text{
 	Steer:    steerEnglish,
 	Form:     formEnglish,
 	Pause:    pauseEnglish,
+	Rules:    rulesEnglish,
 	Finished: "finished",
 	Failed:   "failed",
 	Skipped: func(n int) string {
@@ -273,6 +276,36 @@ var steerEnglish = Steer{
 	StopHow:       "To stop a session, reply /stop to a message about it, or use /sessions.",
 	StoppedFooter: func(who string) string { return "⏹ <i>Session stopped by " + who + "</i>" },
 	OnIt:          "On it…",
+	BusyAsk: func(t string) string {
+		return "⏳ <b>" + t + "</b> is working. Send your message after its turn, or steer the turn with it now?"
+	},
+	BtnQueue:    "📥 After this turn",
+	BtnSteerNow: "⚡ Steer now",
+	Queued:      func(t string) string { return "→ queued for <b>" + t + "</b>, after its turn" },
+	SteeredInto: func(t string) string { return "⚡ steered into the turn of <b>" + t + "</b>" },
+	ChoiceGone:  "This message was sent already, or forgotten: reply again",
+}
+
+// rulesEnglish is the texts of saved rules in English.
+var rulesEnglish = Rules{
+	CmdRules:  "Rules saved by Always allow on OpenCode 2, and revoke them",
+	BtnAlways: "♾️ Always: save a rule",
+	SavesRule: "<i>♾️ On OpenCode 2, Always allow saves a rule for this project, kept across restarts; /rules revokes it.</i>",
+	Saved:     "<i>Saved as a rule for the project; /rules revokes it.</i>",
+	Head:      "📜 <b>Rules saved by Always allow</b>",
+	Line: func(a, r, p string) string {
+		return "<code>" + a + "</code> <code>" + r + "</code> · project <code>" + p + "</code>"
+	},
+	None:       "no rule saved",
+	Memory:     "opencode 1.x keeps always answers in memory; restart opencode to forget them.",
+	NotReached: "not reached yet: its kind is not known",
+	Unlisted:   "⚠️ could not list its rules; try again",
+	NoServers:  "No opencode server is configured.",
+	BtnRevoke:  "🗑 Revoke",
+	RevokedBy: func(a, r, who string) string {
+		return "🗑 The rule <code>" + a + "</code> <code>" + r + "</code> was revoked by " + who + "; such requests are asked again."
+	},
+	NotSaved: "That rule is no longer saved",
 }
 
 // pauseEnglish is the texts of paused auto-approval in English.

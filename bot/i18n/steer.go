@@ -48,4 +48,14 @@ type Steer struct {
 	StoppedFooter func(who string) string
 	// OnIt is the toast of a steering button while its work runs.
 	OnIt string
+	// BusyAsk asks how a reply reaches session title, which is running a
+	// turn on OpenCode 2: after the turn, or into it (HTML).
+	BusyAsk func(title string) string
+	// BtnQueue and BtnSteerNow are its two buttons.
+	BtnQueue, BtnSteerNow string
+	// Queued and SteeredInto say what a press of either did (HTML).
+	Queued, SteeredInto func(title string) string
+	// ChoiceGone is the toast of either button once the text was sent,
+	// or forgotten (a restart, an hour gone).
+	ChoiceGone string
 }

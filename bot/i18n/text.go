@@ -164,6 +164,8 @@ type Text struct {
 	Form Form
 	// Pause is auto-approval paused by an always answer, and /autoapprove.
 	Pause Pause
+	// Rules is the rules OpenCode 2 saves, and /rules.
+	Rules Rules
 }
 
 // catalogs are the languages by their HERMES_LANG code, the default

@@ -138,9 +138,11 @@ var Chinese = Text{
 		"/pending：等待回答的请求，附消息链接\n" +
 		"/status：与 opencode 的连接、版本、等待中的请求、运行时长\n" +
 		"/autoapprove：自动批准在哪里暂停，以及 ▶️ 恢复\n" +
+		"/rules：在 OpenCode 2 上“始终允许”为项目保存的规则，以及 🗑 撤销\n" +
 		"/help：本帮助\n\n" +
 		"<b>远程操控</b>（仅限允许名单中的人）\n" +
-		"回复关于某个会话的消息（完成通知、已回答的请求）即可把下一条指令发给它。\n" +
+		"回复关于某个会话的消息（完成通知、已回答的请求）即可把下一条指令发给它。" +
+		"在 OpenCode 2 上，会话正在工作时可以选择：等本轮结束后发送，或 ⚡ 立即插入本轮。\n" +
 		"/new：在某个项目中开始会话\n" +
 		"/sessions：最近的会话、状态和 ⏹ 停止\n" +
 		"/stop：用它回复某个会话的消息以停止该会话",
@@ -208,6 +210,7 @@ var Chinese = Text{
 
 	Steer:    steerChinese,
 	Form:     formChinese,
+	Rules:    rulesChinese,
 	Pause:    pauseChinese,
 	Finished: "已完成",
 	Failed:   "失败",
@@ -287,6 +290,36 @@ var steerChinese = Steer{
 	StopHow:       "要停止会话，请用 /stop 回复关于它的消息，或使用 /sessions。",
 	StoppedFooter: func(who string) string { return "⏹ <i>会话已被 " + who + " 停止</i>" },
 	OnIt:          "处理中…",
+	BusyAsk: func(t string) string {
+		return "⏳ <b>" + t + "</b> 正在工作。等本轮结束后再发送你的消息，还是现在就插入本轮？"
+	},
+	BtnQueue:    "📥 本轮结束后",
+	BtnSteerNow: "⚡ 立即插入",
+	Queued:      func(t string) string { return "→ 已排队，<b>" + t + "</b> 本轮结束后处理" },
+	SteeredInto: func(t string) string { return "⚡ 已插入 <b>" + t + "</b> 的本轮" },
+	ChoiceGone:  "这条消息已发送或已被遗忘：请重新回复",
+}
+
+// rulesChinese is the texts of saved rules in Chinese.
+var rulesChinese = Rules{
+	CmdRules:  "OpenCode 2 上“始终允许”保存的规则，以及撤销",
+	BtnAlways: "♾️ 始终允许（保存规则）",
+	SavesRule: "<i>♾️ 在 OpenCode 2 上，“始终允许”会为本项目保存一条规则，重启后仍然有效；/rules 可撤销。</i>",
+	Saved:     "<i>已保存为项目规则；/rules 可撤销。</i>",
+	Head:      "📜 <b>“始终允许”保存的规则</b>",
+	Line: func(a, r, p string) string {
+		return "<code>" + a + "</code> <code>" + r + "</code> · 项目 <code>" + p + "</code>"
+	},
+	None:       "没有保存的规则",
+	Memory:     "opencode 1.x 把“始终允许”的回答保存在内存中；重启 opencode 即可清除。",
+	NotReached: "尚未连接：不知道它的类型",
+	Unlisted:   "⚠️ 无法列出它的规则；请重试",
+	NoServers:  "没有配置 opencode 服务器。",
+	BtnRevoke:  "🗑 撤销",
+	RevokedBy: func(a, r, who string) string {
+		return "🗑 规则 <code>" + a + "</code> <code>" + r + "</code> 已被 " + who + " 撤销；此类请求会重新询问。"
+	},
+	NotSaved: "该规则已不再保存",
 }
 
 // reasonChinese says every risk reason in simplified Chinese; commands,

@@ -46,6 +46,7 @@ func Commands(lang string) []models.BotCommand {
 		{Command: cmdPending, Description: tx.CmdPending},
 		{Command: cmdStatus, Description: tx.CmdStatus},
 		{Command: cmdAutoApprove, Description: tx.Pause.CmdAutoApprove},
+		{Command: cmdRules, Description: tx.Rules.CmdRules},
 		{Command: cmdHelp, Description: tx.CmdHelp},
 		{Command: cmdNew, Description: tx.Steer.CmdNew},
 		{Command: cmdSessions, Description: tx.Steer.CmdSessions},
@@ -105,6 +106,8 @@ func (f *Frontend) handleCommand(ctx context.Context, core frontend.Core, log ze
 		reply = f.renderStatus(ctx, core)
 	case cmdAutoApprove:
 		reply, markup = f.autoApproveCommand(ctx, core, log)
+	case cmdRules:
+		reply, markup = f.rulesCommand(ctx, core, log)
 	case cmdHelp:
 		reply = f.text.Help
 	default:

@@ -93,6 +93,8 @@ type Frontend struct {
 	// a reply to an unknown bot message takes it once, so it cannot
 	// overtake the remembering.
 	asking sync.RWMutex
+	// held are the replies waiting for a choice of delivery (deliver.go).
+	held heldPrompts
 
 	now func() time.Time
 	// Tests shorten it.
@@ -146,7 +148,11 @@ func (f *Frontend) render(r frontend.Request) (string, *models.InlineKeyboardMar
 		return "", nil, errors.New("render: no request")
 	}
 	if r.Entries[0].Kind == pending.KindPermission {
-		return renderPermission(f.text, r.Key, r.Entries)
+		text, kb, err := renderPermission(f.text, r.Key, r.Entries)
+		if err == nil && r.Generation == 2 {
+			text = f.savesRule(text, kb)
+		}
+		return text, kb, err
 	}
 	return renderQuestion(f.text, r.Entries[0])
 }
@@ -261,6 +267,7 @@ func (f *Frontend) Outcome(r frontend.Request, o frontend.Outcome) string {
 		return ""
 	}
 	icon, footer := f.footer(r.Entries[0], o)
+	footer = f.ruleFooter(r, o, footer)
 	if r.Entries[0].Kind == pending.KindPermission {
 		return renderPermissionOutcome(f.text, r.Entries, icon, footer)
 	}

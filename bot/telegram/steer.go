@@ -58,7 +58,7 @@ type steerData struct {
 
 func (a action) isSteer() bool {
 	switch a {
-	case actNew, actContinue, actStop, actStopYes, actStopNo:
+	case actNew, actContinue, actStop, actStopYes, actStopNo, actQueue, actSteerNow:
 		return true
 	}
 	return false
@@ -270,6 +270,8 @@ func (f *Frontend) handleSteerPress(ctx context.Context, core frontend.Core, log
 	user := userOf(&cq.From)
 	log = log.With().Str("user", user.DisplayName()).Str("data", cq.Data).Logger()
 	switch d.Action {
+	case actQueue, actSteerNow:
+		f.handleDeliveryPress(ctx, core, log, m, d, user, answer)
 	case actNew:
 		ps, err := core.Projects(ctx)
 		if err != nil {
@@ -383,7 +385,11 @@ func (f *Frontend) steerReply(ctx context.Context, core frontend.Core, log zerol
 			}
 		}
 	} else {
-		res, err = core.ContinueSession(ctx, log, ref, t.Text, t.User)
+		res, err = core.ContinueSession(ctx, log, ref, t.Text, t.User, frontend.DeliverAsk)
+		if err == nil && res.Busy {
+			f.askDelivery(ctx, core, log, m, res, t.Text, t.User)
+			return true
+		}
 		if err == nil {
 			line = f.text.Steer.SentTo(esc(res.Title, 80))
 		}

@@ -24,6 +24,44 @@ type steerOpencode struct {
 	mu      sync.Mutex
 	prompts []string
 	aborts  []string
+	// gen is the server's kind, 1 when 0; steered are Steer's calls;
+	// saved the rules ListSaved lists, deleted DeleteSaved's calls.
+	gen     int
+	steered []string
+	saved   []opencode.SavedApproval
+	deleted []string
+}
+
+func (s *steerOpencode) Generation() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return max(s.gen, 1)
+}
+
+func (s *steerOpencode) Steer(_ context.Context, _, id, text string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.steered = append(s.steered, id+": "+text)
+	return nil
+}
+
+func (s *steerOpencode) ListSaved(context.Context, string) ([]opencode.SavedApproval, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]opencode.SavedApproval(nil), s.saved...), nil
+}
+
+func (s *steerOpencode) DeleteSaved(_ context.Context, id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.deleted = append(s.deleted, id)
+	for i, a := range s.saved {
+		if a.ID == id {
+			s.saved = append(s.saved[:i:i], s.saved[i+1:]...)
+			break
+		}
+	}
+	return nil
 }
 
 func (s *steerOpencode) CreateSession(_ context.Context, dir, _ string) (opencode.Session, error) {
@@ -54,6 +92,18 @@ func (s *steerOpencode) BusySessions(context.Context, string) (map[string]bool, 
 
 func (s *steerOpencode) ListProjects(context.Context) ([]opencode.Project, error) {
 	return []opencode.Project{{Worktree: "/home/user/projects/demo"}}, nil
+}
+
+func (s *steerOpencode) deletedIDs() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.deleted...)
+}
+
+func (s *steerOpencode) steeredCalls() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.steered...)
 }
 
 func (s *steerOpencode) calls() (prompts, aborts []string) {

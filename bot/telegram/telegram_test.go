@@ -122,6 +122,35 @@ func (o *recordingOpencode) CancelForm(_ context.Context, _, formID string) erro
 	return fmt.Errorf("cancel form %s: not scripted: %w", formID, opencode.ErrTransient)
 }
 
+// The calls of OpenCode 2 go to steer; without it the server is 1.x.
+func (o *recordingOpencode) Generation() int {
+	if o.steer == nil {
+		return 1
+	}
+	return o.steer.Generation()
+}
+
+func (o *recordingOpencode) Steer(ctx context.Context, dir, id, text string) error {
+	if o.steer == nil {
+		return errNoSteer
+	}
+	return o.steer.Steer(ctx, dir, id, text)
+}
+
+func (o *recordingOpencode) ListSaved(ctx context.Context, projectID string) ([]opencode.SavedApproval, error) {
+	if o.steer == nil {
+		return nil, errNoSteer
+	}
+	return o.steer.ListSaved(ctx, projectID)
+}
+
+func (o *recordingOpencode) DeleteSaved(ctx context.Context, id string) error {
+	if o.steer == nil {
+		return errNoSteer
+	}
+	return o.steer.DeleteSaved(ctx, id)
+}
+
 func (o *recordingOpencode) ResolveQuestionID(_ context.Context, ref opencode.QuestionRef) (string, error) {
 	return ref.RequestID, nil
 }

@@ -79,6 +79,10 @@ func (f *Frontend) handleCallback(ctx context.Context, core frontend.Core, cq *m
 		f.handleSteerPress(ctx, core, log, cq, d, answer)
 		return
 	}
+	if key, id, ok := decodeRevoke(cq.Data); ok {
+		f.handleRevokePress(ctx, core, log, cq, key, id, answer)
+		return
+	}
 	data, err := decodeCallback(cq.Data)
 	if err != nil {
 		log.Info().Err(err).Msg("refusing unknown button")

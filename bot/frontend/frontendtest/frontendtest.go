@@ -391,7 +391,7 @@ func (f *Frontend) Paused() []pending.Always {
 
 // snapshot copies r's entries, so later changes to them do not show.
 func snapshot(r frontend.Request) frontend.Request {
-	out := frontend.Request{Key: r.Key}
+	out := frontend.Request{Key: r.Key, Generation: r.Generation}
 	for _, e := range r.Entries {
 		cp := *e
 		cp.Selected = slices.Clone(e.Selected)
