@@ -449,11 +449,14 @@ func (c *checkCommand) checkOpencodeServer(ctx context.Context, srv config.Serve
 		r.fail(name, "cannot reach opencode: "+c.reason(err), start)
 	case !h.Healthy:
 		r.fail(name, "opencode says it is not healthy (version "+h.Version+")", "look at opencode's own log, or restart it")
+	case h.Generation == 2:
+		r.ok(name, "healthy, OpenCode 2, version "+h.Version+" (served as its published definitions describe it; "+
+			"a mismatch is worth a report with this output and the server's log)")
 	case !strings.HasPrefix(h.Version, testedOpencode):
 		r.warn(name, fmt.Sprintf("healthy, version %s; hermes-bot is tested with %sx", h.Version, testedOpencode),
 			"it may work; if questions do not arrive, use opencode "+testedOpencode+"x (npm install -g opencode-ai@1.18)")
 	default:
-		r.ok(name, "healthy, version "+h.Version)
+		r.ok(name, "healthy, opencode 1.x, version "+h.Version)
 	}
 	if err == nil && srv.Password == "" {
 		r.warn(pwName, pwVar+" is empty and opencode accepts that: anyone who can reach "+

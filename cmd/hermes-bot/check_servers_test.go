@@ -28,7 +28,7 @@ func TestCheckSeveralServers(t *testing.T) {
 	wantLines(t, out,
 		"✗ opencode laptop "+down+": cannot reach opencode: dial tcp",
 		"fix: start it, for example: OPENCODE_SERVER_PASSWORD=… opencode serve --port 4096",
-		"✓ opencode ci "+ci.URL+": healthy, version 1.18.40\n",
+		"✓ opencode ci "+ci.URL+": healthy, opencode 1.x, version 1.18.40\n",
 		"✓ telegram bot:", // the rest still runs
 		"1 problem, 0 warnings.\n",
 	)
@@ -46,8 +46,8 @@ func TestCheckSeveralServers(t *testing.T) {
 		t.Fatalf("two good servers: code %d\n%s", code, out)
 	}
 	wantLines(t, out,
-		"✓ opencode laptop "+s.oc.URL+": healthy, version 1.18.33\n",
-		"✓ opencode ci "+ci.URL+": healthy, version 1.18.40\n",
+		"✓ opencode laptop "+s.oc.URL+": healthy, opencode 1.x, version 1.18.33\n",
+		"✓ opencode ci "+ci.URL+": healthy, opencode 1.x, version 1.18.40\n",
 		"All good: ready to run.\n",
 	)
 

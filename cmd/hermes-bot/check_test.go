@@ -104,7 +104,7 @@ func TestCheckGoodSetup(t *testing.T) {
 		fmt.Sprintf("✓ telegram chat %d: \"Chat %d\", a supergroup; the bot is a member\n", checkChat, checkChat),
 		"    note: privacy mode is on: the bot receives button presses and replies to its own messages",
 		"✓ allowed users: @ada\n",
-		"✓ opencode "+s.oc.URL+": healthy, version 1.18.33\n",
+		"✓ opencode "+s.oc.URL+": healthy, opencode 1.x, version 1.18.33\n",
 		"✓ store "+filepath.Join(s.env["HOME"], ".local", "state", "hermes-bot", "pending.db")+": does not exist yet",
 		"All good: ready to run.\n",
 	)
@@ -449,7 +449,7 @@ func TestCheckRealOpencode(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("good set-up: code %d\n%s", code, out)
 	}
-	wantLines(t, out, "✓ opencode "+srv.URL+": healthy, version "+opencodetest.OpencodeVersion+"\n")
+	wantLines(t, out, "✓ opencode "+srv.URL+": healthy, opencode 1.x, version "+opencodetest.OpencodeVersion+"\n")
 
 	s.env["OPENCODE_SERVER_PASSWORD"] = "wrong-check-secret"
 	out, code = s.check(t)
