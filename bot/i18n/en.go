@@ -180,7 +180,7 @@ var English = Text{
 	ErrNotFound:     "opencode does not know the event stream (wrong URL?)",
 	ErrNotAccepted:  "opencode refused the request",
 	ErrUnexpected:   "an unexpected error (see the log)",
-	ErrUnsupported:  "a server hermes-bot does not support (OpenCode 2; see the log)",
+	ErrUnsupported:  "a server hermes-bot does not support (a newer generation than OpenCode 2; see the log)",
 	JustNow:         "just now",
 	Ago:             func(span string) string { return span + " ago" },
 	UnderMinute:     "under a minute",

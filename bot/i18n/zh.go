@@ -179,7 +179,7 @@ var Chinese = Text{
 	ErrNotFound:     "opencode 不认识这个事件流（URL 错了？）",
 	ErrNotAccepted:  "opencode 拒绝了请求",
 	ErrUnexpected:   "意外错误（见日志）",
-	ErrUnsupported:  "hermes-bot 不支持的服务器（OpenCode 2；见日志）",
+	ErrUnsupported:  "hermes-bot 不支持的服务器（比 OpenCode 2 更新的版本；见日志）",
 	JustNow:         "刚刚",
 	Ago:             func(span string) string { return span + "前" },
 	UnderMinute:     "不到 1 分钟",
