@@ -439,4 +439,29 @@ func TestSessionSnapshotForms(t *testing.T) {
 	if n := len(c.fe.Messages()); n != 3 {
 		t.Errorf("%d messages, want 3 (no form posted twice)", n)
 	}
+
+	// Its questions: one of the /api surface held and no longer listed is
+	// gone once the list succeeded; a 1.x question is none of its business.
+	ev := askedEvent("que_api", dbQuestion())
+	ev.Type, ev.Surface, ev.Generation = opencode.TypeQuestionV2Asked, opencode.SurfaceAPI, 2
+	ev.QuestionAsked.Surface = opencode.SurfaceAPI
+	c.b.HandleEvent(context.Background(), ev)
+	qa := c.shown("que_api")
+	if e := qa.Request.Entries[0]; e.Generation != 2 {
+		t.Errorf("an OpenCode 2 question stored with generation %d", e.Generation)
+	}
+	snap.Taken = c.now.Add(2 * time.Second)
+	snap.QuestionsListed, snap.PermissionsListed = true, true
+	c.b.HandleSnapshot(context.Background(), snap)
+	if got, _ := c.fe.Message(qa.Place.Message); !got.Open {
+		t.Fatalf("question closed by a snapshot that did not list questions")
+	}
+	snap.APIQuestionsListed, snap.APIPermissionsListed = true, true
+	c.b.HandleSnapshot(context.Background(), snap)
+	if got, _ := c.fe.Message(qa.Place.Message); got.Open {
+		t.Errorf("an OpenCode 2 question no longer listed stays open")
+	}
+	if got, _ := c.fe.Message(q.Place.Message); !got.Open {
+		t.Errorf("a 1.x question closed by a session's snapshot")
+	}
 }

@@ -148,8 +148,21 @@ func gone(e *pending.Entry, s opencode.Snapshot, listed map[string]bool) bool {
 	}
 	if e.Form != nil || s.SessionID != "" {
 		// Forms are listed per session, and a session's snapshot proves
-		// nothing of other requests.
-		return e.Form != nil && s.SessionID != "" && e.SessionID == s.SessionID && s.FormsListed
+		// nothing of other sessions' requests.
+		if s.SessionID == "" || e.SessionID != s.SessionID {
+			return false
+		}
+		switch {
+		case e.Form != nil:
+			return s.FormsListed
+		case surfaceOf(e) != opencode.SurfaceAPI:
+			return false // OpenCode 2 asks on its /api surface only
+		case e.Kind == pending.KindQuestion:
+			return s.Listed(opencode.SurfaceAPI, opencode.KindQuestions)
+		case e.Kind == pending.KindPermission:
+			return s.Listed(opencode.SurfaceAPI, opencode.KindPermissions)
+		}
+		return false
 	}
 	if e.Directory != s.Directory {
 		return false
@@ -226,15 +239,22 @@ func (b *Bridge) closeGone(ctx context.Context, uid string, s opencode.Snapshot,
 	b.closeMessage(ctx, log, e, text, nil)
 }
 
-// sessionSnapshot brings the forms held for one session of an OpenCode 2
-// server in line with what s lists, as HandleSnapshot does a directory's
-// requests: a listed form not held is posted (if a list taken now still
-// has it), and a held form of the session missing from a list that
-// succeeded is closed as gone. Requests s lists besides are posted.
+// sessionSnapshot brings the requests held for one session of an
+// OpenCode 2 server in line with what s lists, as HandleSnapshot does a
+// directory's: a listed form not held is posted (if a list taken now
+// still has it), listed questions and permissions not held are posted,
+// and a held request of the session missing from a list of its kind that
+// succeeded is closed as gone.
 func (b *Bridge) sessionSnapshot(ctx context.Context, log zerolog.Logger, s opencode.Snapshot) {
-	listed := make(map[string]bool, len(s.Forms))
+	listed := make(map[string]bool, len(s.Forms)+len(s.Questions)+len(s.Permissions))
 	for _, f := range s.Forms {
 		listed[f.ID] = true
+	}
+	for _, q := range s.Questions {
+		listed[q.ID] = true
+	}
+	for _, p := range s.Permissions {
+		listed[p.ID] = true
 	}
 	var held []*pending.Entry
 	all, err := b.store.BySession(s.SessionID)
@@ -266,10 +286,12 @@ func (b *Bridge) sessionSnapshot(ctx context.Context, log zerolog.Logger, s open
 			Surface: opencode.SurfaceAPI, Generation: s.Generation, FormAsked: &f})
 	}
 	for _, q := range s.Questions {
-		b.HandleEvent(ctx, opencode.Event{Type: opencode.TypeQuestionAsked, Server: s.Server, Directory: s.Directory, Listed: true, QuestionAsked: &q})
+		b.HandleEvent(ctx, opencode.Event{Type: opencode.TypeQuestionAsked, Server: s.Server, Directory: s.Directory, Listed: true,
+			Surface: opencode.SurfaceAPI, Generation: s.Generation, QuestionAsked: &q})
 	}
 	for _, p := range s.Permissions {
-		b.HandleEvent(ctx, opencode.Event{Type: opencode.TypePermissionAsked, Server: s.Server, Directory: s.Directory, Listed: true, PermissionAsked: &p})
+		b.HandleEvent(ctx, opencode.Event{Type: opencode.TypePermissionAsked, Server: s.Server, Directory: s.Directory, Listed: true,
+			Surface: opencode.SurfaceAPI, Generation: s.Generation, PermissionAsked: &p})
 	}
 	if err != nil {
 		return

@@ -68,6 +68,7 @@ type Server2 struct {
 	replies     []Reply2
 	prompts     []Prompt2
 	interrupts  []string
+	refuse      map[string]string // form ID → the message of its next refusal
 	events      map[*fakeStream]struct{}
 	changes     map[*fakeStream]struct{}
 	connections int // GET /api/event streams opened
@@ -707,6 +708,10 @@ func (s *Server2) handleFormReply(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := validateAnswer(f.Form, body.Answer); err != nil {
 		formError(w, http.StatusBadRequest, "FormInvalidAnswerError", id, err.Error())
+		return
+	}
+	if why, ok := s.takeRefusalLocked(id); ok {
+		formError(w, http.StatusBadRequest, "FormInvalidAnswerError", id, why)
 		return
 	}
 	f.state = FormState{Status: "answered", Answer: body.Answer}
