@@ -16,10 +16,8 @@ import (
 // CancelForm deletes the form on a server with DELETE …/form/{id}; a form
 // unknown or settled already is ErrNotFound, without trying POST.
 func TestCancelFormDelete(t *testing.T) {
-	s := opencodetest.NewServer2()
-	t.Cleanup(s.Close)
+	s, c := probed2(t)
 	f := s.AddForm("ses_1", opencodetest.Form{Mode: "url", URL: "https://example.com"})
-	c := client2(t, s.URL, s.Password, 2)
 	ctx := ctx2(t)
 	if err := c.CancelForm(ctx, "ses_1", f.ID); err != nil {
 		t.Fatal(err)
@@ -30,10 +28,7 @@ func TestCancelFormDelete(t *testing.T) {
 	if err := c.CancelForm(ctx, "ses_1", "frm_none"); !errors.Is(err, opencode.ErrNotFound) {
 		t.Errorf("cancel of an unknown form: %v, want ErrNotFound", err)
 	}
-	var got []string
-	for _, r := range s.Requests() {
-		got = append(got, r.Method+" "+r.Path)
-	}
+	got := requestsAfterProbe(s)
 	want := []string{
 		"DELETE /api/session/ses_1/form/" + f.ID, "DELETE /api/session/ses_1/form/" + f.ID, "DELETE /api/session/ses_1/form/frm_none",
 	}
