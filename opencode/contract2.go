@@ -83,10 +83,15 @@ const (
 	contractQuestion   = `{"id":"que_1","sessionID":"ses_1","questions":[{"question":"Which database?","header":"Database","options":[{"label":"Postgres","description":"the usual"}]}],"tool":{"messageID":"msg_1","callID":"call_1"}}`
 	contractPermission = `{"id":"per_1","sessionID":"ses_1","action":"bash","resources":["git status"],"save":["git status *"],"metadata":{},"source":{"type":"tool","messageID":"msg_1","callID":"call_1"}}`
 	contractSaved      = `{"id":"psv_1","projectID":"prj_1","action":"bash","resource":"git status *"}`
+	contractSession    = `{"id":"ses_1","projectID":"prj_1","title":"Fix the tests","cost":0,` +
+		`"tokens":{"input":0,"output":0,"reasoning":0,"cache":{"read":0,"write":0}},` +
+		`"time":{"created":1767225600000,"updated":1767225660000},"location":{"directory":"/home/me/project"}}`
 
 	srcForm        = "packages/schema/src/form.ts@3ece701"
 	srcFormGroup   = "packages/protocol/src/groups/form.ts@8c6ff62"
 	srcSession     = "packages/protocol/src/groups/session.ts@8c6ff62"
+	srcSession01   = "packages/protocol/src/groups/session.ts@01fd0c8"
+	srcErrors      = "packages/protocol/src/errors.ts@153b09a"
 	srcPermGroup   = "packages/protocol/src/groups/permission.ts@ef5d209"
 	srcEventSchema = "packages/schema/src/event.ts@a2cc772"
 	noteAnswer1x   = "the table gives no answer; the fake answers as opencode 1.x's /api surface does"
@@ -141,13 +146,19 @@ func Contract2() []ContractEntry {
 			Kind: ContractRoute, Name: "POST /api/session/{sid}/form/{id}/reply", Status: 204,
 			Request: `{"answer":` + contractAnswer + `}`,
 			Errors:  []ContractError{{400, "FormInvalidAnswerError"}, {404, "FormNotFoundError"}, {409, "FormAlreadySettledError"}},
-			Source:  srcFormGroup + ", packages/protocol/src/errors.ts@153b09a",
+			Source:  srcFormGroup + ", " + srcErrors,
 		},
 		{
 			Kind: ContractRoute, Name: "POST /api/session/{sid}/form/{id}/cancel", Status: 204,
 			Errors: []ContractError{{404, "FormNotFoundError"}, {409, "FormAlreadySettledError"}},
 			Source: srcFormGroup,
-			Note:   "the errors are documented for reply; the fake answers cancel alike",
+			Note:   "the cancel of @8c6ff62, DELETE …/form/{id} in @01fd0c8; the errors are documented for reply; the fake answers cancel alike",
+		},
+		{
+			Kind: ContractRoute, Name: "DELETE /api/session/{sid}/form/{id}", Status: 204,
+			Errors: []ContractError{{404, "FormNotFoundError"}, {409, "FormAlreadySettledError"}},
+			Source: srcSession01 + ", " + srcErrors,
+			Note:   "the cancel of @01fd0c8, which has no POST …/cancel; ?message= tells the asker why; also 404 SessionNotFoundError",
 		},
 		{
 			Kind: ContractRoute, Name: "GET /api/session/{sid}/form/{id}/state", Status: 200,
@@ -205,10 +216,40 @@ func Contract2() []ContractEntry {
 			Note: "an unknown id is not documented; the fake answers 204",
 		},
 		{
+			Kind: ContractShape, Name: "session", Example: contractSession,
+			Source: "packages/schema/src/session.ts@a2cc772, " + srcSession01,
+			Note: "Session.Info, times in ms; also parentID? (a child's), fork?, agent?, model?, time.archived?, subpath?, revert?; " +
+				"location {directory, workspaceID?}; hermes-bot reads id, parentID, title, location.directory and time",
+		},
+		{
+			Kind: ContractRoute, Name: "GET /api/session", Status: 200,
+			Example: `{"data":[` + contractSession + `],"cursor":{"next":"eyJhbmNob3IiOnt9fQ"}}`,
+			Source:  srcSession01,
+			Note: "query directory?, limit? (the newest 50), order? asc or desc, cursor? (a page's cursor.previous or next), project?, search?, parentID?; " +
+				"a bad one is 400 InvalidRequestError or InvalidCursorError; the fake lists newest first (order=asc oldest), of directory when given, in one page, cursor {}",
+		},
+		{
+			Kind: ContractRoute, Name: "POST /api/session", Status: 200,
+			Request: `{"title":"Fix the tests","location":{"directory":"/home/me/project"}}`,
+			Example: `{"data":` + contractSession + `}`,
+			Source:  srcSession01,
+			Note: "also id?, parentID? (a child at its parent's location; an unknown one is 404 SessionNotFoundError), agent?, model?, metadata?, permissions?; " +
+				"without location the fake uses \"/\" and names the session ses_N; " + noteBadBody,
+		},
+		{
+			Kind: ContractRoute, Name: "GET /api/session/{sid}", Status: 200,
+			Example: `{"data":` + contractSession + `}`,
+			Errors:  []ContractError{{404, "SessionNotFoundError"}},
+			Source:  srcSession01 + ", " + srcErrors,
+			Note:    "the fake knows every session a test named, in \"/\" without a title unless made otherwise",
+		},
+		{
 			Kind: ContractRoute, Name: "POST /api/session/{sid}/prompt", Status: 204,
 			Request: `{"id":"msg_2","prompt":{"text":"Run the tests"},"delivery":"queue"}`,
-			Source:  srcSession + ", packages/schema/src/prompt-input.ts@fd379c6, packages/schema/src/session-delivery.ts@9e3d245",
-			Note:    "the answer was not read; the fake answers 204; delivery steer or queue; " + noteBadBody,
+			Source:  srcSession + ", " + srcSession01 + ", packages/schema/src/prompt-input.ts@fd379c6, packages/schema/src/session-delivery.ts@9e3d245",
+			Note: "@8c6ff62 as the example, 204; @01fd0c8 takes the prompt's fields at the top level ({id?, text, files?, agents?, metadata?, delivery?, resume?}) " +
+				"and answers 200 {data: the inbox item}; both schemas ignore unknown keys, so a body may carry both shapes; " +
+				"the fake takes either or both (equal texts, else 400 InvalidRequestError) and answers 204; delivery steer or queue; " + noteBadBody,
 		},
 		{
 			Kind: ContractRoute, Name: "GET /api/session/active", Status: 200,
@@ -217,8 +258,8 @@ func Contract2() []ContractEntry {
 			Note:    "the sessions this process runs a turn of; absent means inactive; the fake also counts a session with a pending form, question or permission",
 		},
 		{
-			Kind: ContractRoute, Name: "POST /api/session/{sid}/interrupt", Status: 204, Source: srcSession,
-			Note: "a no-op when the session is idle",
+			Kind: ContractRoute, Name: "POST /api/session/{sid}/interrupt", Status: 204, Source: srcSession + ", " + srcSession01,
+			Note: "a no-op when the session is idle: 204 in @8c6ff62; 200 {\"interrupted\": bool}, false when idle, in @01fd0c8; the fake answers 204",
 		},
 		{Kind: ContractEvent, Name: "session.execution.succeeded", Stream: streamEvents, Example: `{"sessionID":"ses_1"}`, Source: "packages/schema/src/session-event.ts@9dd9ee6, packages/schema/src/session-event.ts@0313097"},
 		{Kind: ContractEvent, Name: "session.execution.failed", Stream: streamEvents, Example: `{"sessionID":"ses_1","error":{"type":"provider","message":"rate limited"}}`, Source: "packages/schema/src/session-event.ts@9dd9ee6, packages/schema/src/session-event.ts@0313097"},

@@ -174,15 +174,31 @@ func (c *Client) ReplyForm(ctx context.Context, sessionID, formID string, answer
 	return formError(formID, c.call(ctx, op, http.MethodPost, sessionPath(sessionID, "form", formID, "reply"), nil, body, nil))
 }
 
-// CancelForm cancels form formID of session sessionID
-// (POST /api/session/{sid}/form/{id}/cancel): the asker hears that
-// nobody answered. A form unknown or settled already gives ErrNotFound.
+// CancelForm cancels form formID of session sessionID: the asker hears
+// that nobody answered. It sends DELETE /api/session/{sid}/form/{id}
+// (@01fd0c8), and POST …/form/{id}/cancel (@8c6ff62) to a server without
+// that route. A form unknown or settled already gives ErrNotFound.
 func (c *Client) CancelForm(ctx context.Context, sessionID, formID string) error {
 	op := "cancel form " + formID
 	if err := checkIDs(op, sessionID, formID); err != nil {
 		return err
 	}
-	return formError(formID, c.call(ctx, op, http.MethodPost, sessionPath(sessionID, "form", formID, "cancel"), nil, nil, nil))
+	err := c.call(ctx, op, http.MethodDelete, sessionPath(sessionID, "form", formID), nil, nil, nil)
+	if routeMissing(err) {
+		err = c.call(ctx, op, http.MethodPost, sessionPath(sessionID, "form", formID, "cancel"), nil, nil, nil)
+	}
+	return formError(formID, err)
+}
+
+// routeMissing reports whether err says the server has no such route: a
+// web page, or a 404 or 405 without a _tag (a tagged 404 is the route's
+// own answer).
+func routeMissing(err error) bool {
+	if errors.Is(err, ErrNoRoute) {
+		return true
+	}
+	var ae *APIError
+	return errors.As(err, &ae) && (ae.Status == http.StatusNotFound || ae.Status == http.StatusMethodNotAllowed) && ae.Tag() == ""
 }
 
 // formError maps the documented failures of a form's routes.

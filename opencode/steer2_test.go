@@ -89,49 +89,100 @@ func answer(status int, body string) func() (int, string) {
 	return func() (int, string) { return status, body }
 }
 
-// On OpenCode 2 a prompt goes to /api/session/{sid}/prompt with the text
-// in both shapes the protocol had, queued by PromptAsync and steered by
-// Steer; 204 and 200 with data are both success.
+// probed2 starts a Server2 and a client that probed it, so it knows the
+// server is generation 2.
+func probed2(t *testing.T) (*opencodetest.Server2, *opencode.Client) {
+	t.Helper()
+	s := opencodetest.NewServer2()
+	t.Cleanup(s.Close)
+	c, err := opencode.NewClient(s.URL, opencode.WithBasicAuth("", s.Password))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info, err := c.Probe(ctx2(t)); err != nil || info.Generation != 2 || c.Generation() != 2 {
+		t.Fatalf("Probe = %+v, %v", info, err)
+	}
+	return s, c
+}
+
+// requestsAfterProbe returns the requests s received after the probe's,
+// as "METHOD /path?query body".
+func requestsAfterProbe(s *opencodetest.Server2) []string {
+	var out []string
+	for _, r := range s.Requests() {
+		if r.Path == "/global/health" || r.Path == "/api/health" {
+			continue
+		}
+		line := r.Method + " " + r.Path
+		if q := r.Query.Encode(); q != "" {
+			line += "?" + q
+		}
+		if r.Body != "" {
+			line += " " + r.Body
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// On OpenCode 2 PromptAsync queues and Steer steers a prompt; the body
+// carries the text in both shapes the protocol had.
 func TestPrompt2(t *testing.T) {
-	for _, status := range []int{http.StatusNoContent, http.StatusOK} {
-		body := ""
-		if status == http.StatusOK {
-			body = `{"data":{"id":"msg_1"}}`
-		}
-		s := newScripted2(t, map[string]func() (int, string){"POST /api/session/ses_1/prompt": answer(status, body)})
-		c := client2(t, s.URL, "", 2)
-		ctx := ctx2(t)
-		if err := c.PromptAsync(ctx, "/p", "ses_1", "run the tests"); err != nil {
-			t.Fatalf("%d: PromptAsync: %v", status, err)
-		}
-		if err := c.Steer(ctx, "/p", "ses_1", "use go 1.25"); err != nil {
-			t.Fatalf("%d: Steer: %v", status, err)
-		}
-		got := s.requests()
-		want := []recorded{
-			{Method: "POST", Path: "/api/session/ses_1/prompt", Body: map[string]any{
-				"text": "run the tests", "prompt": map[string]any{"text": "run the tests"}, "delivery": "queue"}},
-			{Method: "POST", Path: "/api/session/ses_1/prompt", Body: map[string]any{
-				"text": "use go 1.25", "prompt": map[string]any{"text": "use go 1.25"}, "delivery": "steer"}},
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("%d: requests\n%+v\nwant\n%+v", status, got, want)
-		}
+	s, c := probed2(t)
+	ctx := ctx2(t)
+	if err := c.PromptAsync(ctx, "/p", "ses_1", "run the tests"); err != nil {
+		t.Fatalf("PromptAsync: %v", err)
+	}
+	if err := c.Steer(ctx, "/p", "ses_1", "use go 1.25"); err != nil {
+		t.Fatalf("Steer: %v", err)
+	}
+	var got []string
+	for _, p := range s.Prompts() {
+		got = append(got, p.SessionID+" "+p.Delivery+" "+p.Text)
+	}
+	if want := []string{"ses_1 queue run the tests", "ses_1 steer use go 1.25"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("prompts %q, want %q", got, want)
+	}
+	want := []string{
+		`POST /api/session/ses_1/prompt {"delivery":"queue","prompt":{"text":"run the tests"},"text":"run the tests"}`,
+		`POST /api/session/ses_1/prompt {"delivery":"steer","prompt":{"text":"use go 1.25"},"text":"use go 1.25"}`,
+	}
+	if got := requestsAfterProbe(s); !reflect.DeepEqual(got, want) {
+		t.Errorf("requests\n%q\nwant\n%q", got, want)
+	}
+}
+
+// 200 with data, the answer of a prompt at 01fd0c8, is success too.
+func TestPrompt2Answer200(t *testing.T) {
+	s := newScripted2(t, map[string]func() (int, string){
+		"POST /api/session/ses_1/prompt": answer(http.StatusOK, `{"data":{"id":"msg_1"}}`),
+	})
+	c := client2(t, s.URL, "", 2)
+	ctx := ctx2(t)
+	if err := c.PromptAsync(ctx, "/p", "ses_1", "run the tests"); err != nil {
+		t.Errorf("PromptAsync: %v", err)
+	}
+	if err := c.Steer(ctx, "/p", "ses_1", "use go 1.25"); err != nil {
+		t.Errorf("Steer: %v", err)
 	}
 }
 
 // Abort interrupts on OpenCode 2, busy or idle, and the fake ends the
 // turn; 200 {interrupted:false} (an idle session at 01fd0c8) is no error.
 func TestAbort2(t *testing.T) {
-	s := opencodetest.NewServer2()
-	t.Cleanup(s.Close)
-	c := client2(t, s.URL, s.Password, 2)
+	s, c := probed2(t)
 	ctx := ctx2(t)
 	if err := c.Abort(ctx, "/p", "ses_1"); err != nil {
 		t.Fatal(err)
 	}
-	if got := s.Interrupts(); !reflect.DeepEqual(got, []string{"ses_1"}) {
-		t.Errorf("interrupts = %q", got)
+	if err := c.PromptAsync(ctx, "/p", "ses_2", "go"); err != nil || !s.Busy("ses_2") {
+		t.Fatalf("PromptAsync: %v, busy %v", err, s.Busy("ses_2"))
+	}
+	if err := c.Abort(ctx, "/p", "ses_2"); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Interrupts(); !reflect.DeepEqual(got, []string{"ses_1", "ses_2"}) || s.Busy("ses_2") {
+		t.Errorf("interrupts = %q, ses_2 busy %v", got, s.Busy("ses_2"))
 	}
 
 	sc := newScripted2(t, map[string]func() (int, string){
@@ -145,25 +196,74 @@ func TestAbort2(t *testing.T) {
 // The session calls use the /api routes on OpenCode 2, and map its
 // Session.Info into Session.
 func TestSessions2(t *testing.T) {
+	s, c := probed2(t)
+	ctx := ctx2(t)
+	created, err := c.CreateSession(ctx, "/p", " Fix it ")
+	if err != nil || created.ID == "" || created.Title != "Fix it" || created.Directory != "/p" ||
+		created.ParentID != "" || created.Time.Created == 0 || created.Time.Updated < created.Time.Created {
+		t.Fatalf("CreateSession = %+v, %v", created, err)
+	}
+	got, err := c.GetSession(ctx, "/p", created.ID)
+	if err != nil || !reflect.DeepEqual(got, created) {
+		t.Errorf("GetSession = %+v, %v, want %+v", got, err, created)
+	}
+	s.AddSession("ses_elsewhere", "/q", "Other")
+	s.AddSession("ses_newer", "/p", "Newer")
+	list, err := c.ListSessions(ctx, "/p")
+	if err != nil || len(list) != 2 || list[0].ID != "ses_newer" || !reflect.DeepEqual(list[1], created) {
+		t.Errorf("ListSessions = %+v, %v", list, err)
+	}
+	if err := c.PromptAsync(ctx, "/p", created.ID, "go"); err != nil {
+		t.Fatal(err)
+	}
+	busy, err := c.BusySessions(ctx, "/p")
+	if err != nil || !reflect.DeepEqual(busy, map[string]bool{created.ID: true}) {
+		t.Errorf("BusySessions = %v, %v", busy, err)
+	}
+	if _, err := c.GetSession(ctx, "/p", "ses_gone"); !errors.Is(err, opencode.ErrNotFound) {
+		t.Errorf("GetSession of an unknown session: %v, want ErrNotFound", err)
+	}
+	reqs := requestsAfterProbe(s)
+	want := []string{
+		`POST /api/session {"location":{"directory":"/p"},"title":"Fix it"}`,
+		"GET /api/session/" + created.ID,
+		"GET /api/session?directory=%2Fp",
+	}
+	if len(reqs) < 3 || !reflect.DeepEqual(reqs[:3], want) {
+		t.Errorf("requests %q, want first %q", reqs, want)
+	}
+
+	// What has no OpenCode 2 route does nothing, asking nothing.
+	n := len(s.Requests())
+	if err := c.ShowToast(ctx, "/p", "hi", opencode.ToastInfo); err != nil {
+		t.Errorf("ShowToast: %v", err)
+	}
+	if text, err := c.LastAssistantText(ctx, "/p", created.ID); text != "" || err != nil {
+		t.Errorf("LastAssistantText = %q, %v", text, err)
+	}
+	if ps, err := c.ListProjects(ctx); ps != nil || err != nil {
+		t.Errorf("ListProjects = %v, %v", ps, err)
+	}
+	if len(s.Requests()) != n {
+		t.Errorf("requests sent: %+v", s.Requests()[n:])
+	}
+}
+
+// Session.Info with every key, a child's parentID and a null cursor, which
+// Server2 does not send, decode too.
+func TestSessions2Shapes(t *testing.T) {
 	const info = `{"id":"ses_1","projectID":"prj_1","title":"Fix it","cost":0,` +
 		`"tokens":{"input":0,"output":0,"reasoning":0,"cache":{"read":0,"write":0}},` +
-		`"time":{"created":1767225600000,"updated":1767225660000},"location":{"directory":"/p"}}`
+		`"time":{"created":1767225600000,"updated":1767225660000},"location":{"directory":"/p","workspaceID":"wrk_1"}}`
 	const child = `{"id":"ses_2","parentID":"ses_1","projectID":"prj_1","title":"sub","time":{"created":1,"updated":2},"location":{"directory":"/p"}}`
 	s := newScripted2(t, map[string]func() (int, string){
-		"POST /api/session":       answer(http.StatusOK, `{"data":`+info+`}`),
-		"GET /api/session/ses_1":  answer(http.StatusOK, `{"data":`+info+`}`),
-		"GET /api/session":        answer(http.StatusOK, `{"data":[`+info+`,`+child+`],"cursor":null}`),
-		"GET /api/session/active": answer(http.StatusOK, `{"data":{"ses_1":{"type":"running"}}}`),
+		"GET /api/session/ses_1": answer(http.StatusOK, `{"data":`+info+`}`),
+		"GET /api/session":       answer(http.StatusOK, `{"data":[`+info+`,`+child+`],"cursor":null}`),
 	})
 	c := client2(t, s.URL, "", 2)
 	ctx := ctx2(t)
 	want := opencode.Session{ID: "ses_1", Title: "Fix it", Directory: "/p"}
 	want.Time.Created, want.Time.Updated = 1767225600000, 1767225660000
-
-	created, err := c.CreateSession(ctx, "/p", " Fix it ")
-	if err != nil || !reflect.DeepEqual(created, want) {
-		t.Errorf("CreateSession = %+v, %v", created, err)
-	}
 	got, err := c.GetSession(ctx, "/p", "ses_1")
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("GetSession = %+v, %v", got, err)
@@ -171,36 +271,6 @@ func TestSessions2(t *testing.T) {
 	list, err := c.ListSessions(ctx, "/p")
 	if err != nil || len(list) != 2 || !reflect.DeepEqual(list[0], want) || list[1].ParentID != "ses_1" {
 		t.Errorf("ListSessions = %+v, %v", list, err)
-	}
-	busy, err := c.BusySessions(ctx, "/p")
-	if err != nil || !reflect.DeepEqual(busy, map[string]bool{"ses_1": true}) {
-		t.Errorf("BusySessions = %v, %v", busy, err)
-	}
-	if _, err := c.GetSession(ctx, "/p", "ses_gone"); !errors.Is(err, opencode.ErrNotFound) {
-		t.Errorf("GetSession of an unknown session: %v, want ErrNotFound", err)
-	}
-	reqs := s.requests()
-	if r := reqs[0]; r.Method != "POST" || !reflect.DeepEqual(r.Body, map[string]any{
-		"title": "Fix it", "location": map[string]any{"directory": "/p"}}) {
-		t.Errorf("create request %+v", r)
-	}
-	if r := reqs[2]; r.Path != "/api/session" || r.Query != "directory=%2Fp" {
-		t.Errorf("list request %+v", r)
-	}
-
-	// What has no OpenCode 2 route does nothing, asking nothing.
-	n := len(s.requests())
-	if err := c.ShowToast(ctx, "/p", "hi", opencode.ToastInfo); err != nil {
-		t.Errorf("ShowToast: %v", err)
-	}
-	if text, err := c.LastAssistantText(ctx, "/p", "ses_1"); text != "" || err != nil {
-		t.Errorf("LastAssistantText = %q, %v", text, err)
-	}
-	if ps, err := c.ListProjects(ctx); ps != nil || err != nil {
-		t.Errorf("ListProjects = %v, %v", ps, err)
-	}
-	if len(s.requests()) != n {
-		t.Errorf("requests sent: %+v", s.requests()[n:])
 	}
 }
 

@@ -7,8 +7,9 @@
 //     opencode client and the bridge: its event stream, list/reply
 //     routes, tool calls and agents, scripted by the test.
 //   - Server2 (fake2.go): a fake OpenCode 2 that serves exactly
-//     opencode.Contract2 (forms, questions, permissions, saved approvals,
-//     prompt, interrupt, both event streams) and writes its service.json.
+//     opencode.Contract2 (sessions, forms, questions, permissions, saved
+//     approvals, prompt, interrupt, both event streams) and writes its
+//     service.json.
 //   - Model: a scripted OpenAI-compatible chat-completions server. A real
 //     opencode pointed at it calls the question or bash tool on cue, and
 //     the Model records what opencode told it, so a test can assert the

@@ -24,12 +24,14 @@ import (
 // (user "opencode", Password), and answers every other path 404 with a
 // JSON body: what a real OpenCode 2 answers there was not established.
 //
-// Scripting methods (AddForm, AddQuestion, AddPermission, AddSaved,
-// FinishTurn, FailTurn, Send) change its state and send the events the
+// Scripting methods (AddSession, AddForm, AddQuestion, AddPermission,
+// AddSaved, FinishTurn, FailTurn, Send) change its state and send the events the
 // contract names on GET /api/event, each in the envelope {id, created,
 // type, data, location?}; every change of a session also sends a log.hint
 // on GET /api/event/changes. Every request is recorded (Requests), and
-// every accepted answer, prompt and interrupt too.
+// every accepted answer, prompt and interrupt too. A session a scripting
+// method or a prompt names exists from then on, in "/" without a title
+// unless AddSession or POST /api/session said otherwise.
 //
 // All methods are safe for concurrent use once Start has returned, also
 // while requests are served; the exported fields must not change after
@@ -58,6 +60,8 @@ type Server2 struct {
 
 	mu          sync.Mutex
 	changed     chan struct{} // closed and replaced on every change waiters care about
+	sessions    map[string]*fakeSession2
+	sessionSeq  int
 	forms       []*form2
 	questions   []opencode.QuestionRequest
 	permissions []opencode.PermissionRequest
@@ -126,7 +130,9 @@ type Reply2 struct {
 	Answer    map[string]any // ReplyForm only
 	Answers   [][]string     // ReplyQuestion only
 	Reply     string         // ReplyPermission only: once, always or reject
-	Message   string         // ReplyPermission only
+	// Message is a permission reply's message, or the ?message= of a
+	// DELETE …/form/{id}.
+	Message string
 }
 
 // Prompt2 is a prompt a Server2 accepted.
@@ -161,6 +167,7 @@ func NewUnstartedServer2() *Server2 {
 		Heartbeat:       15 * time.Second,
 		closing:         make(chan struct{}),
 		changed:         make(chan struct{}),
+		sessions:        make(map[string]*fakeSession2),
 		busy:            make(map[string]bool),
 		seq:             make(map[string]int),
 		events:          make(map[*fakeStream]struct{}),
@@ -181,9 +188,13 @@ var server2Routes = []route2{
 	{"GET /api/info", (*Server2).handleInfo},
 	{"GET /api/event", (*Server2).handleEvents},
 	{"GET /api/event/changes", (*Server2).handleChanges},
+	{"GET /api/session", (*Server2).handleListSessions},
+	{"POST /api/session", (*Server2).handleCreateSession},
+	{"GET /api/session/{sid}", (*Server2).handleGetSession},
 	{"GET /api/session/{sid}/form", (*Server2).handleForms},
 	{"POST /api/session/{sid}/form/{id}/reply", (*Server2).handleFormReply},
 	{"POST /api/session/{sid}/form/{id}/cancel", (*Server2).handleFormCancel},
+	{"DELETE /api/session/{sid}/form/{id}", (*Server2).handleFormCancel},
 	{"GET /api/session/{sid}/form/{id}/state", (*Server2).handleFormState},
 	{"GET /api/session/{sid}/question", (*Server2).handleQuestions},
 	{"POST /api/session/{sid}/question/{id}/reply", (*Server2).handleQuestionReply},
@@ -391,6 +402,7 @@ func (s *Server2) AddForm(sid string, f Form) Form {
 	if f.ID == "" {
 		f.ID = s.nextIDLocked("frm")
 	}
+	s.touchLocked(sid)
 	s.forms = append(s.forms, &form2{Form: f, state: FormState{Status: "pending"}})
 	s.sendLocked(Event2{Type: "form.created", Data: map[string]any{"form": f}})
 	s.hintLocked(sid)
@@ -415,6 +427,7 @@ func (s *Server2) Forms(sid string) []Form {
 func (s *Server2) AddQuestion(q opencode.QuestionRequest) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.touchLocked(q.SessionID)
 	s.questions = append(s.questions, q)
 	s.sendLocked(Event2{Type: opencode.TypeQuestionV2Asked, Data: q})
 	s.hintLocked(q.SessionID)
@@ -426,6 +439,7 @@ func (s *Server2) AddQuestion(q opencode.QuestionRequest) {
 func (s *Server2) AddPermission(p opencode.PermissionRequest) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.touchLocked(p.SessionID)
 	s.permissions = append(s.permissions, p)
 	s.sendLocked(Event2{Type: s.PermissionEvent, Data: p.V2()})
 	s.hintLocked(p.SessionID)
@@ -722,6 +736,8 @@ func (s *Server2) handleFormReply(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
+// handleFormCancel serves both spellings of a cancel: POST …/cancel and
+// DELETE …/form/{id}?message=.
 func (s *Server2) handleFormCancel(w http.ResponseWriter, r *http.Request) {
 	sid, ok := session2(w, r)
 	if !ok {
@@ -735,7 +751,7 @@ func (s *Server2) handleFormCancel(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.state = FormState{Status: "cancelled"}
-	s.replies = append(s.replies, Reply2{Kind: CancelForm, SessionID: sid, ID: id})
+	s.replies = append(s.replies, Reply2{Kind: CancelForm, SessionID: sid, ID: id, Message: r.URL.Query().Get("message")})
 	s.sendLocked(Event2{Type: "form.cancelled", Data: map[string]any{"id": id, "sessionID": sid}})
 	s.hintLocked(sid)
 	s.broadcastLocked()
@@ -912,23 +928,52 @@ func (s *Server2) handleDeleteSaved(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
+// promptText is the text and attachments of a prompt, in either shape.
+type promptText struct {
+	Text   *string         `json:"text"`
+	Files  json.RawMessage `json:"files"`
+	Agents json.RawMessage `json:"agents"`
+}
+
+// handlePrompt takes the prompt's fields at the top level (@01fd0c8) or
+// under prompt (@8c6ff62), or both alike; like the real server's schema,
+// it ignores keys it does not know.
 func (s *Server2) handlePrompt(w http.ResponseWriter, r *http.Request) {
 	sid, ok := session2(w, r)
 	if !ok {
 		return
 	}
 	var body struct {
-		ID     string `json:"id"`
-		Prompt *struct {
-			Text   *string         `json:"text"`
-			Files  json.RawMessage `json:"files"`
-			Agents json.RawMessage `json:"agents"`
-		} `json:"prompt"`
+		ID string `json:"id"`
+		promptText
+		Prompt   *promptText     `json:"prompt"`
 		Delivery string          `json:"delivery"`
 		Resume   json.RawMessage `json:"resume"`
 	}
-	if err := decodeStrict(fakeBody(r), &body); err != nil || body.Prompt == nil || body.Prompt.Text == nil {
-		fakeInvalid(w, "Payload", "Expected {\"id\"?, \"prompt\": {\"text\", \"files\"?, \"agents\"?}, \"delivery\"?, \"resume\"?}")
+	const want = "Expected {\"id\"?, \"text\", \"files\"?, \"agents\"?, \"delivery\"?, \"resume\"?}, or the text under \"prompt\""
+	if err := decodeLoose(fakeBody(r), &body); err != nil {
+		fakeInvalid(w, "Payload", want+": "+err.Error())
+		return
+	}
+	p := body.promptText
+	if n := body.Prompt; n != nil {
+		switch {
+		case p.Text == nil:
+			p = *n
+		case n.Text == nil || *n.Text != *p.Text:
+			fakeInvalid(w, "Payload", "text and prompt.text differ")
+			return
+		default:
+			if p.Files == nil {
+				p.Files = n.Files
+			}
+			if p.Agents == nil {
+				p.Agents = n.Agents
+			}
+		}
+	}
+	if p.Text == nil {
+		fakeInvalid(w, "Payload", want)
 		return
 	}
 	if body.Delivery != "" && body.Delivery != "steer" && body.Delivery != "queue" {
@@ -937,9 +982,10 @@ func (s *Server2) handlePrompt(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.touchLocked(sid)
 	s.prompts = append(s.prompts, Prompt2{
-		SessionID: sid, ID: body.ID, Text: *body.Prompt.Text, Delivery: body.Delivery,
-		Files: body.Prompt.Files, Agents: body.Prompt.Agents, Resume: body.Resume,
+		SessionID: sid, ID: body.ID, Text: *p.Text, Delivery: body.Delivery,
+		Files: p.Files, Agents: p.Agents, Resume: body.Resume,
 	})
 	if !s.busy[sid] {
 		s.busy[sid] = true

@@ -280,8 +280,13 @@ func TestServer2Contract(t *testing.T) {
 			continue // TestServer2Events
 		}
 		t.Run(e.Name, func(t *testing.T) {
+			// id names the request, or the session of a route without one.
 			path := func(id string) string {
-				p := strings.ReplaceAll(e.Path(), "{sid}", "ses_1")
+				sid := "ses_1"
+				if !strings.Contains(e.Path(), "{id}") {
+					sid = "ses_" + id
+				}
+				p := strings.ReplaceAll(e.Path(), "{sid}", sid)
 				for word, prefix := range prefixes {
 					p = strings.ReplaceAll(p, word+"/{id}", word+"/"+prefix+"_"+id)
 				}
@@ -606,8 +611,10 @@ func TestServer2SavedApprovals(t *testing.T) {
 	}
 }
 
-// Prompts are recorded with their delivery; a bad delivery is refused;
-// an interrupt of an idle session is recorded and changes nothing.
+// Prompts are recorded with their delivery, in either shape or both
+// alike, unknown keys ignored; a bad delivery or differing texts are
+// refused; an interrupt of an idle session is recorded and changes
+// nothing.
 func TestServer2PromptAndInterrupt(t *testing.T) {
 	srv := opencodetest.NewServer2()
 	defer srv.Close()
@@ -618,19 +625,25 @@ func TestServer2PromptAndInterrupt(t *testing.T) {
 		`{"prompt":{"text":"go"},"delivery":"queue"}`,
 		`{"id":"msg_9","prompt":{"text":"stop","files":[]},"delivery":"steer","resume":true}`,
 		`{"prompt":{"text":"plain"}}`,
+		`{"text":"top","files":[1],"metadata":{"k":"v"},"delivery":"queue"}`,
+		`{"text":"both","prompt":{"text":"both","agents":[]},"delivery":"steer","later":1}`,
 	} {
 		if code, resp := do2(t, srv, "POST", "/api/session/ses_1/prompt", body); code != 204 {
 			t.Fatalf("prompt %s: %d %s", body, code, resp)
 		}
 	}
-	for _, body := range []string{`{"prompt":{"text":"x"},"delivery":"later"}`, `{"text":"x"}`, `{"prompt":{}}`} {
+	for _, body := range []string{
+		`{"prompt":{"text":"x"},"delivery":"later"}`, `{"prompt":{}}`, `{}`, `{"text":"x","prompt":{"text":"y"}}`,
+		`{"text":"x","prompt":{}}`, `{"text":5}`, `{"text":"x"} {}`,
+	} {
 		if code, resp := do2(t, srv, "POST", "/api/session/ses_1/prompt", body); code != 400 {
 			t.Errorf("prompt %s: %d %s, want 400", body, code, resp)
 		}
 	}
 	ps := srv.Prompts()
-	if len(ps) != 3 || ps[0].Delivery != "queue" || ps[1].Delivery != "steer" || ps[1].ID != "msg_9" ||
-		string(ps[1].Resume) != "true" || string(ps[1].Files) != "[]" || ps[2].Delivery != "" || ps[2].Text != "plain" {
+	if len(ps) != 5 || ps[0].Delivery != "queue" || ps[1].Delivery != "steer" || ps[1].ID != "msg_9" ||
+		string(ps[1].Resume) != "true" || string(ps[1].Files) != "[]" || ps[2].Delivery != "" || ps[2].Text != "plain" ||
+		ps[3].Text != "top" || string(ps[3].Files) != "[1]" || ps[4].Text != "both" || ps[4].Delivery != "steer" || string(ps[4].Agents) != "[]" {
 		t.Errorf("prompts %+v", ps)
 	}
 	if !srv.Busy("ses_1") {
@@ -725,5 +738,99 @@ func TestServer2ServiceFile(t *testing.T) {
 	}
 	if _, err := srv.WriteServiceFile(filepath.Join(dir, "missing")); err == nil || !strings.Contains(err.Error(), "service.json") {
 		t.Errorf("into a missing folder: %v", err)
+	}
+}
+
+// sessionsOf decodes a list of sessions into "id dir title" lines.
+func sessionsOf(t *testing.T, code int, body string) []string {
+	t.Helper()
+	var page struct {
+		Data []struct {
+			ID, ParentID, Title string
+			Location            struct{ Directory string }
+		}
+		Cursor map[string]any
+	}
+	if err := json.Unmarshal([]byte(body), &page); code != 200 || err != nil || page.Cursor == nil {
+		t.Fatalf("list: %d %s", code, body)
+	}
+	var out []string
+	for _, s := range page.Data {
+		out = append(out, strings.Join(strings.Fields(s.ID+" "+s.Location.Directory+" "+s.Title+" "+s.ParentID), " "))
+	}
+	return out
+}
+
+// Sessions: AddSession, those a scripting method or a prompt names, and
+// those POST /api/session creates are listed newest first, by directory;
+// GET of an unknown one is 404.
+func TestServer2Sessions(t *testing.T) {
+	srv := opencodetest.NewServer2()
+	defer srv.Close()
+	srv.AddSession("ses_a", "/w", "Alpha")
+	srv.AddForm("ses_f", opencodetest.Form{Mode: "url", URL: "https://example.com"})
+	if code, body := do2(t, srv, "POST", "/api/session/ses_p/prompt", `{"text":"hi"}`); code != 204 {
+		t.Fatalf("prompt: %d %s", code, body)
+	}
+	code, body := do2(t, srv, "POST", "/api/session", `{"title":"New","location":{"directory":"/w"}}`)
+	var created struct{ Data struct{ ID string } }
+	if err := json.Unmarshal([]byte(body), &created); code != 200 || err != nil || created.Data.ID != "ses_4" {
+		t.Fatalf("create: %d %s", code, body)
+	}
+	if code, body := do2(t, srv, "POST", "/api/session", `{"parentID":"ses_4"}`); code != 200 || !strings.Contains(body, `"parentID":"ses_4"`) {
+		t.Errorf("create a child: %d %s", code, body)
+	}
+	for _, tt := range []struct {
+		query string
+		want  []string
+	}{
+		{"", []string{"ses_5 /w ses_4", "ses_4 /w New", "ses_p /", "ses_f /", "ses_a /w Alpha"}},
+		{"?directory=/w", []string{"ses_5 /w ses_4", "ses_4 /w New", "ses_a /w Alpha"}},
+		{"?directory=/w&order=asc&limit=2", []string{"ses_a /w Alpha", "ses_4 /w New"}},
+		{"?directory=/elsewhere", nil},
+	} {
+		code, body := do2(t, srv, "GET", "/api/session"+tt.query, "")
+		if got := sessionsOf(t, code, body); !slices.Equal(got, tt.want) {
+			t.Errorf("list%s: %q, want %q", tt.query, got, tt.want)
+		}
+	}
+	for _, tt := range []struct{ method, path, body, tag string }{
+		{"GET", "/api/session?directory=w", "", "InvalidRequestError"},
+		{"GET", "/api/session?limit=0", "", "InvalidRequestError"},
+		{"GET", "/api/session?order=up", "", "InvalidRequestError"},
+		{"GET", "/api/session?cursor=abc", "", "InvalidCursorError"},
+		{"POST", "/api/session", `{"directory":"/w"}`, "InvalidRequestError"},
+		{"POST", "/api/session", `{"location":{"directory":"w"}}`, "InvalidRequestError"},
+		{"POST", "/api/session", `{"parentID":"ses_none"}`, "SessionNotFoundError"},
+		{"POST", "/api/session", `{"id":"ses_a"}`, "ConflictError"},
+		{"GET", "/api/session/ses_none", "", "SessionNotFoundError"},
+		{"GET", "/api/session/nope", "", "InvalidRequestError"},
+	} {
+		if code, body := do2(t, srv, tt.method, tt.path, tt.body); code < 400 || !strings.Contains(body, `"_tag":"`+tt.tag+`"`) {
+			t.Errorf("%s %s %s: %d %s, want %s", tt.method, tt.path, tt.body, code, body, tt.tag)
+		}
+	}
+	code, body = do2(t, srv, "GET", "/api/session/ses_a", "")
+	var got struct {
+		Data map[string]any
+	}
+	if err := json.Unmarshal([]byte(body), &got); code != 200 || err != nil || got.Data["title"] != "Alpha" {
+		t.Errorf("get: %d %s", code, body)
+	}
+}
+
+// DELETE …/form/{id} cancels as POST …/cancel does, recording ?message=.
+func TestServer2FormDelete(t *testing.T) {
+	srv := opencodetest.NewServer2()
+	defer srv.Close()
+	f := srv.AddForm("ses_1", opencodetest.Form{Mode: "url", URL: "https://example.com"})
+	if code, body := do2(t, srv, "DELETE", "/api/session/ses_1/form/"+f.ID+"?message=later", ""); code != 204 {
+		t.Fatalf("delete: %d %s", code, body)
+	}
+	if code, body := do2(t, srv, "DELETE", "/api/session/ses_1/form/"+f.ID, ""); code != 409 {
+		t.Errorf("delete again: %d %s", code, body)
+	}
+	if r := srv.Replies(); len(r) != 1 || r[0].Kind != opencodetest.CancelForm || r[0].ID != f.ID || r[0].Message != "later" {
+		t.Errorf("replies %+v", r)
 	}
 }

@@ -163,6 +163,19 @@ func decodeStrict(body string, v any) error {
 	return nil
 }
 
+// decodeLoose is decodeStrict for a route whose schema ignores unknown
+// keys.
+func decodeLoose(body string, v any) error {
+	dec := json.NewDecoder(strings.NewReader(body))
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return fmt.Errorf("data after the JSON value")
+	}
+	return nil
+}
+
 func (s *Server) handleAPIListQuestions(w http.ResponseWriter, r *http.Request) {
 	dir := apiDirectory(r)
 	qs := s.APIQuestions(dir)
