@@ -153,6 +153,9 @@ func (b *Bridge) sessionIdle(ctx context.Context, ev opencode.Event) {
 		return
 	}
 	s := b.notifySession(ctx, ev.Server, ev.Directory, id)
+	if ev.Directory == "" {
+		ev.Directory = s.Directory // OpenCode 2's turn events may name none
+	}
 	if s.ParentID != "" && s.ParentID != s.ID {
 		log.Debug().Str("parentSessionID", s.ParentID).Msg("subagent session finished; no notice")
 		return
@@ -195,6 +198,9 @@ func (b *Bridge) sessionError(ctx context.Context, ev opencode.Event) {
 		return
 	}
 	s := b.notifySession(ctx, ev.Server, ev.Directory, id)
+	if ev.Directory == "" {
+		ev.Directory = s.Directory
+	}
 	b.sendNotice(ctx, log, frontend.Notice{Failed: true, Server: ev.Server, Directory: ev.Directory, SessionID: id, Title: s.Title, Body: why, Dropped: dropped}, "failed")
 }
 

@@ -73,14 +73,23 @@ func (b *Bridge) session(ctx context.Context, server, dir, id string) (opencode.
 // addContext fills in e's session title and, for a subagent's session,
 // its parent, unless they are known already. It takes sessionTimeout at
 // most; what it cannot learn stays empty and the message shows IDs.
+//
+// A request of OpenCode 2 listed after a connect names no directory: it
+// takes its session's, which notices, steering and topics go by.
 func (b *Bridge) addContext(ctx context.Context, e *pending.Entry) {
-	if e.SessionID == "" || e.SessionTitle != "" || e.ParentSessionID != "" {
+	if e.SessionID == "" || (e.SessionTitle != "" || e.ParentSessionID != "") && e.Directory != "" {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, b.sessionTimeout)
 	defer cancel()
 	s, ok := b.session(ctx, e.Server, e.Directory, e.SessionID)
 	if !ok {
+		return
+	}
+	if e.Directory == "" {
+		e.Directory = s.Directory
+	}
+	if e.SessionTitle != "" || e.ParentSessionID != "" {
 		return
 	}
 	e.SessionTitle = s.Title
@@ -97,4 +106,7 @@ func (b *Bridge) addContext(ctx context.Context, e *pending.Entry) {
 // same session.
 func copyContext(e, from *pending.Entry) {
 	e.SessionTitle, e.ParentSessionID, e.ParentTitle = from.SessionTitle, from.ParentSessionID, from.ParentTitle
+	if e.Directory == "" {
+		e.Directory = from.Directory
+	}
 }
