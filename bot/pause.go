@@ -60,6 +60,11 @@ func (b *Bridge) rememberAlways(ctx context.Context, log zerolog.Logger, e *pend
 	if e.Permission == nil || !changesFiles(e.Permission.Kind) || e.Directory == "" {
 		return
 	}
+	if e.Generation == 2 {
+		// OpenCode 2 saves the answer as a rule /rules lists and revokes;
+		// nothing of its /api surface is auto-approved to pause.
+		return
+	}
 	added, err := b.store.RememberAlways(e.Server, e.Directory, e.Permission.Kind)
 	if err != nil {
 		log.Error().Err(err).Msg("could not record that an always answer let the agent change files; auto-approval may go on in this directory")

@@ -283,3 +283,24 @@ func TestPauseThroughSeam(t *testing.T) {
 		t.Errorf("policy unset shows as %q, want off", st.Policy)
 	}
 }
+
+// An always answer on OpenCode 2 saves a rule, which /rules revokes:
+// nothing is paused and the group hears nothing of auto-approval.
+func TestNoPauseOnOpencode2(t *testing.T) {
+	h := newHarness(t, harnessConfig{AutoApprove: AutoApproveLow})
+	dir := project(t)
+	ev := editAsked(dir, "per_v2")
+	ev.Type, ev.Surface, ev.Generation = opencode.TypePermissionV2Asked, opencode.SurfaceAPI, 2
+	ev.PermissionAsked.Surface = opencode.SurfaceAPI
+	e := h.askPerm(ev)
+	h.press(alice, permData(h.t, frontend.AllowAlways, e.UID), e)
+	if r := h.oc.PermReplies(); len(r) != 1 || r[0].Reply != "always" {
+		t.Fatalf("replies = %+v, want always", r)
+	}
+	if n := len(h.pauseNotices()); n != 0 {
+		t.Errorf("%d pause notices for an OpenCode 2 always, want none", n)
+	}
+	if _, ok, _ := h.store.AlwaysGiven("", dir); ok {
+		t.Errorf("an OpenCode 2 always paused auto-approval in %s", dir)
+	}
+}
