@@ -98,8 +98,8 @@ const (
 	noteBadBody    = "a malformed body: the fake answers 400 InvalidRequestError, as opencode 1.x's /api surface does"
 )
 
-// Contract2 returns every route, event and shape hermes-bot would use of
-// OpenCode 2. The README's "What OpenCode 2 support would take" is its
+// Contract2 returns every route, event and shape hermes-bot uses of
+// OpenCode 2. The README's "What hermes-bot uses of OpenCode 2" is its
 // copy for users; a test keeps the two alike. A function, not a variable,
 // so a binary that never calls it carries none of it.
 func Contract2() []ContractEntry {

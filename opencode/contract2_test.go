@@ -82,9 +82,9 @@ func readmeContract(t *testing.T) (names []string, prefixes []string) {
 	if err != nil {
 		t.Fatalf("reading the README: %v", err)
 	}
-	_, section, ok := strings.Cut(string(b), "### What OpenCode 2 support would take\n")
+	_, section, ok := strings.Cut(string(b), "### What hermes-bot uses of OpenCode 2\n")
 	if !ok {
-		t.Fatal("README: no section \"What OpenCode 2 support would take\"")
+		t.Fatal("README: no section \"What hermes-bot uses of OpenCode 2\"")
 	}
 	if i := strings.Index(section, "\n#"); i >= 0 {
 		section = section[:i]

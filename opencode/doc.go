@@ -51,7 +51,7 @@
 // lets a Client follow it when it comes back elsewhere.
 //
 // Contract2 is that as data: every route, event and shape of OpenCode 2
-// hermes-bot would use, each with the upstream file and commit it was read
+// hermes-bot uses, each with the upstream file and commit it was read
 // from. The README's table is its copy for users (a test keeps them
 // alike), and opencodetest.Server2 serves exactly it.
 //
