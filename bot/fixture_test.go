@@ -56,3 +56,48 @@ func TestStoreWrittenByOlderReleaseAnswers(t *testing.T) {
 		t.Errorf("a press on the request closed by the older release is told %q, want %q", got, i18n.ToastExpired)
 	}
 }
+
+// testdata/store-03d8d17.db was written by the pending package of
+// hermes-bot 03d8d17, the last release before OpenCode 2's forms: a
+// question (qLast, message 7), a multi-select of the /api surface with
+// Blue toggled (aLast, message 8) and a shell command's permission request
+// whose call was read (pLast, message 9), all in chat fixtureChat. This
+// release must read them as they were and answer them.
+func TestStoreWrittenByLastReleaseAnswers(t *testing.T) {
+	h := newHarness(t, harnessConfig{ChatID: fixtureChat})
+	if err := h.store.Close(); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile("testdata/store-03d8d17.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(h.path, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	store, err := pending.Open(h.path)
+	if err != nil {
+		t.Fatalf("the last release's store does not open: %v", err)
+	}
+	t.Cleanup(func() { _ = store.Close() })
+	h.store = store
+	h.wire(h.tg)
+
+	for _, uid := range []string{"qLast", "aLast", "pLast"} {
+		e, err := store.Get(uid)
+		if err != nil || e.Form != nil || e.Generation != 0 || e.Questions != nil && e.Questions[0].IsField() {
+			t.Fatalf("%s read as %+v, %v: want it as it was written", uid, e, err)
+		}
+	}
+	h.pressIn(fixtureChat, alice, data(t, frontend.Pick, "qLast", 0, 1), 7)
+	h.pressIn(fixtureChat, alice, data(t, frontend.Submit, "aLast", 0, 0), 8)
+	r := h.oc.Replies()
+	if len(r) != 2 || r[0].RequestID != "que_last" || r[0].Answers[0][0] != "SQLite" || r[0].Surface != "" ||
+		r[1].RequestID != "que_api" || len(r[1].Answers[0]) != 1 || r[1].Answers[0][0] != "Blue" || r[1].Surface != "api" {
+		t.Fatalf("replies %+v: want SQLite for que_last (original routes) and Blue for que_api (/api)", r)
+	}
+	h.pressIn(fixtureChat, alice, permData(t, frontend.AllowOnce, "pLast"), 9)
+	if p := h.oc.PermReplies(); len(p) != 1 || p[0].RequestID != "per_last" || p[0].Reply != "once" {
+		t.Fatalf("permission replies %+v: want once for per_last", p)
+	}
+}
