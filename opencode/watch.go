@@ -429,11 +429,7 @@ func (c *Client) watchOnce(ctx context.Context, h Handler, known func(context.Co
 	for {
 		e, err := er.Next()
 		if err != nil {
-			if errors.Is(err, io.EOF) {
-				err = fmt.Errorf("%s: closed by the server: %w", op, ErrTransient)
-			} else {
-				err = c.streamError(connCtx, op+": read", err)
-			}
+			err = c.readError(connCtx, op, err)
 			return time.Since(connected), err
 		}
 		c.state.event()
@@ -442,6 +438,15 @@ func (c *Client) watchOnce(ctx context.Context, h Handler, known func(context.Co
 		}
 		h.HandleEvent(ctx, e)
 	}
+}
+
+// readError classifies the end of reading a stream: closed by the
+// server, or failed.
+func (c *Client) readError(connCtx context.Context, op string, err error) error {
+	if errors.Is(err, io.EOF) {
+		return fmt.Errorf("%s: closed by the server: %w", op, ErrTransient)
+	}
+	return c.streamError(connCtx, op+": read", err)
 }
 
 // streamError classifies a failure of the stream connection, telling a

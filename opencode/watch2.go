@@ -131,11 +131,7 @@ func (c *Client) watchOnce2(ctx context.Context, h Handler, known func(context.C
 		for {
 			e, err := er.Next()
 			if err != nil {
-				if errors.Is(err, io.EOF) {
-					err = fmt.Errorf("%s: closed by the server: %w", op, ErrTransient)
-				} else {
-					err = c.streamError(connCtx, op+": read", err)
-				}
+				err = c.readError(connCtx, op, err)
 				failed <- err
 				return
 			}

@@ -131,6 +131,8 @@ var English = Text{
 		"and carries your answers back to the agent.\n\n" +
 		"<b>Questions</b> ❓: press an option. With several choices allowed, tick them and press " +
 		"<b>✅ Submit</b>. <b>✏️ Type an answer</b> asks you to reply with text.\n" +
+		"<b>Forms</b> (OpenCode 2) are asked one field at a time: an optional field has <b>⏭ Skip</b>, " +
+		"a link form has a button opening it, then <b>✅ Done</b> or <b>✖️ Cancel</b>.\n" +
 		"<b>Permission requests</b> 🔐: <b>" + btnAllowOnce + "</b> allows this call, <b>" + btnAllowAlways +
 		"</b> allows calls like it for the rest of the session, <b>" + btnReject + "</b> refuses, and <b>" +
 		btnRejectReason + "</b> refuses and tells the agent why.\n" +

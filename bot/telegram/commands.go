@@ -155,6 +155,8 @@ func pendingLine(tx *i18n.Text, e *pending.Entry, now time.Time) string {
 				what += ": " + oneLine(strings.Join(p.Patterns, ", "))
 			}
 		}
+	} else if e.Form != nil && e.Form.Mode == pending.FormModeURL {
+		what = oneLine(e.Form.Title + " " + e.Form.URL)
 	} else if e.Current < len(e.Questions) {
 		what = title(tx, e, e.Current) + ": " + oneLine(e.Questions[e.Current].Text)
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-telegram/bot/models"
 	"github.com/rs/zerolog"
@@ -164,5 +165,15 @@ func TestFormButtonData(t *testing.T) {
 		if err != nil || actions[c.Action] != a || c.Question != 7 || c.UID != "aB3dE6gH" {
 			t.Errorf("%s: %q decodes as %+v, %v", a, s, c, err)
 		}
+	}
+}
+
+// /pending names a link form by its title and link, as it has no field.
+func TestPendingLineLinkForm(t *testing.T) {
+	e := &pending.Entry{UID: "u1", Kind: pending.KindQuestion, Directory: "/srv/demo", SessionID: "ses_1",
+		Form: &pending.Form{Mode: pending.FormModeURL, Title: "Sign in", URL: "https://example.com/login"}}
+	l := pendingLine(&i18n.English, e, time.Now())
+	if !strings.Contains(l, "Sign in https://example.com/login") {
+		t.Errorf("pending line %q does not name the link form", l)
 	}
 }
