@@ -18,6 +18,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/hermes-bot/hermes-bot/bot/telegram"
+	"github.com/hermes-bot/hermes-bot/cmd/internal/cli"
 	"github.com/hermes-bot/hermes-bot/config"
 	"github.com/hermes-bot/hermes-bot/opencode"
 	"github.com/hermes-bot/hermes-bot/pending"
@@ -72,7 +73,7 @@ func (c *checkCommand) Run(ctx context.Context, args []string) error {
 	fs.SetOutput(c.stderr)
 	flags := registerConfigFlags(fs)
 	fs.Usage = c.usage(fs)
-	if err := parseFlags(fs, args, c.stdout); err != nil {
+	if err := cli.ParseFlags(fs, args, c.stdout); err != nil {
 		return err
 	}
 	if c.timeout <= 0 {

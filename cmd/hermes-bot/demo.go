@@ -18,6 +18,7 @@ import (
 	"github.com/hermes-bot/hermes-bot/bot/daemon"
 	"github.com/hermes-bot/hermes-bot/bot/telegramtest"
 	"github.com/hermes-bot/hermes-bot/bot/telegramtest/webview"
+	"github.com/hermes-bot/hermes-bot/cmd/internal/cli"
 	"github.com/hermes-bot/hermes-bot/config"
 	"github.com/hermes-bot/hermes-bot/opencode/opencodetest"
 )
@@ -93,11 +94,11 @@ func (c *demoCommand) Run(ctx context.Context, args []string) error {
 	fs.SetOutput(c.stderr)
 	addr := fs.String("addr", demoAddr, "address of the page: loopback only, such as 127.0.0.1:8080; port 0 picks a free one")
 	fs.Usage = c.usage(fs)
-	if err := parseFlags(fs, args, c.stdout); err != nil {
+	if err := cli.ParseFlags(fs, args, c.stdout); err != nil {
 		return err
 	}
 	if err := checkLoopback(*addr); err != nil {
-		return usageError{fmt.Errorf("--addr %s: %w", *addr, err)}
+		return usageError{Err: fmt.Errorf("--addr %s: %w", *addr, err)}
 	}
 	d, err := startDemo(ctx, demoSettings{addr: *addr, getenv: c.getenv, log: c.stderr})
 	if err != nil {
@@ -113,7 +114,7 @@ func demoError(err error) error {
 	var ce *daemon.ConfigError
 	var ve *config.ValidationError
 	if errors.As(err, &ce) || errors.As(err, &ve) {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	return err
 }
@@ -237,7 +238,7 @@ func startDemo(ctx context.Context, s demoSettings) (_ *demo, err error) {
 	d.srv = &http.Server{Handler: newPageGuard(d.secret, port, d.view), ReadHeaderTimeout: 10 * time.Second,
 		BaseContext: func(net.Listener) context.Context { return ctx }}
 
-	log := newLogger(cfg, s.log)
+	log := cli.NewLogger(cfg, s.log)
 	d.wg.Add(1)
 	go func() {
 		defer d.wg.Done()

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"io/fs"
 
 	"github.com/hermes-bot/hermes-bot/config"
@@ -72,39 +71,4 @@ func withFix(err error, fix string, unknown ...config.Unknown) error {
 		err = fmt.Errorf("%w\n    note: %s", err, u)
 	}
 	return err
-}
-
-// parseFlags parses args and rejects positional arguments. A problem is a
-// usageError, except flag.ErrHelp, which is returned as it is.
-//
-// Help that was asked for (-h, --help) is printed on stdout, so that
-// "hermes-bot --help | less" shows it; a mistake gets one line on stderr,
-// which points at --help, rather than the whole usage.
-func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) error {
-	usage, out := fs.Usage, fs.Output()
-	fs.Usage = func() {}
-	fs.SetOutput(io.Discard) // flag would print the error, which exitCode prints
-	err := fs.Parse(args)
-	fs.Usage = usage
-	fs.SetOutput(out)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			printHelp(fs, stdout)
-			return err
-		}
-		return usageError{fmt.Errorf("%w (try --help)", err)}
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("unexpected argument %q (try --help)", fs.Arg(0))}
-	}
-	return nil
-}
-
-// printHelp prints fs's usage on w, where a person who asked for help
-// looks for it.
-func printHelp(fs *flag.FlagSet, w io.Writer) {
-	out := fs.Output()
-	fs.SetOutput(w)
-	fs.Usage()
-	fs.SetOutput(out)
 }

@@ -4,57 +4,24 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
-	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"runtime"
-	"syscall"
+
+	"github.com/hermes-bot/hermes-bot/cmd/internal/cli"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Getenv, os.Environ, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(exitCode(err, os.Stderr))
-}
+func main() { cli.Main("hermes-bot", run) }
 
 // usageError marks a problem with how hermes-bot was called or configured:
 // exit code 2, like flag's own errors.
-type usageError struct{ err error }
-
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
+type usageError = cli.UsageError
 
 // exitStatusError ends hermes-bot with a status of its own choosing: see
 // serve's --config-error-exit.
-type exitStatusError struct {
-	err  error
-	code int
-}
+type exitStatusError = cli.ExitStatusError
 
-func (e exitStatusError) Error() string { return e.err.Error() }
-func (e exitStatusError) Unwrap() error { return e.err }
-
-func exitCode(err error, stderr io.Writer) int {
-	var ue usageError
-	var se exitStatusError
-	switch {
-	case err == nil, errors.Is(err, flag.ErrHelp):
-		return 0
-	case errors.As(err, &se):
-		fmt.Fprintf(stderr, "hermes-bot: %v\n", err)
-		return se.code
-	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "hermes-bot: %v\n", err)
-		return 2
-	default:
-		fmt.Fprintf(stderr, "hermes-bot: %v\n", err)
-		return 1
-	}
-}
+// exitCode prints err, if any, and returns the exit status it calls for.
+func exitCode(err error, stderr io.Writer) int { return cli.ExitCode("hermes-bot", err, stderr) }
 
 // run dispatches on the sub-command; no sub-command means serve. environ
 // lists the environment (KEY=VALUE), to spot misspelled settings in it;

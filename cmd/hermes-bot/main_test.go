@@ -131,7 +131,7 @@ func TestExitCodes(t *testing.T) {
 	if exitCode(errors.New("boom"), &b) != 1 {
 		t.Fatal("a runtime error must exit 1")
 	}
-	if exitCode(usageError{errors.New("bad")}, &b) != 2 {
+	if exitCode(usageError{Err: errors.New("bad")}, &b) != 2 {
 		t.Fatal("a usage error must exit 2")
 	}
 }

@@ -6,15 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
-	"time"
-
-	"github.com/mattn/go-isatty"
-	"github.com/rs/zerolog"
 
 	"github.com/hermes-bot/hermes-bot/bot/daemon"
-	"github.com/hermes-bot/hermes-bot/config"
+	"github.com/hermes-bot/hermes-bot/cmd/internal/cli"
 )
 
 type serveCommand struct {
@@ -50,16 +45,16 @@ func (c *serveCommand) Run(ctx context.Context, args []string) error {
 	configErrorExit := fs.Int("config-error-exit", 2, "exit status after a configuration error (a bad setting, a missing env-file, "+
 		"an unusable HERMES_DB); the launchd agent sets 0, as launchd restarts after any other status and a restart does not fix the setting")
 	fs.Usage = c.usage(fs)
-	if err := parseFlags(fs, args, c.stdout); err != nil {
+	if err := cli.ParseFlags(fs, args, c.stdout); err != nil {
 		return err
 	}
 	if *configErrorExit < 0 || *configErrorExit > 125 {
-		return usageError{fmt.Errorf("--config-error-exit %d: want an exit status from 0 to 125", *configErrorExit)}
+		return usageError{Err: fmt.Errorf("--config-error-exit %d: want an exit status from 0 to 125", *configErrorExit)}
 	}
 	err := c.run(ctx, flags)
 	var ue usageError
 	if errors.As(err, &ue) && *configErrorExit != 2 {
-		return exitStatusError{err: err, code: *configErrorExit}
+		return exitStatusError{Err: err, Code: *configErrorExit}
 	}
 	return err
 }
@@ -69,9 +64,9 @@ func (c *serveCommand) Run(ctx context.Context, args []string) error {
 func (c *serveCommand) run(ctx context.Context, flags *configFlags) error {
 	cfg, unknown, err := flags.load(c.getenv, environOf(c.environ))
 	if err != nil {
-		return usageError{withFix(err, settingsFix(err, *flags.envFile), unknown...)}
+		return usageError{Err: withFix(err, settingsFix(err, *flags.envFile), unknown...)}
 	}
-	log := newLogger(cfg, c.stderr)
+	log := cli.NewLogger(cfg, c.stderr)
 	if len(unknown) > 0 {
 		// One line, however many: each is probably a misspelled setting
 		// whose value hermes-bot is not using.
@@ -89,27 +84,9 @@ func (c *serveCommand) run(ctx context.Context, flags *configFlags) error {
 			fix = storeFix
 		}
 		// A restart would not help: a configuration error, exit 2.
-		return usageError{withFix(err, fix)}
+		return usageError{Err: withFix(err, fix)}
 	}
 	return err
-}
-
-func newLogger(cfg *config.Config, w io.Writer) zerolog.Logger {
-	level, err := zerolog.ParseLevel(cfg.LogLevel)
-	if err != nil {
-		level = zerolog.InfoLevel
-	}
-	format := cfg.LogFormat
-	if format == "" {
-		format = "json"
-		if f, ok := w.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
-			format = "console"
-		}
-	}
-	if format == "console" {
-		w = zerolog.ConsoleWriter{Out: w, TimeFormat: time.DateTime}
-	}
-	return zerolog.New(w).Level(level).With().Timestamp().Logger()
 }
 
 // environOf calls environ, if set.

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hermes-bot/hermes-bot/cmd/internal/cli"
 	"github.com/hermes-bot/hermes-bot/deploy"
 )
 
@@ -89,25 +90,25 @@ func (c *serviceCommand) Run(_ context.Context, args []string) error {
 	fs.Usage = c.usage(fs)
 	if len(args) == 0 {
 		fs.Usage()
-		return usageError{errors.New("service: want install, uninstall or print")}
+		return usageError{Err: errors.New("service: want install, uninstall or print")}
 	}
 	f.action = args[0]
 	switch f.action {
 	case "install", "uninstall", "print":
 	case "-h", "-help", "--help", "help":
-		printHelp(fs, c.stdout)
+		cli.PrintHelp(fs, c.stdout)
 		return flag.ErrHelp
 	default:
-		return usageError{fmt.Errorf("service: unknown action %q: want install, uninstall or print", f.action)}
+		return usageError{Err: fmt.Errorf("service: unknown action %q: want install, uninstall or print", f.action)}
 	}
-	if err := parseFlags(fs, args[1:], c.stdout); err != nil {
+	if err := cli.ParseFlags(fs, args[1:], c.stdout); err != nil {
 		return err
 	}
 	if f.goos != "" && f.action != "print" {
-		return usageError{errors.New("service: --os works with print only: install and uninstall are for this machine")}
+		return usageError{Err: errors.New("service: --os works with print only: install and uninstall are for this machine")}
 	}
 	if f.action == "uninstall" && (f.envFile != "" || f.binary != "") {
-		return usageError{errors.New("service uninstall: takes --system only")}
+		return usageError{Err: errors.New("service uninstall: takes --system only")}
 	}
 
 	t, err := c.target(f)
@@ -156,7 +157,7 @@ func (c *serviceCommand) target(f serviceFlags) (*serviceTarget, error) {
 	if f.goos != "" {
 		goos = f.goos
 		if goos != "linux" && goos != "darwin" {
-			return nil, usageError{fmt.Errorf("service: --os %q: want linux or darwin", goos)}
+			return nil, usageError{Err: fmt.Errorf("service: --os %q: want linux or darwin", goos)}
 		}
 	}
 	t := &serviceTarget{system: f.system}
@@ -166,7 +167,7 @@ func (c *serviceCommand) target(f serviceFlags) (*serviceTarget, error) {
 	case "darwin":
 		t.manager = "launchd"
 		if f.system {
-			return nil, usageError{errors.New("service: --system is for Linux (systemd) only; on macOS hermes-bot runs as a launchd agent of your user")}
+			return nil, usageError{Err: errors.New("service: --system is for Linux (systemd) only; on macOS hermes-bot runs as a launchd agent of your user")}
 		}
 	default:
 		return nil, fmt.Errorf("service: %s is not supported: hermes-bot writes systemd units (Linux) and launchd agents (macOS); "+
@@ -225,14 +226,14 @@ func (c *serviceCommand) resolveInputs(t *serviceTarget, f serviceFlags) error {
 	if f.envFile != "" {
 		abs, err := filepath.Abs(f.envFile)
 		if err != nil {
-			return usageError{fmt.Errorf("service: --env-file: %w", err)}
+			return usageError{Err: fmt.Errorf("service: --env-file: %w", err)}
 		}
 		t.envFile = abs
 	}
 	if f.binary != "" {
 		abs, err := filepath.Abs(f.binary)
 		if err != nil {
-			return usageError{fmt.Errorf("service: --binary: %w", err)}
+			return usageError{Err: fmt.Errorf("service: --binary: %w", err)}
 		}
 		t.binary = abs
 	} else {
@@ -244,7 +245,7 @@ func (c *serviceCommand) resolveInputs(t *serviceTarget, f serviceFlags) error {
 	}
 	for _, p := range []string{t.binary, t.envFile, t.home} {
 		if strings.ContainsFunc(p, func(r rune) bool { return r < ' ' || r == 0x7f }) {
-			return usageError{fmt.Errorf("service: path %q holds a control character: a unit file cannot name it", p)}
+			return usageError{Err: fmt.Errorf("service: path %q holds a control character: a unit file cannot name it", p)}
 		}
 	}
 	return nil
@@ -283,10 +284,10 @@ func (c *serviceCommand) print(t *serviceTarget) error {
 
 func (c *serviceCommand) install(t *serviceTarget) error {
 	if p := t.binaryProblem(); p != "" {
-		return usageError{fmt.Errorf("service install: %s", p)}
+		return usageError{Err: fmt.Errorf("service install: %s", p)}
 	}
 	if st, err := os.Stat(c.local(t, t.binary)); err != nil || !st.Mode().IsRegular() || st.Mode().Perm()&0o111 == 0 {
-		return usageError{fmt.Errorf("service install: %s is not an executable file (pass --binary PATH)", t.binary)}
+		return usageError{Err: fmt.Errorf("service install: %s is not an executable file (pass --binary PATH)", t.binary)}
 	}
 
 	path := c.local(t, t.path)

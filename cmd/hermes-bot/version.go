@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"runtime/debug"
+
+	"github.com/hermes-bot/hermes-bot/cmd/internal/cli"
 )
 
 // version is set at release time with -ldflags "-X main.version=v1.2.3";
@@ -16,18 +17,10 @@ type versionCommand struct{ stdout io.Writer }
 
 func (c *versionCommand) Run(_ context.Context, args []string) error {
 	if len(args) > 0 {
-		return usageError{fmt.Errorf("version takes no arguments")}
+		return usageError{Err: fmt.Errorf("version takes no arguments")}
 	}
 	fmt.Fprintf(c.stdout, "hermes-bot %s (%s %s/%s)\n", buildVersion(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	return nil
 }
 
-func buildVersion() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(devel)"
-}
+func buildVersion() string { return cli.BuildVersion(version) }
