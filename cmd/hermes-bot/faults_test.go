@@ -27,11 +27,9 @@ import (
 // this is the check that serve's shutdown leaves nothing running.
 func TestMain(m *testing.M) {
 	// Then, in a line go test shows without -v, whether the end-to-end
-	// tests were skipped for want of opencode, or the browser test for
-	// want of a Chromium.
+	// tests were skipped for want of opencode.
 	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
 		opencodetest.AnnounceUnavailable("cmd/hermes-bot")
-		announceNoBrowser()
 		os.Exit(code)
 	}))
 }

@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
 	"runtime"
 
@@ -23,6 +24,10 @@ type exitStatusError = cli.ExitStatusError
 // exitCode prints err, if any, and returns the exit status it calls for.
 func exitCode(err error, stderr io.Writer) int { return cli.ExitCode("hermes-bot", err, stderr) }
 
+// demoMoved answers "hermes-bot demo", which is a command of its own now,
+// so that hermes-bot links none of its fakes.
+var demoMoved = usageError{Err: errors.New(`the demo is a command of its own now: run "go run ./cmd/hermes-demo" in the source tree, or "hermes-demo"`)}
+
 // run dispatches on the sub-command; no sub-command means serve. environ
 // lists the environment (KEY=VALUE), to spot misspelled settings in it;
 // nil skips that.
@@ -34,7 +39,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, environ
 		case "check":
 			return (&checkCommand{getenv: getenv, environ: environ, stdout: stdout, stderr: stderr}).Run(ctx, args[1:])
 		case "demo":
-			return (&demoCommand{getenv: getenv, stdout: stdout, stderr: stderr}).Run(ctx, args[1:])
+			return demoMoved
 		case "service":
 			return (&serviceCommand{getenv: getenv, stdout: stdout, stderr: stderr,
 				goos: runtime.GOOS, executable: executablePath}).Run(ctx, args[1:])

@@ -47,6 +47,20 @@ func TestVersion(t *testing.T) {
 	}
 }
 
+// TestDemoMoved: "hermes-bot demo", as people learned it, says in one
+// line where the demo went, and exits 2; --help says it too.
+func TestDemoMoved(t *testing.T) {
+	for _, args := range [][]string{{"demo"}, {"demo", "--addr", "127.0.0.1:8080"}} {
+		stdout, stderr, code := runCmd(t, nil, args...)
+		if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "go run ./cmd/hermes-demo") {
+			t.Errorf("%v: code %d, stdout %q, stderr %q; want 2 and one line naming go run ./cmd/hermes-demo", args, code, stdout, stderr)
+		}
+	}
+	if stdout, _, _ := runCmd(t, nil, "--help"); !strings.Contains(stdout, "go run ./cmd/hermes-demo") {
+		t.Errorf("hermes-bot --help does not say where the demo is:\n%s", stdout)
+	}
+}
+
 func TestHelpListsEverySettingAndNoSecret(t *testing.T) {
 	env := map[string]string{"TELEGRAM_BOT_TOKEN": "1:help-secret", "OPENCODE_SERVER_PASSWORD": "pw-secret"}
 	for _, args := range [][]string{{"--help"}, {"help"}, {"serve", "-h"}} {

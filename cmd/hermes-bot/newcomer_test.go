@@ -184,12 +184,12 @@ func TestReadmeOffersTheDemoFirst(t *testing.T) {
 	if !ok {
 		t.Fatal("README has no section")
 	}
-	for _, want := range []string{"go run ./cmd/hermes-bot demo", "no bot needed"} {
+	for _, want := range []string{"go run ./cmd/hermes-demo", "no bot needed"} {
 		if !strings.Contains(first, want) {
 			t.Errorf("README's first screen does not say %q", want)
 		}
 	}
-	if strings.Index(string(data), "go run ./cmd/hermes-bot demo") > strings.Index(string(data), "go run ./cmd/hermes-bot --env-file") {
+	if strings.Index(string(data), "go run ./cmd/hermes-demo") > strings.Index(string(data), "go run ./cmd/hermes-bot --env-file") {
 		t.Error("README shows the demo after the command that needs a bot")
 	}
 }

@@ -25,9 +25,10 @@ func (c *serveCommand) usage(fs *flag.FlagSet) func() {
   hermes-bot check [flags]    check the settings, Telegram, opencode and the store
   hermes-bot service install|uninstall|print [--system]
                               run hermes-bot as a systemd or launchd service
-  hermes-bot demo [--addr A]  see it work without a bot: the bridge against a built-in
-                              fake Telegram and opencode, shown on a local web page
   hermes-bot version          print the version (also: --version)
+
+To see it work without a bot, against a built-in fake Telegram and opencode
+shown on a local web page: go run ./cmd/hermes-demo (in the source tree).
 
 Every setting is read from the environment, from --env-file, or from its flag
 (flag wins over environment, environment over env-file).

@@ -28,9 +28,9 @@ func newPageGuard(secret, port string, page http.Handler) *pageGuard {
 // The refusals' texts: plain, and free of the secret, which a refused
 // request may not know.
 const (
-	refuseHost   = "hermes-bot demo: this page answers only at 127.0.0.1, localhost or [::1] and its own port. Open the address hermes-bot demo printed.\n"
-	refuseSite   = "hermes-bot demo: refused a request from another site. Open the address hermes-bot demo printed, and act from that page.\n"
-	refuseSecret = "hermes-bot demo: this address lacks the page's secret. Open the address hermes-bot demo printed, secret included.\n"
+	refuseHost   = "hermes-demo: this page answers only at 127.0.0.1, localhost or [::1] and its own port. Open the address hermes-demo printed.\n"
+	refuseSite   = "hermes-demo: refused a request from another site. Open the address hermes-demo printed, and act from that page.\n"
+	refuseSecret = "hermes-demo: this address lacks the page's secret. Open the address hermes-demo printed, secret included.\n"
 )
 
 func (g *pageGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -66,12 +66,13 @@ type demoCommand struct {
 func (c *demoCommand) usage(fs *flag.FlagSet) func() {
 	return func() {
 		fmt.Fprint(fs.Output(), `Usage:
-  hermes-bot demo [--addr 127.0.0.1:PORT]
+  hermes-demo [--addr 127.0.0.1:PORT]
+  go run ./cmd/hermes-demo [--addr 127.0.0.1:PORT]    (in the source tree)
 
-Runs the whole bridge in-process against a built-in fake of Telegram and,
-unless OPENCODE_URL is set, a built-in fake opencode that asks a question,
-a multiple-choice question, a question to answer by typing, and a
-permission, one after the other. Open the page it prints: it shows the
+Runs hermes-bot, the whole bridge, in-process against a built-in fake of
+Telegram and, unless OPENCODE_URL is set, a built-in fake opencode that
+asks a question, a multiple-choice question, a question to answer by
+typing, and a permission, one after the other. Open the page it prints: it shows the
 group as Telegram would, and lets you press the buttons and reply, as a
 user on the allow-list or as one who is not. No bot, token or network is
 needed; nothing outside loopback is contacted except OPENCODE_URL. The
@@ -90,7 +91,7 @@ Flags:
 }
 
 func (c *demoCommand) Run(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("hermes-bot demo", flag.ContinueOnError)
+	fs := flag.NewFlagSet("hermes-demo", flag.ContinueOnError)
 	fs.SetOutput(c.stderr)
 	addr := fs.String("addr", demoAddr, "address of the page: loopback only, such as 127.0.0.1:8080; port 0 picks a free one")
 	fs.Usage = c.usage(fs)
@@ -98,23 +99,23 @@ func (c *demoCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	if err := checkLoopback(*addr); err != nil {
-		return usageError{Err: fmt.Errorf("--addr %s: %w", *addr, err)}
+		return cli.UsageError{Err: fmt.Errorf("--addr %s: %w", *addr, err)}
 	}
 	d, err := startDemo(ctx, demoSettings{addr: *addr, getenv: c.getenv, log: c.stderr})
 	if err != nil {
 		return demoError(err)
 	}
-	fmt.Fprintf(c.stdout, "hermes-bot demo: open %s in a browser to see the group and answer as a user (Ctrl-C stops)\n", d.URL)
+	fmt.Fprintf(c.stdout, "hermes-demo: open %s in a browser to see the group and answer as a user (Ctrl-C stops)\n", d.URL)
 	return demoError(d.Wait())
 }
 
 // demoError makes a setting the demo cannot work with (a bad HERMES_DB or
-// OPENCODE_URL, say) a usageError, exit 2, as serve does.
+// OPENCODE_URL, say) a cli.UsageError, exit 2, as hermes-bot serve does.
 func demoError(err error) error {
 	var ce *daemon.ConfigError
 	var ve *config.ValidationError
 	if errors.As(err, &ce) || errors.As(err, &ve) {
-		return usageError{Err: err}
+		return cli.UsageError{Err: err}
 	}
 	return err
 }

@@ -95,7 +95,7 @@ func TestPageGuard(t *testing.T) {
 				if w.Code != tc.code || reached != nil {
 					t.Errorf("%d, the page received %q; want %d and nothing", w.Code, reached, tc.code)
 				}
-				if !strings.Contains(body, tc.why) || !strings.Contains(body, "Open the address hermes-bot demo printed") ||
+				if !strings.Contains(body, tc.why) || !strings.Contains(body, "Open the address hermes-demo printed") ||
 					!strings.HasPrefix(w.Header().Get("Content-Type"), "text/plain") {
 					t.Errorf("the refusal says (%s) %q, want %q and where to go", w.Header().Get("Content-Type"), body, tc.why)
 				}
@@ -206,7 +206,7 @@ func TestDemoRefusesOtherSites(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if resp.StatusCode != a.code || !strings.Contains(string(body), "Open the address hermes-bot demo printed") {
+			if resp.StatusCode != a.code || !strings.Contains(string(body), "Open the address hermes-demo printed") {
 				t.Errorf("%s %s with %s: %s %q; want %d and where to go", rt.method, target.Path, a.name, resp.Status, body, a.code)
 			}
 		}

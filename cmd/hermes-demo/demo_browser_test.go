@@ -54,7 +54,7 @@ func announceNoBrowser() {
 		defer tty.Close()
 		w = tty
 	}
-	fmt.Fprintf(w, "cmd/hermes-bot: browser test SKIPPED: %s\n", why)
+	fmt.Fprintf(w, "cmd/hermes-demo: browser test SKIPPED: %s\n", why)
 }
 
 // findBrowser returns the path of a Chromium, or skips the test saying
@@ -151,7 +151,7 @@ func TestDemoInBrowser(t *testing.T) {
 			t.Fatalf("%s in %s: %v", what, browser, err)
 		}
 		body, err := chromedp.Run(bctx, chromedp.Evaluate[string](`document.body.innerText`))
-		if resp.Status != int64(want) || err != nil || !strings.Contains(body, "Open the address hermes-bot demo printed") {
+		if resp.Status != int64(want) || err != nil || !strings.Contains(body, "Open the address hermes-demo printed") {
 			t.Errorf("%s: %d %q (%v); want %d and where to go", what, resp.Status, body, err, want)
 		}
 	}
