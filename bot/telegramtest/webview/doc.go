@@ -9,8 +9,8 @@
 // real client would cause, and the page shows the chat from the fake's
 // state (Messages), rendered from the entities Telegram would have parsed
 // out of the bot's HTML. It owns no bot logic, nor any access control:
-// "hermes-bot demo" serves it under a per-run secret path and refuses
-// other sites' requests; tests drive it over HTTP or in a browser.
+// cmd/hermes-demo serves it under a per-run secret path and refuses other
+// sites' requests; tests drive it over HTTP or in a browser.
 //
 // The page is plain server-rendered HTML with a form per button: it works
 // without JavaScript, and a test can read it and post its forms as a
