@@ -99,7 +99,7 @@ const (
 )
 
 // Contract2 returns every route, event and shape hermes-bot uses of
-// OpenCode 2. The README's "What hermes-bot uses of OpenCode 2" is its
+// OpenCode 2. "What hermes-bot uses of OpenCode 2" in docs/opencode2.md is its
 // copy for users; a test keeps the two alike. A function, not a variable,
 // so a binary that never calls it carries none of it.
 func Contract2() []ContractEntry {

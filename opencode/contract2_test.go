@@ -74,17 +74,18 @@ var (
 )
 
 // readmeContract returns the routes and event types named in the first
-// two columns of the README's OpenCode 2 table, and the event prefixes
-// ("permission." for `permission.*`) the section names outside it.
+// two columns of the OpenCode 2 table in docs/opencode2.md (the README's
+// "Which opencode" links to it), and the event prefixes ("permission."
+// for `permission.*`) the section names outside it.
 func readmeContract(t *testing.T) (names []string, prefixes []string) {
 	t.Helper()
-	b, err := os.ReadFile("../README.md")
+	b, err := os.ReadFile("../docs/opencode2.md")
 	if err != nil {
-		t.Fatalf("reading the README: %v", err)
+		t.Fatalf("reading docs/opencode2.md: %v", err)
 	}
 	_, section, ok := strings.Cut(string(b), "### What hermes-bot uses of OpenCode 2\n")
 	if !ok {
-		t.Fatal("README: no section \"What hermes-bot uses of OpenCode 2\"")
+		t.Fatal("docs/opencode2.md: no section \"What hermes-bot uses of OpenCode 2\"")
 	}
 	if i := strings.Index(section, "\n#"); i >= 0 {
 		section = section[:i]
@@ -98,7 +99,7 @@ func readmeContract(t *testing.T) (names []string, prefixes []string) {
 		}
 		cols := strings.Split(line, " | ")
 		if len(cols) < 3 {
-			t.Fatalf("README table row with %d columns: %s", len(cols), line)
+			t.Fatalf("docs/opencode2.md: table row with %d columns: %s", len(cols), line)
 		}
 		text := cols[0] + " | " + cols[1]
 		for _, m := range backtickRE.FindAllStringSubmatch(text, -1) {
@@ -116,12 +117,12 @@ func readmeContract(t *testing.T) (names []string, prefixes []string) {
 		}
 	}
 	if len(names) == 0 {
-		t.Fatal("README: no route or event found in the OpenCode 2 table")
+		t.Fatal("docs/opencode2.md: no route or event found in the OpenCode 2 table")
 	}
 	return names, prefixes
 }
 
-// The README's table and Contract2 name the same routes and events, so
+// The table in docs/opencode2.md and Contract2 name the same routes and events, so
 // neither can change alone. An event the table does not name (the 1.x
 // spelling) must fall under a prefix the section names.
 func TestContract2MatchesREADME(t *testing.T) {
@@ -142,11 +143,11 @@ func TestContract2MatchesREADME(t *testing.T) {
 		if e.Kind == opencode.ContractEvent && slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(e.Name, p) }) {
 			continue
 		}
-		t.Errorf("%s is in Contract2 but not in the README's table", e.Name)
+		t.Errorf("%s is in Contract2 but not in the table of docs/opencode2.md", e.Name)
 	}
 	for n := range inReadme {
 		if !inContract[n] {
-			t.Errorf("%s is in the README's table but not in Contract2", n)
+			t.Errorf("%s is in the table of docs/opencode2.md but not in Contract2", n)
 		}
 	}
 }

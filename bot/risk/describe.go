@@ -30,7 +30,7 @@ var kindNames = map[argKind]string{
 }
 
 // Describe renders the grammar as a Markdown list, one program (or git
-// subcommand) a line, for the README: what auto-approval allows is then
+// subcommand) a line, for docs/auto-approval.md: what auto-approval allows is then
 // read from the table itself.
 func Describe() string {
 	var b strings.Builder

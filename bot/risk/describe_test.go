@@ -9,17 +9,18 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite the grammar list in README.md")
+var update = flag.Bool("update", false, "rewrite the grammar list in docs/auto-approval.md")
 
 const (
 	readmeStart = "<!-- auto-approval grammar: written by `go test ./bot/risk -run TestReadmeListsGrammar -update` -->\n"
 	readmeEnd   = "<!-- end of the auto-approval grammar -->"
 )
 
-// TestReadmeListsGrammar keeps the README's list of what auto-approval
-// allows the same as the table Approve reads.
+// TestReadmeListsGrammar keeps the list of what auto-approval allows, in
+// docs/auto-approval.md (linked from the README), the same as the table
+// Approve reads.
 func TestReadmeListsGrammar(t *testing.T) {
-	path := filepath.Join("..", "..", "README.md")
+	path := filepath.Join("..", "..", "docs", "auto-approval.md")
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -27,10 +28,10 @@ func TestReadmeListsGrammar(t *testing.T) {
 	readme := string(b)
 	i, j := strings.Index(readme, readmeStart), strings.Index(readme, readmeEnd)
 	if i < 0 || j < i {
-		t.Fatalf("README.md lacks the markers %q … %q", readmeStart, readmeEnd)
+		t.Fatalf("%s lacks the markers %q … %q", path, readmeStart, readmeEnd)
 	}
 	if n := fmt.Sprintf("a table of %d commands", len(readTable(t))); !strings.Contains(readme, n) {
-		t.Errorf("README.md does not say %q", n)
+		t.Errorf("%s does not say %q", path, n)
 	}
 	want := Describe()
 	got := readme[i+len(readmeStart) : j]
@@ -43,7 +44,7 @@ func TestReadmeListsGrammar(t *testing.T) {
 		}
 		return
 	}
-	t.Errorf("README.md's auto-approval list differs from the grammar; run\n\tgo test ./bot/risk -run TestReadmeListsGrammar -update\nwant:\n%s", want)
+	t.Errorf("%s: the auto-approval list differs from the grammar; run\n\tgo test ./bot/risk -run TestReadmeListsGrammar -update\nwant:\n%s", path, want)
 }
 
 func TestDescribe(t *testing.T) {

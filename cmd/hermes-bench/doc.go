@@ -1,7 +1,7 @@
 // Command hermes-bench measures a real hermes-bot binary against the fake
 // opencode server (opencode/opencodetest) and the fake Telegram Bot API
 // (bot/telegramtest), both run inside hermes-bench on loopback ports, and
-// prints the figures of the README's "Performance" table, each with the
+// prints the figures of the table in docs/performance.md, each with the
 // target it is held to.
 //
 //	go run ./cmd/hermes-bench latency     event → post and press → answer, p50/p99

@@ -139,7 +139,7 @@ func crashRound(t *testing.T, k int) {
 		t.Fatal("the question answered in opencode was not pending")
 	}
 	// Every press has reached opencode: a press killed before that is the
-	// window the README owns up to (Telegram handed it over, the bot had
+	// window docs/operations.md owns up to (Telegram handed it over, the bot had
 	// not handled it), not what this test is about.
 	if _, err := r.fake.WaitReplies(ctx, crashPressed); err != nil {
 		t.Fatalf("the presses never reached opencode: %v", err)

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // repoRoot is the module's root, seen from this package's folder, where
@@ -111,16 +112,119 @@ func TestNoCommentCitesAnIssue(t *testing.T) {
 // line), up to the next one.
 func readmeSection(t *testing.T, heading string) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	return docSection(t, "README.md", heading)
+}
+
+// docSection returns the section under heading (a "## " line) of the
+// Markdown file at path, relative to the repository root (README.md,
+// docs/operations.md, …), up to the next one.
+func docSection(t *testing.T, path, heading string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(repoRoot, filepath.FromSlash(path)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, rest, ok := strings.Cut(string(data), "\n## "+heading+"\n")
 	if !ok {
-		t.Fatalf("README has no section %q", heading)
+		t.Fatalf("%s has no section %q", path, heading)
 	}
 	section, _, _ := strings.Cut(rest, "\n## ")
 	return section
+}
+
+// guideFiles are the README and the files of docs/, relative to the
+// repository root.
+func guideFiles(t *testing.T) []string {
+	t.Helper()
+	docs, err := filepath.Glob(filepath.Join(repoRoot, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := []string{"README.md"}
+	for _, d := range docs {
+		rel, err := filepath.Rel(repoRoot, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, filepath.ToSlash(rel))
+	}
+	return files
+}
+
+var (
+	mdLinkRE     = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	mdCodeSpanRE = regexp.MustCompile("`[^`]*`")
+)
+
+// mdAnchors returns the anchors GitHub gives the headings of a Markdown
+// text: lower case, spaces as "-", punctuation but "-" and "_" dropped.
+// Headings inside fenced code are not headings.
+func mdAnchors(text string) map[string]bool {
+	anchors := map[string]bool{}
+	fenced := false
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, "```") {
+			fenced = !fenced
+			continue
+		}
+		if fenced || !strings.HasPrefix(line, "#") {
+			continue
+		}
+		title := strings.TrimSpace(strings.TrimLeft(line, "#"))
+		var b strings.Builder
+		for _, r := range strings.ToLower(title) {
+			switch {
+			case r == ' ':
+				b.WriteRune('-')
+			case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+				b.WriteRune(r)
+			}
+		}
+		anchors[b.String()] = true
+	}
+	return anchors
+}
+
+// TestGuideLinksResolve: every relative link of the README and of docs/
+// names a file the repository has, and every #anchor a heading of that
+// file, so moving a section cannot leave a link behind.
+func TestGuideLinksResolve(t *testing.T) {
+	for _, file := range guideFiles(t) {
+		data, err := os.ReadFile(filepath.Join(repoRoot, filepath.FromSlash(file)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fenced := false
+		for i, line := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(line, "```") {
+				fenced = !fenced
+			}
+			if fenced {
+				continue
+			}
+			for _, m := range mdLinkRE.FindAllStringSubmatch(mdCodeSpanRE.ReplaceAllString(line, ""), -1) {
+				link := m[1]
+				if strings.Contains(link, "://") || strings.HasPrefix(link, "mailto:") {
+					continue
+				}
+				target, anchor, _ := strings.Cut(link, "#")
+				path := file
+				if target != "" {
+					path = filepath.ToSlash(filepath.Join(filepath.Dir(file), target))
+				}
+				body, err := os.ReadFile(filepath.Join(repoRoot, filepath.FromSlash(path)))
+				if err != nil {
+					if _, serr := os.Stat(filepath.Join(repoRoot, filepath.FromSlash(path))); serr != nil {
+						t.Errorf("%s:%d links to %s, which the repository does not have", file, i+1, link)
+						continue
+					}
+				}
+				if anchor != "" && strings.HasSuffix(path, ".md") && !mdAnchors(string(body))[anchor] {
+					t.Errorf("%s:%d links to %s: %s has no heading with anchor #%s", file, i+1, link, path, anchor)
+				}
+			}
+		}
+	}
 }
 
 // TestReadmeRunItSaysWhatTheCommandsNeed: the test command installs
