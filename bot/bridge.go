@@ -529,7 +529,7 @@ func (b *Bridge) sendQuestion(ctx context.Context, log zerolog.Logger, e *pendin
 	b.addContext(ctx, e)
 	at, err := b.fe.Post(ctx, frontend.Request{Key: e.UID, Entries: []*pending.Entry{e}})
 	if err != nil {
-		log.Error().Err(err).Msg("could not post question to Telegram; it is sent again at start-up or after a reconnect")
+		log.Error().Err(err).Msg("could not post question to the chat; it is sent again at start-up or after a reconnect")
 		return pending.Place{}, err
 	}
 	return at, nil

@@ -151,7 +151,7 @@ func (b *Bridge) closeMessage(ctx context.Context, log zerolog.Logger, e *pendin
 	switch {
 	case err == nil:
 	case errors.Is(err, frontend.ErrGone):
-		log.Debug().Err(err).Int("messageID", e.Place.Message).Msg("request message is gone from Telegram; its outcome is not shown")
+		log.Debug().Err(err).Int("messageID", e.Place.Message).Msg("request message is gone from the chat; its outcome is not shown")
 	default:
 		log.Warn().Err(err).Int("messageID", e.Place.Message).Msg("could not edit request message")
 	}

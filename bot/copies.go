@@ -154,7 +154,7 @@ func (b *Bridge) repost(ctx context.Context, log zerolog.Logger, e *pending.Entr
 	if err != nil {
 		thread = e.Place.Thread
 		log.Error().Err(err).Int("oldMessageID", old).
-			Msg("request message was deleted in Telegram and posting it again failed; it is posted again after the next connect")
+			Msg("request message was deleted in the chat and posting it again failed; it is posted again after the next connect")
 	}
 	var errs []error
 	for _, m := range members {
@@ -174,11 +174,11 @@ func (b *Bridge) repost(ctx context.Context, log zerolog.Logger, e *pending.Entr
 	e.Place.Message, e.Place.Thread = msgID, thread
 	if err := errors.Join(errs...); err != nil {
 		log.Error().Err(err).Int("oldMessageID", old).Int("messageID", msgID).
-			Msg("request message was deleted in Telegram; could not save the ID of the new one")
+			Msg("request message was deleted in the chat; could not save the ID of the new one")
 		return
 	}
 	if msgID != 0 {
 		log.Info().Int("oldMessageID", old).Int("messageID", msgID).
-			Msg("request message was deleted in Telegram; posted it again")
+			Msg("request message was deleted in the chat; posted it again")
 	}
 }

@@ -202,5 +202,5 @@ func (b *Bridge) rejectExpired(ctx context.Context, e *pending.Entry) error {
 // expiredReason is the reject message sent to the agent when nobody
 // answered a permission request in time. It is for the model, not a
 // person, so it stays English whatever HERMES_LANG is.
-const expiredReason = "No one answered this permission request in time on Telegram (hermes-bot); " +
+const expiredReason = "No one answered this permission request in time in the chat hermes-bot shows it in; " +
 	"treat it as rejected and continue without it."

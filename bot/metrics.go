@@ -40,9 +40,12 @@ type Metrics struct {
 	// stream instead, the same series labelled server="name". Set it
 	// before the first WriteTo.
 	Streams []ServerStream
-	// LastPoll, if set, returns when Telegram last answered getUpdates
-	// (zero if never), for a gauge. Set it before the first WriteTo.
+	// LastPoll, if set, returns when the chat last answered a poll for
+	// updates (zero if never), for a gauge. Set it before the first WriteTo.
 	LastPoll func() time.Time
+	// Frontend names the chat the front-end series are of, their
+	// frontend label ("telegram"). Set it before the first WriteTo.
+	Frontend string
 
 	started time.Time
 
@@ -52,7 +55,7 @@ type Metrics struct {
 	retries   atomic.Uint64  // 5xx or network failures retried
 	postDelay prom.Histogram // asked → posted
 	answerLat prom.Histogram // press → delivered to opencode
-	waitLat   prom.Histogram // asked → answered in Telegram
+	waitLat   prom.Histogram // asked → answered in the chat
 }
 
 // outcome is how a request closed, a label of hermes_requests_closed_total.
@@ -199,23 +202,27 @@ func (m *Metrics) WriteTo(w io.Writer) (int64, error) {
 			pw.Sample("hermes_opencode_info", l, 1)
 		}
 	}
-	if m.LastPoll != nil {
-		pw.Family("hermes_telegram_last_poll_timestamp_seconds", "gauge", "When Telegram last answered getUpdates, as a Unix time; 0 if never.")
-		pw.Sample("hermes_telegram_last_poll_timestamp_seconds", "", prom.UnixSeconds(m.LastPoll()))
+	fe := ""
+	if m.Frontend != "" {
+		fe = `frontend="` + prom.Escape(m.Frontend) + `"`
 	}
-	pw.Family("hermes_requests_posted_total", "counter", "Request messages posted to Telegram.")
+	if m.LastPoll != nil {
+		pw.Family("hermes_frontend_last_poll_timestamp_seconds", "gauge", "When the chat last answered a poll for updates, as a Unix time; 0 if never.")
+		pw.Sample("hermes_frontend_last_poll_timestamp_seconds", fe, prom.UnixSeconds(m.LastPoll()))
+	}
+	pw.Family("hermes_requests_posted_total", "counter", "Request messages posted to the chat.")
 	pw.Sample("hermes_requests_posted_total", "", float64(m.posted.Load()))
 	pw.Family("hermes_requests_closed_total", "counter", "Requests closed, by outcome.")
 	for o := range numOutcomes {
 		pw.Sample("hermes_requests_closed_total", `outcome="`+outcomeNames[o]+`"`, float64(m.closed[o].Load()))
 	}
-	pw.Family("hermes_telegram_rate_limited_total", "counter", "Telegram calls answered with 429 Too Many Requests.")
-	pw.Sample("hermes_telegram_rate_limited_total", "", float64(m.limited.Load()))
-	pw.Family("hermes_telegram_retries_total", "counter", "Telegram calls retried after a 5xx or a network error.")
-	pw.Sample("hermes_telegram_retries_total", "", float64(m.retries.Load()))
+	pw.Family("hermes_frontend_rate_limited_total", "counter", "Calls to the chat answered with 429 Too Many Requests.")
+	pw.Sample("hermes_frontend_rate_limited_total", fe, float64(m.limited.Load()))
+	pw.Family("hermes_frontend_retries_total", "counter", "Calls to the chat retried after a 5xx or a network error.")
+	pw.Sample("hermes_frontend_retries_total", fe, float64(m.retries.Load()))
 	pw.Histogram("hermes_request_post_delay_seconds", "Time from a request being asked to its message being posted.", &m.postDelay)
 	pw.Histogram("hermes_answer_delivery_seconds", "Time from a press or typed answer to the answer being delivered to opencode.", &m.answerLat)
-	pw.Histogram("hermes_request_answer_wait_seconds", "Time from a request being asked to its answer in Telegram.", &m.waitLat)
+	pw.Histogram("hermes_request_answer_wait_seconds", "Time from a request being asked to its answer in the chat.", &m.waitLat)
 	pw.Family("hermes_start_time_seconds", "gauge", "When hermes-bot started, as a Unix time.")
 	pw.Sample("hermes_start_time_seconds", "", prom.UnixSeconds(m.started))
 	return pw.Result()

@@ -106,7 +106,7 @@ func TestMetricsZero(t *testing.T) {
 		"hermes_requests_posted_total",
 		`hermes_requests_closed_total{outcome="answered"}`,
 		`hermes_requests_closed_total{outcome="expired"}`,
-		"hermes_telegram_rate_limited_total",
+		"hermes_frontend_rate_limited_total",
 		"hermes_answer_delivery_seconds_count",
 	} {
 		if v, ok := got[k]; !ok || v != 0 {
@@ -158,7 +158,7 @@ func TestMetricsStreamAndPoll(t *testing.T) {
 		"hermes_opencode_connects_total":              3,
 		"hermes_opencode_reconnects_total":            2,
 		"hermes_opencode_connected":                   1,
-		"hermes_telegram_last_poll_timestamp_seconds": 1700000000.5,
+		"hermes_frontend_last_poll_timestamp_seconds": 1700000000.5,
 	}
 	for k, v := range want {
 		if got[k] != v {

@@ -72,7 +72,7 @@ func (b *Bridge) settleOwed(log zerolog.Logger, o pending.Edit, err error) {
 	go func() {
 		defer b.running.Done()
 		if serr := b.store.Edited(o); serr != nil {
-			log.Warn().Err(serr).Int("messageID", o.Place.Message).Msg("could not forget a closing edit Telegram took; it is sent again at the next start, harmlessly")
+			log.Warn().Err(serr).Int("messageID", o.Place.Message).Msg("could not forget a closing edit the chat took; it is sent again at the next start, harmlessly")
 		}
 	}()
 }

@@ -183,7 +183,7 @@ func (b *Bridge) postPermission(ctx context.Context, uid, key string) error {
 		}
 		at, err = b.fe.Post(ctx, b.withGeneration(frontend.Request{Key: key, Entries: open(members)}))
 		if err != nil {
-			log.Error().Err(err).Msg("could not post permission request to Telegram; it is sent again at start-up or after a reconnect")
+			log.Error().Err(err).Msg("could not post permission request to the chat; it is sent again at start-up or after a reconnect")
 			return fmt.Errorf("post %s: %w", uid, err)
 		}
 		sent = true

@@ -103,6 +103,7 @@ func Run(ctx context.Context, cfg *config.Config, log zerolog.Logger, opts Optio
 	d.poll.next = telegramTransport()
 	d.poll.log = log
 	d.metrics.LastPoll = d.poll.LastOK
+	d.metrics.Frontend = "telegram"
 	if err := d.newTelegram(); err != nil {
 		return err
 	}

@@ -111,6 +111,12 @@ func TestHealthAndMetricsServed(t *testing.T) {
 			t.Errorf("%s = %v, want %v", k, got[k], want)
 		}
 	}
+	if _, ok := got[`hermes_frontend_rate_limited_total{frontend="telegram"}`]; !ok {
+		t.Errorf("/metrics lacks the front-end series labelled frontend=\"telegram\":\n%s", body)
+	}
+	if strings.Contains(body, "hermes_telegram_") {
+		t.Errorf("/metrics still names a series after Telegram:\n%s", body)
+	}
 	if got["hermes_opencode_events_total"] < 2 {
 		t.Errorf("events = %v, want at least server.connected and question.asked", got["hermes_opencode_events_total"])
 	}
