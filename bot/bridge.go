@@ -95,7 +95,7 @@ func surfaceOf(e *pending.Entry) opencode.Surface {
 }
 
 // storedSurface is how an entry records surface s: legacy, the default,
-// as nothing, so entries written before surfaces existed read as legacy.
+// as nothing, which the entry's JSON leaves out.
 func storedSurface(s opencode.Surface) string {
 	if s == opencode.SurfaceLegacy {
 		return ""

@@ -5,57 +5,11 @@ import (
 	"testing"
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
-	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"github.com/hermes-bot/hermes-bot/pending"
 )
 
-// fixtureChat is the chat of the requests in testdata/store-17c02ea.db.
+// fixtureChat is the chat of the requests in testdata/store-03d8d17.db.
 const fixtureChat = -1001234
-
-// testdata/store-17c02ea.db was written by the pending package of
-// hermes-bot 17c02ea (the release before the store gained surfaces, owed
-// edits and toast identifiers): a question (UID qFixture, message 7), a
-// permission request (pFixture, message 8, "make test") and a closed
-// request (cFixture) remembered with the English toast text of that time.
-// This release must open it and answer its requests.
-func TestStoreWrittenByOlderReleaseAnswers(t *testing.T) {
-	h := newHarness(t, harnessConfig{ChatID: fixtureChat})
-	if err := h.store.Close(); err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile("testdata/store-17c02ea.db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(h.path, raw, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	store, err := pending.Open(h.path)
-	if err != nil {
-		t.Fatalf("the older release's store does not open: %v", err)
-	}
-	t.Cleanup(func() { _ = store.Close() })
-	h.store = store
-	h.wire(h.tg)
-
-	q, err := store.Get("qFixture")
-	if err != nil || q.RequestID != "que_fixture" || q.Place.Message != 7 || q.Surface != "" {
-		t.Fatalf("question %+v, %v", q, err)
-	}
-	h.pressIn(fixtureChat, alice, data(t, frontend.Pick, "qFixture", 0, 1), 7)
-	if r := h.oc.Replies(); len(r) != 1 || r[0].RequestID != "que_fixture" || r[0].Answers[0][0] != "SQLite" || r[0].Surface != "" {
-		t.Fatalf("replies %+v: want SQLite for que_fixture through the original routes", r)
-	}
-
-	h.pressIn(fixtureChat, alice, permData(t, frontend.AllowOnce, "pFixture"), 8)
-	if r := h.oc.PermReplies(); len(r) != 1 || r[0].RequestID != "per_fixture" || r[0].Reply != "once" {
-		t.Fatalf("permission replies %+v: want once for per_fixture", r)
-	}
-
-	if got := h.toast(h.pressIn(fixtureChat, alice, data(t, frontend.Pick, "cFixture", 0, 0), 9)); got != i18n.ToastExpired {
-		t.Errorf("a press on the request closed by the older release is told %q, want %q", got, i18n.ToastExpired)
-	}
-}
 
 // testdata/store-03d8d17.db was written by the pending package of
 // hermes-bot 03d8d17, the last release before OpenCode 2's forms: a

@@ -144,8 +144,8 @@ func TestAlwaysListOddRecords(t *testing.T) {
 	}
 }
 
-// An entry stored before Run existed reads with no Run; one with Run
-// keeps it.
+// A permission whose call could not be read is stored without Run and
+// reads with none; one with Run keeps it.
 func TestPermissionRunJSON(t *testing.T) {
 	var old pending.Entry
 	if err := json.Unmarshal([]byte(`{"uid":"u","kind":"permission","permission":{"kind":"bash","patterns":["ls"]}}`), &old); err != nil {

@@ -33,8 +33,7 @@ func closedRequestKey(server, requestID string) []byte {
 // ClosedRequest is what the store remembers of a request after it closed.
 type ClosedRequest struct {
 	// Toast names what a late press on its buttons is told: an
-	// identifier the front-end translates (older records hold an English
-	// text instead). The store does not read it.
+	// identifier the front-end translates. The store does not read it.
 	Toast string `json:"toast"`
 	// At is when it closed; PruneClosed forgets it some time after.
 	At time.Time `json:"at"`

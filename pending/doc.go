@@ -18,16 +18,25 @@
 // question request of opencode 1.x is a form whose fields are its
 // questions, and an OpenCode 2 form is an entry with Form set whose
 // Questions are its fields, with their type, conditions and checks. The
-// field attributes are all omitted when empty, so entries written before
-// forms read, and are answered, exactly as before.
+// field attributes are all omitted when empty, so entries written by
+// hermes-bot 03d8d17, the last release before forms, read, and are
+// answered, exactly as it wrote them.
 //
 // The store is front-end neutral. Where a request is shown is a Place: a
 // chat, a message in it and the thread of the chat it is in, numbers the
 // front-end gives and reads (for Telegram a chat ID, a message ID and a
 // forum topic's thread ID); the store keeps them and indexes them (a prompt
 // by its chat and message, an unsent entry by its message 0) without
-// knowing what they mean. Files written before Place named those numbers
-// after Telegram; Open rewrites their records once (place.go).
+// knowing what they mean.
+//
+// # Files of older releases
+//
+// Open reads the files of hermes-bot 03d8d17 (OldestRelease) and later.
+// Those of older releases, whose records named the place after Telegram,
+// carry no schema marker in the meta bucket: Open refuses such a file with
+// ErrTooOld, naming it, and leaves it as it was. Opening it once with
+// 03d8d17, which rewrites it, makes it readable; moving it aside starts
+// afresh.
 //
 // # Basics
 //
@@ -37,8 +46,8 @@
 // held. Entries are stored as JSON, so Entry may gain fields without a
 // migration. An entry that cannot be decoded is skipped by the listing
 // methods, with a warning naming its key, so one bad record never stops
-// the bridge; Delete still removes it. The indexes are built on Open for
-// a file written before they existed.
+// the bridge; Delete still removes it. Open builds the indexes again when
+// the file lacks one or holds another version of them.
 //
 // # Concurrency
 //

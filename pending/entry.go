@@ -117,7 +117,7 @@ type Permission struct {
 	Always   []string        `json:"always,omitempty"`
 	Metadata json.RawMessage `json:"metadata,omitempty"`
 	// Run is what the tool call of a shell command was found to run; nil
-	// for other kinds, and in entries stored before it was read.
+	// for other kinds, and when the call could not be read.
 	Run *Run `json:"run,omitempty"`
 }
 
@@ -150,7 +150,7 @@ func (e *Entry) IsURLForm() bool { return e.Form != nil && e.Form.Mode == FormMo
 type Entry struct {
 	// UID is the short key of the entry; it appears in callback data.
 	// Derived from the request (UIDFor), so every copy of its message
-	// carries it; random (NewUID) in files written before.
+	// carries it; random (NewUID) when that one is taken.
 	UID  string `json:"uid"`
 	Kind Kind   `json:"kind"`
 
@@ -165,8 +165,7 @@ type Entry struct {
 	// unique across the entries of one server.
 	RequestID string `json:"requestID"`
 	// Server names the opencode server that asked: "" when hermes-bot
-	// serves one unnamed server (OPENCODE_URL a bare URL), as every entry
-	// written before servers had names does. Two servers may use the same
+	// serves one unnamed server (OPENCODE_URL a bare URL). Two servers may use the same
 	// request ID, so the store finds a request by server and ID.
 	Server string `json:"server,omitempty"`
 	// Surface names the way the request was asked, which is the only way

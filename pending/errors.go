@@ -13,6 +13,11 @@ var (
 	// and by Get, ByRequestID, ByPrompt and Update when one entry's JSON
 	// cannot be decoded.
 	ErrCorrupt = errors.New("store is corrupt")
+
+	// ErrTooOld is returned by Open when the file was written by a
+	// hermes-bot older than OldestRelease, whose records this one does not
+	// read. The file is left as it was.
+	ErrTooOld = errors.New("store is too old")
 )
 
 // These errors can occur when reading or writing entries.

@@ -242,8 +242,8 @@ func TestDirectoriesAndCompareListed(t *testing.T) {
 	}
 }
 
-// dropIndexes makes the file at path look as if written before the
-// listing indexes existed.
+// dropIndexes edits the closed file at path with bbolt directly, so as
+// to take away or spoil its listing indexes.
 func dropIndexes(t *testing.T, path string, edit func(tx *bolt.Tx) error) {
 	t.Helper()
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
@@ -258,7 +258,9 @@ func dropIndexes(t *testing.T, path string, edit func(tx *bolt.Tx) error) {
 	}
 }
 
-func TestIndexesBuiltForOldFile(t *testing.T) {
+// A file without its listing indexes, or holding another version of
+// them, gets them built again from its entries on Open.
+func TestIndexesRebuiltOnOpen(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "pending.db")
 	s, err := pending.Open(path, pending.WithClock(func() time.Time { return base }))
 	if err != nil {
@@ -439,7 +441,7 @@ func TestDirectoriesWithNUL(t *testing.T) {
 	if got, err := s.Directories(); err != nil || !slices.Equal(got, want) {
 		t.Errorf("Directories = %q, %v; want %q", got, err, want)
 	}
-	// A file from before the index noted NULs gets it noted on Open.
+	// A rebuild of the indexes notes the NULs again.
 	s = reopenEdited(t, s, func(tx *bolt.Tx) error {
 		meta := tx.Bucket([]byte("meta"))
 		if err := meta.Delete(pending.NulDirectoryKey); err != nil {
@@ -448,7 +450,7 @@ func TestDirectoriesWithNUL(t *testing.T) {
 		return meta.Delete(pending.IndexVersionKey)
 	})
 	if got, err := s.Directories(); err != nil || !slices.Equal(got, want) {
-		t.Errorf("Directories of a file from before = %q, %v; want %q", got, err, want)
+		t.Errorf("Directories after a rebuild = %q, %v; want %q", got, err, want)
 	}
 }
 

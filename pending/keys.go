@@ -47,8 +47,7 @@ func UIDFor(server, requestID string) string {
 
 // requestKey is the key of request requestID of server in the indexes
 // that find a request by opencode's ID. The unnamed server's is the ID
-// alone, as in files written before servers had names, so they need no
-// rebuild. A named server's holds its name and a NUL, which no server
+// alone. A named server's holds its name and a NUL, which no server
 // name holds; and a deployment has either one unnamed server or only
 // named ones, so no two servers' keys can meet.
 func requestKey(server, requestID string) []byte {

@@ -55,8 +55,8 @@ func TestSameRequestIDOnTwoServers(t *testing.T) {
 	}
 }
 
-// The unnamed server's requests keep the index keys of files written
-// before servers had names, so such a file is read as it is.
+// The unnamed server's requests are indexed by their request ID alone, a
+// named server's by name and ID; both are found again after a reopen.
 func TestUnnamedServerKeepsItsKeys(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "pending.db")
 	s, err := pending.Open(path)

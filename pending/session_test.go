@@ -137,9 +137,10 @@ func TestGroupFollowsWrites(t *testing.T) {
 	wantGroup(t, s, "member closed", key.UID, elsewhere.UID, m2.UID)
 }
 
-// A file of index version 2 has no bySession or bySharedWith: Open builds
-// them once, from the entries.
-func TestSessionIndexesBuiltForVersion2File(t *testing.T) {
+// A file missing bySession and bySharedWith, with another index version,
+// gets them built again from the entries on Open, parents and shared
+// messages included.
+func TestSessionIndexesRebuilt(t *testing.T) {
 	s := mustOpenStore(t)
 	a := mustCreate(t, s, &pending.Entry{UID: "aaaaaaaa", RequestID: "per_a", SessionID: "ses_1", CreatedAt: base})
 	b := mustCreate(t, s, &pending.Entry{UID: "bbbbbbbb", RequestID: "per_b", SessionID: "ses_2", ParentSessionID: "ses_1",
@@ -153,7 +154,7 @@ func TestSessionIndexesBuiltForVersion2File(t *testing.T) {
 		}
 		return tx.Bucket([]byte("meta")).Put(pending.IndexVersionKey, []byte("2"))
 	})
-	mustCheckIndexes(t, s, "reopen of a version 2 file")
+	mustCheckIndexes(t, s, "reopen without the session indexes")
 	wantSession(t, s, "rebuilt", "ses_1", a.UID, b.UID)
 	wantSession(t, s, "rebuilt", "ses_2", b.UID)
 	wantGroup(t, s, "rebuilt", a.UID, a.UID, b.UID)

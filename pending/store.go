@@ -23,8 +23,7 @@ var (
 	bucketByRequest = []byte("byRequest")
 	bucketByPrompt  = []byte("byPrompt")
 	// The indexes that spare the listings a decode of every entry
-	// (entries.go, buckets). Files written before them lack them; Open
-	// builds them once.
+	// (entries.go, buckets), built by Open when missing (rebuildIndexes).
 	bucketByDirectory = []byte("byDirectory")
 	bucketByExpiry    = []byte("byExpiry")
 	bucketUnsent      = []byte("unsent")
@@ -90,9 +89,10 @@ type Store struct {
 // (0600) when they do not exist; an existing folder keeps its mode. It
 // blocks up to the lock timeout while another Store, in this process or
 // another, holds the file, then fails with an error wrapping ErrLocked. A
-// file that is not a readable store gives an error wrapping ErrCorrupt
-// that names the file and says how to start afresh. The caller must Close
-// the store.
+// file that is not a readable store gives an error wrapping ErrCorrupt,
+// and one written by a hermes-bot older than OldestRelease an error
+// wrapping ErrTooOld; both name the file, say what to do, and leave it
+// as it was. The caller must Close the store.
 func Open(path string, opts ...OpenOption) (*Store, error) {
 	cfg := openConfig{lockTimeout: DefaultLockTimeout, now: time.Now, log: zerolog.Nop()}
 	for _, o := range opts {
@@ -149,13 +149,50 @@ var listingIndexes = [][]byte{bucketByDirectory, bucketByExpiry, bucketUnsent, b
 // added or its keys change.
 var indexVersionKey = []byte("indexVersion")
 
-// Version 2 added nulDirectoryKey, version 3 bySession and bySharedWith.
 const indexVersion = "3"
 
+// schemaKey is the meta key naming the shape of the file's records, and
+// schemaPlace today's, the front-end neutral one (records name a Place).
+// Every release since OldestRelease has written it, and a new file gets
+// it at once; a file holding the store's buckets without it was written
+// by an older release, whose records Open refuses (ErrTooOld) rather than
+// misread.
+var schemaKey = []byte("schema")
+
+const schemaPlace = "place"
+
+// OldestRelease is the oldest hermes-bot release whose files this one
+// reads: the last release before forms, whose records are today's less
+// the fields of a form. A file of an older one must be opened once by it,
+// which rewrites the file in its shape, first.
+const OldestRelease = "03d8d17"
+
+// checkSchema reports whether the file is new (none of the store's
+// buckets yet), and refuses a file whose records are in another shape
+// than today's.
+func checkSchema(tx *bolt.Tx) (fresh bool, err error) {
+	meta := tx.Bucket(bucketMeta)
+	if meta == nil && tx.Bucket(bucketEntries) == nil {
+		return true, nil
+	}
+	var schema []byte
+	if meta != nil {
+		schema = meta.Get(schemaKey)
+	}
+	switch {
+	case schema == nil:
+		return false, ErrTooOld
+	case string(schema) != schemaPlace:
+		return false, fmt.Errorf("%w: its records are marked %q, a shape this hermes-bot does not know (written by a newer one?)", ErrCorrupt, schema)
+	}
+	return false, nil
+}
+
 // createBuckets is the first transaction on the file, so it is where a
-// damaged page tree shows up; a panic here closes the database. It also
-// builds the indexes of a file written before they existed, and rewrites
-// the records of a file written before Place in today's shape.
+// damaged page tree shows up; a panic here closes the database. It
+// refuses a file in another shape than today's before it writes
+// anything, marks a new file with today's, and builds the indexes when
+// the file lacks them or holds another version of them.
 func createBuckets(db *bolt.DB, log zerolog.Logger, path string) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -167,9 +204,18 @@ func createBuckets(db *bolt.DB, log zerolog.Logger, path string) (err error) {
 		}
 	}()
 	err = db.Update(func(tx *bolt.Tx) error {
+		fresh, err := checkSchema(tx)
+		if err != nil {
+			return err
+		}
 		for _, name := range [][]byte{bucketEntries, bucketByRequest, bucketByPrompt, bucketMeta} {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return fmt.Errorf("bucket %s: %w", name, err)
+			}
+		}
+		if fresh {
+			if err := tx.Bucket(bucketMeta).Put(schemaKey, []byte(schemaPlace)); err != nil {
+				return fmt.Errorf("record the schema: %w", err)
 			}
 		}
 		rebuild := string(tx.Bucket(bucketMeta).Get(indexVersionKey)) != indexVersion
@@ -179,12 +225,7 @@ func createBuckets(db *bolt.DB, log zerolog.Logger, path string) (err error) {
 			}
 		}
 		if rebuild {
-			if err := rebuildIndexes(tx, log, path); err != nil {
-				return err
-			}
-		}
-		if string(tx.Bucket(bucketMeta).Get(schemaKey)) != schemaPlace {
-			return upgradeRecords(tx, log, path)
+			return rebuildIndexes(tx, log, path)
 		}
 		return nil
 	})
@@ -242,6 +283,11 @@ func classifyOpenError(path string, err error) error {
 	switch {
 	case errors.Is(err, berrors.ErrTimeout):
 		return fmt.Errorf("open pending store: another hermes-bot holds %s (stop it, or set HERMES_DB to another file): %w", path, ErrLocked)
+	case errors.Is(err, ErrTooOld):
+		return fmt.Errorf("open pending store %s: %w: it was written by a hermes-bot older than %s, whose records this one no longer reads; "+
+			"open it once with hermes-bot %s (starting it, or its hermes-bot check, rewrites the file), then start this one again; "+
+			"or move it aside (mv %s %s.old) and start with an empty store, requests in flight are found again from opencode",
+			path, err, OldestRelease, OldestRelease, path, path)
 	case errors.Is(err, ErrCorrupt):
 		// already says so
 	default:
