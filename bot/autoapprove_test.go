@@ -139,7 +139,7 @@ func TestAutoApproveLow(t *testing.T) {
 	if _, err := h.store.ByRequestID("", "per_1"); !errors.Is(err, pending.ErrNotFound) {
 		t.Errorf("entry still held after auto-approval: %v", err)
 	}
-	if _, c, ok, err := h.store.ClosedByRequestID("", "per_1"); err != nil || !ok || i18n.ParseToast(c.Toast) != i18n.ToastAnswered {
+	if _, c, ok, err := h.store.ClosedByRequestID("", "per_1"); err != nil || !ok || i18n.Toast(c.Toast) != i18n.ToastAnswered {
 		t.Errorf("closed record = %+v, %v, %v; want one saying answered", c, ok, err)
 	}
 	if !strings.Contains(h.logs.String(), "permission auto-approved") {

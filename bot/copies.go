@@ -115,7 +115,7 @@ func (b *Bridge) refuseClosed(ctx context.Context, log zerolog.Logger, p fronten
 	c, ok := b.closedAs(log, p.Key)
 	toast := i18n.ToastGone
 	if ok && c.Toast != "" {
-		toast = i18n.ParseToast(c.Toast)
+		toast = i18n.Toast(c.Toast)
 	}
 	log.Info().Str("toast", string(toast)).Msg("refusing press: request no longer pending")
 	a.toast(toast)

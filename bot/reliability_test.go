@@ -667,17 +667,3 @@ func TestCopyPostedBeforeACrashAnswers(t *testing.T) {
 	}
 	h.checkAnsweredSQLite(now.Place.Message, stale)
 }
-
-// A closed record written before toasts had identifiers holds the English
-// text; a press on its message is still told how the request ended, in the
-// chat's language.
-func TestLegacyClosedRecordToast(t *testing.T) {
-	h := newHarness(t, harnessConfig{Lang: "zh"})
-	e := h.ask("que_1", dbQuestion())
-	if err := h.store.DeleteClosed(e.UID, pending.ClosedRequest{Toast: "This request expired", At: time.Now()}); err != nil {
-		t.Fatal(err)
-	}
-	if got := h.toast(h.press(alice, data(t, frontend.Pick, e.UID, 0, 0), e)); got != i18n.ToastExpired {
-		t.Errorf("toast %q, want the Chinese text of %q", got, i18n.ToastExpired)
-	}
-}

@@ -126,25 +126,3 @@ func TestToasts(t *testing.T) {
 		t.Errorf("an unknown toast is shown as %q", got)
 	}
 }
-
-// A closed record written before toasts had identifiers holds the English
-// text; it reads as the same toast, in every language.
-func TestParseToast(t *testing.T) {
-	// ToastCancelled came after toasts had identifiers.
-	if len(legacyToasts) != len(allToasts)-1 {
-		t.Errorf("%d legacy texts for %d toasts", len(legacyToasts), len(allToasts))
-	}
-	for text, id := range legacyToasts {
-		if got := ParseToast(text); got != id {
-			t.Errorf("ParseToast(%q) = %q, want %q", text, got, id)
-		}
-		if English.Toast(id) != text {
-			t.Errorf("the English text of %q changed from %q to %q: fine, but then keep the old one in legacyToasts only", id, text, English.Toast(id))
-		}
-	}
-	for _, id := range allToasts {
-		if ParseToast(string(id)) != id {
-			t.Errorf("ParseToast(%q) does not read its own identifier", id)
-		}
-	}
-}

@@ -28,36 +28,6 @@ const (
 	ToastCancelled Toast = "cancelled"
 )
 
-// legacyToasts are the English texts that served as toast identifiers in
-// closed records written before Toast existed; ParseToast reads them.
-// Frozen: they are data on disk, not texts to improve.
-var legacyToasts = map[string]Toast{
-	"Unknown button":                                                 ToastUnknown,
-	"You are not allowed to answer here":                             ToastNotAllowed,
-	"This request is no longer pending":                              ToastGone,
-	"This button is out of date: that question was already answered": ToastStale,
-	"This request is already being answered":                         ToastBusy,
-	"Sending…":                                                       ToastSending,
-	"Something went wrong; try again":                                ToastFailed,
-	"Reply to my message below with your answer":                     ToastTypeAnswer,
-	"Select at least one option first":                               ToastSelectFirst,
-	"Could not ask for a typed answer; try again":                    ToastPromptFailed,
-	"This request was already answered":                              ToastAnswered,
-	"This request was already answered in opencode":                  ToastAnsweredElsewhere,
-	"This request was dismissed in opencode":                         ToastDismissed,
-	"This request expired":                                           ToastExpired,
-}
-
-// ParseToast reads a toast as a closed record stores it: its identifier,
-// or the English text older records hold. Anything else is kept as it is
-// and shown as it is.
-func ParseToast(s string) Toast {
-	if t, ok := legacyToasts[s]; ok {
-		return t
-	}
-	return Toast(s)
-}
-
 // Toast is the text of toast id in t's language; a toast no catalog
 // knows (a record written by a newer release) is shown as it is.
 func (t *Text) Toast(id Toast) string {
