@@ -528,6 +528,12 @@ func checkStore(path string, r *checkReport) {
 		r.warn(name, "in use by a running hermes-bot, so not opened",
 			"fine if that is your service; otherwise stop the other hermes-bot before you start one")
 		return
+	case errors.Is(err, pending.ErrTooOld):
+		r.fail(name, "written by a hermes-bot older than "+pending.OldestRelease+", whose records this one no longer reads",
+			fmt.Sprintf("open it once with hermes-bot %s (its hermes-bot check is enough), which rewrites it; "+
+				"or move it aside (mv %s %s.old): hermes-bot starts with an empty store and finds requests in flight again from opencode",
+				pending.OldestRelease, shellQuote(path), shellQuote(path)))
+		return
 	case errors.Is(err, pending.ErrCorrupt):
 		r.fail(name, "damaged or not a hermes-bot store",
 			fmt.Sprintf("move it aside (mv %s %s.broken): hermes-bot starts with an empty store and finds requests in flight again from opencode",

@@ -8,6 +8,9 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/hermes-bot/hermes-bot/bot/telegramtest"
 	"github.com/hermes-bot/hermes-bot/opencode/opencodetest"
@@ -365,6 +368,25 @@ func TestCheckStore(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("code %d", code)
 	}
+
+	// A file of a release older than the oldest this one reads: its
+	// records bear no schema marker.
+	db0, err := bolt.Open(db, 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db0.Update(func(tx *bolt.Tx) error { return tx.Bucket([]byte("meta")).Delete([]byte("schema")) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := db0.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out, code = s.check(t)
+	if code != 1 {
+		t.Fatalf("store too old: code %d\n%s", code, out)
+	}
+	wantLines(t, out, "✗ store "+db+": written by a hermes-bot older than "+pending.OldestRelease+", whose records this one no longer reads\n",
+		"fix: open it once with hermes-bot "+pending.OldestRelease, "(mv "+db)
 
 	writeFile(t, db, strings.Repeat("not a bbolt file ", 1000), 0o600)
 	out, code = s.check(t)
