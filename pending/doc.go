@@ -29,15 +29,6 @@
 // by its chat and message, an unsent entry by its message 0) without
 // knowing what they mean.
 //
-// # Files of older releases
-//
-// Open reads the files of hermes-bot 03d8d17 (OldestRelease) and later.
-// Those of older releases, whose records named the place after Telegram,
-// carry no schema marker in the meta bucket: Open refuses such a file with
-// ErrTooOld, naming it, and leaves it as it was. Opening it once with
-// 03d8d17, which rewrites it, makes it readable; moving it aside starts
-// afresh.
-//
 // # Basics
 //
 // Open the store once per process with Open and Close it last. Create is
@@ -66,4 +57,13 @@
 //
 // Only one Store may hold a file at a time, across processes too: a second
 // Open of the same file fails with ErrLocked once the lock timeout runs out.
+//
+// # Files of older releases
+//
+// Open reads the files of hermes-bot 03d8d17 (OldestRelease) and later.
+// Those of older releases, whose records named the place after Telegram,
+// carry no schema marker in the meta bucket: Open refuses such a file with
+// ErrTooOld, naming it, and leaves it as it was. Opening it once with
+// 03d8d17, which rewrites it, makes it readable; moving it aside starts
+// afresh.
 package pending

@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// An entry written before forms (no field attributes, no Form) reads and
-// is written back byte for byte: the upgrade is in place.
+// An entry as 03d8d17, the last release before forms, writes it (no
+// field attributes, no Form) reads and is written back byte for byte.
 func TestEntryBeforeFormsRoundTrips(t *testing.T) {
 	const old = `{"uid":"abcd1234","kind":"question","directory":"/p","sessionID":"ses_1","callID":"call_1",` +
 		`"toolMessageID":"msg_1","requestID":"que_1","questions":[{"text":"Which database?","header":"Database",` +
