@@ -94,11 +94,7 @@ func Run(ctx context.Context, cfg *config.Config, log zerolog.Logger, opts Optio
 		return err
 	}
 	d.metrics = bot.NewMetrics()
-	if d.named() {
-		d.metrics.Streams = d.streams()
-	} else {
-		d.metrics.Stream = d.servers[0].client
-	}
+	d.metrics.Streams = d.streams()
 	d.poll = newPollTracker()
 	d.poll.next = telegramTransport()
 	d.poll.log = log
