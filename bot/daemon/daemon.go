@@ -166,6 +166,7 @@ type daemon struct {
 // connect waits only for its own events.
 type server struct {
 	name   string
+	url    string // as configured: the unnamed server's UIDs derive from it
 	client *opencode.Client
 	lanes  *bot.Lanes
 }
@@ -205,7 +206,7 @@ func (d *daemon) newOpencode() error {
 			}
 			return &ConfigError{Setting: "OPENCODE_URL", Err: err}
 		}
-		d.servers = append(d.servers, &server{name: s.Name, client: c})
+		d.servers = append(d.servers, &server{name: s.Name, url: s.URL, client: c})
 	}
 	return nil
 }
@@ -287,19 +288,16 @@ func (d *daemon) wire(ctx context.Context, botID int64, botName string) error {
 		Lang:        cfg.Lang,
 		Notify:      bot.NotifyOptions{Idle: cfg.Notifies(config.NotifyIdle), Error: cfg.Notifies(config.NotifyError)},
 	}
-	var single bot.Opencode
-	if d.named() {
-		bc.Servers = make(map[string]bot.Opencode, len(d.servers))
-		for _, s := range d.servers {
-			bc.Servers[s.name] = s.client
-			tc.Servers = append(tc.Servers, telegram.ServerStatus{Name: s.name, Status: s.client})
+	bc.Servers = make(map[string]bot.Opencode, len(d.servers))
+	for _, s := range d.servers {
+		bc.Servers[s.name] = s.client
+		if s.name == "" {
+			bc.URL = s.url
 		}
-	} else {
-		c := d.servers[0].client
-		single, tc.Status, bc.Server = c, c, cfg.OpencodeURL
+		tc.Servers = append(tc.Servers, telegram.ServerStatus{Name: s.name, Status: s.client})
 	}
 	d.fe = telegram.New(tc, d.out, d.store, log)
-	d.bridge = bot.NewBridge(bc, d.store, single, d.fe, log)
+	d.bridge = bot.NewBridge(bc, d.store, d.fe, log)
 	d.tg.Handle(d.fe, d.bridge)
 	// Requests of different sessions are handled side by side, so a burst
 	// of questions is not posted one after the other; each server has
