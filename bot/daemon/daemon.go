@@ -3,10 +3,9 @@
 // its lanes, outbox and metrics), serves /healthz and /metrics, sweeps
 // expired requests, and stops everything in order when its context ends.
 //
-// Each opencode server OPENCODE_URL names gets a client, a watcher and
-// lanes of its own, which stamp its events with its name, so a server
-// that is down or slow holds up none of the others. One unnamed server
-// is served exactly as before servers had names.
+// Each opencode server OPENCODE_URL gives gets a client, a watcher and
+// lanes of its own, which stamp its events with its name ("" for a bare
+// URL's), so a server that is down or slow holds up none of the others.
 //
 // It owns the wiring and the timing policy of a running hermes-bot (poll
 // and shutdown timeouts, sweep and resend intervals), so a command line,
@@ -211,10 +210,6 @@ func (d *daemon) newOpencode() error {
 	return nil
 }
 
-// named reports whether OPENCODE_URL names its servers; else there is
-// one, unnamed, served exactly as before servers had names.
-func (d *daemon) named() bool { return d.servers[0].name != "" }
-
 // streams are the servers' event streams, for /healthz and /metrics.
 func (d *daemon) streams() []bot.ServerStream {
 	out := make([]bot.ServerStream, len(d.servers))
@@ -320,12 +315,12 @@ func (d *daemon) wire(ctx context.Context, botID int64, botName string) error {
 // or the name=url list.
 func opencodeURLs(cfg *config.Config) string {
 	servers := cfg.OpencodeServers()
-	if servers[0].Name == "" {
-		return cfg.OpencodeURL
-	}
 	pairs := make([]string, len(servers))
 	for i, s := range servers {
-		pairs[i] = s.Name + "=" + s.URL
+		pairs[i] = s.URL
+		if s.Name != "" {
+			pairs[i] = s.Name + "=" + s.URL
+		}
 	}
 	return strings.Join(pairs, ",")
 }
@@ -392,12 +387,7 @@ func (d *daemon) watch(ctx context.Context, s *server, release func()) {
 	known := func(context.Context) opencode.Known {
 		var k opencode.Known
 		var err error
-		if s.name == "" {
-			k.Directories, err = d.store.Directories()
-		} else {
-			k.Directories, err = d.store.DirectoriesOf(s.name)
-		}
-		if err != nil {
+		if k.Directories, err = d.store.DirectoriesOf(s.name); err != nil {
 			log.Warn().Err(err).Msg("reading known directories from the store failed")
 		}
 		if k.Sessions, err = d.store.SessionsOf(s.name); err != nil {
