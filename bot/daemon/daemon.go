@@ -72,7 +72,7 @@ func (e *ConfigError) Unwrap() error { return e.Err }
 // work with is a *ConfigError.
 func Run(ctx context.Context, cfg *config.Config, log zerolog.Logger, opts Options) (err error) {
 	secrets := []string{cfg.BotToken}
-	for _, s := range cfg.OpencodeServers() {
+	for _, s := range cfg.Servers {
 		secrets = append(secrets, s.Password) // every server's: any may be echoed in an error
 	}
 	d := &daemon{cfg: cfg, log: log, opts: opts, started: time.Now(),
@@ -186,7 +186,7 @@ func serviceLookup(s config.Server, getenv func(string) string) func() (opencode
 // newOpencode makes a client per opencode server. A named server's client
 // logs with its name.
 func (d *daemon) newOpencode() error {
-	for _, s := range d.cfg.OpencodeServers() {
+	for _, s := range d.cfg.Servers {
 		log := d.log
 		if s.Name != "" {
 			log = log.With().Str("server", s.Name).Logger()
@@ -314,9 +314,8 @@ func (d *daemon) wire(ctx context.Context, botID int64, botName string) error {
 // opencodeURLs is OPENCODE_URL as served, for the start-up line: the URL,
 // or the name=url list.
 func opencodeURLs(cfg *config.Config) string {
-	servers := cfg.OpencodeServers()
-	pairs := make([]string, len(servers))
-	for i, s := range servers {
+	pairs := make([]string, len(cfg.Servers))
+	for i, s := range cfg.Servers {
 		pairs[i] = s.URL
 		if s.Name != "" {
 			pairs[i] = s.Name + "=" + s.URL
