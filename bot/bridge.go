@@ -119,16 +119,16 @@ type Config struct {
 	// Lang is the language of the texts the bridge hands the front-end
 	// (notes, toasts): "en" (the default) or "zh" (HERMES_LANG).
 	Lang string
-	// Server names the opencode server NewBridge is given (its URL); with
-	// a request's ID it gives the request's entry its UID, so that
-	// survives a restart.
-	Server string
-	// Servers are the named opencode servers served, by name, when
-	// OPENCODE_URL names several; NewBridge is then given none. An event
-	// names its server (opencode.Event.Server), the request's entry
-	// records it, and every call about the request goes to that server.
-	// A named server's requests take their UIDs from its name.
+	// Servers are the opencode servers served, by name: "" for the one
+	// server of a bare OPENCODE_URL, else the names OPENCODE_URL gives.
+	// An event names its server (opencode.Event.Server), the request's
+	// entry records it, and every call about the request goes to that
+	// server.
 	Servers map[string]Opencode
+	// URL is the URL of the server named "": with a request's ID it
+	// gives the request's entry its UID, so that survives a restart. A
+	// named server's requests take their UIDs from its name.
+	URL string
 }
 
 // DefaultTTL is the TTL when Config leaves it zero.
@@ -153,7 +153,6 @@ type Bridge struct {
 	// text is the catalog of cfg.Lang.
 	text  *i18n.Text
 	store *pending.Store
-	oc    Opencode
 	// fe shows requests: it is where everything the life cycle posts,
 	// edits or asks goes.
 	fe      frontend.Frontend
@@ -197,7 +196,7 @@ type Bridge struct {
 
 // NewBridge returns a Bridge showing requests through fe and keeping
 // them in store. It does no I/O.
-func NewBridge(cfg Config, store *pending.Store, oc Opencode, fe frontend.Frontend, log zerolog.Logger) *Bridge {
+func NewBridge(cfg Config, store *pending.Store, fe frontend.Frontend, log zerolog.Logger) *Bridge {
 	if cfg.TTL <= 0 {
 		cfg.TTL = DefaultTTL
 	}
@@ -205,7 +204,6 @@ func NewBridge(cfg Config, store *pending.Store, oc Opencode, fe frontend.Fronte
 		cfg:            cfg,
 		text:           i18n.For(cfg.Lang),
 		store:          store,
-		oc:             oc,
 		fe:             fe,
 		log:            log,
 		now:            time.Now,
@@ -435,7 +433,7 @@ func (b *Bridge) postNew(ctx context.Context, log zerolog.Logger, ev opencode.Ev
 // buttons answer. A UID another request's entry holds (a rare collision)
 // gives way to a random one.
 func (b *Bridge) uidFor(server, requestID string) string {
-	id := b.cfg.Server
+	id := b.cfg.URL
 	if server != "" {
 		// A prefix no URL has: the unnamed server's UIDs stay as they were.
 		id = "server:" + server

@@ -664,7 +664,7 @@ func TestMiddlewaresRecoverAndWait(t *testing.T) {
 func TestPanicInCallbackStillAnswers(t *testing.T) {
 	h := newHarness(t, harnessConfig{})
 	e := h.ask("que_1", dbQuestion())
-	h.b.oc = panicky{}
+	h.b.cfg.Servers[""] = panicky{}
 	chain := h.chain(h.fe.Handler(h.b))
 	chain(context.Background(), nil, &models.Update{CallbackQuery: &models.CallbackQuery{
 		ID: "p", From: alice, Data: data(t, frontend.Pick, e.UID, 0, 0),
@@ -674,7 +674,7 @@ func TestPanicInCallbackStillAnswers(t *testing.T) {
 		t.Fatalf("answered %d times", len(got))
 	}
 	// The lock was released: another press gets through.
-	h.b.oc = h.oc
+	h.b.cfg.Servers[""] = h.oc
 	h.press(alice, data(t, frontend.Pick, e.UID, 0, 0), e)
 	if len(h.oc.Replies()) != 1 {
 		t.Fatal("request stuck after a panic")

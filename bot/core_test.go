@@ -43,7 +43,10 @@ func newCore(t *testing.T, cfg Config) *core {
 	t.Cleanup(func() { _ = store.Close() })
 	c := &core{t: t, fe: &frontendtest.Frontend{}, oc: &fakeOpencode{}, store: store,
 		now: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}
-	c.b = NewBridge(cfg, store, c.oc, c.fe, zerolog.Nop())
+	if cfg.Servers == nil {
+		cfg.Servers = map[string]Opencode{"": c.oc}
+	}
+	c.b = NewBridge(cfg, store, c.fe, zerolog.Nop())
 	c.b.now = func() time.Time { return c.now }
 	c.b.lockWait = 50 * time.Millisecond
 	return c

@@ -14,8 +14,9 @@
 //
 // # Basics
 //
-// Build a Bridge with NewBridge, giving it the front-end. The opencode
-// watcher calls HandleEvent for every event; the front-end calls
+// Build a Bridge with NewBridge, giving it the front-end and, in
+// Config.Servers, the opencode clients. The opencode watcher calls
+// HandleEvent for every event; the front-end calls
 // HandlePress and HandleText for what people do. Watch the event stream
 // with NewLanes(bridge, 0) rather than the bridge itself: the lanes hand
 // each opencode session's events to HandleEvent in order, and different
@@ -141,8 +142,9 @@
 //
 // # Several servers
 //
-// The bridge serves the opencode server NewBridge is given, unnamed, or
-// the named servers of Config.Servers. An event names its server
+// The bridge serves the opencode servers of Config.Servers, by name; the
+// server of a bare OPENCODE_URL is the one named "", whose log lines and
+// UIDs stay as before servers had names. An event names its server
 // (opencode.Event.Server, stamped by whoever watches it), its request's
 // entry records it (pending.Entry.Server), and every list, answer, reject,
 // toast and session look-up about the request goes to that server; the

@@ -723,13 +723,13 @@ type harnessConfig struct {
 }
 
 func (c harnessConfig) bridge() Config {
-	return Config{TTL: c.TTL, Metrics: c.Metrics, Notify: c.Notify, AutoApprove: c.AutoApprove, Lang: c.Lang, Server: c.Server}
+	return Config{TTL: c.TTL, Metrics: c.Metrics, Notify: c.Notify, AutoApprove: c.AutoApprove, Lang: c.Lang, URL: c.Server}
 }
 
 func (c harnessConfig) telegram() telegram.Config {
 	return telegram.Config{ChatID: c.ChatID, AllowedUserIDs: c.AllowedUserIDs, BotID: c.BotID, BotUsername: c.BotUsername,
 		OnChatMigrated: c.OnChatMigrated, ThreadID: c.ThreadID, TopicPerProject: c.TopicPerProject, Lang: c.Lang,
-		Version: c.Version, Status: c.Status, StartedAt: c.StartedAt}
+		Version: c.Version, Servers: []telegram.ServerStatus{{Status: c.Status}}, StartedAt: c.StartedAt}
 }
 
 func newHarness(t *testing.T, cfg harnessConfig) *harness {
@@ -764,7 +764,9 @@ func (h *harness) wire(tg telegram.Telegram) {
 		tc.StartedAt = time.Now() // before the bridge, and its clock, exist
 	}
 	h.fe = telegram.New(tc, tg, h.store, log)
-	h.b = NewBridge(h.cfg.bridge(), h.store, h.oc, h.fe, log)
+	bc := h.cfg.bridge()
+	bc.Servers = map[string]Opencode{"": h.oc}
+	h.b = NewBridge(bc, h.store, h.fe, log)
 	h.b.lockWait = 50 * time.Millisecond
 }
 

@@ -19,7 +19,8 @@ type OpencodeStatus interface {
 
 var _ OpencodeStatus = (*opencode.Client)(nil)
 
-// ServerStream is the event stream of one named opencode server.
+// ServerStream is the event stream of one opencode server; Name is ""
+// for the server of a bare OPENCODE_URL.
 type ServerStream struct {
 	Name   string
 	Stream OpencodeStatus
@@ -32,13 +33,10 @@ type ServerStream struct {
 // outbox call it unconditionally. Make one with NewMetrics; every method
 // is safe for concurrent use.
 type Metrics struct {
-	// Stream, if set, reports the opencode event stream's state; it
-	// supplies the events, connect and connected series. Set it before
-	// the first WriteTo.
-	Stream OpencodeStatus
-	// Streams, when OPENCODE_URL names servers, report each one's event
-	// stream instead, the same series labelled server="name". Set it
-	// before the first WriteTo.
+	// Streams report each opencode server's event stream: the events,
+	// connect and connected series, labelled server="name" for a named
+	// server and unlabelled for the unnamed one. Set it before the first
+	// WriteTo.
 	Streams []ServerStream
 	// LastPoll, if set, returns when the chat last answered a poll for
 	// updates (zero if never), for a gauge. Set it before the first WriteTo.
@@ -163,11 +161,7 @@ func (m *Metrics) WriteTo(w io.Writer) (int64, error) {
 		return 0, nil
 	}
 	pw := prom.NewWriter(w)
-	streams := m.Streams
-	if len(streams) == 0 && m.Stream != nil {
-		streams = []ServerStream{{Stream: m.Stream}}
-	}
-	if len(streams) > 0 {
+	if streams := m.Streams; len(streams) > 0 {
 		states := make([]opencode.WatchState, len(streams))
 		labels := make([]string, len(streams))
 		for i, s := range streams {

@@ -114,7 +114,7 @@ func TestMetricsZero(t *testing.T) {
 		}
 	}
 	if _, ok := got["hermes_opencode_events_total"]; ok {
-		t.Error("opencode series written without a Stream")
+		t.Error("opencode series written without Streams")
 	}
 }
 
@@ -147,9 +147,9 @@ func (f stateFunc) State() opencode.WatchState { return f() }
 
 func TestMetricsStreamAndPoll(t *testing.T) {
 	m := NewMetrics()
-	m.Stream = stateFunc(func() opencode.WatchState {
+	m.Streams = []ServerStream{{Stream: stateFunc(func() opencode.WatchState {
 		return opencode.WatchState{Connected: true, Connects: 3, Events: 42}
-	})
+	})}}
 	polled := time.Unix(1700000000, 500_000_000)
 	m.LastPoll = func() time.Time { return polled }
 	got := scrape(t, m)

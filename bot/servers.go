@@ -8,15 +8,12 @@ import (
 )
 
 // opencodeOf is the client of the opencode server named server ("" for
-// the one NewBridge was given): every call about a request goes to the
-// server that asked it. A name no longer served (OPENCODE_URL changed
-// while requests were held) gets a client that refuses everything, so
-// such a request waits, refused, until it expires rather than being
-// answered on a server that never asked it.
+// a bare OPENCODE_URL's): every call about a request goes to the server
+// that asked it. A name no longer served (OPENCODE_URL changed while
+// requests were held) gets a client that refuses everything, so such a
+// request waits, refused, until it expires rather than being answered on
+// a server that never asked it.
 func (b *Bridge) opencodeOf(server string) Opencode {
-	if server == "" && b.oc != nil {
-		return b.oc
-	}
 	if oc, ok := b.cfg.Servers[server]; ok && oc != nil {
 		return oc
 	}

@@ -32,7 +32,7 @@ func newTwoServers(t *testing.T) *twoServers {
 	t.Cleanup(func() { _ = store.Close() })
 	s := &twoServers{laptop: &fakeOpencode{}, ci: &fakeOpencode{}}
 	s.core = &core{t: t, fe: &frontendtest.Frontend{}, store: store, now: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}
-	s.b = NewBridge(Config{Servers: map[string]Opencode{"laptop": s.laptop, "ci": s.ci}}, store, nil, s.fe, zerolog.Nop())
+	s.b = NewBridge(Config{Servers: map[string]Opencode{"laptop": s.laptop, "ci": s.ci}}, store, s.fe, zerolog.Nop())
 	s.b.now = func() time.Time { return s.now }
 	s.b.lockWait = 50 * time.Millisecond
 	return s

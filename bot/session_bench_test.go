@@ -89,7 +89,7 @@ func sessionBenchBridge(b *testing.B) (*Bridge, *pending.Entry) {
 	}
 	b.Cleanup(func() { _ = store.Close() })
 	fe := telegram.New(telegram.Config{ChatID: testChat}, &fakeTelegram{t: b}, store, zerolog.Nop())
-	br := NewBridge(Config{}, store, &fakeOpencode{}, fe, zerolog.Nop())
+	br := NewBridge(Config{Servers: map[string]Opencode{"": &fakeOpencode{}}}, store, fe, zerolog.Nop())
 	if n, err := store.List(); err != nil || len(n) != len(es) {
 		b.Fatalf("store holds %d entries (%v), want %d", len(n), err, len(es))
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -57,19 +58,10 @@ func (f *failedSessions) has(id string) bool {
 	return failed
 }
 
-// steerServers are the servers sessions are steered on: the unnamed one
-// NewBridge was given, if any, and the named ones, by name.
+// steerServers are the names of the servers sessions are steered on, in
+// order ("" first).
 func (b *Bridge) steerServers() []string {
-	var out []string
-	if b.oc != nil {
-		out = append(out, "")
-	}
-	named := make([]string, 0, len(b.cfg.Servers))
-	for name := range b.cfg.Servers {
-		named = append(named, name)
-	}
-	slices.Sort(named)
-	return append(out, named...)
+	return slices.Sorted(maps.Keys(b.cfg.Servers))
 }
 
 // steerErr classifies an opencode error for the front-end.

@@ -278,7 +278,7 @@ func TestSteeringGoesToTheSessionsServer(t *testing.T) {
 		s.sessions = map[string]opencode.Session{testSession: {ID: testSession, Title: "Build"}}
 	}
 	c := &core{t: t, fe: &frontendtest.Frontend{}, store: store, now: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}
-	c.b = NewBridge(Config{Notify: NotifyOptions{Idle: true}, Servers: map[string]Opencode{"laptop": laptop, "ci": ci}}, store, nil, c.fe, zerolog.Nop())
+	c.b = NewBridge(Config{Notify: NotifyOptions{Idle: true}, Servers: map[string]Opencode{"laptop": laptop, "ci": ci}}, store, c.fe, zerolog.Nop())
 	c.b.now = func() time.Time { return c.now }
 	ctx := context.Background()
 

@@ -56,7 +56,7 @@ func BenchmarkDuplicateWindow(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer store.Close()
-	br := NewBridge(Config{}, store, &fakeOpencode{}, telegram.New(telegram.Config{ChatID: testChat}, out, store, zerolog.Nop()), zerolog.Nop())
+	br := NewBridge(Config{Servers: map[string]Opencode{"": &fakeOpencode{}}}, store, telegram.New(telegram.Config{ChatID: testChat}, out, store, zerolog.Nop()), zerolog.Nop())
 	var mu sync.Mutex
 	var windows []time.Duration
 	br.stored = func(e *pending.Entry) {

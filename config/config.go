@@ -22,18 +22,12 @@ type Config struct {
 	AllowedUserIDs []int64 // empty: any member of the chat may answer
 	TelegramAPIURL string
 
-	// Servers are the opencode servers OPENCODE_URL names, with their
-	// credentials; Load always fills it, with one server named "" when
-	// OPENCODE_URL is a single URL. Read it through OpencodeServers.
+	// Servers are the opencode servers OPENCODE_URL gives, in its order,
+	// with their credentials; Load always fills it, with one server
+	// named "" when OPENCODE_URL is a single URL.
 	Servers []Server
-	// The first server's URL and credentials, for code that serves one
-	// server (the daemon, for now).
-	OpencodeURL      string
-	OpencodeUsername string
-	OpencodePassword string
-	// The credentials every server gets unless it has its own: what
-	// String prints as OPENCODE_SERVER_USERNAME and _PASSWORD once the
-	// fields above are the first server's.
+	// The credentials every server gets unless it has its own
+	// (OPENCODE_SERVER_USERNAME and _PASSWORD).
 	sharedUsername, sharedPassword string
 
 	DBPath       string
@@ -129,18 +123,14 @@ func Settings() []Setting {
 				"; or several, as comma-separated name=url pairs, one url may be auto (laptop=auto,ci=http://10.0.0.5:4096)",
 			set: func(c *Config, v string) (err error) {
 				c.Servers, err = parseServers(v)
-				if err != nil {
-					return err
-				}
-				c.OpencodeURL = c.Servers[0].URL // "" when auto, until resolveCredentials
-				return nil
+				return err
 			}},
 		{Env: "OPENCODE_SERVER_USERNAME", Flag: "opencode-username", Default: "opencode",
 			Usage: "opencode basic-auth user; OPENCODE_SERVER_USERNAME_<NAME> sets server NAME's own",
-			set:   func(c *Config, v string) error { c.OpencodeUsername = v; return nil }},
+			set:   func(c *Config, v string) error { c.sharedUsername = v; return nil }},
 		{Env: "OPENCODE_SERVER_PASSWORD", Flag: "opencode-password", Secret: true,
 			Usage: "opencode basic-auth password (prefer the environment or an env-file); OPENCODE_SERVER_PASSWORD_<NAME> sets server NAME's own",
-			set:   func(c *Config, v string) error { c.OpencodePassword = v; return nil }},
+			set:   func(c *Config, v string) error { c.sharedPassword = v; return nil }},
 		{Env: "HERMES_DB", Flag: "db",
 			Usage: "bbolt file of requests in flight (default $XDG_STATE_HOME/hermes-bot/pending.db)",
 			set: func(c *Config, v string) error {

@@ -33,9 +33,10 @@ func TestLoadDefaults(t *testing.T) {
 	}
 	want := config.Config{
 		BotToken: token, ChatID: -100123,
-		TelegramAPIURL: "https://api.telegram.org", OpencodeURL: "http://127.0.0.1:4096",
-		OpencodeUsername: "opencode", DBPath: "/home/u/.local/state/hermes-bot/pending.db",
-		QuestionTTL: 30 * time.Minute, TelegramRate: 20, LogLevel: "info",
+		TelegramAPIURL: "https://api.telegram.org",
+		Servers:        []config.Server{{URL: "http://127.0.0.1:4096", Username: "opencode", Auto: true}},
+		DBPath:         "/home/u/.local/state/hermes-bot/pending.db",
+		QuestionTTL:    30 * time.Minute, TelegramRate: 20, LogLevel: "info",
 		AutoApprove: "off", Lang: "en",
 	}
 	if c.String() != want.String() || c.BotToken != token {
@@ -67,8 +68,8 @@ func TestPrecedence(t *testing.T) {
 	if c.QuestionTTL != 5*time.Minute {
 		t.Errorf("env-file value lost: TTL %s", c.QuestionTTL)
 	}
-	if c.OpencodeURL != "http://env:2" {
-		t.Errorf("environment must win over env-file: %s", c.OpencodeURL)
+	if c.Servers[0].URL != "http://env:2" {
+		t.Errorf("environment must win over env-file: %s", c.Servers[0].URL)
 	}
 	if c.TelegramRate != 0 {
 		t.Errorf("flag must win over environment: %d", c.TelegramRate)

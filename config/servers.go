@@ -64,18 +64,6 @@ func perServerVar(base string, s Server) string {
 	return base + "_" + s.VarSuffix()
 }
 
-// OpencodeServers returns the servers to talk to, in the order
-// OPENCODE_URL gives them. Code that handles several servers reads this;
-// OpencodeURL, OpencodeUsername and OpencodePassword are the first
-// server's, kept for code that serves one. A Config built by hand (tests
-// do) without Servers gets one unnamed server from those three fields.
-func (c *Config) OpencodeServers() []Server {
-	if len(c.Servers) > 0 {
-		return c.Servers
-	}
-	return []Server{{URL: c.OpencodeURL, Username: c.OpencodeUsername, Password: c.OpencodePassword}}
-}
-
 // parseServers reads OPENCODE_URL: one URL, taken exactly as before
 // servers had names, or comma-separated name=url pairs. Credentials are
 // filled in later, by resolveCredentials, once every setting is read.
@@ -217,11 +205,8 @@ func ServerNames(src Sources) []string {
 // resolveCredentials gives each server its user and password: its own
 // variables when set (env-file, then environment; there are no per-server
 // flags), else the shared ones. An auto server is then looked up in the
-// service file. The first server's values become OpencodeURL,
-// OpencodeUsername and OpencodePassword, which code serving one server
-// reads.
+// service file.
 func (c *Config) resolveCredentials(envFile map[string]string, getenv func(string) string) error {
-	c.sharedUsername, c.sharedPassword = c.OpencodeUsername, c.OpencodePassword
 	lookup := func(key string) (string, bool) {
 		v := envFile[key]
 		if x := getenv(key); x != "" {
@@ -248,10 +233,6 @@ func (c *Config) resolveCredentials(envFile map[string]string, getenv func(strin
 		if err := c.Servers[i].locate(getenv); err != nil {
 			return err
 		}
-	}
-	if len(c.Servers) > 0 {
-		first := c.Servers[0]
-		c.OpencodeURL, c.OpencodeUsername, c.OpencodePassword = first.URL, first.Username, first.Password
 	}
 	return nil
 }
@@ -296,29 +277,25 @@ func (s Server) FromServiceFile(getenv func(string) string) (Server, error) {
 	return s, nil
 }
 
-// opencodeLines are Config.String's lines for the opencode servers: as
-// before servers had names when there is one unnamed server, else the
-// list, the shared credentials and each server's own.
+// opencodeLines are Config.String's lines for the opencode servers:
+// OPENCODE_URL as served, the shared credentials and each server's own.
+// The unnamed server's variables are the shared ones, so its values
+// (found in the service file, maybe) are printed as them.
 func (c *Config) opencodeLines() []string {
-	if len(c.Servers) == 0 || c.Servers[0].Name == "" {
-		return []string{
-			"OPENCODE_URL=" + c.OpencodeURL,
-			usernameVar + "=" + c.OpencodeUsername,
-			passwordVar + "=" + redacted(c.OpencodePassword),
-		}
-	}
+	vars := map[string]string{usernameVar: c.sharedUsername, passwordVar: redacted(c.sharedPassword)}
 	pairs := make([]string, len(c.Servers))
-	lines := []string{
-		usernameVar + "=" + c.sharedUsername,
-		passwordVar + "=" + redacted(c.sharedPassword),
-	}
 	for i, s := range c.Servers {
-		pairs[i] = s.Name + "=" + s.URL
-		lines = append(lines,
-			s.UsernameVar()+"="+s.Username,
-			s.PasswordVar()+"="+redacted(s.Password))
+		pairs[i] = s.URL
+		if s.Name != "" {
+			pairs[i] = s.Name + "=" + s.URL
+		}
+		vars[s.UsernameVar()], vars[s.PasswordVar()] = s.Username, redacted(s.Password)
 	}
-	return append(lines, "OPENCODE_URL="+strings.Join(pairs, ","))
+	lines := []string{"OPENCODE_URL=" + strings.Join(pairs, ",")}
+	for k, v := range vars {
+		lines = append(lines, k+"="+v)
+	}
+	return lines
 }
 
 // redactURLs hides the credentials of every URL in v, an OPENCODE_URL

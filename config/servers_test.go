@@ -42,12 +42,8 @@ func TestServersGood(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(c.Servers, tc.want) || !reflect.DeepEqual(c.OpencodeServers(), tc.want) {
+			if !reflect.DeepEqual(c.Servers, tc.want) {
 				t.Fatalf("Servers = %+v\nwant %+v", c.Servers, tc.want)
-			}
-			// The single-server fields are the first server's.
-			if c.OpencodeURL != tc.want[0].URL || c.OpencodeUsername != tc.want[0].Username {
-				t.Fatalf("OpencodeURL %q, OpencodeUsername %q; want the first server's", c.OpencodeURL, c.OpencodeUsername)
 			}
 		})
 	}
@@ -116,17 +112,12 @@ func TestServerCredentials(t *testing.T) {
 	if !reflect.DeepEqual(c.Servers, want) {
 		t.Fatalf("Servers = %+v\nwant %+v", c.Servers, want)
 	}
-	if c.OpencodeURL != want[0].URL || c.OpencodeUsername != "flag-user" || c.OpencodePassword != "shared-secret" {
-		t.Fatalf("Opencode* = %q %q, want the first server's", c.OpencodeURL, c.OpencodeUsername)
-	}
 
-	// The first server's own password is what code serving one server
-	// uses.
 	e["OPENCODE_SERVER_PASSWORD_LAPTOP"] = "laptop-secret"
 	if c, err = config.Load(config.Sources{Getenv: env(e)}); err != nil {
 		t.Fatal(err)
 	}
-	if c.OpencodePassword != "laptop-secret" || c.Servers[0].Password != "laptop-secret" {
+	if c.Servers[0].Password != "laptop-secret" {
 		t.Fatal("OPENCODE_SERVER_PASSWORD_LAPTOP does not reach the first server")
 	}
 
@@ -137,7 +128,7 @@ func TestServerCredentials(t *testing.T) {
 	if c, err = config.Load(config.Sources{Getenv: env(e)}); err != nil {
 		t.Fatal(err)
 	}
-	if c.OpencodePassword != "shared-secret" || c.Servers[0].Password != "shared-secret" {
+	if c.Servers[0].Password != "shared-secret" {
 		t.Fatalf("unnamed server password %q", c.Servers[0].Password)
 	}
 }
@@ -150,16 +141,6 @@ func TestServerVarNames(t *testing.T) {
 	}
 	if u := (config.Server{}); u.PasswordVar() != "OPENCODE_SERVER_PASSWORD" || u.UsernameVar() != "OPENCODE_SERVER_USERNAME" {
 		t.Fatalf("unnamed: %q %q", u.PasswordVar(), u.UsernameVar())
-	}
-}
-
-// TestOpencodeServersByHand: a Config built without Load (tests do) has
-// one server, from the single-server fields.
-func TestOpencodeServersByHand(t *testing.T) {
-	c := config.Config{OpencodeURL: "http://h:1", OpencodeUsername: "u", OpencodePassword: "p"}
-	want := []config.Server{{URL: "http://h:1", Username: "u", Password: "p"}}
-	if got := c.OpencodeServers(); !reflect.DeepEqual(got, want) {
-		t.Fatalf("OpencodeServers = %+v", got)
 	}
 }
 

@@ -45,13 +45,11 @@ func TestServiceFileUnset(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := config.Server{URL: "http://127.0.0.1:49374", Username: "opencode", Password: servicePassword, Auto: true, ServiceFile: path}
-	if s := c.OpencodeServers(); len(s) != 1 || s[0] != want {
+	if s := c.Servers; len(s) != 1 || s[0] != want {
 		t.Fatalf("servers %+v, want %+v", s, want)
 	}
-	if c.OpencodeURL != want.URL || c.OpencodeUsername != "opencode" || c.OpencodePassword != servicePassword {
-		t.Errorf("single-server fields %q %q %q, want the file's", c.OpencodeURL, c.OpencodeUsername, c.OpencodePassword)
-	}
-	if s := c.String(); strings.Contains(s, "secret") || !strings.Contains(s, "\nOPENCODE_URL=http://127.0.0.1:49374\n") {
+	if s := c.String(); strings.Contains(s, "secret") || !strings.Contains(s, "\nOPENCODE_URL=http://127.0.0.1:49374\n") ||
+		!strings.Contains(s, "\nOPENCODE_SERVER_USERNAME=opencode\n") {
 		t.Errorf("String leaks a secret or lacks the URL:\n%s", s)
 	}
 }
@@ -83,7 +81,7 @@ func TestServiceFileIgnored(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := config.Server{URL: "http://h:1", Username: "opencode", Password: "mine"}
-			if s := c.OpencodeServers(); len(s) != 1 || s[0] != want {
+			if s := c.Servers; len(s) != 1 || s[0] != want {
 				t.Errorf("servers %+v, want %+v", s, want)
 			}
 		})
@@ -106,7 +104,7 @@ func TestServiceFileNamedAuto(t *testing.T) {
 		{Name: "ci", URL: "http://10.0.0.5:4096", Username: "opencode", Password: "shared"},
 		{Name: "laptop", URL: "http://127.0.0.1:49374", Username: "opencode", Password: servicePassword, Auto: true, ServiceFile: path},
 	}
-	got := c.OpencodeServers()
+	got := c.Servers
 	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
 		t.Errorf("servers %+v\nwant %+v", got, want)
 	}
@@ -126,7 +124,7 @@ func TestServiceFileWithoutPassword(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := c.OpencodeServers()[0]; s.URL != "http://127.0.0.1:49374" || s.Username != "me" || s.Password != "mine" {
+	if s := c.Servers[0]; s.URL != "http://127.0.0.1:49374" || s.Username != "me" || s.Password != "mine" {
 		t.Errorf("server %+v, want the file's URL with the settings' credentials", s)
 	}
 }

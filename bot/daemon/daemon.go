@@ -3,10 +3,9 @@
 // its lanes, outbox and metrics), serves /healthz and /metrics, sweeps
 // expired requests, and stops everything in order when its context ends.
 //
-// Each opencode server OPENCODE_URL names gets a client, a watcher and
-// lanes of its own, which stamp its events with its name, so a server
-// that is down or slow holds up none of the others. One unnamed server
-// is served exactly as before servers had names.
+// Each opencode server OPENCODE_URL gives gets a client, a watcher and
+// lanes of its own, which stamp its events with its name ("" for a bare
+// URL's), so a server that is down or slow holds up none of the others.
 //
 // It owns the wiring and the timing policy of a running hermes-bot (poll
 // and shutdown timeouts, sweep and resend intervals), so a command line,
@@ -73,7 +72,7 @@ func (e *ConfigError) Unwrap() error { return e.Err }
 // work with is a *ConfigError.
 func Run(ctx context.Context, cfg *config.Config, log zerolog.Logger, opts Options) (err error) {
 	secrets := []string{cfg.BotToken}
-	for _, s := range cfg.OpencodeServers() {
+	for _, s := range cfg.Servers {
 		secrets = append(secrets, s.Password) // every server's: any may be echoed in an error
 	}
 	d := &daemon{cfg: cfg, log: log, opts: opts, started: time.Now(),
@@ -94,11 +93,7 @@ func Run(ctx context.Context, cfg *config.Config, log zerolog.Logger, opts Optio
 		return err
 	}
 	d.metrics = bot.NewMetrics()
-	if d.named() {
-		d.metrics.Streams = d.streams()
-	} else {
-		d.metrics.Stream = d.servers[0].client
-	}
+	d.metrics.Streams = d.streams()
 	d.poll = newPollTracker()
 	d.poll.next = telegramTransport()
 	d.poll.log = log
@@ -170,6 +165,7 @@ type daemon struct {
 // connect waits only for its own events.
 type server struct {
 	name   string
+	url    string // as configured: the unnamed server's UIDs derive from it
 	client *opencode.Client
 	lanes  *bot.Lanes
 }
@@ -190,7 +186,7 @@ func serviceLookup(s config.Server, getenv func(string) string) func() (opencode
 // newOpencode makes a client per opencode server. A named server's client
 // logs with its name.
 func (d *daemon) newOpencode() error {
-	for _, s := range d.cfg.OpencodeServers() {
+	for _, s := range d.cfg.Servers {
 		log := d.log
 		if s.Name != "" {
 			log = log.With().Str("server", s.Name).Logger()
@@ -209,14 +205,10 @@ func (d *daemon) newOpencode() error {
 			}
 			return &ConfigError{Setting: "OPENCODE_URL", Err: err}
 		}
-		d.servers = append(d.servers, &server{name: s.Name, client: c})
+		d.servers = append(d.servers, &server{name: s.Name, url: s.URL, client: c})
 	}
 	return nil
 }
-
-// named reports whether OPENCODE_URL names its servers; else there is
-// one, unnamed, served exactly as before servers had names.
-func (d *daemon) named() bool { return d.servers[0].name != "" }
 
 // streams are the servers' event streams, for /healthz and /metrics.
 func (d *daemon) streams() []bot.ServerStream {
@@ -291,19 +283,16 @@ func (d *daemon) wire(ctx context.Context, botID int64, botName string) error {
 		Lang:        cfg.Lang,
 		Notify:      bot.NotifyOptions{Idle: cfg.Notifies(config.NotifyIdle), Error: cfg.Notifies(config.NotifyError)},
 	}
-	var single bot.Opencode
-	if d.named() {
-		bc.Servers = make(map[string]bot.Opencode, len(d.servers))
-		for _, s := range d.servers {
-			bc.Servers[s.name] = s.client
-			tc.Servers = append(tc.Servers, telegram.ServerStatus{Name: s.name, Status: s.client})
+	bc.Servers = make(map[string]bot.Opencode, len(d.servers))
+	for _, s := range d.servers {
+		bc.Servers[s.name] = s.client
+		if s.name == "" {
+			bc.URL = s.url
 		}
-	} else {
-		c := d.servers[0].client
-		single, tc.Status, bc.Server = c, c, cfg.OpencodeURL
+		tc.Servers = append(tc.Servers, telegram.ServerStatus{Name: s.name, Status: s.client})
 	}
 	d.fe = telegram.New(tc, d.out, d.store, log)
-	d.bridge = bot.NewBridge(bc, d.store, single, d.fe, log)
+	d.bridge = bot.NewBridge(bc, d.store, d.fe, log)
 	d.tg.Handle(d.fe, d.bridge)
 	// Requests of different sessions are handled side by side, so a burst
 	// of questions is not posted one after the other; each server has
@@ -325,13 +314,12 @@ func (d *daemon) wire(ctx context.Context, botID int64, botName string) error {
 // opencodeURLs is OPENCODE_URL as served, for the start-up line: the URL,
 // or the name=url list.
 func opencodeURLs(cfg *config.Config) string {
-	servers := cfg.OpencodeServers()
-	if servers[0].Name == "" {
-		return cfg.OpencodeURL
-	}
-	pairs := make([]string, len(servers))
-	for i, s := range servers {
-		pairs[i] = s.Name + "=" + s.URL
+	pairs := make([]string, len(cfg.Servers))
+	for i, s := range cfg.Servers {
+		pairs[i] = s.URL
+		if s.Name != "" {
+			pairs[i] = s.Name + "=" + s.URL
+		}
 	}
 	return strings.Join(pairs, ",")
 }
@@ -398,12 +386,7 @@ func (d *daemon) watch(ctx context.Context, s *server, release func()) {
 	known := func(context.Context) opencode.Known {
 		var k opencode.Known
 		var err error
-		if s.name == "" {
-			k.Directories, err = d.store.Directories()
-		} else {
-			k.Directories, err = d.store.DirectoriesOf(s.name)
-		}
-		if err != nil {
+		if k.Directories, err = d.store.DirectoriesOf(s.name); err != nil {
 			log.Warn().Err(err).Msg("reading known directories from the store failed")
 		}
 		if k.Sessions, err = d.store.SessionsOf(s.name); err != nil {

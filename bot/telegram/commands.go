@@ -31,7 +31,9 @@ type OpencodeStatus interface {
 
 var _ OpencodeStatus = (*opencode.Client)(nil)
 
-// ServerStatus is a named opencode server, as /status reports it.
+// ServerStatus is an opencode server, as /status reports it; Name is ""
+// for the server of a bare OPENCODE_URL. A nil Status is reported
+// unknown.
 type ServerStatus struct {
 	Name   string
 	Status OpencodeStatus
@@ -197,11 +199,12 @@ func (f *Frontend) renderStatus(ctx context.Context, core frontend.Core) string 
 	}
 	s.WriteString(f.text.Up(span(f.text, now.Sub(f.started))) + "\n")
 
-	if len(f.cfg.Servers) == 0 {
-		f.writeOpencodeStatus(&s, "opencode: ", f.cfg.Status, now)
-	}
 	for _, sv := range f.cfg.Servers {
-		f.writeOpencodeStatus(&s, "opencode <code>"+esc(sv.Name, 24)+"</code>: ", sv.Status, now)
+		label := "opencode: "
+		if sv.Name != "" {
+			label = "opencode <code>" + esc(sv.Name, 24) + "</code>: "
+		}
+		f.writeOpencodeStatus(&s, label, sv.Status, now)
 	}
 
 	open, err := core.Open(ctx, false)

@@ -48,10 +48,8 @@ type Config struct {
 	Lang string
 	// Version is hermes-bot's version, for /status.
 	Version string
-	// Status, if set, tells /status how the opencode event stream is.
-	Status OpencodeStatus
-	// Servers, when OPENCODE_URL names servers, tells /status how each
-	// one's event stream is, a line each in this order, instead of Status.
+	// Servers tell /status how each opencode server's event stream is,
+	// a line each in this order.
 	Servers []ServerStatus
 	// StartedAt is when hermes-bot started, for the uptime /status
 	// shows; New's time if zero.

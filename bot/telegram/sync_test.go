@@ -88,7 +88,7 @@ func (r *syncRig) open() {
 	redactor := telegram.NewRedactor(syncToken)
 	r.store = store
 	fe := telegram.New(telegram.Config{ChatID: syncChat}, telegram.RedactTelegram(r.tb, redactor), store, zerolog.New(&r.logs))
-	r.bridge = bot.NewBridge(bot.Config{}, store, r.client(), fe, zerolog.New(&r.logs))
+	r.bridge = bot.NewBridge(bot.Config{Servers: map[string]bot.Opencode{"": r.client()}}, store, fe, zerolog.New(&r.logs))
 	r.connected = make(chan struct{}, 10)
 }
 

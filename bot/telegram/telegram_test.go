@@ -251,7 +251,7 @@ func startRig(t *testing.T, allowed ...int64) (*rig, context.Context) {
 	oc := &recordingOpencode{changed: make(chan struct{}, 1)}
 	fe := telegram.New(telegram.Config{ChatID: chatID, AllowedUserIDs: allowed, BotID: tb.ID(), BotUsername: srv.BotUser().Username},
 		telegram.RedactTelegram(tb, redactor), store, log)
-	br := bot.NewBridge(bot.Config{}, store, oc, fe, log)
+	br := bot.NewBridge(bot.Config{Servers: map[string]bot.Opencode{"": oc}}, store, fe, log)
 	tb.RegisterHandlerMatchFunc(func(*models.Update) bool { return true }, fe.Handler(br), fe.Middlewares()...)
 
 	polling, stop := context.WithCancel(ctx)

@@ -68,7 +68,7 @@ func startTopicRig(t *testing.T, forum bool) (*topicRig, context.Context) {
 func (r *topicRig) bridge(ctx context.Context, cfg telegram.Config) *bot.Bridge {
 	cfg.ChatID, cfg.BotID, cfg.Later = chatID, r.tb.ID(), r.out
 	r.fe = telegram.New(cfg, r.out, r.store, zerolog.New(r.logs))
-	return bot.NewBridge(bot.Config{}, r.store, r.oc, r.fe, zerolog.New(r.logs))
+	return bot.NewBridge(bot.Config{Servers: map[string]bot.Opencode{"": r.oc}}, r.store, r.fe, zerolog.New(r.logs))
 }
 
 // poll delivers updates to br until the test ends.

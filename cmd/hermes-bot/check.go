@@ -87,8 +87,8 @@ func (c *checkCommand) Run(ctx context.Context, args []string) error {
 		warnUnknown(unknown, r)
 		return r.finish()
 	}
-	secrets := []string{cfg.BotToken, cfg.OpencodePassword}
-	for _, s := range cfg.OpencodeServers() {
+	secrets := []string{cfg.BotToken}
+	for _, s := range cfg.Servers {
 		secrets = append(secrets, s.Password)
 	}
 	c.redact = telegram.NewRedactor(secrets...)
@@ -391,7 +391,7 @@ func displayName(u *models.User) string {
 // other: one that is down or refuses the password is reported and the
 // next is checked all the same.
 func (c *checkCommand) checkOpencode(ctx context.Context, cfg *config.Config, r *checkReport) {
-	for _, s := range cfg.OpencodeServers() {
+	for _, s := range cfg.Servers {
 		c.checkOpencodeServer(ctx, s, r)
 	}
 }

@@ -85,7 +85,7 @@ func TestNoSecretInOutput(t *testing.T) {
 	// A post Telegram refuses, one it fails, an edit it fails.
 	r.tg.FailNext("sendMessage", telegramtest.Fault{Code: 400, Description: "Bad Request: chat not found"})
 	r.oc.AddQuestion(faultDir, testQuestion("que_s1", "ses_s", "First secret-test question"))
-	bot.out.waitLines(t, 1, "could not post question to Telegram")
+	bot.out.waitLines(t, 1, "could not post question to the chat")
 	r.tg.FailNext("sendMessage", telegramtest.Fault{Code: 500})
 	r.oc.AddQuestion(faultDir, testQuestion("que_s2", "ses_s", "Second secret-test question"))
 	m := r.waitMessage(t, "Second secret-test question")

@@ -219,7 +219,7 @@ func startDemo(ctx context.Context, s demoSettings) (_ *demo, err error) {
 	opts := webview.Options{
 		Title:  "hermes-bot demo: the Telegram group",
 		Users:  users,
-		Panels: d.panels(cfg.OpencodeURL),
+		Panels: d.panels(cfg.Servers[0].URL),
 		Settle: s.settle,
 	}
 	if d.view, err = webview.New(d.tg, demoChatID, opts); err != nil {
