@@ -79,7 +79,7 @@ func Run(ctx context.Context, cfg *config.Config, log zerolog.Logger, opts Optio
 		redact: telegram.NewRedactor(secrets...)}
 
 	if d.store, err = pending.Open(cfg.DBPath, pending.WithLogger(log)); err != nil {
-		if badStorePath(err) {
+		if badStorePath(err) || errors.Is(err, pending.ErrTooOld) {
 			return &ConfigError{Setting: "HERMES_DB", Err: err} // a restart would not help
 		}
 		return fmt.Errorf("open store: %w", err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"net"
 	"os"
@@ -479,4 +480,41 @@ func TestCheckRealOpencode(t *testing.T) {
 		t.Fatalf("wrong password: code %d\n%s", code, out)
 	}
 	wantLines(t, out, "✗ opencode "+srv.URL+": wrong OPENCODE_SERVER_PASSWORD: opencode refused it (HTTP 401)\n")
+}
+
+// serve refuses a store of a release older than the oldest it reads as a
+// configuration error (exit 2: a restart cannot help), naming the file
+// and the way out, and leaves the file as it was.
+func TestServeRefusesTooOldStore(t *testing.T) {
+	s := newCheckSetup(t, nil)
+	db := filepath.Join(t.TempDir(), "pending.db")
+	s.env["HERMES_DB"] = db
+	store, err := pending.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Close(); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := bolt.Open(db, 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := raw.Update(func(tx *bolt.Tx) error { return tx.Bucket([]byte("meta")).Delete([]byte("schema")) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := raw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runCmd(t, s.env)
+	if code != 2 || !strings.Contains(stderr, "older than "+pending.OldestRelease) || !strings.Contains(stderr, db) {
+		t.Fatalf("serve with a too-old store: code %d, stderr:\n%s", code, stderr)
+	}
+	if after, err := os.ReadFile(db); err != nil || !bytes.Equal(after, before) {
+		t.Errorf("the refused store changed (%v)", err)
+	}
 }
