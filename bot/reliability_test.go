@@ -152,7 +152,7 @@ func TestPressRedeliveredAfterRestart(t *testing.T) {
 	edits := len(h.tg.Edits())
 
 	h.restart()
-	if id, _, err := h.store.InputCursor(123); id != 8 || err != nil {
+	if id, _, err := telegram.StateOf(h.store).InputCursor(123); id != 8 || err != nil {
 		t.Errorf("last update recorded = %d, %v; want 8", id, err)
 	}
 	h.deliver(uq)
@@ -285,7 +285,7 @@ func TestUpdateOffsetRecorded(t *testing.T) {
 	})
 	last := func() int64 {
 		t.Helper()
-		id, _, err := h.store.InputCursor(123)
+		id, _, err := telegram.StateOf(h.store).InputCursor(123)
 		if err != nil {
 			t.Fatal(err)
 		}

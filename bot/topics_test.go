@@ -104,7 +104,7 @@ func TestTopicCreationFailureFallsBack(t *testing.T) {
 	now = now.Add(10 * time.Minute) // the front-end's wait before trying again
 	h.ask("que_3", dbQuestion())
 	wantThreads(t, h, 7, 7, 100)
-	if _, ok, _ := h.store.ThreadFor(testChat, "/home/user/projects/demo"); !ok {
+	if _, ok, _ := telegram.StateOf(h.store).ThreadFor(testChat, "/home/user/projects/demo"); !ok {
 		t.Fatal("the topic created was not remembered")
 	}
 }

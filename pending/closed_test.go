@@ -104,7 +104,7 @@ func TestPruneClosed(t *testing.T) {
 		}
 	}
 	// Other meta keys are left alone.
-	if err := s.MoveChat(-5, -100999); err != nil {
+	if _, err := s.RememberAlways("", "/p", "edit"); err != nil {
 		t.Fatal(err)
 	}
 	// Closed through DeleteClosed, so also found by request ID.
@@ -134,8 +134,8 @@ func TestPruneClosed(t *testing.T) {
 	if n, err := s.PruneClosed(now.Add(-24 * time.Hour)); n != 0 || err != nil {
 		t.Errorf("second PruneClosed = %d, %v; want 0", n, err)
 	}
-	if id, err := s.ChatFor(-5); id != -100999 || err != nil {
-		t.Errorf("migration lost by prune: %d, %v", id, err)
+	if _, ok, err := s.AlwaysGiven("", "/p"); !ok || err != nil {
+		t.Errorf("always answer lost by prune: %v, %v", ok, err)
 	}
 }
 
@@ -153,8 +153,5 @@ func TestClosedAfterClose(t *testing.T) {
 	}
 	if _, err := s.PruneClosed(time.Now()); !errors.Is(err, pending.ErrClosed) {
 		t.Errorf("PruneClosed after Close = %v", err)
-	}
-	if err := s.SetInputCursor(1, 2, time.Now()); !errors.Is(err, pending.ErrClosed) {
-		t.Errorf("SetInputCursor after Close = %v", err)
 	}
 }

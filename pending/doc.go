@@ -5,14 +5,13 @@
 // by session and parent session, by the message a request shares, and of
 // entries not yet posted), the queries the bridge runs (Expired, Unsent,
 // Directories, SessionsOf, CompareListed, AwaitingText, BySession, Group), a small
-// meta bucket (a chat's move to another, the thread each project posts
-// in, the front-end's input cursor, requests closed in the last day so a
-// late press is told how they closed, the closing edits still owed to
-// their messages, recorded in the transaction that closes them, and the
-// directories where an "always" answer let the agent change files) and the
-// single-instance lock on the file. It knows nothing of HTTP, Telegram or
-// opencode: deciding what an entry means, and talking to either side, is
-// left to package bot.
+// meta bucket (requests closed in the last day so a late press is told
+// how they closed, the closing edits still owed to their messages,
+// recorded in the transaction that closes them, which session a message
+// is about, and the directories where an "always" answer let the agent
+// change files) and the single-instance lock on the file. It knows
+// nothing of HTTP, Telegram or opencode: deciding what an entry means,
+// and talking to either side, is left to package bot.
 //
 // An entry holds one request model for both opencode generations: a
 // question request of opencode 1.x is a form whose fields are its
@@ -27,7 +26,15 @@
 // front-end gives and reads (for Telegram a chat ID, a message ID and a
 // forum topic's thread ID); the store keeps them and indexes them (a prompt
 // by its chat and message, an unsent entry by its message 0) without
-// knowing what they mean.
+// knowing what they mean. When a front-end learns that a chat has a new
+// ID, MovePlaces moves the entries shown there.
+//
+// A front-end's own bookkeeping is the front-end's: FrontendState gives
+// each front-end, by name, a key/value space of its own (a bucket under
+// the frontends bucket), read and written in the store's transactions,
+// whose keys and values the store does not interpret. Telegram keeps its
+// update offset, its chats' moves to supergroups and a forum topic per
+// project there (bot/telegram's State).
 //
 // # Basics
 //
@@ -65,5 +72,11 @@
 // carry no schema marker in the meta bucket: Open refuses such a file with
 // ErrTooOld, naming it, and leaves it as it was. Opening it once with
 // 03d8d17, which rewrites it, makes it readable; moving it aside starts
-// afresh.
+// afresh. A file of 03d8d17 kept the Telegram front-end's bookkeeping in
+// the meta bucket, under the keys "updateOffset:", "chatMigration:" and
+// "topic:" and what follows them: Open moves them, verbatim and in the
+// transaction of its other work on the file, to the frontends bucket of
+// "telegram", which reads them in that format. (03d8d17 opening a file
+// written since does not see them there: it polls from whatever Telegram
+// holds, posts to the configured chat and creates the topics again.)
 package pending

@@ -103,10 +103,10 @@ func TestIndexesFollowEveryWrite(t *testing.T) {
 	mustCheckIndexes(t, s, "DeleteClosed of an undecodable entry")
 
 	g := mustCreate(t, s, &pending.Entry{RequestID: "que_g", Directory: "/g", Place: pending.Place{Chat: -5, Message: 30}, Prompt: 31, AwaitingText: true})
-	if err := s.MoveChat(-5, -100999); err != nil {
+	if err := s.MovePlaces(-5, -100999); err != nil {
 		t.Fatal(err)
 	}
-	mustCheckIndexes(t, s, "MoveChat")
+	mustCheckIndexes(t, s, "MovePlaces")
 	unsent, err := s.Unsent()
 	if err != nil {
 		t.Fatal(err)

@@ -31,8 +31,8 @@ var (
 	// permission asked, each press and each session's end.
 	bucketBySession    = []byte("bySession")
 	bucketBySharedWith = []byte("bySharedWith")
-	// bucketMeta holds facts about the deployment, such as a chat's
-	// migration to a supergroup (meta.go).
+	// bucketMeta holds small facts about the file and the requests, such
+	// as the schema, the index version and how requests closed (closed.go).
 	bucketMeta = []byte("meta")
 )
 
@@ -191,7 +191,9 @@ func checkSchema(tx *bolt.Tx) (fresh bool, err error) {
 // createBuckets is the first transaction on the file, so it is where a
 // damaged page tree shows up; a panic here closes the database. It
 // refuses a file in another shape than today's before it writes
-// anything, marks a new file with today's, and builds the indexes when
+// anything, marks a new file with today's, moves the Telegram state a
+// file of 03d8d17 kept in the meta bucket to the frontends bucket
+// (moveLegacyFrontendState), and builds the indexes when
 // the file lacks them or holds another version of them.
 func createBuckets(db *bolt.DB, log zerolog.Logger, path string) (err error) {
 	defer func() {
@@ -208,7 +210,7 @@ func createBuckets(db *bolt.DB, log zerolog.Logger, path string) (err error) {
 		if err != nil {
 			return err
 		}
-		for _, name := range [][]byte{bucketEntries, bucketByRequest, bucketByPrompt, bucketMeta} {
+		for _, name := range [][]byte{bucketEntries, bucketByRequest, bucketByPrompt, bucketMeta, bucketFrontends} {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return fmt.Errorf("bucket %s: %w", name, err)
 			}
@@ -217,6 +219,8 @@ func createBuckets(db *bolt.DB, log zerolog.Logger, path string) (err error) {
 			if err := tx.Bucket(bucketMeta).Put(schemaKey, []byte(schemaPlace)); err != nil {
 				return fmt.Errorf("record the schema: %w", err)
 			}
+		} else if err := moveLegacyFrontendState(tx); err != nil {
+			return fmt.Errorf("move the Telegram state of the meta bucket: %w", err)
 		}
 		rebuild := string(tx.Bucket(bucketMeta).Get(indexVersionKey)) != indexVersion
 		for _, name := range listingIndexes {
@@ -339,7 +343,7 @@ func (s *Store) update(fn func(*buckets) error) error {
 	return s.write(func(tx *bolt.Tx) error { return fn(newBuckets(tx)) })
 }
 
-// write is update for the meta bucket, which buckets does not hold.
+// write is update for the buckets that buckets does not hold.
 func (s *Store) write(fn func(*bolt.Tx) error) error {
 	return closedErr(s.group.write(fn))
 }

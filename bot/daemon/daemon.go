@@ -247,7 +247,7 @@ func (d *daemon) newTelegram() error {
 // ID, which a restart keeps using).
 func (d *daemon) wire(ctx context.Context, botID int64, botName string) error {
 	cfg, log := d.cfg, d.log
-	chatID, err := d.store.ChatFor(cfg.ChatID)
+	chatID, err := telegram.StateOf(d.store).ChatFor(cfg.ChatID)
 	if err != nil {
 		return fmt.Errorf("read remembered chat ID: %w", err)
 	}
@@ -329,7 +329,7 @@ func opencodeURLs(cfg *config.Config) string {
 // chat's send queue, so the re-posting of moved requests, which sends,
 // runs apart from it.
 func (d *daemon) migrated(ctx context.Context, oldID, newID int64) {
-	if err := d.store.MoveChat(oldID, newID); err != nil {
+	if err := telegram.StateOf(d.store).MoveChat(oldID, newID); err != nil {
 		d.log.Error().Err(err).Int64("oldChatID", oldID).Int64("newChatID", newID).Msg("could not remember the chat migration")
 	}
 	d.fe.SetChatID(newID)

@@ -23,6 +23,15 @@
 // update was handled (InitialOffset reads it for ClientOptions.Offset, so
 // a restart does not fetch those updates again), and recover a panic.
 //
+// State is the front-end's own bookkeeping, in its key/value space of the
+// store (pending.Store.FrontendState "telegram"): the update ID up to
+// which each bot handled its updates (SetInputCursor, InputCursor), the
+// chats that became supergroups (MoveChat, which also moves the store's
+// entries there with pending.Store.MovePlaces, and ChatFor, which
+// bot/daemon asks at start-up) and the forum topic of each project
+// (ThreadFor, RememberThread). Its keys and values are those hermes-bot
+// 03d8d17 kept in the store's meta bucket, which pending.Open moves here.
+//
 // Client is the connection to the Bot API, the one place besides the
 // command line that makes a go-telegram/bot client: it asks who the bot
 // is (Me), drops a webhook, registers the command menu, and polls,

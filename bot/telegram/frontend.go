@@ -74,6 +74,8 @@ type Frontend struct {
 	tg    Telegram
 	text  *i18n.Text
 	store *pending.Store
+	// state is the front-end's own bookkeeping in store (state.go).
+	state *State
 	log   zerolog.Logger
 	// chatID starts as cfg.ChatID and follows a supergroup migration.
 	chatID  atomic.Int64
@@ -106,10 +108,10 @@ var _ frontend.Frontend = (*Frontend)(nil)
 const handlerTimeout = 30 * time.Second
 
 // New returns a Frontend posting to cfg.ChatID through tg and keeping its
-// forum topics and update offsets in store. It does no I/O.
+// forum topics and update offsets in its State in store. It does no I/O.
 func New(cfg Config, tg Telegram, store *pending.Store, log zerolog.Logger) *Frontend {
 	cfg.AllowedUserIDs = slices.Clone(cfg.AllowedUserIDs)
-	f := &Frontend{cfg: cfg, tg: tg, text: i18n.For(cfg.Lang), store: store, log: log,
+	f := &Frontend{cfg: cfg, tg: tg, text: i18n.For(cfg.Lang), store: store, state: StateOf(store), log: log,
 		now: cfg.Now, handlerTimeout: handlerTimeout}
 	if f.now == nil {
 		f.now = time.Now

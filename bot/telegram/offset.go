@@ -16,8 +16,8 @@ import (
 // confirms a batch to Telegram with its next poll, whether the handlers
 // are done or not. After a restart it would poll from scratch and
 // Telegram would send again every update it was not told we took
-// (its updates are kept about 24 hours). So the front-end
-// records in the store the update ID up to which every update was
+// (its updates are kept about 24 hours). So the front-end records in
+// its State in the store the update ID up to which every update was
 // handled, and a restart resumes after it (InitialOffset); what is
 // redelivered nonetheless (an update being handled when the process died)
 // finds its request closed, and is told so.
@@ -37,7 +37,7 @@ const offsetMaxAge = 24 * time.Hour
 // was recorded or the record is older than a day. Read it before
 // building the bot, once the store is open.
 func InitialOffset(store *pending.Store, botID int64, now time.Time) (int64, error) {
-	id, at, err := store.InputCursor(botID)
+	id, at, err := StateOf(store).InputCursor(botID)
 	if err != nil {
 		return 0, fmt.Errorf("initial update offset: %w", err)
 	}
@@ -104,7 +104,7 @@ func (f *Frontend) offsetMiddleware(next tgbot.HandlerFunc) tgbot.HandlerFunc {
 }
 
 func (f *Frontend) saveOffset(id int64) error {
-	err := f.store.SetInputCursor(f.cfg.BotID, id, f.now())
+	err := f.state.SetInputCursor(f.cfg.BotID, id, f.now())
 	if err != nil {
 		f.log.Warn().Err(err).Int64("updateID", id).
 			Msg("could not record the last Telegram update handled; after a restart Telegram may send some updates again, which are told their request closed")

@@ -43,7 +43,7 @@ func TestInitialOffsetSkipsHandledUpdates(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = store.Close() })
 	// The first two were handled before the restart.
-	if err := store.SetInputCursor(123, ids[1], time.Now()); err != nil {
+	if err := telegram.StateOf(store).SetInputCursor(123, ids[1], time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	offset, err := telegram.InitialOffset(store, 123, time.Now())

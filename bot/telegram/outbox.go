@@ -66,7 +66,7 @@ type OutboxOptions struct {
 	BaseBackoff, MaxBackoff time.Duration
 	// OnMigrate is called once per chat that Telegram reports upgraded to
 	// a supergroup, before the call is retried at newChatID; persist the
-	// new ID there (pending.Store.MoveChat). It runs in the
+	// new ID there (State.MoveChat). It runs in the
 	// migrated call, holding one of the chat's MaxInFlight slots, so it must
 	// not call the Outbox itself (that may wait for itself): start a
 	// goroutine for that.

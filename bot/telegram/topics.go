@@ -47,7 +47,7 @@ func (f *Frontend) threadFor(ctx context.Context, log zerolog.Logger, chatID int
 	}
 	f.topicMu.Lock()
 	defer f.topicMu.Unlock()
-	id, ok, err := f.store.ThreadFor(chatID, dir)
+	id, ok, err := f.state.ThreadFor(chatID, dir)
 	if err != nil {
 		log.Warn().Err(err).Int("threadID", fallback).Msg("could not look up the project's forum topic; posting in the configured thread")
 		return fallback
@@ -74,7 +74,7 @@ func (f *Frontend) threadFor(ctx context.Context, log zerolog.Logger, chatID int
 	}
 	id = topic.MessageThreadID
 	delete(f.topicFailed, key)
-	if err := f.store.RememberThread(chatID, dir, id); err != nil {
+	if err := f.state.RememberThread(chatID, dir, id); err != nil {
 		log.Warn().Err(err).Int("threadID", id).Msg("created the project's forum topic but could not remember it; a restart creates another")
 	}
 	log.Info().Int("threadID", id).Str("topic", topicName(dir)).Msg("forum topic created for the project")
