@@ -64,19 +64,24 @@ var English = Text{
 	Identical: func(n int) string {
 		return fmt.Sprintf("(%d identical requests; one decision answers all)", n)
 	},
-	MoreReasons:  func(n int) string { return fmt.Sprintf("%d more", n) },
-	RiskReason:   reasonSayer(reasonEnglish, "unknown reason"),
-	Risk:         func(l risk.Level) string { return l.String() + " risk" },
-	File:         "File: ",
-	URL:          "URL: ",
-	Folder:       "Runs in another folder: ",
-	RunUnread:    "⚠️ Could not read from opencode where this command runs: check before allowing.",
-	RunsFor:      func(d string) string { return "⏱ May run for up to " + d },
-	Patterns:     "Patterns: ",
-	MoreLines:    func(n int) string { return fmt.Sprintf("… %d more lines", n) },
-	MoreItems:    func(n int) string { return fmt.Sprintf(" … and %d more", n) },
-	AlwaysNone:   "♾️ <i>Always allow</i>: opencode named no patterns for it.",
-	AlwaysAlso:   "♾️ <i>Always allow</i> would also allow from now on: ",
+	MoreReasons: func(n int) string { return fmt.Sprintf("%d more", n) },
+	RiskReason:  reasonSayer(reasonEnglish, "unknown reason"),
+	Risk:        func(l risk.Level) string { return l.String() + " risk" },
+	File:        "File: ",
+	URL:         "URL: ",
+	Folder:      "Runs in another folder: ",
+	RunUnread:   "⚠️ Could not read from opencode where this command runs: check before allowing.",
+	RunsFor:     func(d string) string { return "⏱ May run for up to " + d },
+	Patterns:    "Patterns: ",
+	MoreLines:   func(n int) string { return fmt.Sprintf("… %d more lines", n) },
+	MoreItems:   func(n int) string { return fmt.Sprintf(" … and %d more", n) },
+	AlwaysNone:  "♾️ <i>Always allow</i>: opencode named no patterns for it.",
+	AlwaysSession: func(p string) string {
+		return "♾️ <i>Always allow</i> allows " + p + " for the rest of this session (until opencode restarts)"
+	},
+	AlwaysProject: func(p string) string {
+		return "♾️ <i>Always allow</i> allows " + p + " in this project from now on"
+	},
 	AlwaysEvery:  func(kind string) string { return " — that is, every " + kind + " request" },
 	BtnAllowOnce: btnAllowOnce, BtnAllowAlways: btnAllowAlways,
 	BtnReject: btnReject, BtnRejectReason: btnRejectReason,

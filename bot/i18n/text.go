@@ -56,14 +56,18 @@ type Text struct {
 	// Folder introduces the folder a command runs in when it is not the
 	// project's; RunUnread says what it runs could not be read; RunsFor
 	// says how long it may run (a Go duration), when that is long.
-	Folder            string
-	RunUnread         string
-	RunsFor           func(d string) string
-	Patterns          string
-	MoreLines         func(n int) string
-	MoreItems         func(n int) string
-	AlwaysNone        string // HTML
-	AlwaysAlso        string // HTML, followed by the patterns
+	Folder     string
+	RunUnread  string
+	RunsFor    func(d string) string
+	Patterns   string
+	MoreLines  func(n int) string
+	MoreItems  func(n int) string
+	AlwaysNone string // HTML
+	// AlwaysSession and AlwaysProject say what Always allow allows, the
+	// patterns (HTML), for the rest of the session (opencode 1.x) or in
+	// the project (OpenCode 2).
+	AlwaysSession     func(patterns string) string
+	AlwaysProject     func(patterns string) string
 	AlwaysEvery       func(kind string) string
 	BtnAllowOnce      string
 	BtnAllowAlways    string

@@ -68,18 +68,21 @@ var Chinese = Text{
 		}
 		return "风险未知"
 	},
-	File:         "文件：",
-	URL:          "网址：",
-	Folder:       "在另一个文件夹中运行：",
-	RunUnread:    "⚠️ 无法从 opencode 读取此命令的运行位置：允许之前请先核实。",
-	RunsFor:      func(d string) string { return "⏱ 最长可运行 " + d },
-	Patterns:     "匹配规则：",
-	MoreLines:    func(n int) string { return fmt.Sprintf("… 另有 %d 行", n) },
-	MoreItems:    func(n int) string { return fmt.Sprintf(" … 另有 %d 项", n) },
-	AlwaysNone:   "♾️ <i>始终允许</i>：opencode 没有给出匹配规则。",
-	AlwaysAlso:   "♾️ <i>始终允许</i>将从现在起同时允许：",
-	AlwaysEvery:  func(kind string) string { return " —— 即所有 " + kind + " 请求" },
-	BtnAllowOnce: "✅ 允许一次", BtnAllowAlways: "♾️ 始终允许",
+	File:       "文件：",
+	URL:        "网址：",
+	Folder:     "在另一个文件夹中运行：",
+	RunUnread:  "⚠️ 无法从 opencode 读取此命令的运行位置：允许之前请先核实。",
+	RunsFor:    func(d string) string { return "⏱ 最长可运行 " + d },
+	Patterns:   "匹配规则：",
+	MoreLines:  func(n int) string { return fmt.Sprintf("… 另有 %d 行", n) },
+	MoreItems:  func(n int) string { return fmt.Sprintf(" … 另有 %d 项", n) },
+	AlwaysNone: "♾️ <i>始终允许</i>：opencode 没有给出匹配规则。",
+	AlwaysSession: func(p string) string {
+		return "♾️ <i>始终允许</i>将在本会话剩余时间内（直到 opencode 重启）允许：" + p
+	},
+	AlwaysProject: func(p string) string { return "♾️ <i>始终允许</i>将从现在起在本项目中允许：" + p },
+	AlwaysEvery:   func(kind string) string { return " —— 即所有 " + kind + " 请求" },
+	BtnAllowOnce:  "✅ 允许一次", BtnAllowAlways: "♾️ 始终允许",
 	BtnReject: "❌ 拒绝", BtnRejectReason: "💬 拒绝并说明原因",
 	ThisRequest: "这个请求",
 	PromptReason: func(mention, what string) string {
