@@ -464,6 +464,23 @@ func (c *checkCommand) checkOpencodeServer(ctx context.Context, srv config.Serve
 			srv.URL+" can drive your agent",
 			"start opencode with OPENCODE_SERVER_PASSWORD=… and put the same password in hermes-bot's settings")
 	}
+	if err == nil && srv.Password != "" && c.acceptsAnyone(ctx, srv) {
+		r.warn(pwName, "opencode accepts requests without a password; the one in "+pwVar+
+			" is not needed, and anyone who can reach "+srv.URL+" can drive your agent",
+			"start opencode with OPENCODE_SERVER_PASSWORD set to that same password, so that it asks for it")
+	}
+}
+
+// acceptsAnyone reports whether srv answers a request without credentials.
+func (c *checkCommand) acceptsAnyone(ctx context.Context, srv config.Server) bool {
+	oc, err := opencode.NewClient(srv.URL)
+	if err != nil {
+		return false
+	}
+	cctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	_, err = oc.Probe(cctx)
+	return err == nil
 }
 
 // unreachable tells a failure to get any answer (the HTTP client's

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"strings"
 
 	"github.com/hermes-bot/hermes-bot/config"
 )
@@ -49,6 +50,12 @@ func (f *configFlags) load(getenv func(string) string, environ []string) (*confi
 func settingsFix(err error, envFile string) string {
 	var ve *config.ValidationError
 	switch {
+	case errors.As(err, &ve) && ve.From == "environment":
+		// Fixing the file would change nothing: the environment wins.
+		return fmt.Sprintf("%s comes from the environment, which overrides the env-file: correct or unset it there "+
+			"(your shell's export, or the service's Environment=)", ve.Var)
+	case errors.As(err, &ve) && strings.HasPrefix(ve.From, "flag "):
+		return "correct the " + ve.From + " on the command line"
 	case errors.As(err, &ve):
 		where := "the environment or an env-file (--env-file PATH)"
 		if envFile != "" {
