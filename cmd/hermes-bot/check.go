@@ -102,6 +102,9 @@ func (c *checkCommand) Run(ctx context.Context, args []string) error {
 		from = append(from, "flags")
 	}
 	r.ok("settings", "valid, from "+strings.Join(from, ", "))
+	if text, fix := envFileWarning(*flags.envFile); text != "" {
+		r.warn("settings", text, fix)
+	}
 	warnUnknown(unknown, r)
 	if len(cfg.AllowedUserIDs) == 0 {
 		r.warn("allowed users", "TELEGRAM_ALLOWED_USER_IDS is empty: any member of the chat may answer",

@@ -557,3 +557,23 @@ func TestCheckBadSettingFromEnvironment(t *testing.T) {
 		t.Errorf("says to fix the env-file:\n%s", out)
 	}
 }
+
+// TestCheckReadableEnvFile: an env-file others can read is a warning that
+// names it and the chmod that fixes it.
+func TestCheckReadableEnvFile(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no Unix modes")
+	}
+	s := newCheckSetup(t, nil)
+	path := filepath.Join(t.TempDir(), "hermes.env")
+	writeFile(t, path, "HERMES_LANG=en\n", 0o640)
+	if err := os.Chmod(path, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	out, code := s.check(t, "--env-file", path)
+	if code != 0 {
+		t.Fatalf("code %d, want 0 (a warning):\n%s", code, out)
+	}
+	wantLines(t, out, "! settings: the env-file "+path+" can be read by other users (mode 0640) and holds secrets\n    fix: chmod 600 "+path+"\n",
+		"Ready to run, with 1 warning.\n")
+}

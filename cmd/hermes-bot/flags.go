@@ -79,3 +79,14 @@ func withFix(err error, fix string, unknown ...config.Unknown) error {
 	}
 	return err
 }
+
+// envFileWarning is what to say when the env-file at path, which holds the
+// bot token, is open to other users; "" when it is not.
+func envFileWarning(path string) (text, fix string) {
+	perm, open := openToOthers(path)
+	if path == "" || !open {
+		return "", ""
+	}
+	return fmt.Sprintf("the env-file %s can be read by other users (mode %04o) and holds secrets", path, perm),
+		"chmod 600 " + shellQuote(path)
+}
