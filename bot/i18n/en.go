@@ -139,7 +139,7 @@ var English = Text{
 		"<b>Forms</b> (OpenCode 2) are asked one field at a time: an optional field has <b>⏭ Skip</b>, " +
 		"a link form has a button opening it, then <b>✅ Done</b> or <b>✖️ Cancel</b>.\n" +
 		"<b>Permission requests</b> 🔐: <b>" + btnAllowOnce + "</b> allows this call, <b>" + btnAllowAlways +
-		"</b> allows calls like it for the rest of the session, <b>" + btnReject + "</b> refuses, and <b>" +
+		"</b> allows calls like it for the rest of the session (on OpenCode 2, in the project, as a rule), <b>" + btnReject + "</b> refuses, and <b>" +
 		btnRejectReason + "</b> refuses and tells the agent why.\n" +
 		"A request nobody answers is dismissed when it expires.\n\n" +
 		"<b>Commands</b>\n" +
