@@ -76,10 +76,10 @@ var English = Text{
 	MoreLines:   func(n int) string { return fmt.Sprintf("… %d more lines", n) },
 	MoreItems:   func(n int) string { return fmt.Sprintf(" … and %d more", n) },
 	AlwaysNone:  "♾️ <i>Always allow</i>: opencode named no patterns for it.",
-	AlwaysSession: func(p string) string {
-		return "♾️ <i>Always allow</i> allows " + p + " for the rest of this session (until opencode restarts)"
+	AlwaysMemory: func(p string) string {
+		return "♾️ <i>Always allow</i> allows " + p + " in this project, in every session, until opencode restarts"
 	},
-	AlwaysProject: func(p string) string {
+	AlwaysRule: func(p string) string {
 		return "♾️ <i>Always allow</i> allows " + p + " in this project from now on"
 	},
 	AlwaysEvery:  func(kind string) string { return " — that is, every " + kind + " request" },
@@ -139,7 +139,7 @@ var English = Text{
 		"<b>Forms</b> (OpenCode 2) are asked one field at a time: an optional field has <b>⏭ Skip</b>, " +
 		"a link form has a button opening it, then <b>✅ Done</b> or <b>✖️ Cancel</b>.\n" +
 		"<b>Permission requests</b> 🔐: <b>" + btnAllowOnce + "</b> allows this call, <b>" + btnAllowAlways +
-		"</b> allows calls like it for the rest of the session (on OpenCode 2, in the project, as a rule), <b>" + btnReject + "</b> refuses, and <b>" +
+		"</b> allows calls like it in the project until opencode restarts (on OpenCode 2, as a saved rule), <b>" + btnReject + "</b> refuses, and <b>" +
 		btnRejectReason + "</b> refuses and tells the agent why.\n" +
 		"A request nobody answers is dismissed when it expires.\n\n" +
 		"<b>Commands</b>\n" +

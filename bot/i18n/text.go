@@ -63,11 +63,12 @@ type Text struct {
 	MoreLines  func(n int) string
 	MoreItems  func(n int) string
 	AlwaysNone string // HTML
-	// AlwaysSession and AlwaysProject say what Always allow allows, the
-	// patterns (HTML), for the rest of the session (opencode 1.x) or in
-	// the project (OpenCode 2).
-	AlwaysSession     func(patterns string) string
-	AlwaysProject     func(patterns string) string
+	// AlwaysMemory and AlwaysRule say what Always allow allows, the
+	// patterns (HTML): in the project until opencode restarts (1.x keeps it
+	// in memory, for every session of the directory), or as a rule saved
+	// for the project (OpenCode 2).
+	AlwaysMemory      func(patterns string) string
+	AlwaysRule        func(patterns string) string
 	AlwaysEvery       func(kind string) string
 	BtnAllowOnce      string
 	BtnAllowAlways    string

@@ -191,8 +191,9 @@ func runLines(tx *i18n.Text, r *pending.Run) string {
 }
 
 // alwaysLine says what pressing "Always allow" would allow beyond this
-// request, and for how long: on opencode 1.x the rest of the session (it
-// is kept in memory), on OpenCode 2 (gen 2) the project (a saved rule).
+// request, and for how long: on opencode 1.x in the project until it
+// restarts (kept in memory, for every session of the directory), on
+// OpenCode 2 (gen 2) as a rule saved for the project.
 func alwaysLine(tx *i18n.Text, p *pending.Permission, kind string, gen int) string {
 	if len(p.Always) == 0 {
 		return tx.AlwaysNone
@@ -205,9 +206,9 @@ func alwaysLine(tx *i18n.Text, p *pending.Permission, kind string, gen int) stri
 		}
 	}
 	if gen == 2 {
-		return tx.AlwaysProject(pats)
+		return tx.AlwaysRule(pats)
 	}
-	return tx.AlwaysSession(pats)
+	return tx.AlwaysMemory(pats)
 }
 
 // renderPermission renders the open message of the permission requests

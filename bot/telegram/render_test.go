@@ -452,8 +452,8 @@ func TestRenderRun(t *testing.T) {
 }
 
 // TestRenderAlwaysLine: the message says what Always allows, its patterns
-// escaped and clipped, and for how long: the session on opencode 1.x, the
-// project on OpenCode 2.
+// escaped and clipped, and for how long: until opencode restarts on 1.x,
+// which keeps it in memory for the whole project, as a rule on OpenCode 2.
 func TestRenderAlwaysLine(t *testing.T) {
 	long := strings.Repeat("x", 300)
 	e := &pending.Entry{
@@ -465,11 +465,11 @@ func TestRenderAlwaysLine(t *testing.T) {
 		gen       int
 		want, not string
 	}{
-		{&i18n.English, 0, "♾️ <i>Always allow</i> allows <code>git status &lt;&amp;&gt; *</code>, <code>" + long[:99] + "…</code> for the rest of this session (until opencode restarts)", "in this project"},
-		{&i18n.English, 1, "for the rest of this session (until opencode restarts)", "in this project"},
-		{&i18n.English, 2, "♾️ <i>Always allow</i> allows <code>git status &lt;&amp;&gt; *</code>", "rest of this session"},
-		{&i18n.Chinese, 1, "♾️ <i>始终允许</i>将在本会话剩余时间内（直到 opencode 重启）允许：<code>git status &lt;&amp;&gt; *</code>", "本项目"},
-		{&i18n.Chinese, 2, "♾️ <i>始终允许</i>将从现在起在本项目中允许：<code>git status", "本会话"},
+		{&i18n.English, 0, "♾️ <i>Always allow</i> allows <code>git status &lt;&amp;&gt; *</code>, <code>" + long[:99] + "…</code> in this project, in every session, until opencode restarts", "from now on"},
+		{&i18n.English, 1, "in this project, in every session, until opencode restarts", "from now on"},
+		{&i18n.English, 2, "♾️ <i>Always allow</i> allows <code>git status &lt;&amp;&gt; *</code>, <code>" + long[:99] + "…</code> in this project from now on", "until opencode restarts"},
+		{&i18n.Chinese, 1, "♾️ <i>始终允许</i>将在本项目的所有会话中允许以下内容，直到 opencode 重启：<code>git status &lt;&amp;&gt; *</code>", "从现在起"},
+		{&i18n.Chinese, 2, "♾️ <i>始终允许</i>将从现在起在本项目中允许：<code>git status", "重启"},
 	} {
 		text, _, err := renderPermission(tc.tx, e.UID, []*pending.Entry{e}, tc.gen)
 		if err != nil {
@@ -485,7 +485,7 @@ func TestRenderAlwaysLine(t *testing.T) {
 	every := &pending.Entry{UID: "abcDEF12", Kind: pending.KindPermission, Directory: "/p", SessionID: "ses_1",
 		Permission: &pending.Permission{Kind: "bash", Patterns: []string{"ls"}, Always: []string{"*"}}}
 	text, _, _ := renderPermission(&i18n.English, every.UID, []*pending.Entry{every}, 1)
-	if want := "allows <code>*</code> — that is, every bash request for the rest of this session"; !strings.Contains(text, want) {
+	if want := "allows <code>*</code> — that is, every bash request in this project, in every session, until opencode restarts"; !strings.Contains(text, want) {
 		t.Errorf("lacks %q:\n%s", want, text)
 	}
 }

@@ -170,8 +170,8 @@ func TestTelegramAlwaysOnOpenCode2(t *testing.T) {
 			t.Errorf("message lacks %q:\n%s", want, m.PlainText)
 		}
 	}
-	if strings.Contains(m.PlainText, "rest of this session") {
-		t.Errorf("says the session on OpenCode 2:\n%s", m.PlainText)
+	if strings.Contains(m.PlainText, "until opencode restarts") {
+		t.Errorf("says it lasts until a restart on OpenCode 2:\n%s", m.PlainText)
 	}
 	if b := m.Keyboard[0][1]; b.Text != i18n.English.Rules.BtnAlways || b.Style != "success" {
 		t.Errorf("Always button = %+v", b)

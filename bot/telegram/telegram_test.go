@@ -552,7 +552,7 @@ func TestTelegramButtonStyles(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("permission button styles = %q, want %q", got, want)
 	}
-	if !strings.Contains(perm.PlainText, "Always allow allows echo * for the rest of this session (until opencode restarts)") {
+	if !strings.Contains(perm.PlainText, "Always allow allows echo * in this project, in every session, until opencode restarts") {
 		t.Errorf("message does not say what Always allows, and for how long:\n%s", perm.PlainText)
 	}
 	for _, row := range r.posted(t, ctx, "que_1").Keyboard {
