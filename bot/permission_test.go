@@ -45,7 +45,7 @@ func TestPermissionPosted(t *testing.T) {
 		"<b>demo</b>", "Qeppn49", "Permission: bash",
 		"<pre>rm -rf build &amp;&amp; make</pre>",
 		"Patterns: <code>rm -rf build</code>, <code>make</code>",
-		"would also allow from now on: <code>rm *</code>, <code>make *</code>",
+		"allows <code>rm *</code>, <code>make *</code> in this project, in every session, until opencode restarts",
 		"🔴 <b>high risk</b>", "rm -rf")
 	want := [][2]string{
 		{i18n.English.BtnAllowOnce, "ponce:" + e.UID},
@@ -146,7 +146,7 @@ func TestPermissionButtons(t *testing.T) {
 				t.Errorf("edit of message %d keeps markup %v", ed.MessageID, ed.ReplyMarkup)
 			}
 			wantIn(t, ed.Text, append(tc.footer, "<pre>git push origin main</pre>", "<b>demo</b>")...)
-			if strings.Contains(ed.Text, "would also allow") {
+			if strings.Contains(ed.Text, "until opencode restarts") {
 				t.Errorf("closed message still offers always:\n%s", ed.Text)
 			}
 			h.gone(e.UID)

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
@@ -286,20 +287,22 @@ func Load(src Sources) (*Config, error) {
 		getenv = func(string) string { return "" }
 	}
 	c := &Config{}
+	from := make(map[string]string) // where each variable's value came from
 	for _, s := range Settings() {
-		v, from := s.Default, ""
+		v, origin := s.Default, ""
 		if x, ok := src.EnvFile[s.Env]; ok && x != "" {
-			v, from = x, "env-file"
+			v, origin = x, "env-file"
 		}
 		if x := getenv(s.Env); x != "" {
-			v, from = x, "environment"
+			v, origin = x, "environment"
 		}
 		if x, ok := src.Flags[s.Flag]; ok {
-			v, from = x, "flag --"+s.Flag
+			v, origin = x, "flag --"+s.Flag
 		}
 		if v == "" {
 			continue
 		}
+		from[s.Env] = origin
 		if err := s.set(c, v); err != nil {
 			shown := v
 			if s.Secret {
@@ -310,10 +313,10 @@ func Load(src Sources) (*Config, error) {
 				shown = redactURLs(v)
 			}
 			reason := err.Error()
-			if from != "" {
-				reason += " (from " + from + ")"
+			if origin != "" {
+				reason += " (from " + origin + ")"
 			}
-			return nil, &ValidationError{Var: s.Env, Value: shown, Reason: reason, Err: ErrInvalid}
+			return nil, &ValidationError{Var: s.Env, Value: shown, Reason: reason, Err: ErrInvalid, From: origin}
 		}
 	}
 	if err := c.resolveCredentials(src.EnvFile, getenv); err != nil {
@@ -332,6 +335,10 @@ func Load(src Sources) (*Config, error) {
 		c.DBPath = filepath.Join(state, "hermes-bot", "pending.db")
 	}
 	if err := c.Validate(); err != nil {
+		var ve *ValidationError
+		if errors.As(err, &ve) && ve.From == "" {
+			ve.From = from[ve.Var]
+		}
 		return nil, err
 	}
 	return c, nil

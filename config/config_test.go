@@ -3,6 +3,7 @@ package config_test
 import (
 	"errors"
 	"flag"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -307,5 +308,51 @@ func TestTopicSettings(t *testing.T) {
 	c, err = config.Load(config.Sources{Getenv: env(e), Flags: map[string]string{"topic-per-project": "false"}})
 	if err != nil || c.TopicPerProject {
 		t.Fatalf("flag --topic-per-project=false: %v, TopicPerProject %v", err, c != nil && c.TopicPerProject)
+	}
+}
+
+// TestEnvFileExport: a shell script's "export KEY=…" is refused, as
+// systemd refuses it, with a hint to drop the export.
+func TestEnvFileExport(t *testing.T) {
+	_, err := config.ParseEnvFile(strings.NewReader("# ok\nexport TELEGRAM_BOT_TOKEN=1:secretvalue\n"))
+	if err == nil || !strings.Contains(err.Error(), `line 2: want KEY=VALUE: drop the "export" before TELEGRAM_BOT_TOKEN`) {
+		t.Errorf("err = %v", err)
+	}
+	if err != nil && strings.Contains(err.Error(), "secretvalue") {
+		t.Errorf("error leaks the value: %v", err)
+	}
+	// A key that merely starts with "export" is a key.
+	vars, err := config.ParseEnvFile(strings.NewReader("exported=1\n"))
+	if err != nil || vars["exported"] != "1" {
+		t.Errorf("exported=1: %v, %v", vars, err)
+	}
+}
+
+// TestValidationErrorFrom: an error says where its value came from.
+func TestValidationErrorFrom(t *testing.T) {
+	file := map[string]string{"TELEGRAM_BOT_TOKEN": "1:x", "TELEGRAM_CHAT_ID": "-100", "HOME": "/h"}
+	for _, tc := range []struct {
+		name       string
+		file, envv map[string]string
+		flags      map[string]string
+		wantVar    string
+		want       string
+	}{
+		{"env-file", map[string]string{"HERMES_LANG": "fr"}, nil, nil, "HERMES_LANG", "env-file"},
+		{"environment over env-file", map[string]string{"HERMES_LANG": "zh"}, map[string]string{"HERMES_LANG": "fr"}, nil, "HERMES_LANG", "environment"},
+		{"flag", nil, nil, map[string]string{"lang": "fr"}, "HERMES_LANG", "flag --lang"},
+		{"token checked after loading", nil, map[string]string{"TELEGRAM_BOT_TOKEN": "nocolon"}, nil, "TELEGRAM_BOT_TOKEN", "environment"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := maps.Clone(file)
+			maps.Copy(f, tc.file)
+			e := map[string]string{"HOME": "/h"}
+			maps.Copy(e, tc.envv)
+			_, err := config.Load(config.Sources{EnvFile: f, Getenv: env(e), Flags: tc.flags})
+			var ve *config.ValidationError
+			if !errors.As(err, &ve) || ve.Var != tc.wantVar || ve.From != tc.want {
+				t.Fatalf("err = %v (%+v), want %s from %q", err, ve, tc.wantVar, tc.want)
+			}
+		})
 	}
 }

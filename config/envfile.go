@@ -45,6 +45,10 @@ func ParseEnvFile(r io.Reader) (map[string]string, error) {
 		}
 		key, value, ok := strings.Cut(line, "=")
 		key = strings.TrimSpace(key)
+		if k, found := strings.CutPrefix(key, "export"); found && ok && k != strings.TrimSpace(k) && validKey(strings.TrimSpace(k)) {
+			// A shell script's line; systemd's EnvironmentFile refuses it.
+			return nil, fmt.Errorf("line %d: want KEY=VALUE: drop the \"export\" before %s (systemd's EnvironmentFile does not accept it)", start, strings.TrimSpace(k))
+		}
 		if !ok || !validKey(key) {
 			return nil, fmt.Errorf("line %d: want KEY=VALUE", start)
 		}

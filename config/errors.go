@@ -20,6 +20,9 @@ type ValidationError struct {
 	Value  string // the offending value; empty for secrets
 	Reason string // what is wrong, for a person
 	Err    error  // ErrMissing or ErrInvalid
+	// From is where the value came from: "env-file", "environment",
+	// "flag --NAME", or "" (a default, or no value).
+	From string
 }
 
 func (e *ValidationError) Error() string {

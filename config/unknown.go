@@ -49,11 +49,16 @@ func UnknownKeys(envFile map[string]string, environ []string, servers ...string)
 	seen := make(map[string]bool)
 	add := func(key, from string, prefixes ...string) {
 		up := strings.ToUpper(key)
-		if seen[key] || known[key] || notSettings[up] || !hasAnyPrefix(up, prefixes) {
+		_, mistake := mistakes[up]
+		if seen[key] || known[key] || notSettings[up] || !mistake && !hasAnyPrefix(up, prefixes) {
 			return
 		}
 		seen[key] = true
-		out = append(out, Unknown{Key: key, From: from, Suggest: closestSetting(up, candidates)})
+		suggest := mistakes[up]
+		if !mistake {
+			suggest = closestSetting(up, candidates)
+		}
+		out = append(out, Unknown{Key: key, From: from, Suggest: suggest})
 	}
 	for key := range envFile {
 		add(key, "env-file", "HERMES_", "TELEGRAM_", "OPENCODE_")
@@ -64,6 +69,14 @@ func UnknownKeys(envFile map[string]string, environ []string, servers ...string)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out
+}
+
+// mistakes are names often written for a setting, too far from it to be
+// guessed; opencode reads none of them, so they are reported from the
+// environment too.
+var mistakes = map[string]string{
+	"OPENCODE_PASSWORD": "OPENCODE_SERVER_PASSWORD",
+	"OPENCODE_USERNAME": "OPENCODE_SERVER_USERNAME",
 }
 
 func hasAnyPrefix(s string, prefixes []string) bool {

@@ -64,19 +64,24 @@ var English = Text{
 	Identical: func(n int) string {
 		return fmt.Sprintf("(%d identical requests; one decision answers all)", n)
 	},
-	MoreReasons:  func(n int) string { return fmt.Sprintf("%d more", n) },
-	RiskReason:   reasonSayer(reasonEnglish, "unknown reason"),
-	Risk:         func(l risk.Level) string { return l.String() + " risk" },
-	File:         "File: ",
-	URL:          "URL: ",
-	Folder:       "Runs in another folder: ",
-	RunUnread:    "⚠️ Could not read from opencode where this command runs: check before allowing.",
-	RunsFor:      func(d string) string { return "⏱ May run for up to " + d },
-	Patterns:     "Patterns: ",
-	MoreLines:    func(n int) string { return fmt.Sprintf("… %d more lines", n) },
-	MoreItems:    func(n int) string { return fmt.Sprintf(" … and %d more", n) },
-	AlwaysNone:   "♾️ <i>Always allow</i>: opencode named no patterns for it.",
-	AlwaysAlso:   "♾️ <i>Always allow</i> would also allow from now on: ",
+	MoreReasons: func(n int) string { return fmt.Sprintf("%d more", n) },
+	RiskReason:  reasonSayer(reasonEnglish, "unknown reason"),
+	Risk:        func(l risk.Level) string { return l.String() + " risk" },
+	File:        "File: ",
+	URL:         "URL: ",
+	Folder:      "Runs in another folder: ",
+	RunUnread:   "⚠️ Could not read from opencode where this command runs: check before allowing.",
+	RunsFor:     func(d string) string { return "⏱ May run for up to " + d },
+	Patterns:    "Patterns: ",
+	MoreLines:   func(n int) string { return fmt.Sprintf("… %d more lines", n) },
+	MoreItems:   func(n int) string { return fmt.Sprintf(" … and %d more", n) },
+	AlwaysNone:  "♾️ <i>Always allow</i>: opencode named no patterns for it.",
+	AlwaysMemory: func(p string) string {
+		return "♾️ <i>Always allow</i> allows " + p + " in this project, in every session, until opencode restarts"
+	},
+	AlwaysRule: func(p string) string {
+		return "♾️ <i>Always allow</i> allows " + p + " in this project from now on"
+	},
 	AlwaysEvery:  func(kind string) string { return " — that is, every " + kind + " request" },
 	BtnAllowOnce: btnAllowOnce, BtnAllowAlways: btnAllowAlways,
 	BtnReject: btnReject, BtnRejectReason: btnRejectReason,
@@ -134,7 +139,7 @@ var English = Text{
 		"<b>Forms</b> (OpenCode 2) are asked one field at a time: an optional field has <b>⏭ Skip</b>, " +
 		"a link form has a button opening it, then <b>✅ Done</b> or <b>✖️ Cancel</b>.\n" +
 		"<b>Permission requests</b> 🔐: <b>" + btnAllowOnce + "</b> allows this call, <b>" + btnAllowAlways +
-		"</b> allows calls like it for the rest of the session, <b>" + btnReject + "</b> refuses, and <b>" +
+		"</b> allows calls like it in the project until opencode restarts (on OpenCode 2, as a saved rule), <b>" + btnReject + "</b> refuses, and <b>" +
 		btnRejectReason + "</b> refuses and tells the agent why.\n" +
 		"A request nobody answers is dismissed when it expires.\n\n" +
 		"<b>Commands</b>\n" +

@@ -56,14 +56,19 @@ type Text struct {
 	// Folder introduces the folder a command runs in when it is not the
 	// project's; RunUnread says what it runs could not be read; RunsFor
 	// says how long it may run (a Go duration), when that is long.
-	Folder            string
-	RunUnread         string
-	RunsFor           func(d string) string
-	Patterns          string
-	MoreLines         func(n int) string
-	MoreItems         func(n int) string
-	AlwaysNone        string // HTML
-	AlwaysAlso        string // HTML, followed by the patterns
+	Folder     string
+	RunUnread  string
+	RunsFor    func(d string) string
+	Patterns   string
+	MoreLines  func(n int) string
+	MoreItems  func(n int) string
+	AlwaysNone string // HTML
+	// AlwaysMemory and AlwaysRule say what Always allow allows, the
+	// patterns (HTML): in the project until opencode restarts (1.x keeps it
+	// in memory, for every session of the directory), or as a rule saved
+	// for the project (OpenCode 2).
+	AlwaysMemory      func(patterns string) string
+	AlwaysRule        func(patterns string) string
 	AlwaysEvery       func(kind string) string
 	BtnAllowOnce      string
 	BtnAllowAlways    string

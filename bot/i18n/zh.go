@@ -68,16 +68,19 @@ var Chinese = Text{
 		}
 		return "风险未知"
 	},
-	File:         "文件：",
-	URL:          "网址：",
-	Folder:       "在另一个文件夹中运行：",
-	RunUnread:    "⚠️ 无法从 opencode 读取此命令的运行位置：允许之前请先核实。",
-	RunsFor:      func(d string) string { return "⏱ 最长可运行 " + d },
-	Patterns:     "匹配规则：",
-	MoreLines:    func(n int) string { return fmt.Sprintf("… 另有 %d 行", n) },
-	MoreItems:    func(n int) string { return fmt.Sprintf(" … 另有 %d 项", n) },
-	AlwaysNone:   "♾️ <i>始终允许</i>：opencode 没有给出匹配规则。",
-	AlwaysAlso:   "♾️ <i>始终允许</i>将从现在起同时允许：",
+	File:       "文件：",
+	URL:        "网址：",
+	Folder:     "在另一个文件夹中运行：",
+	RunUnread:  "⚠️ 无法从 opencode 读取此命令的运行位置：允许之前请先核实。",
+	RunsFor:    func(d string) string { return "⏱ 最长可运行 " + d },
+	Patterns:   "匹配规则：",
+	MoreLines:  func(n int) string { return fmt.Sprintf("… 另有 %d 行", n) },
+	MoreItems:  func(n int) string { return fmt.Sprintf(" … 另有 %d 项", n) },
+	AlwaysNone: "♾️ <i>始终允许</i>：opencode 没有给出匹配规则。",
+	AlwaysMemory: func(p string) string {
+		return "♾️ <i>始终允许</i>将在本项目的所有会话中允许以下内容，直到 opencode 重启：" + p
+	},
+	AlwaysRule:   func(p string) string { return "♾️ <i>始终允许</i>将从现在起在本项目中允许：" + p },
 	AlwaysEvery:  func(kind string) string { return " —— 即所有 " + kind + " 请求" },
 	BtnAllowOnce: "✅ 允许一次", BtnAllowAlways: "♾️ 始终允许",
 	BtnReject: "❌ 拒绝", BtnRejectReason: "💬 拒绝并说明原因",
@@ -133,7 +136,7 @@ var Chinese = Text{
 		"<b>✏️ 输入答案</b> 会请你用文字回复。\n" +
 		"<b>表单</b>（OpenCode 2）逐项提问：可选项有 <b>⏭ 跳过</b>，" +
 		"链接表单有打开链接的按钮，然后点 <b>✅ 完成</b> 或 <b>✖️ 取消</b>。\n" +
-		"<b>权限请求</b> 🔐：<b>✅ 允许一次</b> 只允许这一次调用，<b>♾️ 始终允许</b> 在本会话剩余时间内允许同类调用，" +
+		"<b>权限请求</b> 🔐：<b>✅ 允许一次</b> 只允许这一次调用，<b>♾️ 始终允许</b> 在本项目中允许同类调用，直到 opencode 重启（OpenCode 2 上则保存为规则），" +
 		"<b>❌ 拒绝</b> 拒绝，<b>💬 拒绝并说明原因</b> 拒绝并告诉代理原因。\n" +
 		"无人回答的请求过期后会被取消。\n\n" +
 		"<b>命令</b>\n" +

@@ -148,7 +148,7 @@ func (f *Frontend) render(r frontend.Request) (string, *models.InlineKeyboardMar
 		return "", nil, errors.New("render: no request")
 	}
 	if r.Entries[0].Kind == pending.KindPermission {
-		text, kb, err := renderPermission(f.text, r.Key, r.Entries)
+		text, kb, err := renderPermission(f.text, r.Key, r.Entries, r.Generation)
 		if err == nil && r.Generation == 2 {
 			text = f.savesRule(text, kb)
 		}

@@ -99,7 +99,7 @@ func (f *Frontend) cutTexts(r frontend.Request) []fullText {
 		return nil
 	}
 	if r.Entries[0].Kind == pending.KindPermission {
-		_, _, cut, err := renderPermissionCut(f.text, r.Key, r.Entries)
+		_, _, cut, err := renderPermissionCut(f.text, r.Key, r.Entries, r.Generation)
 		if err != nil {
 			return nil
 		}

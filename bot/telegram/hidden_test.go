@@ -41,7 +41,7 @@ func TestPermissionShowsHiddenCharacters(t *testing.T) {
 		UID: "abcDEF12", Kind: pending.KindPermission, Directory: "/home/u/p", SessionID: "ses_1",
 		Permission: &pending.Permission{Kind: "bash", Patterns: []string{"cat\u2060 *"}, Always: []string{"cat \u202D*"}, Metadata: meta},
 	}
-	text, _, cut, err := renderPermissionCut(&i18n.English, e.UID, []*pending.Entry{e})
+	text, _, cut, err := renderPermissionCut(&i18n.English, e.UID, []*pending.Entry{e}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestGroupShowsRiskiestLevel(t *testing.T) {
 	}
 	low, high := perm("lowlow12", "ls"), perm("highhi12", "rm -rf /")
 	for _, es := range [][]*pending.Entry{{low, high}, {high, low}} {
-		text, _, err := renderPermission(&i18n.English, es[0].UID, es)
+		text, _, err := renderPermission(&i18n.English, es[0].UID, es, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +79,7 @@ func TestGroupShowsRiskiestLevel(t *testing.T) {
 			t.Errorf("group of %s, %s is not labelled high:\n%s", es[0].UID, es[1].UID, text)
 		}
 	}
-	if text, _, _ := renderPermission(&i18n.English, low.UID, []*pending.Entry{low}); !strings.Contains(text, "🟢") {
+	if text, _, _ := renderPermission(&i18n.English, low.UID, []*pending.Entry{low}, 0); !strings.Contains(text, "🟢") {
 		t.Errorf("ls alone is not labelled low:\n%s", text)
 	}
 }

@@ -89,8 +89,8 @@ type permissionBudget struct{ command, diff int }
 // permissionBody renders what the requests es (identical ones of one
 // session, es[0] speaking for all) ask, between the head and the footer,
 // and returns the texts it cut, whole. While open it says what "always"
-// would allow, and that texts were cut.
-func permissionBody(tx *i18n.Text, es []*pending.Entry, open bool, bud permissionBudget) (string, []fullText) {
+// would allow on a server of generation gen, and that texts were cut.
+func permissionBody(tx *i18n.Text, es []*pending.Entry, gen int, open bool, bud permissionBudget) (string, []fullText) {
 	e := es[0]
 	p := e.Permission
 	if p == nil {
@@ -153,7 +153,7 @@ func permissionBody(tx *i18n.Text, es []*pending.Entry, open bool, bud permissio
 		b.WriteString("\n" + tx.Patterns + codeList(tx, p.Patterns, 150, 300))
 	}
 	if open {
-		b.WriteString("\n" + alwaysLine(tx, p, kind))
+		b.WriteString("\n" + alwaysLine(tx, p, kind, gen))
 	}
 	return b.String(), cut
 }
@@ -191,31 +191,37 @@ func runLines(tx *i18n.Text, r *pending.Run) string {
 }
 
 // alwaysLine says what pressing "Always allow" would allow beyond this
-// request.
-func alwaysLine(tx *i18n.Text, p *pending.Permission, kind string) string {
+// request, and for how long: on opencode 1.x in the project until it
+// restarts (kept in memory, for every session of the directory), on
+// OpenCode 2 (gen 2) as a rule saved for the project.
+func alwaysLine(tx *i18n.Text, p *pending.Permission, kind string, gen int) string {
 	if len(p.Always) == 0 {
 		return tx.AlwaysNone
 	}
-	s := tx.AlwaysAlso + codeList(tx, p.Always, 100, 250)
+	pats := codeList(tx, p.Always, 100, 250)
 	for _, a := range p.Always {
 		if strings.TrimSpace(a) == "*" {
-			s += tx.AlwaysEvery(esc(kind, 40))
+			pats += tx.AlwaysEvery(esc(kind, 40))
 			break
 		}
 	}
-	return s
+	if gen == 2 {
+		return tx.AlwaysRule(pats)
+	}
+	return tx.AlwaysMemory(pats)
 }
 
 // renderPermission renders the open message of the permission requests
-// es, whose buttons carry uid: the text and its keyboard.
-func renderPermission(tx *i18n.Text, uid string, es []*pending.Entry) (string, *models.InlineKeyboardMarkup, error) {
-	text, kb, _, err := renderPermissionCut(tx, uid, es)
+// es, of a server of generation gen, whose buttons carry uid: the text
+// and its keyboard.
+func renderPermission(tx *i18n.Text, uid string, es []*pending.Entry, gen int) (string, *models.InlineKeyboardMarkup, error) {
+	text, kb, _, err := renderPermissionCut(tx, uid, es, gen)
 	return text, kb, err
 }
 
 // renderPermissionCut is renderPermission, and the texts the message
 // shows cut, whole.
-func renderPermissionCut(tx *i18n.Text, uid string, es []*pending.Entry) (string, *models.InlineKeyboardMarkup, []fullText, error) {
+func renderPermissionCut(tx *i18n.Text, uid string, es []*pending.Entry, gen int) (string, *models.InlineKeyboardMarkup, []fullText, error) {
 	if len(es) == 0 {
 		return "", nil, nil, fmt.Errorf("render permission %s: no requests", uid)
 	}
@@ -225,7 +231,7 @@ func renderPermissionCut(tx *i18n.Text, uid string, es []*pending.Entry) (string
 	}
 	var cut []fullText
 	text := fitPermission(func(bud permissionBudget) string {
-		body, c := permissionBody(tx, es, true, bud)
+		body, c := permissionBody(tx, es, gen, true, bud)
 		cut = c // of the last rendering, the one kept
 		return head(tx, "🔐", es[0]) + body
 	})
@@ -237,7 +243,7 @@ func renderPermissionCut(tx *i18n.Text, uid string, es []*pending.Entry) (string
 // every piece of outside text escaped (at most about 700 units).
 func renderPermissionOutcome(tx *i18n.Text, es []*pending.Entry, icon, footer string) string {
 	return fitPermission(func(bud permissionBudget) string {
-		body, _ := permissionBody(tx, es, false, bud)
+		body, _ := permissionBody(tx, es, 0, false, bud)
 		return head(tx, icon, es[0]) + body + "\n\n" + footer
 	})
 }
@@ -255,11 +261,21 @@ func fitPermission(render func(permissionBudget) string) string {
 	}
 }
 
+// Button styles (Bot API 9.4): allowing is green, rejecting red.
+const (
+	styleAllow  = "success"
+	styleReject = "danger"
+)
+
 // permissionKeyboard makes the four buttons of a permission message.
 func permissionKeyboard(tx *i18n.Text, uid string) (*models.InlineKeyboardMarkup, error) {
 	btn := func(text string, a action) (models.InlineKeyboardButton, error) {
 		data, err := callbackData{Action: a, UID: uid}.encode()
-		return models.InlineKeyboardButton{Text: text, CallbackData: data}, err
+		style := styleAllow
+		if a == actReject || a == actRejectReason {
+			style = styleReject
+		}
+		return models.InlineKeyboardButton{Text: text, CallbackData: data, Style: style}, err
 	}
 	var row1, row2 []models.InlineKeyboardButton
 	for _, b := range []struct {

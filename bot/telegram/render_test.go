@@ -314,7 +314,7 @@ func TestPermissionRenderFitsTelegram(t *testing.T) {
 			Run: &pending.Run{Read: true, Workdir: big, Elsewhere: true, Timeout: 1 << 50}},
 	}
 	es := []*pending.Entry{e, e, e}
-	text, kb, err := renderPermission(&i18n.English, e.UID, es)
+	text, kb, err := renderPermission(&i18n.English, e.UID, es, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,7 +350,7 @@ func TestChinesePermissionReasons(t *testing.T) {
 	if len(reasons) < 2 {
 		t.Fatalf("reasons %q: want the chaining and rm -rf", reasons)
 	}
-	zh, _, err := renderPermission(&i18n.Chinese, e.UID, []*pending.Entry{e})
+	zh, _, err := renderPermission(&i18n.Chinese, e.UID, []*pending.Entry{e}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -364,7 +364,7 @@ func TestChinesePermissionReasons(t *testing.T) {
 			t.Errorf("Chinese message lacks %q:\n%s", want, zh)
 		}
 	}
-	en, _, err := renderPermission(&i18n.English, e.UID, []*pending.Entry{e})
+	en, _, err := renderPermission(&i18n.English, e.UID, []*pending.Entry{e}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -424,7 +424,7 @@ func TestRenderRun(t *testing.T) {
 				UID: "abcDEF12", Kind: pending.KindPermission, Directory: dir, SessionID: "ses_1",
 				Permission: &pending.Permission{Kind: "bash", Patterns: []string{"ls"}, Metadata: meta, Run: tc.run},
 			}
-			en, _, err := renderPermission(&i18n.English, e.UID, []*pending.Entry{e})
+			en, _, err := renderPermission(&i18n.English, e.UID, []*pending.Entry{e}, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -438,7 +438,7 @@ func TestRenderRun(t *testing.T) {
 					t.Errorf("message shows %q:\n%s", w, en)
 				}
 			}
-			zh, _, err := renderPermission(&i18n.Chinese, e.UID, []*pending.Entry{e})
+			zh, _, err := renderPermission(&i18n.Chinese, e.UID, []*pending.Entry{e}, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -448,5 +448,68 @@ func TestRenderRun(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRenderAlwaysLine: the message says what Always allows, its patterns
+// escaped and clipped, and for how long: until opencode restarts on 1.x,
+// which keeps it in memory for the whole project, as a rule on OpenCode 2.
+func TestRenderAlwaysLine(t *testing.T) {
+	long := strings.Repeat("x", 300)
+	e := &pending.Entry{
+		UID: "abcDEF12", Kind: pending.KindPermission, Directory: "/home/u/p", SessionID: "ses_1",
+		Permission: &pending.Permission{Kind: "bash", Patterns: []string{"git status"}, Always: []string{"git status <&> *", long}},
+	}
+	for _, tc := range []struct {
+		tx        *i18n.Text
+		gen       int
+		want, not string
+	}{
+		{&i18n.English, 0, "♾️ <i>Always allow</i> allows <code>git status &lt;&amp;&gt; *</code>, <code>" + long[:99] + "…</code> in this project, in every session, until opencode restarts", "from now on"},
+		{&i18n.English, 1, "in this project, in every session, until opencode restarts", "from now on"},
+		{&i18n.English, 2, "♾️ <i>Always allow</i> allows <code>git status &lt;&amp;&gt; *</code>, <code>" + long[:99] + "…</code> in this project from now on", "until opencode restarts"},
+		{&i18n.Chinese, 1, "♾️ <i>始终允许</i>将在本项目的所有会话中允许以下内容，直到 opencode 重启：<code>git status &lt;&amp;&gt; *</code>", "从现在起"},
+		{&i18n.Chinese, 2, "♾️ <i>始终允许</i>将从现在起在本项目中允许：<code>git status", "重启"},
+	} {
+		text, _, err := renderPermission(tc.tx, e.UID, []*pending.Entry{e}, tc.gen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(text, tc.want) || strings.Contains(text, tc.not) {
+			t.Errorf("generation %d: want %q and not %q in:\n%s", tc.gen, tc.want, tc.not, text)
+		}
+		if err := checkMessageText(text); err != nil {
+			t.Error(err)
+		}
+	}
+	every := &pending.Entry{UID: "abcDEF12", Kind: pending.KindPermission, Directory: "/p", SessionID: "ses_1",
+		Permission: &pending.Permission{Kind: "bash", Patterns: []string{"ls"}, Always: []string{"*"}}}
+	text, _, _ := renderPermission(&i18n.English, every.UID, []*pending.Entry{every}, 1)
+	if want := "allows <code>*</code> — that is, every bash request in this project, in every session, until opencode restarts"; !strings.Contains(text, want) {
+		t.Errorf("lacks %q:\n%s", want, text)
+	}
+}
+
+// TestPermissionKeyboardStyles: allowing is green, rejecting red.
+func TestPermissionKeyboardStyles(t *testing.T) {
+	kb, err := permissionKeyboard(&i18n.English, "abcDEF12")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{{"success", "success"}, {"danger", "danger"}}
+	for i, row := range kb.InlineKeyboard {
+		for j, b := range row {
+			if b.Style != want[i][j] {
+				t.Errorf("button %q: style %q, want %q", b.Text, b.Style, want[i][j])
+			}
+		}
+	}
+	_, qkb := mustRender(t, entryWith(pending.Question{Text: "Which?", Options: []pending.Option{{Label: "A"}, {Label: "B"}}}))
+	for _, row := range qkb.InlineKeyboard {
+		for _, b := range row {
+			if b.Style != "" {
+				t.Errorf("question button %q has style %q", b.Text, b.Style)
+			}
+		}
 	}
 }

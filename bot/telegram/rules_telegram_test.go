@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"github.com/hermes-bot/hermes-bot/bot/telegramtest"
 	"github.com/hermes-bot/hermes-bot/opencode"
 )
@@ -152,5 +153,27 @@ func TestTelegramReplyToBusySessionAsks(t *testing.T) {
 	}
 	if p, _ := st.calls(); len(p) != 0 {
 		t.Errorf("also queued: %q", p)
+	}
+}
+
+// TestTelegramAlwaysOnOpenCode2: on OpenCode 2 the message says Always
+// allows its patterns in the project, as a rule, and the button stays green.
+func TestTelegramAlwaysOnOpenCode2(t *testing.T) {
+	r, st, ctx := startSteerRig(t, ann.ID)
+	st.mu.Lock()
+	st.gen = 2
+	st.mu.Unlock()
+	r.bridge.HandleEvent(ctx, permissionAsked("per_1", "echo hello"))
+	m := r.srv.Messages(chatID)[0]
+	for _, want := range []string{"Always allow allows echo * in this project from now on", "/rules revokes it"} {
+		if !strings.Contains(m.PlainText, want) {
+			t.Errorf("message lacks %q:\n%s", want, m.PlainText)
+		}
+	}
+	if strings.Contains(m.PlainText, "until opencode restarts") {
+		t.Errorf("says it lasts until a restart on OpenCode 2:\n%s", m.PlainText)
+	}
+	if b := m.Keyboard[0][1]; b.Text != i18n.English.Rules.BtnAlways || b.Style != "success" {
+		t.Errorf("Always button = %+v", b)
 	}
 }

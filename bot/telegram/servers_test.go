@@ -33,7 +33,7 @@ func TestRenderNamesServer(t *testing.T) {
 
 	p := &pending.Entry{UID: "aB3dE6gH", Kind: pending.KindPermission, Server: "laptop", Directory: "/home/user/projects/demo",
 		SessionID: "ses_1", RequestID: "per_1", Permission: &pending.Permission{Kind: "bash", Patterns: []string{"make"}}}
-	text, _, err := renderPermission(&i18n.English, p.UID, []*pending.Entry{p})
+	text, _, err := renderPermission(&i18n.English, p.UID, []*pending.Entry{p}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

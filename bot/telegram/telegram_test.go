@@ -535,3 +535,31 @@ func newFakeBot(t *testing.T, srv *telegramtest.Server, token string, opts ...tg
 	}
 	return tb
 }
+
+// TestTelegramButtonStyles: a permission's allow buttons are green and its
+// reject buttons red, as Telegram accepts them; a question's carry none.
+func TestTelegramButtonStyles(t *testing.T) {
+	r, ctx := startRig(t)
+	r.bridge.HandleEvent(ctx, permissionAsked("per_1", "echo hello"))
+	perm := r.srv.Messages(chatID)[0]
+	want := map[string]string{"✅ Allow once": "success", "♾️ Always allow": "success", "❌ Reject": "danger", "💬 Reject with reason": "danger"}
+	got := map[string]string{}
+	for _, row := range perm.Keyboard {
+		for _, b := range row {
+			got[b.Text] = b.Style
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("permission button styles = %q, want %q", got, want)
+	}
+	if !strings.Contains(perm.PlainText, "Always allow allows echo * in this project, in every session, until opencode restarts") {
+		t.Errorf("message does not say what Always allows, and for how long:\n%s", perm.PlainText)
+	}
+	for _, row := range r.posted(t, ctx, "que_1").Keyboard {
+		for _, b := range row {
+			if b.Style != "" {
+				t.Errorf("question button %q has style %q", b.Text, b.Style)
+			}
+		}
+	}
+}

@@ -12,6 +12,7 @@ type Button struct {
 	Text         string
 	CallbackData string // set on callback buttons
 	URL          string // set on link buttons
+	Style        string // "success", "danger", "primary" or "" (Bot API 9.4)
 }
 
 // ForceReply is the force_reply markup of a message.
@@ -139,6 +140,16 @@ func parseInlineButton(raw json.RawMessage) (button, *apiError) {
 	}
 	if strings.TrimSpace(b.Text) == "" {
 		return button{}, badRequest("BUTTON_TEXT_INVALID")
+	}
+	if hasKey(fields, "style") {
+		if json.Unmarshal(fields["style"], &b.Style) != nil {
+			return button{}, badRequest(`can't parse inline keyboard button: Field "style" must be of type String`)
+		}
+		switch b.Style {
+		case "success", "danger", "primary":
+		default:
+			return button{}, badRequest("can't parse inline keyboard button: unsupported button style \"" + b.Style + "\"")
+		}
 	}
 
 	var kinds []string

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -141,6 +142,9 @@ func TestSendMessageRejects(t *testing.T) {
 		{"button with two actions", map[string]string{"reply_markup": `{"inline_keyboard":[[{"text":"A","callback_data":"a","url":"https://x.org"}]]}`}, "Bad Request: can't parse inline keyboard button: a button must have exactly one action…"},
 		{"button with empty text", map[string]string{"reply_markup": `{"inline_keyboard":[[{"text":"","callback_data":"a"}]]}`}, "Bad Request: BUTTON_TEXT_INVALID"},
 		{"button without text", map[string]string{"reply_markup": `{"inline_keyboard":[[{"callback_data":"a"}]]}`}, `Bad Request: can't parse inline keyboard button: Can't find field "text"`},
+		{"unknown button style", map[string]string{"reply_markup": `{"inline_keyboard":[[{"text":"A","callback_data":"a","style":"green"}]]}`}, `Bad Request: can't parse inline keyboard button: unsupported button style "green"`},
+		{"empty button style", map[string]string{"reply_markup": `{"inline_keyboard":[[{"text":"A","callback_data":"a","style":""}]]}`}, `Bad Request: can't parse inline keyboard button: unsupported button style ""`},
+		{"button style not a string", map[string]string{"reply_markup": `{"inline_keyboard":[[{"text":"A","callback_data":"a","style":1}]]}`}, `Bad Request: can't parse inline keyboard button: Field "style" must be of type String`},
 		{"button not an object", map[string]string{"reply_markup": `{"inline_keyboard":[["A"]]}`}, "Bad Request: can't parse inline keyboard button: InlineKeyboardButton should be an Object"},
 		{"unsupported URL", map[string]string{"reply_markup": `{"inline_keyboard":[[{"text":"A","url":"ftp://x.org"}]]}`}, "Bad Request: inline keyboard button URL 'ftp://x.org' is invalid: Unsupported URL protocol"},
 		{"nine buttons in a row", map[string]string{"reply_markup": keyboard(nine)}, "Bad Request: reply markup is too long"},
@@ -941,5 +945,23 @@ func TestHold(t *testing.T) {
 	var m wireMessage
 	if err := json.Unmarshal(r.Result, &m); err != nil || m.MessageID != s.Messages(groupID)[1].ID {
 		t.Errorf("answer %s names another message than %d (%v)", r.Result, s.Messages(groupID)[1].ID, err)
+	}
+}
+
+func TestButtonStyles(t *testing.T) {
+	s := newServer(t)
+	id := send(t, s, "Pick", map[string]string{"reply_markup": `{"inline_keyboard":[[` +
+		`{"text":"Yes","callback_data":"y","style":"success"},{"text":"No","callback_data":"n","style":"danger"},` +
+		`{"text":"Maybe","callback_data":"m","style":"primary"},{"text":"Plain","callback_data":"p"}]]}`})
+	m, ok := s.Message(groupID, id)
+	if !ok || len(m.Keyboard) != 1 {
+		t.Fatalf("message = %+v", m)
+	}
+	var got []string
+	for _, b := range m.Keyboard[0] {
+		got = append(got, b.Style)
+	}
+	if want := []string{"success", "danger", "primary", ""}; !slices.Equal(got, want) {
+		t.Errorf("styles = %q, want %q", got, want)
 	}
 }

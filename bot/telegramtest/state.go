@@ -297,6 +297,9 @@ func (s *Server) wireMessageLocked(m *message, withReply bool) *wireMessage {
 			var r []map[string]any
 			for _, b := range row {
 				wb := map[string]any{"text": b.Text}
+				if b.Style != "" {
+					wb["style"] = b.Style
+				}
 				switch {
 				case b.CallbackData != "":
 					wb["callback_data"] = b.CallbackData

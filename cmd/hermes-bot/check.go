@@ -102,6 +102,9 @@ func (c *checkCommand) Run(ctx context.Context, args []string) error {
 		from = append(from, "flags")
 	}
 	r.ok("settings", "valid, from "+strings.Join(from, ", "))
+	if text, fix := envFileWarning(*flags.envFile); text != "" {
+		r.warn("settings", text, fix)
+	}
 	warnUnknown(unknown, r)
 	if len(cfg.AllowedUserIDs) == 0 {
 		r.warn("allowed users", "TELEGRAM_ALLOWED_USER_IDS is empty: any member of the chat may answer",
@@ -464,6 +467,23 @@ func (c *checkCommand) checkOpencodeServer(ctx context.Context, srv config.Serve
 			srv.URL+" can drive your agent",
 			"start opencode with OPENCODE_SERVER_PASSWORD=… and put the same password in hermes-bot's settings")
 	}
+	if err == nil && srv.Password != "" && c.acceptsAnyone(ctx, srv) {
+		r.warn(pwName, "opencode accepts requests without a password; the one in "+pwVar+
+			" is not needed, and anyone who can reach "+srv.URL+" can drive your agent",
+			"start opencode with OPENCODE_SERVER_PASSWORD set to that same password, so that it asks for it")
+	}
+}
+
+// acceptsAnyone reports whether srv answers a request without credentials.
+func (c *checkCommand) acceptsAnyone(ctx context.Context, srv config.Server) bool {
+	oc, err := opencode.NewClient(srv.URL)
+	if err != nil {
+		return false
+	}
+	cctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	_, err = oc.Probe(cctx)
+	return err == nil
 }
 
 // unreachable tells a failure to get any answer (the HTTP client's

@@ -156,7 +156,7 @@ func TestCheckUnknownSettings(t *testing.T) {
 		"✓ settings: valid, from the env-file "+path+", the environment\n",
 		"! settings: HERMES_LANGG in the env-file is not a setting, so it is ignored; did you mean HERMES_LANG?\n    fix: rename it to HERMES_LANG\n",
 		"! settings: HERMES_NOTIFI in the environment is not a setting, so it is ignored; did you mean HERMES_NOTIFY?\n",
-		"! settings: OPENCODE_PASSWORD in the env-file is not a setting, so it is ignored\n    fix: remove it, or rename it to a setting",
+		"! settings: OPENCODE_PASSWORD in the env-file is not a setting, so it is ignored; did you mean OPENCODE_SERVER_PASSWORD?\n    fix: rename it to OPENCODE_SERVER_PASSWORD\n",
 		"Ready to run, with 3 warnings.\n",
 	)
 }
@@ -438,7 +438,7 @@ func TestCheckBadSettings(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("code %d, want 1:\n%s", code, out)
 	}
-	wantLines(t, out, "✗ settings: TELEGRAM_CHAT_ID is invalid", "fix: set TELEGRAM_CHAT_ID in the environment or an env-file")
+	wantLines(t, out, "✗ settings: TELEGRAM_CHAT_ID is invalid", "fix: TELEGRAM_CHAT_ID comes from the environment, which overrides the env-file: correct or unset it there")
 	if strings.Contains(out, "telegram") {
 		t.Errorf("went on to call Telegram with bad settings:\n%s", out)
 	}
@@ -517,4 +517,63 @@ func TestServeRefusesTooOldStore(t *testing.T) {
 	if after, err := os.ReadFile(db); err != nil || !bytes.Equal(after, before) {
 		t.Errorf("the refused store changed (%v)", err)
 	}
+}
+
+// TestCheckPasswordNotNeeded: hermes-bot sends a password to an opencode
+// that asks for none; check says so, as a warning.
+func TestCheckPasswordNotNeeded(t *testing.T) {
+	s := newCheckSetup(t, nil)
+	open := opencodetest.NewServer()
+	defer open.Close()
+	s.env["OPENCODE_URL"] = open.URL
+	out, code := s.check(t)
+	if code != 0 {
+		t.Fatalf("code %d, want 0 (a warning):\n%s", code, out)
+	}
+	wantLines(t, out, "! opencode password: opencode accepts requests without a password; the one in OPENCODE_SERVER_PASSWORD is not needed, "+
+		"and anyone who can reach "+open.URL+" can drive your agent\n", "Ready to run, with 1 warning.\n")
+
+	// Asking for it, it gets no such warning.
+	s.env["OPENCODE_URL"] = s.oc.URL
+	if out, _ := s.check(t); strings.Contains(out, "without a password") {
+		t.Errorf("warned about an opencode that asks for its password:\n%s", out)
+	}
+}
+
+// TestCheckBadSettingFromEnvironment: a bad value from the environment,
+// with an env-file given, says to fix the environment, not the file.
+func TestCheckBadSettingFromEnvironment(t *testing.T) {
+	s := newCheckSetup(t, nil)
+	path := filepath.Join(t.TempDir(), "hermes.env")
+	writeFile(t, path, "HERMES_LANG=zh\n", 0o600)
+	s.env["HERMES_LANG"] = "fr"
+	out, code := s.check(t, "--env-file", path)
+	if code != 1 {
+		t.Fatalf("code %d, want 1:\n%s", code, out)
+	}
+	wantLines(t, out, "(from environment)",
+		"fix: HERMES_LANG comes from the environment, which overrides the env-file: correct or unset it there")
+	if strings.Contains(out, "in "+path) {
+		t.Errorf("says to fix the env-file:\n%s", out)
+	}
+}
+
+// TestCheckReadableEnvFile: an env-file others can read is a warning that
+// names it and the chmod that fixes it.
+func TestCheckReadableEnvFile(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no Unix modes")
+	}
+	s := newCheckSetup(t, nil)
+	path := filepath.Join(t.TempDir(), "hermes.env")
+	writeFile(t, path, "HERMES_LANG=en\n", 0o640)
+	if err := os.Chmod(path, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	out, code := s.check(t, "--env-file", path)
+	if code != 0 {
+		t.Fatalf("code %d, want 0 (a warning):\n%s", code, out)
+	}
+	wantLines(t, out, "! settings: the env-file "+path+" can be read by other users (mode 0640) and holds secrets\n    fix: chmod 600 "+path+"\n",
+		"Ready to run, with 1 warning.\n")
 }

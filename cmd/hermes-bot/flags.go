@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"strings"
 
 	"github.com/hermes-bot/hermes-bot/config"
 )
@@ -49,6 +50,12 @@ func (f *configFlags) load(getenv func(string) string, environ []string) (*confi
 func settingsFix(err error, envFile string) string {
 	var ve *config.ValidationError
 	switch {
+	case errors.As(err, &ve) && ve.From == "environment":
+		// Fixing the file would change nothing: the environment wins.
+		return fmt.Sprintf("%s comes from the environment, which overrides the env-file: correct or unset it there "+
+			"(your shell's export, or the service's Environment=)", ve.Var)
+	case errors.As(err, &ve) && strings.HasPrefix(ve.From, "flag "):
+		return "correct the " + ve.From + " on the command line"
 	case errors.As(err, &ve):
 		where := "the environment or an env-file (--env-file PATH)"
 		if envFile != "" {
@@ -71,4 +78,15 @@ func withFix(err error, fix string, unknown ...config.Unknown) error {
 		err = fmt.Errorf("%w\n    note: %s", err, u)
 	}
 	return err
+}
+
+// envFileWarning is what to say when the env-file at path, which holds the
+// bot token, is open to other users; "" when it is not.
+func envFileWarning(path string) (text, fix string) {
+	perm, open := openToOthers(path)
+	if path == "" || !open {
+		return "", ""
+	}
+	return fmt.Sprintf("the env-file %s can be read by other users (mode %04o) and holds secrets", path, perm),
+		"chmod 600 " + shellQuote(path)
 }

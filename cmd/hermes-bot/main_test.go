@@ -303,3 +303,64 @@ func TestMisspellingBehindASettingsError(t *testing.T) {
 		t.Fatal("a secret is shown")
 	}
 }
+
+// TestServeWarnsOfAReadableEnvFile: an env-file others can read is one
+// warning at start, naming the file and the chmod that fixes it.
+func TestServeWarnsOfAReadableEnvFile(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no Unix modes")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "hermes.env")
+	if err := os.WriteFile(path, []byte("TELEGRAM_BOT_TOKEN=111:some-secret-token\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, 0o644); err != nil { // whatever the umask
+		t.Fatal(err)
+	}
+	env := serveEnv(t, "http://127.0.0.1:9", "")
+	delete(env, "TELEGRAM_BOT_TOKEN")
+	env["HERMES_DB"] = dir // a folder: serve stops at once, after the warning
+	_, stderr, _ := runCmd(t, env, "--env-file", path)
+	want := `"message":"the env-file ` + path + ` can be read by other users (mode 0644) and holds secrets: chmod 600 ` + path + `"`
+	if n := strings.Count(stderr, "can be read by other users"); n != 1 || !strings.Contains(stderr, want) ||
+		!strings.Contains(stderr, `{"level":"warn","envFile":"`+path+`"`) {
+		t.Errorf("stderr %q\nwant one line with %q", stderr, want)
+	}
+	if strings.Contains(stderr, "some-secret-token") {
+		t.Errorf("stderr leaks the token: %q", stderr)
+	}
+
+	if err := os.Chmod(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, _ = runCmd(t, env, "--env-file", path); strings.Contains(stderr, "other users") {
+		t.Errorf("warned about a 0600 env-file: %q", stderr)
+	}
+}
+
+// TestServeSettingsMistakes: a shell script's export line, and a bad value
+// from the environment, each say what to fix, and where.
+func TestServeSettingsMistakes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "hermes.env")
+	if err := os.WriteFile(path, []byte("export TELEGRAM_BOT_TOKEN=111:some-secret-token\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := serveEnv(t, "http://127.0.0.1:9", "")
+	delete(env, "TELEGRAM_BOT_TOKEN")
+	_, stderr, code := runCmd(t, env, "--env-file", path)
+	if code != 2 || !strings.Contains(stderr, `line 1: want KEY=VALUE: drop the "export" before TELEGRAM_BOT_TOKEN`) ||
+		strings.Contains(stderr, "some-secret-token") {
+		t.Errorf("export line: code %d, stderr %q", code, stderr)
+	}
+
+	if err := os.WriteFile(path, []byte("TELEGRAM_BOT_TOKEN=111:some-secret-token\nHERMES_LANG=en\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env["HERMES_LANG"] = "fr"
+	_, stderr, code = runCmd(t, env, "--env-file", path)
+	want := "fix: HERMES_LANG comes from the environment, which overrides the env-file: correct or unset it there"
+	if code != 2 || !strings.Contains(stderr, want) || strings.Contains(stderr, "in "+path) {
+		t.Errorf("bad value from the environment: code %d, stderr %q\nwant %q", code, stderr, want)
+	}
+}

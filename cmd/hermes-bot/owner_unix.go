@@ -3,6 +3,7 @@
 package main
 
 import (
+	"io/fs"
 	"os"
 	"syscall"
 )
@@ -17,4 +18,14 @@ func ownedByMe(path string) bool {
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	return ok && int(st.Uid) == os.Geteuid()
+}
+
+// openToOthers reports whether users other than its owner may read or
+// write the file at path, and its permissions.
+func openToOthers(path string) (fs.FileMode, bool) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0, false
+	}
+	return fi.Mode().Perm(), fi.Mode().Perm()&0o077 != 0
 }

@@ -68,6 +68,9 @@ func (c *serveCommand) run(ctx context.Context, flags *configFlags) error {
 		return usageError{Err: withFix(err, settingsFix(err, *flags.envFile), unknown...)}
 	}
 	log := cli.NewLogger(cfg, c.stderr)
+	if text, fix := envFileWarning(*flags.envFile); text != "" {
+		log.Warn().Str("envFile", *flags.envFile).Msg(text + ": " + fix)
+	}
 	if len(unknown) > 0 {
 		// One line, however many: each is probably a misspelled setting
 		// whose value hermes-bot is not using.
