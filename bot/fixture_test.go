@@ -24,16 +24,7 @@ const fixtureChat = -1001234
 // release must read them as they were and answer them.
 func TestStoreWrittenByLastReleaseAnswers(t *testing.T) {
 	h := newHarness(t, harnessConfig{ChatID: fixtureChat})
-	if err := h.store.Close(); err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile("testdata/store-03d8d17.db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(h.path, raw, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	h.replaceStoreFile("testdata/store-03d8d17.db")
 	store, err := pending.Open(h.path)
 	if err != nil {
 		t.Fatalf("the last release's store does not open: %v", err)
@@ -69,16 +60,7 @@ func TestStoreWrittenByLastReleaseAnswers(t *testing.T) {
 func TestStoreWrittenByLastReleaseKeepsTelegramState(t *testing.T) {
 	const oldGroup, thread = -1234, 42
 	h := newHarness(t, harnessConfig{ChatID: fixtureChat, TopicPerProject: true, BotID: 123})
-	if err := h.store.Close(); err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile("testdata/store-03d8d17.db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(h.path, raw, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	h.replaceStoreFile("testdata/store-03d8d17.db")
 	handled := time.Now().Add(-time.Hour).UTC().Round(time.Second)
 	db, err := bolt.Open(h.path, 0o600, nil)
 	if err != nil {
@@ -133,5 +115,21 @@ func TestStoreWrittenByLastReleaseKeepsTelegramState(t *testing.T) {
 	}
 	if e, err := store.Get("qLast"); err != nil || e.Place.Chat != -1009999 || e.Place.Message != 0 {
 		t.Errorf("qLast after the migration: %+v, %v; want it in the new chat, to post again", e, err)
+	}
+}
+
+// replaceStoreFile closes h's store and puts a copy of fixture in its
+// place, for the test to open.
+func (h *harness) replaceStoreFile(fixture string) {
+	h.t.Helper()
+	if err := h.store.Close(); err != nil {
+		h.t.Fatal(err)
+	}
+	raw, err := os.ReadFile(fixture)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if err := os.WriteFile(h.path, raw, 0o600); err != nil {
+		h.t.Fatal(err)
 	}
 }

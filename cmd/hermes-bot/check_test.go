@@ -372,16 +372,7 @@ func TestCheckStore(t *testing.T) {
 
 	// A file of a release older than the oldest this one reads: its
 	// records bear no schema marker.
-	db0, err := bolt.Open(db, 0o600, &bolt.Options{Timeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db0.Update(func(tx *bolt.Tx) error { return tx.Bucket([]byte("meta")).Delete([]byte("schema")) }); err != nil {
-		t.Fatal(err)
-	}
-	if err := db0.Close(); err != nil {
-		t.Fatal(err)
-	}
+	markTooOld(t, db)
 	out, code = s.check(t)
 	if code != 1 {
 		t.Fatalf("store too old: code %d\n%s", code, out)
@@ -496,16 +487,7 @@ func TestServeRefusesTooOldStore(t *testing.T) {
 	if err := store.Close(); err != nil {
 		t.Fatal(err)
 	}
-	raw, err := bolt.Open(db, 0o600, &bolt.Options{Timeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := raw.Update(func(tx *bolt.Tx) error { return tx.Bucket([]byte("meta")).Delete([]byte("schema")) }); err != nil {
-		t.Fatal(err)
-	}
-	if err := raw.Close(); err != nil {
-		t.Fatal(err)
-	}
+	markTooOld(t, db)
 	before, err := os.ReadFile(db)
 	if err != nil {
 		t.Fatal(err)
@@ -576,4 +558,20 @@ func TestCheckReadableEnvFile(t *testing.T) {
 	}
 	wantLines(t, out, "! settings: the env-file "+path+" can be read by other users (mode 0640) and holds secrets\n    fix: chmod 600 "+path+"\n",
 		"Ready to run, with 1 warning.\n")
+}
+
+// markTooOld makes the store at db look written by a release older than
+// the oldest this one reads: its meta bucket loses the schema marker.
+func markTooOld(t *testing.T, db string) {
+	t.Helper()
+	raw, err := bolt.Open(db, 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := raw.Update(func(tx *bolt.Tx) error { return tx.Bucket([]byte("meta")).Delete([]byte("schema")) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := raw.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
