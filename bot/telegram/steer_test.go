@@ -115,7 +115,7 @@ func (s *steerOpencode) calls() (prompts, aborts []string) {
 // startSteerRig is startRig with steering wired and "finished" notices on.
 func startSteerRig(t *testing.T, allowed ...int64) (*rig, *steerOpencode, context.Context) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
 	srv := telegramtest.NewServer(token)
 	t.Cleanup(srv.Close)
