@@ -449,12 +449,8 @@ func TestE2EOpencode2Permissions(t *testing.T) {
 		t.Fatalf("mallory revoked a rule")
 	}
 	r.press(ctx, t, list.ID, alice, "Revoke")
-	deadline := time.Now().Add(30 * time.Second)
-	for len(r.oc.Saved()) != 0 && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	if s := r.oc.Saved(); len(s) != 0 {
-		t.Fatalf("after Revoke the server still has %+v", s)
+	if s, err := r.oc.WaitSaved(ctx, 0); err != nil {
+		t.Fatalf("after Revoke the server still has %+v: %v", s, err)
 	}
 
 	r.oc.PermissionEvent = opencode.TypePermissionV2Asked
@@ -515,12 +511,8 @@ func TestE2EOpencode2Steering(t *testing.T) {
 		t.Fatalf("the reply to a busy session was sent before anyone chose")
 	}
 	r.press(ctx, t, ask.ID, alice, "Steer now")
-	deadline := time.Now().Add(30 * time.Second)
-	for len(r.oc.Prompts()) < 2 && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	if ps := r.oc.Prompts(); len(ps) != 2 || ps[1].Text != "use table tests" || ps[1].Delivery != "steer" {
-		t.Fatalf("prompts %+v, want the second steered", ps)
+	if ps, err := r.oc.WaitPrompts(ctx, 2); err != nil || len(ps) != 2 || ps[1].Text != "use table tests" || ps[1].Delivery != "steer" {
+		t.Fatalf("prompts %+v (%v), want the second steered", ps, err)
 	}
 
 	// The turn ends: a notice.
@@ -533,9 +525,8 @@ func TestE2EOpencode2Steering(t *testing.T) {
 	if _, err := r.tg.Reply(e2eChatID, notice.ID, alice, "one more thing"); err != nil {
 		t.Fatal(err)
 	}
-	deadline = time.Now().Add(30 * time.Second)
-	for len(r.oc.Prompts()) < 3 && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
+	if _, err := r.oc.WaitPrompts(ctx, 3); err != nil {
+		t.Fatal(err)
 	}
 	sid, err := r.tg.Reply(e2eChatID, notice.ID, alice, "/stop")
 	if err != nil {
@@ -548,12 +539,8 @@ func TestE2EOpencode2Steering(t *testing.T) {
 		t.Fatalf("/stop asked nothing: %v", err)
 	}
 	r.press(ctx, t, confirm.ID, alice, "stop it")
-	deadline = time.Now().Add(30 * time.Second)
-	for len(r.oc.Interrupts()) == 0 && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	if is := r.oc.Interrupts(); len(is) != 1 || is[0] != "ses_steer" {
-		t.Errorf("interrupts %v, want ses_steer", is)
+	if is, err := r.oc.WaitInterrupts(ctx, 1); err != nil || len(is) != 1 || is[0] != "ses_steer" {
+		t.Errorf("interrupts %v (%v), want ses_steer", is, err)
 	}
 	finish2(t, r, bot)
 }

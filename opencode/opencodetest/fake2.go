@@ -547,6 +547,27 @@ func (s *Server2) Interrupts() []string {
 	return slices.Clone(s.interrupts)
 }
 
+// WaitPrompts blocks until at least n prompts were accepted, or ctx is
+// done, and returns them all.
+func (s *Server2) WaitPrompts(ctx context.Context, n int) ([]Prompt2, error) {
+	err := s.waitFor(ctx, fmt.Sprintf("%d prompts", n), func() bool { return len(s.prompts) >= n })
+	return s.Prompts(), err
+}
+
+// WaitInterrupts blocks until at least n interrupts were received, or ctx
+// is done, and returns their sessions.
+func (s *Server2) WaitInterrupts(ctx context.Context, n int) ([]string, error) {
+	err := s.waitFor(ctx, fmt.Sprintf("%d interrupts", n), func() bool { return len(s.interrupts) >= n })
+	return s.Interrupts(), err
+}
+
+// WaitSaved blocks until exactly n approvals are saved, or ctx is done,
+// and returns them.
+func (s *Server2) WaitSaved(ctx context.Context, n int) ([]SavedApproval, error) {
+	err := s.waitFor(ctx, fmt.Sprintf("%d saved approvals", n), func() bool { return len(s.saved) == n })
+	return s.Saved(), err
+}
+
 // middleware records every request, then checks basic auth.
 func (s *Server2) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
