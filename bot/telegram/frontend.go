@@ -95,6 +95,9 @@ type Frontend struct {
 	asking sync.RWMutex
 	// held are the replies waiting for a choice of delivery (deliver.go).
 	held heldPrompts
+	// revokeMu serialises Revoke presses: handlers run concurrently, and
+	// one's edit, listed before another's revoke, would undo its list.
+	revokeMu sync.Mutex
 
 	now func() time.Time
 	// Tests shorten it.

@@ -158,6 +158,8 @@ func (f *Frontend) handleRevokePress(ctx context.Context, core frontend.Core, lo
 	}
 	user := userOf(&cq.From)
 	log = log.With().Str("user", user.DisplayName()).Str("data", cq.Data).Logger()
+	f.revokeMu.Lock()
+	defer f.revokeMu.Unlock()
 	rs, err := core.SavedRules(ctx)
 	if err != nil {
 		log.Error().Err(err).Msg("could not list the saved rules to revoke one")
