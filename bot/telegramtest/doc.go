@@ -13,7 +13,9 @@
 // poller ends the first with 409, as Telegram does.
 //
 // Tests act as users with PressButton, PressButtonText, PressData, Reply,
-// SendText and Enqueue; they inspect what the bot did with Messages,
+// SendText, SendLongText (split as a client splits it), SendFile (a photo
+// or document, fetched with getFile and the file URL; 20 MB at most, as
+// Telegram lets bots download) and Enqueue; they inspect what the bot did with Messages,
 // Message, Requests, CallbackAnswers and UnansweredCallbacks; they inject
 // failures with FailNext, and hold calls, or their answers, with Hold and
 // HoldReplies (to kill a bot between Telegram taking a call and the bot
@@ -25,7 +27,8 @@
 // It owns only the fake: no bot logic, and only the API methods hermes-bot
 // calls (getMe, getUpdates, sendMessage, sendDocument, editMessageText,
 // editMessageReplyMarkup, answerCallbackQuery, deleteWebhook, setMyCommands,
-// deleteMessage, getChat, getChatMember, createForumTopic; set what
+// deleteMessage, getChat, getChatMember, createForumTopic,
+// setMessageReaction (one emoji of Telegram's list; WaitReaction), getFile; set what
 // getChatMember reports with SetMember; Topics lists the topics created).
 // Other methods answer 404 Not Found. sendDocument takes an uploaded file
 // (not a file_id or URL) with Telegram's limits: 50 MB (WithMaxUpload lowers it), not empty, a

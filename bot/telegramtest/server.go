@@ -285,6 +285,8 @@ func (s *Server) methodTable() map[string]method {
 		"getChat":                s.getChat,
 		"getChatMember":          s.getChatMember,
 		"createForumTopic":       s.createForumTopic,
+		"setMessageReaction":     s.setMessageReaction,
+		"getFile":                s.getFile,
 	}
 	m := make(map[string]method, len(table))
 	for name, fn := range table {
@@ -294,6 +296,10 @@ func (s *Server) methodTable() map[string]method {
 }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	if rest, ok := strings.CutPrefix(r.URL.Path, "/file/bot"); ok && r.Method == http.MethodGet {
+		s.serveFile(w, r, rest)
+		return
+	}
 	rest, ok := strings.CutPrefix(r.URL.Path, "/bot")
 	slash := strings.LastIndexByte(rest, '/')
 	if !ok || slash < 0 || (r.Method != http.MethodGet && r.Method != http.MethodPost) {

@@ -27,6 +27,8 @@ type Message struct {
 	// Document is the file of a sendDocument, nil for a text message; its
 	// caption is then in Text, PlainText and Entities.
 	Document *Document
+	// Reaction is the bot's reaction on the message (setMessageReaction).
+	Reaction []string
 }
 
 // Document is a file the bot sent with sendDocument.
@@ -69,6 +71,8 @@ type message struct {
 	replyTo   int
 	edits     int
 	document  *Document // the text fields hold its caption
+	file      *File     // what a person sent with SendFile; document holds its content
+	reaction  []string
 }
 
 // AddChat makes a chat known to the server, so the bot may send to it. typ is
@@ -190,7 +194,7 @@ func (m *message) export() Message {
 	out := Message{
 		ChatID: m.chatID, ID: m.id, ThreadID: m.threadID, From: m.from, FromBot: m.fromBot,
 		Date: time.Unix(m.date, 0), Text: m.text, PlainText: m.plain, ParseMode: m.parseMode,
-		Entities: slices.Clone(m.entities), ReplyTo: m.replyTo, Edits: m.edits,
+		Entities: slices.Clone(m.entities), ReplyTo: m.replyTo, Edits: m.edits, Reaction: slices.Clone(m.reaction),
 	}
 	for _, row := range m.keyboard {
 		r := make([]Button, len(row))
@@ -240,6 +244,7 @@ type wireMessage struct {
 	Text            string              `json:"text,omitempty"`
 	Entities        []Entity            `json:"entities,omitempty"`
 	Document        *wireDocument       `json:"document,omitempty"`
+	Photo           []wirePhotoSize     `json:"photo,omitempty"`
 	Caption         string              `json:"caption,omitempty"`
 	CaptionEntities []Entity            `json:"caption_entities,omitempty"`
 	ReplyMarkup     *wireInlineKeyboard `json:"reply_markup,omitempty"`
@@ -249,6 +254,7 @@ type wireDocument struct {
 	FileID       string `json:"file_id"`
 	FileUniqueID string `json:"file_unique_id"`
 	FileName     string `json:"file_name,omitempty"`
+	MIMEType     string `json:"mime_type,omitempty"`
 	FileSize     int    `json:"file_size,omitempty"`
 }
 
@@ -286,7 +292,9 @@ func (s *Server) wireMessageLocked(m *message, withReply bool) *wireMessage {
 		w.MessageThreadID = m.threadID
 		w.IsTopicMessage = c.forum
 	}
-	if m.document != nil {
+	if m.file != nil {
+		wireFile(w, m)
+	} else if m.document != nil {
 		id := fmt.Sprintf("doc-%d-%d", m.chatID, m.id)
 		w.Document = &wireDocument{FileID: id, FileUniqueID: id, FileName: m.document.FileName, FileSize: len(m.document.Content)}
 		w.Text, w.Entities, w.Caption, w.CaptionEntities = "", nil, m.plain, m.entities
