@@ -24,9 +24,9 @@ func TestSetMessageReaction(t *testing.T) {
 		return r
 	}
 	for reaction, want := range map[string]string{
-		`[{"type":"emoji","emoji":"✅"}]`: "Bad Request: REACTION_INVALID",
+		`[{"type":"emoji","emoji":"✅"}]`:                              "Bad Request: REACTION_INVALID",
 		`[{"type":"emoji","emoji":"👀"},{"type":"emoji","emoji":"👍"}]`: "Bad Request: REACTIONS_TOO_MANY",
-		`[{"type":"custom_emoji","custom_emoji_id":"1"}]`:                "Bad Request: REACTION_INVALID",
+		`[{"type":"custom_emoji","custom_emoji_id":"1"}]`:             "Bad Request: REACTION_INVALID",
 		`{`: "Bad Request: can't parse reaction types JSON object",
 	} {
 		if r := set(reaction); r.OK || r.Description != want {
