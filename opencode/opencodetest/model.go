@@ -259,6 +259,28 @@ func (m *Model) WaitToolResult(ctx context.Context, callID string) (string, erro
 	}
 }
 
+// WaitRequest blocks until a chat request for which match is true has
+// been received, and returns the first such. It returns ctx's error if
+// ctx ends first.
+func (m *Model) WaitRequest(ctx context.Context, match func(ChatRequest) bool) (ChatRequest, error) {
+	for {
+		m.mu.Lock()
+		changed := m.changed
+		for _, req := range m.requests {
+			if match(req) {
+				m.mu.Unlock()
+				return req, nil
+			}
+		}
+		m.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return ChatRequest{}, fmt.Errorf("wait for a chat request: %w", ctx.Err())
+		case <-changed:
+		}
+	}
+}
+
 func (m *Model) queueTool(name, args string) string {
 	return m.queueTools(name, []string{args})[0]
 }

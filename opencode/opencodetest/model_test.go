@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -523,5 +524,30 @@ func TestModelRecordsImages(t *testing.T) {
 	}
 	if got := reqs[0].Messages[0].Images; got != nil {
 		t.Errorf("a string content has images %q", got)
+	}
+}
+
+func TestModelWaitRequest(t *testing.T) {
+	m := opencodetest.NewModel()
+	defer m.Close()
+	got := make(chan opencodetest.ChatRequest, 1)
+	go func() {
+		req, err := m.WaitRequest(context.Background(), func(r opencodetest.ChatRequest) bool {
+			return len(r.Messages) > 1 && r.Messages[1].Content == "second"
+		})
+		if err != nil {
+			t.Error(err)
+		}
+		got <- req
+	}()
+	stream(t, m, chatBody(true, agentTools, msg("system", agentSystem), msg("user", "first")))
+	stream(t, m, chatBody(true, agentTools, msg("system", agentSystem), msg("user", "second")))
+	if req := <-got; req.Messages[1].Content != "second" {
+		t.Errorf("WaitRequest = %+v", req)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := m.WaitRequest(ctx, func(opencodetest.ChatRequest) bool { return false }); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: err = %v", err)
 	}
 }
