@@ -207,8 +207,11 @@ func (c *Client) getCapped(ctx context.Context, op, path string, q url.Values, o
 func turnLines(msgs []contextMessage, opt ContextOptions) []ContextLine {
 	end := len(msgs)
 	if opt.MessageID != "" {
+		// Message IDs sort by time, as opencode makes them (ascending):
+		// this holds when the request's own message is not listed.
+		end = 0
 		for i, m := range msgs {
-			if m.id == opt.MessageID {
+			if m.id <= opt.MessageID {
 				end = i + 1
 			}
 		}

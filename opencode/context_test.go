@@ -90,6 +90,11 @@ func TestRecentContextClipped(t *testing.T) {
 	if want := []opencode.ContextLine{{Tool: "todowrite"}}; err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("tool lines = %q, %v; want %q", got, err, want)
 	}
+	// A request's message not listed: what came before it by ID.
+	got, err = c.RecentContext(ctx, "", "ses_1", opencode.ContextOptions{MessageID: "msg_35", Lines: 1})
+	if want := []opencode.ContextLine{{Text: "after the question"}}; err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("before msg_35 = %q, %v; want %q", got, err, want)
+	}
 	got, err = c.RecentContext(ctx, "", "ses_1", opencode.ContextOptions{})
 	if err != nil || got != nil {
 		t.Errorf("no lines asked = %q, %v", got, err)

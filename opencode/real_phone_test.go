@@ -107,9 +107,29 @@ func TestRealTurnContextAndStatus(t *testing.T) {
 		lines[2] != (opencode.ContextLine{Text: "Two ways to fix it."}) || lines[3] != (opencode.ContextLine{Text: "Which one?"}) {
 		t.Errorf("RecentContext = %q", lines)
 	}
-	// The scripted model declares no image input.
+	// The scripted model declares no image input, so opencode keeps an
+	// image from it and says so in the image's place.
 	if mi, err := c.SessionModel(ctx, oc.Dir, sid); err != nil || mi != (opencode.ModelInfo{ProviderID: "mock", ID: "mock-model", Name: "Mock"}) {
 		t.Errorf("SessionModel = %+v, %v", mi, err)
+	}
+	if err := c.RejectQuestion(ctx, oc.Dir, q.ID); err != nil {
+		t.Fatal(err)
+	}
+	img, err := opencode.NewFile("photo.png", png1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.PromptFiles(ctx, oc.Dir, sid, "And this?", []opencode.File{img}, 0); err != nil {
+		t.Fatal(err)
+	}
+	req, err := m.WaitRequest(ctx, func(r opencodetest.ChatRequest) bool {
+		return !r.Title && strings.Contains(r.Messages[len(r.Messages)-1].Content, "And this?")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := req.Messages[len(req.Messages)-1]; len(last.Images) != 0 || !strings.Contains(last.Content, "does not support image input") {
+		t.Errorf("an image for a model without image input reached it as %+v", last)
 	}
 }
 
