@@ -185,6 +185,17 @@ func TestRealPromptFiles(t *testing.T) {
 		!strings.Contains(user.Content, "What do you see?") || !strings.Contains(user.Content, "hello from notes.txt\nsecond line") {
 		t.Errorf("the model's user message: %+v", user)
 	}
+	// A photo without a caption is a prompt too.
+	if err := c.PromptFiles(ctx, oc.Dir, s.ID, "", []opencode.File{img}, 0); err != nil {
+		t.Fatal(err)
+	}
+	req, err = m.WaitRequest(ctx, func(r opencodetest.ChatRequest) bool {
+		last := r.Messages[len(r.Messages)-1]
+		return !r.Title && last.Role == "user" && len(last.Images) == 1 && !strings.Contains(last.Content, "notes.txt")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	// Over the cap, nothing is sent.
 	err = c.PromptFiles(ctx, oc.Dir, s.ID, "again", []opencode.File{img, txt}, int64(len(png1)))
 	var tl *opencode.FileTooLargeError
