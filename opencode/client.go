@@ -62,6 +62,7 @@ type Client struct {
 	backoffMax      time.Duration
 	backoffReset    time.Duration
 	maxRecord       int
+	live            bool             // WithLiveStatus
 	now             func() time.Time // read by the watcher's log limiter
 	state           watchState       // what Watch knows of the stream, for State
 	gen             atomic.Int32     // the generation Probe found last; 0 before
@@ -159,6 +160,13 @@ func WithMaxRecord(n int) ClientOption {
 			c.maxRecord = n
 		}
 	}
+}
+
+// WithLiveStatus makes Watch deliver a turn's progress too: events with
+// Event.ToolStep, StepFinished or Status set (see TypeMessagePartUpdated).
+// Off by default, as they are most of a busy stream.
+func WithLiveStatus() ClientOption {
+	return func(c *Client) { c.live = true }
 }
 
 // NewClient returns a Client for the server at baseURL, e.g.

@@ -276,3 +276,72 @@ func Contract2() []ContractEntry {
 		{Kind: ContractEvent, Name: "log.hint", Stream: streamChanges, Example: `{"type":"log.hint","aggregateID":"ses_1","seq":3}`, Source: "packages/schema/src/event-log.ts@2d6e2bb", Note: "which aggregates there are was not read; the fake uses the session"},
 	}
 }
+
+// Sources of Contract2Phone.
+const (
+	srcSessionEvent = "packages/schema/src/session-event.ts@0313097"
+	srcModel        = "packages/schema/src/model.ts@24c7576"
+)
+
+// Contract2Phone returns what the calls for a person away from the
+// terminal use of OpenCode 2 (RecentContext, PromptFiles, SessionModel,
+// live status), read as Contract2's entries are. They stay apart from
+// Contract2 until opencodetest.Server2 serves them; docs/opencode2.md
+// holds their table too.
+func Contract2Phone() []ContractEntry {
+	return []ContractEntry{
+		{
+			Kind: ContractRoute, Name: "GET /api/session/{sid}/message", Status: 200,
+			Example: `{"data":[{"id":"msg_2","type":"assistant","agent":"build","model":{"id":"m","providerID":"p"},"content":[` +
+				`{"type":"text","text":"Two tests fail."},` +
+				`{"type":"tool","id":"call_1","name":"bash","state":{"status":"running","input":{"command":"go test ./..."},"metadata":{}},"time":{"created":1767225600000}}],` +
+				`"time":{"created":1767225600000}},` +
+				`{"id":"msg_1","type":"user","text":"Fix the tests","time":{"created":1767225500000}}],"cursor":{}}`,
+			Errors: []ContractError{{404, "SessionNotFoundError"}},
+			Source: "packages/protocol/src/groups/message.ts@17dce3a, packages/schema/src/session-message.ts@0ceb3dd",
+			Note: "query limit? (1 to 200), order? asc or desc, cursor?; hermes-bot asks limit=8&order=desc; a message's type is user, assistant, " +
+				"synthetic, system, shell, compaction, idle, …; an assistant's content holds text, reasoning and tool parts, a tool's state.input " +
+				"a string while streaming; that a tool part's id is the call's ID is not stated",
+		},
+		{
+			Kind: ContractRoute, Name: "GET /api/model", Status: 200,
+			Example: `{"location":{"directory":"/home/me/project","project":{"id":"prj_1","directory":"/home/me/project"}},"data":[` +
+				`{"id":"m","modelID":"m","providerID":"p","name":"M","capabilities":{"tools":true,"input":["text","image"],"output":["text"]},` +
+				`"variants":[],"time":{"released":0},"cost":[],"status":"active","enabled":true,"limit":{"context":200000,"output":32000}}]}`,
+			Source: "packages/protocol/src/groups/model.ts@1652328, " + srcModel + ", packages/schema/src/location.ts@0f6c270",
+			Note:   "query location[directory]? (deepObject); capabilities.input lists what the model takes (default text and image); hermes-bot reads id, providerID, name and capabilities.input",
+		},
+		{
+			Kind: ContractShape, Name: "session model", Example: `{"id":"m","providerID":"p","variant":"default"}`,
+			Source: "packages/schema/src/session.ts@a2cc772, " + srcModel,
+			Note:   "Session.Info.model?, a Model.Ref; a session without one is ErrNotFound to SessionModel",
+		},
+		{
+			Kind: ContractShape, Name: "prompt file", Example: `{"uri":"data:image/png;base64,iVBORw0KGgo=","mime":"image/png","name":"photo.png"}`,
+			Source: "packages/schema/src/prompt-input.ts@1bfd211",
+			Note:   "an element of the prompt's files (under prompt and at the top level); mime?, name?, description?; which URI schemes are read is not defined, hermes-bot sends a data: URL as to 1.x",
+		},
+		{
+			Kind: ContractEvent, Name: "session.tool.input.started", Stream: streamEvents, Source: srcSessionEvent,
+			Example: `{"sessionID":"ses_1","assistantMessageID":"msg_2","callID":"call_1","name":"bash"}`,
+			Note:    "the only tool event that names the tool",
+		},
+		{
+			Kind: ContractEvent, Name: "session.tool.called", Stream: streamEvents, Source: srcSessionEvent,
+			Example: `{"sessionID":"ses_1","assistantMessageID":"msg_2","callID":"call_1","input":{"command":"go test ./..."},"executed":true}`,
+		},
+		{
+			Kind: ContractEvent, Name: "session.tool.success", Stream: streamEvents, Source: srcSessionEvent,
+			Example: `{"sessionID":"ses_1","assistantMessageID":"msg_2","callID":"call_1","content":[{"type":"text","text":"ok"}],"executed":true}`,
+		},
+		{
+			Kind: ContractEvent, Name: "session.tool.failed", Stream: streamEvents, Source: srcSessionEvent,
+			Example: `{"sessionID":"ses_1","assistantMessageID":"msg_2","callID":"call_1","error":{"type":"tool","message":"exit 1"},"executed":true}`,
+		},
+		{
+			Kind: ContractEvent, Name: "session.step.ended", Stream: streamEvents, Source: srcSessionEvent,
+			Example: `{"sessionID":"ses_1","assistantMessageID":"msg_2","finish":"tool-calls","cost":0.0123,"tokens":{"input":1200,"output":80,"reasoning":0,"cache":{"read":500,"write":0}}}`,
+			Note:    "cost in US dollars; tokens as Session.Info's",
+		},
+	}
+}

@@ -17,7 +17,13 @@ var sourceRE = regexp.MustCompile(`^packages/[\w./-]+\.ts@[0-9a-f]{7}$`)
 // with path and commit, a success status for a route and a stream for an
 // event.
 func TestContract2Entries(t *testing.T) {
-	c := opencode.Contract2()
+	checkContract(t, opencode.Contract2())
+	// The phone's entries, checked with Contract2's: no name in both.
+	checkContract(t, append(opencode.Contract2(), opencode.Contract2Phone()...))
+}
+
+func checkContract(t *testing.T, c []opencode.ContractEntry) {
+	t.Helper()
 	routes := map[string]bool{}
 	for _, e := range c {
 		if e.Kind == opencode.ContractRoute {
@@ -79,13 +85,19 @@ var (
 // for `permission.*`) the section names outside it.
 func readmeContract(t *testing.T) (names []string, prefixes []string) {
 	t.Helper()
+	return docContract(t, "### What hermes-bot uses of OpenCode 2\n")
+}
+
+// docContract is readmeContract for the table under heading.
+func docContract(t *testing.T, heading string) (names []string, prefixes []string) {
+	t.Helper()
 	b, err := os.ReadFile("../docs/opencode2.md")
 	if err != nil {
 		t.Fatalf("reading docs/opencode2.md: %v", err)
 	}
-	_, section, ok := strings.Cut(string(b), "### What hermes-bot uses of OpenCode 2\n")
+	_, section, ok := strings.Cut(string(b), heading)
 	if !ok {
-		t.Fatal("docs/opencode2.md: no section \"What hermes-bot uses of OpenCode 2\"")
+		t.Fatalf("docs/opencode2.md: no section %q", heading)
 	}
 	if i := strings.Index(section, "\n#"); i >= 0 {
 		section = section[:i]
@@ -127,12 +139,23 @@ func readmeContract(t *testing.T) (names []string, prefixes []string) {
 // spelling) must fall under a prefix the section names.
 func TestContract2MatchesREADME(t *testing.T) {
 	names, prefixes := readmeContract(t)
+	matchDoc(t, names, prefixes, opencode.Contract2())
+}
+
+// The phone's table and Contract2Phone name the same routes and events.
+func TestContract2PhoneMatchesDoc(t *testing.T) {
+	names, prefixes := docContract(t, "### What the phone features use of OpenCode 2\n")
+	matchDoc(t, names, prefixes, opencode.Contract2Phone())
+}
+
+func matchDoc(t *testing.T, names, prefixes []string, contract []opencode.ContractEntry) {
+	t.Helper()
 	inReadme := map[string]bool{}
 	for _, n := range names {
 		inReadme[n] = true
 	}
 	inContract := map[string]bool{}
-	for _, e := range opencode.Contract2() {
+	for _, e := range contract {
 		if e.Kind == opencode.ContractShape {
 			continue
 		}

@@ -63,6 +63,17 @@
 // both streams and lists per session (a sweep) after every connect and
 // whenever the changes stream says events were lost.
 //
+// # Away from the terminal
+//
+// RecentContext returns the last lines the agent wrote (and the tools it
+// called, one line each) before a request, clipped, from the session's
+// few newest messages. PromptFiles sends images and text files with a
+// prompt, under a size cap (NewFile tells which a file is), and
+// SessionModel says whether the session's model takes images. With
+// WithLiveStatus, Watch also delivers a turn's progress: Event.ToolStep,
+// StepFinished (tokens, cost) and Status. Contract2Phone lists what these
+// use of OpenCode 2.
+//
 // # Errors
 //
 // Every error a Client method returns wraps exactly one of ErrNotFound,

@@ -38,6 +38,8 @@ type EventReader struct {
 	log zerolog.Logger
 	// envelope selects OpenCode 2's records (NewEventReader2).
 	envelope bool
+	// live keeps the events of a turn's progress (SetLiveStatus).
+	live bool
 
 	data    []byte // the current record's data field(s), reused
 	hasData bool   // a data field was seen since the last dispatch
@@ -55,6 +57,11 @@ func NewEventReader(r io.Reader, maxRecord int, log zerolog.Logger) *EventReader
 	}
 	return &EventReader{br: bufio.NewReaderSize(r, readBufferSize), max: maxRecord, log: log}
 }
+
+// SetLiveStatus makes the reader keep, or skip again, the events of a
+// turn's progress (liveKinds: tool steps, step ends, session status),
+// which it skips by default.
+func (er *EventReader) SetLiveStatus(on bool) { er.live = on }
 
 // Next blocks until the next relevant record and returns it, including
 // server.connected and server.heartbeat, which carry no properties. At the
@@ -219,7 +226,7 @@ func (er *EventReader) decode(data []byte) (Event, bool) {
 		er.log.Warn().Err(err).Int("bytes", len(data)).Msg("malformed opencode event record; skipped")
 		return Event{}, false
 	}
-	typ, relevant := relevantType(raw)
+	typ, relevant := er.relevantType(raw)
 	if !relevant {
 		return Event{}, false
 	}
@@ -239,6 +246,9 @@ func (er *EventReader) decode(data []byte) (Event, bool) {
 // complete marks ev's surface and returns it, or ok false, with a
 // warning, when it lacks a field hermes-bot cannot do without.
 func (er *EventReader) complete(ev *Event) (Event, bool) {
+	if k := kindOf(ev.Type); k != nil && k.empty != nil && k.empty(ev) {
+		return Event{}, false // a record of a type kept only in part
+	}
 	ev.setSurface()
 	if missing := ev.missingField(); missing != "" {
 		er.log.Warn().Str("type", ev.Type).Str("event_id", ev.ID).Str("directory", ev.Directory).
@@ -268,6 +278,12 @@ type eventKind struct {
 	// only2 marks a type of OpenCode 2 alone (forms): the 1.x reader
 	// skips it, and its Surface is SurfaceAPI.
 	only2 bool
+	// live marks a type of a turn's progress, kept only by a reader with
+	// live status on.
+	live bool
+	// empty reports a decoded record that carries nothing kept (a
+	// message part that is no tool): skipped without a warning.
+	empty func(ev *Event) bool
 }
 
 // eventKinds are the event types hermes-bot acts on. Every other type on
@@ -318,7 +334,7 @@ var eventKinds = slices.Concat(legacyKinds, []eventKind{
 	// server.connected and server.heartbeat carry nothing to keep.
 	{name: TypeServerConnected},
 	{name: TypeServerHeartbeat},
-})
+}, liveKinds)
 
 // legacyKinds are the event types of the legacy surface that carry
 // properties; the /api surface's kinds are built from them.
@@ -488,10 +504,11 @@ func (ev Event) SessionID() string {
 
 // relevantType maps a raw type of 1.x to its constant. Comparing
 // string(b) does not allocate, so an irrelevant record costs nothing here.
-func relevantType(b []byte) (string, bool) {
+func (er *EventReader) relevantType(b []byte) (string, bool) {
 	for i := range eventKinds {
-		if eventKinds[i].name == string(b) && !eventKinds[i].only2 {
-			return eventKinds[i].name, true
+		k := &eventKinds[i]
+		if k.name == string(b) && !k.only2 && (er.live || !k.live) {
+			return k.name, true
 		}
 	}
 	return "", false

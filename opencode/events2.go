@@ -41,13 +41,23 @@ var envelopeTypes = []struct{ wire, as string }{
 	{"session.execution.succeeded", TypeSessionIdle},
 	{"session.execution.failed", TypeSessionError},
 	{TypeServerConnected, TypeServerConnected},
+	// A turn's progress, kept with live status on (SetLiveStatus).
+	{TypeSessionStatus, TypeSessionStatus},
+	{TypeToolInputStarted, TypeToolInputStarted},
+	{TypeToolCalled, TypeToolCalled},
+	{TypeToolSucceeded, TypeToolSucceeded},
+	{TypeToolFailed, TypeToolFailed},
+	{TypeStepEnded, TypeStepEnded},
 }
 
 // envelopeType maps a raw type of OpenCode 2 to an Event type, without
-// allocating.
-func envelopeType(b []byte) (string, bool) {
+// allocating; a type of a turn's progress only when er.live.
+func (er *EventReader) envelopeType(b []byte) (string, bool) {
 	for _, t := range envelopeTypes {
 		if t.wire == string(b) {
+			if !er.live && isLive(t.as) {
+				return "", false
+			}
 			return t.as, true
 		}
 	}
@@ -88,7 +98,7 @@ func (er *EventReader) decodeEnvelope(data []byte) (Event, bool) {
 		er.log.Warn().Err(err).Int("bytes", len(data)).Msg("malformed opencode event record; skipped")
 		return Event{}, false
 	}
-	typ, relevant := envelopeType(raw)
+	typ, relevant := er.envelopeType(raw)
 	if !relevant {
 		return Event{}, false
 	}

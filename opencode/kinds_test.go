@@ -28,6 +28,11 @@ func TestEventKinds(t *testing.T) {
 			t.Errorf("%s without properties: SessionID %q", k.name, got)
 		}
 		props := `{"id":"x","requestID":"x","sessionID":"ses_9","questions":[{"question":"q","options":[]}]}`
+		if p, ok := liveProps[k.name]; ok {
+			props = p
+		} else if k.live {
+			props = `{"sessionID":"ses_9","callID":"c"}` // OpenCode 2's tool and step events
+		}
 		raw := fmt.Sprintf(`{"payload":{"type":%q,"properties":%s}}`, k.name, props)
 		read := NewEventReader
 		if k.only2 {
@@ -38,7 +43,9 @@ func TestEventKinds(t *testing.T) {
 			raw = fmt.Sprintf(`{"type":%q,"data":%s}`, k.name, props)
 			read = NewEventReader2
 		}
-		got, err := read(strings.NewReader("data: "+raw+"\n\n"), 0, zerolog.Nop()).Next()
+		er := read(strings.NewReader("data: "+raw+"\n\n"), 0, zerolog.Nop())
+		er.SetLiveStatus(k.live)
+		got, err := er.Next()
 		if err != nil {
 			t.Fatalf("%s: %v", k.name, err)
 		}
@@ -49,9 +56,17 @@ func TestEventKinds(t *testing.T) {
 	for _, typ := range []string{TypeQuestionAsked, TypeQuestionReplied, TypeQuestionRejected, TypePermissionAsked,
 		TypePermissionReplied, TypeSessionIdle, TypeSessionError, TypeServerConnected, TypeServerHeartbeat,
 		TypeQuestionV2Asked, TypeQuestionV2Replied, TypeQuestionV2Rejected, TypePermissionV2Asked, TypePermissionV2Replied,
-		TypeFormCreated, TypeFormReplied, TypeFormCancelled} {
+		TypeFormCreated, TypeFormReplied, TypeFormCancelled, TypeMessagePartUpdated, TypeSessionStatus,
+		TypeToolInputStarted, TypeToolCalled, TypeToolSucceeded, TypeToolFailed, TypeStepEnded} {
 		if !seen[typ] {
 			t.Errorf("%s is not in the table", typ)
 		}
 	}
+}
+
+// liveProps are properties of the 1.x types of a turn's progress that
+// carry what they are kept for.
+var liveProps = map[string]string{
+	TypeMessagePartUpdated: `{"part":{"type":"tool","sessionID":"ses_9","callID":"c"}}`,
+	TypeSessionStatus:      `{"sessionID":"ses_9","status":{"type":"busy"}}`,
 }

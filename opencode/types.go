@@ -223,6 +223,12 @@ type Event struct {
 	FormAsked         *Form
 	FormReplied       *FormReplied
 	FormCancelled     *FormCancelled
+	// A turn's progress, set only with live status on (WithLiveStatus):
+	// the tool call being run, the end of a step with its tokens and
+	// cost, the session going busy or idle.
+	ToolStep     *ToolStep
+	StepFinished *StepFinished
+	Status       *SessionStatus
 	// Generation is 2 for an event of an OpenCode 2 server, 0 for 1.x.
 	Generation int
 }

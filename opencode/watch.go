@@ -426,6 +426,7 @@ func (c *Client) watchOnce(ctx context.Context, h Handler, known func(context.Co
 	}
 
 	er := NewEventReader(&silenceReader{r: resp.Body, d: c.silence, t: silence}, c.maxRecord, c.log)
+	er.SetLiveStatus(c.live)
 	for {
 		e, err := er.Next()
 		if err != nil {

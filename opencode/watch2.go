@@ -128,6 +128,7 @@ func (c *Client) watchOnce2(ctx context.Context, h Handler, known func(context.C
 	defer silence.Stop()
 	wg.Go(func() {
 		er := NewEventReader2(&silenceReader{r: resp.Body, d: c.silence, t: silence}, c.maxRecord, c.log)
+		er.SetLiveStatus(c.live)
 		for {
 			e, err := er.Next()
 			if err != nil {

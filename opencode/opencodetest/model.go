@@ -59,6 +59,9 @@ type ChatMessage struct {
 	Content string
 	// RawContent is the content as received (a JSON string, array or null).
 	RawContent json.RawMessage
+	// Images holds the URLs of the content's image parts, in order: what
+	// opencode handed the model as images (data: URLs for uploads).
+	Images []string
 	// ToolCallID is set on role "tool" messages: the call this result
 	// answers.
 	ToolCallID string
@@ -193,6 +196,22 @@ func (m *Model) CallTools(name string, args ...any) ([]string, error) {
 	return m.queueTools(name, raws), nil
 }
 
+// SayAndCallTool queues a turn in which the model writes text, then calls
+// the named tool once with args (marshalled as CallTool does), in one
+// answer. It returns the tool call's ID; nothing is queued on an error.
+func (m *Model) SayAndCallTool(text, name string, args any) (string, error) {
+	raw, err := toolArgs(name, args)
+	if err != nil {
+		return "", err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.nextCall++
+	id := fmt.Sprintf("call_%d", m.nextCall)
+	m.turns = append(m.turns, modelTurn{text: text, calls: []turnCall{{tool: name, args: raw, callID: id}}})
+	return id, nil
+}
+
 // Say queues a turn in which the model answers with text and stops.
 func (m *Model) Say(text string) {
 	m.mu.Lock()
@@ -235,6 +254,28 @@ func (m *Model) WaitToolResult(ctx context.Context, callID string) (string, erro
 		select {
 		case <-ctx.Done():
 			return "", fmt.Errorf("wait for result of tool call %s: %w", callID, ctx.Err())
+		case <-changed:
+		}
+	}
+}
+
+// WaitRequest blocks until a chat request for which match is true has
+// been received, and returns the first such. It returns ctx's error if
+// ctx ends first.
+func (m *Model) WaitRequest(ctx context.Context, match func(ChatRequest) bool) (ChatRequest, error) {
+	for {
+		m.mu.Lock()
+		changed := m.changed
+		for _, req := range m.requests {
+			if match(req) {
+				m.mu.Unlock()
+				return req, nil
+			}
+		}
+		m.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return ChatRequest{}, fmt.Errorf("wait for a chat request: %w", ctx.Err())
 		case <-changed:
 		}
 	}
@@ -300,6 +341,7 @@ func (m *Model) handleChat(w http.ResponseWriter, r *http.Request) {
 			Role:       wm.Role,
 			Content:    chatContentText(wm.Content),
 			RawContent: wm.Content,
+			Images:     chatContentImages(wm.Content),
 			ToolCallID: wm.ToolCallID,
 		}
 		for _, tc := range wm.ToolCalls {
@@ -386,6 +428,27 @@ func chatContentText(raw json.RawMessage) string {
 	return strings.Join(texts, "\n")
 }
 
+// chatContentImages returns the URLs of the image_url parts of a content
+// array; none for a string content.
+func chatContentImages(raw json.RawMessage) []string {
+	var parts []struct {
+		Type     string `json:"type"`
+		ImageURL struct {
+			URL string `json:"url"`
+		} `json:"image_url"`
+	}
+	if json.Unmarshal(raw, &parts) != nil {
+		return nil
+	}
+	var urls []string
+	for _, p := range parts {
+		if p.Type == "image_url" {
+			urls = append(urls, p.ImageURL.URL)
+		}
+	}
+	return urls
+}
+
 type wireToolCall struct {
 	Index    int    `json:"index"`
 	ID       string `json:"id"`
@@ -456,13 +519,18 @@ func writeChatStream(w http.ResponseWriter, id, model string, t modelTurn) {
 	}
 	var first delta
 	first.Role = "assistant"
-	if len(t.calls) > 0 {
-		first.ToolCalls = t.toolCalls()
-	} else {
+	if len(t.calls) == 0 || t.text != "" {
 		text := t.text
 		first.Content = &text
 	}
+	if len(t.calls) > 0 && t.text == "" {
+		first.ToolCalls = t.toolCalls()
+	}
 	send(chunk{Choices: []choice{{Delta: first}}})
+	if len(t.calls) > 0 && t.text != "" {
+		// The text streams before the calls, as a model's would.
+		send(chunk{Choices: []choice{{Delta: delta{ToolCalls: t.toolCalls()}}}})
+	}
 	finish := t.finishReason()
 	send(chunk{
 		Choices: []choice{{Delta: delta{}, FinishReason: &finish}},
@@ -481,7 +549,7 @@ func writeChatCompletion(w http.ResponseWriter, id, model string, t modelTurn) {
 		ToolCalls []wireToolCall `json:"tool_calls,omitempty"`
 	}
 	msg := message{Role: "assistant", ToolCalls: t.toolCalls()}
-	if len(t.calls) == 0 {
+	if len(t.calls) == 0 || t.text != "" {
 		text := t.text
 		msg.Content = &text
 	}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -486,4 +487,67 @@ func ExampleModel() {
 	// Output:
 	// hello
 	// hi
+}
+
+func TestModelSayAndCallTool(t *testing.T) {
+	m := opencodetest.NewModel()
+	defer m.Close()
+	id, err := m.SayAndCallTool("Let me check.", "bash", map[string]string{"command": "ls"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := stream(t, m, chatBody(true, agentTools, msg("system", agentSystem), msg("user", "go")))
+	if s.text != "Let me check." || s.callID != id || s.toolName != "bash" || s.arguments != `{"command":"ls"}` || s.finishReason != "tool_calls" {
+		t.Errorf("streamed %+v", s)
+	}
+	if _, err := m.SayAndCallTool("x", "bash", "{bad"); err == nil || m.Pending() != 0 {
+		t.Errorf("bad arguments: err %v, %d turns queued", err, m.Pending())
+	}
+}
+
+// An image part of a request is recorded by its URL.
+func TestModelRecordsImages(t *testing.T) {
+	m := opencodetest.NewModel()
+	defer m.Close()
+	const png = "data:image/png;base64,iVBORw0KGgo="
+	user := map[string]any{"role": "user", "content": []any{
+		map[string]any{"type": "text", "text": "look"},
+		map[string]any{"type": "image_url", "image_url": map[string]any{"url": png}},
+	}}
+	stream(t, m, chatBody(true, agentTools, msg("system", agentSystem), user))
+	reqs := m.Requests()
+	if len(reqs) != 1 || len(reqs[0].Messages) != 2 {
+		t.Fatalf("requests %+v", reqs)
+	}
+	if got := reqs[0].Messages[1]; got.Content != "look" || len(got.Images) != 1 || got.Images[0] != png {
+		t.Errorf("user message: content %q, images %q", got.Content, got.Images)
+	}
+	if got := reqs[0].Messages[0].Images; got != nil {
+		t.Errorf("a string content has images %q", got)
+	}
+}
+
+func TestModelWaitRequest(t *testing.T) {
+	m := opencodetest.NewModel()
+	defer m.Close()
+	got := make(chan opencodetest.ChatRequest, 1)
+	go func() {
+		req, err := m.WaitRequest(context.Background(), func(r opencodetest.ChatRequest) bool {
+			return len(r.Messages) > 1 && r.Messages[1].Content == "second"
+		})
+		if err != nil {
+			t.Error(err)
+		}
+		got <- req
+	}()
+	stream(t, m, chatBody(true, agentTools, msg("system", agentSystem), msg("user", "first")))
+	stream(t, m, chatBody(true, agentTools, msg("system", agentSystem), msg("user", "second")))
+	if req := <-got; req.Messages[1].Content != "second" {
+		t.Errorf("WaitRequest = %+v", req)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := m.WaitRequest(ctx, func(opencodetest.ChatRequest) bool { return false }); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: err = %v", err)
+	}
 }

@@ -291,6 +291,9 @@ type OpencodeOptions struct {
 	// (of its opencode.json) before the server starts, so opencode takes
 	// the folder as its worktree.
 	Git bool
+	// ImageInput declares that the scripted model takes images (and
+	// attachments); without it opencode keeps images from the model.
+	ImageInput bool
 }
 
 // Opencode is a real `opencode serve` on a loopback port, isolated from
@@ -521,13 +524,7 @@ func opencodeConfig(opts OpencodeOptions) ([]byte, error) {
 					"baseURL": opts.ModelURL,
 					"apiKey":  "x",
 				},
-				"models": map[string]any{
-					"mock-model": map[string]any{
-						"name":      "Mock",
-						"tool_call": true,
-						"limit":     map[string]any{"context": 100000, "output": 4000},
-					},
-				},
+				"models": map[string]any{"mock-model": mockModel(opts)},
 			},
 		},
 		"model":       "mock/mock-model",
@@ -541,6 +538,20 @@ func opencodeConfig(opts OpencodeOptions) ([]byte, error) {
 		return nil, fmt.Errorf("render opencode.json: %w", err)
 	}
 	return b, nil
+}
+
+// mockModel is the scripted model's entry of opencode.json.
+func mockModel(opts OpencodeOptions) map[string]any {
+	m := map[string]any{
+		"name":      "Mock",
+		"tool_call": true,
+		"limit":     map[string]any{"context": 100000, "output": 4000},
+	}
+	if opts.ImageInput {
+		m["attachment"] = true
+		m["modalities"] = map[string]any{"input": []string{"text", "image"}, "output": []string{"text"}}
+	}
+	return m
 }
 
 // opencodeEnv isolates the server: the caller's OPENCODE_* settings, XDG
