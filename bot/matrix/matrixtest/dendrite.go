@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -57,8 +58,7 @@ func DendriteDir(tb testing.TB) string {
 	}
 	dir, err := dendriteDir(os.Getenv)
 	if err == nil && !installed(dir) {
-		tb.Logf("installing Dendrite %s into %s with go install", DendriteVersion, dir)
-		fmt.Fprintf(os.Stderr, "matrixtest: installing Dendrite %s into %s (minutes with a cold module cache)\n", DendriteVersion, dir)
+		notice(fmt.Sprintf("matrixtest: installing Dendrite %s into %s with go install (minutes with a cold module cache)", DendriteVersion, dir))
 		err = install(dir)
 	}
 	if err != nil {
@@ -70,6 +70,17 @@ func DendriteDir(tb testing.TB) string {
 		return ""
 	}
 	return dir
+}
+
+// notice writes a line to the terminal, which go test does not capture;
+// where there is none (CI), to stderr, which go test -v shows.
+func notice(line string) {
+	var w io.Writer = os.Stderr
+	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
+		defer tty.Close()
+		w = tty
+	}
+	fmt.Fprintln(w, line)
 }
 
 func dendriteDir(getenv func(string) string) (string, error) {
@@ -109,6 +120,9 @@ func install(dir string) error {
 		return fmt.Errorf("install Dendrite: %w", err)
 	}
 	defer os.RemoveAll(tmp)
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return fmt.Errorf("install Dendrite: %w", err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), installTimeout)
 	defer cancel()
 	args := []string{"install"}

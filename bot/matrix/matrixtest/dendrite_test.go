@@ -110,3 +110,14 @@ func TestDendrite(t *testing.T) {
 		t.Errorf("Event: %+v, %v", got, err)
 	}
 }
+
+// CI installs the binaries before the tests, in .ci/run: the same version.
+func TestCIInstallsThisVersion(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", ".ci", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "\ndendrite_version="+DendriteVersion+"\n") {
+		t.Errorf(".ci/run does not install Dendrite %s", DendriteVersion)
+	}
+}
