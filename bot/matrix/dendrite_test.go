@@ -1,17 +1,45 @@
 package matrix
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+	"maunium.net/go/mautrix/id"
+
 	"github.com/hermes-bot/hermes-bot/bot/matrix/matrixtest"
 )
 
-func TestPasswordLoginKeepsDevice(t *testing.T) {
-	r, ctx := newRig(t)
+// TestDendrite runs the transport's tests against one real Dendrite, each
+// with accounts and a room of its own, in parallel.
+func TestDendrite(t *testing.T) {
+	s := &suite{hs: matrixtest.StartDendrite(t)}
+	for name, test := range map[string]func(*testing.T, *suite){
+		"PasswordLoginKeepsDevice":          testPasswordLoginKeepsDevice,
+		"AccessTokenSettings":               testAccessTokenSettings,
+		"JoinsOnlyItsRoom":                  testJoinsOnlyItsRoom,
+		"RestartNeitherMissesNorReplays":    testRestartNeitherMissesNorReplays,
+		"PollRoundTrip":                     testPollRoundTrip,
+		"CheckReactionsAndReplies":          testCheckReactionsAndReplies,
+		"TransactionIDsDedupe":              testTransactionIDsDedupe,
+		"RunDropsOwnOtherRoomsAndMalformed": testRunDropsOwnOtherRoomsAndMalformed,
+		"HandlerErrorRetries":               testHandlerErrorRetries,
+		"EditAndReact":                      testEditAndReact,
+		"WrongPasswordKeepsItSecret":        testWrongPasswordKeepsItSecret,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			test(t, s)
+		})
+	}
+}
+
+func testPasswordLoginKeepsDevice(t *testing.T, su *suite) {
+	r, ctx := su.newRig(t)
 	first := r.client(t, ctx)
 	if first.DeviceID() == "" {
 		t.Fatal("no device ID after logging in")
@@ -49,8 +77,8 @@ func TestPasswordLoginKeepsDevice(t *testing.T) {
 	}
 }
 
-func TestAccessTokenSettings(t *testing.T) {
-	r, ctx := newRig(t)
+func testAccessTokenSettings(t *testing.T, su *suite) {
+	r, ctx := su.newRig(t)
 	bot := r.client(t, ctx)
 	s := r.settings
 	s.Password, s.AccessToken = "", bot.cli.AccessToken
@@ -68,8 +96,8 @@ func TestAccessTokenSettings(t *testing.T) {
 	}
 }
 
-func TestJoinsOnlyItsRoom(t *testing.T) {
-	r, ctx := newRig(t)
+func testJoinsOnlyItsRoom(t *testing.T, su *suite) {
+	r, ctx := su.newRig(t)
 	other, err := r.mallory.CreateRoom(ctx, r.settings.UserID)
 	if err != nil {
 		t.Fatal(err)
@@ -99,8 +127,8 @@ func TestJoinsOnlyItsRoom(t *testing.T) {
 
 // A restart after the room moved on by more than a sync returns hands
 // over exactly what was missed, in order, and nothing handled before.
-func TestRestartNeitherMissesNorReplays(t *testing.T) {
-	r, ctx := newRig(t)
+func testRestartNeitherMissesNorReplays(t *testing.T, su *suite) {
+	r, ctx := su.newRig(t)
 	_, rn := r.started(t, ctx)
 	for _, s := range []string{"one", "two"} {
 		if _, err := r.alice.SendText(ctx, r.room, s); err != nil {
@@ -132,8 +160,8 @@ func TestRestartNeitherMissesNorReplays(t *testing.T) {
 	}
 }
 
-func TestPollRoundTrip(t *testing.T) {
-	r, ctx := newRig(t)
+func testPollRoundTrip(t *testing.T, su *suite) {
+	r, ctx := su.newRig(t)
 	bot, rn := r.started(t, ctx)
 	poll, err := bot.StartPoll(ctx, "q1-poll", Poll{Question: "Which colour?", MaxSelections: 1,
 		Answers: []PollAnswer{{ID: "red", Text: "Red"}, {ID: "blue", Text: "Blue"}}})
@@ -231,8 +259,8 @@ func TestPollRoundTrip(t *testing.T) {
 	}
 }
 
-func TestCheckReactionsAndReplies(t *testing.T) {
-	r, ctx := newRig(t)
+func testCheckReactionsAndReplies(t *testing.T, su *suite) {
+	r, ctx := su.newRig(t)
 	bot, rn := r.started(t, ctx)
 	poll, err := bot.StartPoll(ctx, "q2-poll", Poll{Question: "Which?", MaxSelections: 2, Disclosed: true,
 		Answers: []PollAnswer{{ID: "a", Text: "A"}, {ID: "b", Text: "B"}}})
@@ -279,8 +307,8 @@ func TestCheckReactionsAndReplies(t *testing.T) {
 	}
 }
 
-func TestTransactionIDsDedupe(t *testing.T) {
-	r, ctx := newRig(t)
+func testTransactionIDsDedupe(t *testing.T, su *suite) {
+	r, ctx := su.newRig(t)
 	bot, _ := r.started(t, ctx)
 	first, err := bot.Send(ctx, "notice-1", Message{Text: "once", Notice: true})
 	if err != nil {
@@ -316,5 +344,129 @@ func TestTransactionIDsDedupe(t *testing.T) {
 	}
 	if !slices.Equal(seen, []string{first, other}) {
 		t.Errorf("the room holds %q, want %q", seen, []string{first, other})
+	}
+}
+
+func testRunDropsOwnOtherRoomsAndMalformed(t *testing.T, su *suite) {
+	r, ctx := su.newRig(t)
+	bot, rn := r.started(t, ctx)
+	other, err := r.mallory.CreateRoom(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.mallory.Invite(ctx, other, bot.UserID()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bot.cli.JoinRoomByID(ctx, id.RoomID(other)); err != nil { // as if joined by hand
+		t.Fatal(err)
+	}
+	if _, err := r.mallory.SendText(ctx, other, "/pending elsewhere"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bot.Send(ctx, "own-1", Message{Text: "/pending from the bot"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.alice.Send(ctx, r.room, "m.poll.response", map[string]any{
+		"m.relates_to": map[string]string{"rel_type": "m.reference", "event_id": "$nothing"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.alice.SendText(ctx, r.room, "/status"); err != nil {
+		t.Fatal(err)
+	}
+	if ev := rn.next(t, ctx); ev.Command != "status" || ev.Sender != r.alice.ID {
+		t.Errorf("first event handed over: %+v, want alice's /status", ev)
+	}
+	if n := strings.Count(r.log.String(), "event not understood"); n != 1 {
+		t.Errorf("%d log lines about the malformed vote, want 1:\n%s", n, r.log.String())
+	}
+}
+
+// A handler that fails stops the batch; the event comes again, the ones
+// handled before it do not.
+func testHandlerErrorRetries(t *testing.T, su *suite) {
+	r, ctx := su.newRig(t)
+	failed := false
+	_, rn := r.startedFailing(t, ctx, func(ev Event) error {
+		if ev.Text == "two" && !failed {
+			failed = true
+			return errors.New("store unavailable")
+		}
+		return nil
+	})
+	for _, s := range []string{"one", "two", "three"} {
+		if _, err := r.alice.SendText(ctx, r.room, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := texts(rn.until(t, ctx, func(ev Event) bool { return ev.Text == "three" }))
+	if want := []string{"one", "two", "two", "three"}; !slices.Equal(got, want) {
+		t.Errorf("handed over %q, want %q", got, want)
+	}
+	if !strings.Contains(r.log.String(), "store unavailable") {
+		t.Errorf("the failure is not in the log:\n%s", r.log.String())
+	}
+}
+
+func testEditAndReact(t *testing.T, su *suite) {
+	r, ctx := su.newRig(t)
+	bot, _ := r.started(t, ctx)
+	msg, err := bot.Send(ctx, "m-1", Message{Text: "working", HTML: "<i>working</i>", Notice: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit, err := bot.Edit(ctx, "m-1-edit", msg, Message{Text: "done", HTML: "<b>done</b>", Notice: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	question, err := r.alice.SendText(ctx, r.room, "anyone?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	react, err := bot.React(ctx, "r-1", question, "\u2705")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := r.alice.WaitFor(ctx, func(ev matrixtest.Event) bool { return ev.ID == edit })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct {
+		Body       string `json:"body"`
+		NewContent struct {
+			MsgType       string `json:"msgtype"`
+			Body          string `json:"body"`
+			FormattedBody string `json:"formatted_body"`
+		} `json:"m.new_content"`
+		RelatesTo struct {
+			RelType string `json:"rel_type"`
+			EventID string `json:"event_id"`
+		} `json:"m.relates_to"`
+	}
+	if err := ev.Decode(&c); err != nil {
+		t.Fatal(err)
+	}
+	if c.Body != "* done" || c.NewContent.Body != "done" || c.NewContent.FormattedBody != "<b>done</b>" ||
+		c.NewContent.MsgType != "m.notice" || c.RelatesTo.RelType != "m.replace" || c.RelatesTo.EventID != msg {
+		t.Errorf("edit as sent: %s", ev.Content)
+	}
+	ev, err = r.alice.WaitFor(ctx, func(ev matrixtest.Event) bool { return ev.ID == react })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.Type != "m.reaction" || !strings.Contains(string(ev.Content), `"event_id":"`+question+`"`) {
+		t.Errorf("reaction as sent: %s %s", ev.Type, ev.Content)
+	}
+}
+
+func testWrongPasswordKeepsItSecret(t *testing.T, su *suite) {
+	r, ctx := su.newRig(t)
+	s := r.settings
+	s.Password = "not-the-password-42"
+	_, err := New(ctx, s, r.state, zerolog.New(r.log))
+	if err == nil || strings.Contains(err.Error(), s.Password) || strings.Contains(r.log.String(), s.Password) {
+		t.Errorf("New with a wrong password: %v; log:\n%s", err, r.log.String())
+	}
+	if _, ok, _ := r.state.Get(keySession); ok {
+		t.Error("a failed login stored a session")
 	}
 }

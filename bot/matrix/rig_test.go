@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
+	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -32,23 +34,30 @@ type rig struct {
 	log      *testlog.Buffer
 }
 
-func newRig(t *testing.T) (*rig, context.Context) {
+// suite is the Dendrite the tests share; n numbers their accounts.
+type suite struct {
+	hs *matrixtest.Homeserver
+	n  atomic.Int64
+}
+
+func (s *suite) newRig(t *testing.T) (*rig, context.Context) {
 	t.Helper()
-	hs := matrixtest.StartDendrite(t)
+	hs := s.hs
 	ctx, cancel := context.WithTimeout(t.Context(), testDeadline)
 	t.Cleanup(cancel)
 	r := &rig{hs: hs, log: &testlog.Buffer{}}
+	n := strconv.FormatInt(s.n.Add(1), 10)
 	var err error
-	if _, err = hs.Register(ctx, "hermes", "bot-password-1"); err != nil {
+	if _, err = hs.Register(ctx, "hermes"+n, "bot-password-1"); err != nil {
 		t.Fatal(err)
 	}
-	if r.alice, err = hs.Register(ctx, "alice", ""); err != nil {
+	if r.alice, err = hs.Register(ctx, "alice"+n, ""); err != nil {
 		t.Fatal(err)
 	}
-	if r.mallory, err = hs.Register(ctx, "mallory", ""); err != nil {
+	if r.mallory, err = hs.Register(ctx, "mallory"+n, ""); err != nil {
 		t.Fatal(err)
 	}
-	bot := hs.UserID("hermes")
+	bot := hs.UserID("hermes" + n)
 	if r.room, err = r.alice.CreateRoom(ctx, bot, r.mallory.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -83,12 +92,19 @@ type runner struct {
 	done   chan error
 }
 
-func run(ctx context.Context, c *Client) *runner {
+func run(ctx context.Context, c *Client) *runner { return runFailing(ctx, c, nil) }
+
+// runFailing hands each event to the channel, then fails it if fail
+// returns an error.
+func runFailing(ctx context.Context, c *Client, fail func(Event) error) *runner {
 	ctx, cancel := context.WithCancel(ctx)
 	rn := &runner{events: make(chan Event, 256), cancel: cancel, done: make(chan error, 1)}
 	go func() {
 		rn.done <- c.Run(ctx, func(_ context.Context, ev Event) error {
 			rn.events <- ev
+			if fail != nil {
+				return fail(ev)
+			}
 			return nil
 		})
 	}()
@@ -150,8 +166,13 @@ func (r *rig) joined(t *testing.T, ctx context.Context, u *matrixtest.User) {
 // from now on reach it.
 func (r *rig) started(t *testing.T, ctx context.Context) (*Client, *runner) {
 	t.Helper()
+	return r.startedFailing(t, ctx, nil)
+}
+
+func (r *rig) startedFailing(t *testing.T, ctx context.Context, fail func(Event) error) (*Client, *runner) {
+	t.Helper()
 	c := r.client(t, ctx)
-	rn := run(ctx, c)
+	rn := runFailing(ctx, c, fail)
 	t.Cleanup(rn.cancel)
 	r.joined(t, ctx, r.alice)
 	return c, rn

@@ -29,8 +29,9 @@ type User struct {
 	hs  *Homeserver
 	txn atomic.Int64
 
-	mu    sync.Mutex // orders WaitFor's syncs
-	since string
+	mu     sync.Mutex // orders WaitFor's syncs
+	since  string
+	unseen []Event // synced after the last match, not yet offered
 }
 
 // Register creates the account localpart with password (random when
@@ -202,13 +203,20 @@ func (e Event) Decode(v any) error {
 }
 
 // WaitFor syncs as u until an event of a joined room arrives for which
-// match is true, and returns it. Each call starts where u's last sync
-// ended (the first sees the rooms' recent events), so events seen by an
-// earlier call are not seen again. It fails when ctx ends.
+// match is true, and returns it. Each call goes on after the event the
+// last one returned (the first sees the rooms' recent events), so the
+// events passed over are not offered again. It fails when ctx ends.
 func (u *User) WaitFor(ctx context.Context, match func(Event) bool) (Event, error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	for {
+		for i, ev := range u.unseen {
+			if match(ev) {
+				u.unseen = u.unseen[i+1:]
+				return ev, nil
+			}
+		}
+		u.unseen = nil
 		q := url.Values{"timeout": {"10000"}}
 		if u.since != "" {
 			q.Set("since", u.since)
@@ -230,9 +238,7 @@ func (u *User) WaitFor(ctx context.Context, match func(Event) bool) (Event, erro
 		for room, j := range resp.Rooms.Join {
 			for _, ev := range j.Timeline.Events {
 				ev.Room = room
-				if match(ev) {
-					return ev, nil
-				}
+				u.unseen = append(u.unseen, ev)
 			}
 		}
 	}
