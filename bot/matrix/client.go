@@ -74,6 +74,7 @@ type Client struct {
 	log      zerolog.Logger
 	deviceID string
 	recent   *recentIDs // Run's only
+	gapPage  int        // events asked for per /messages page
 }
 
 // New connects as settings say: with AccessToken, or with the session a
@@ -94,7 +95,7 @@ func New(ctx context.Context, settings Settings, state State, log zerolog.Logger
 	// A transport of its own, so Close can drop its idle connections.
 	cli.Client = &http.Client{Timeout: requestTimeout, Transport: http.DefaultTransport.(*http.Transport).Clone()}
 	c := &Client{cli: cli, settings: settings, allow: NewAllowList(settings.AllowedUserIDs),
-		state: state, log: log, recent: newRecentIDs(recentEvents)}
+		state: state, log: log, recent: newRecentIDs(recentEvents), gapPage: gapPageSize}
 	if settings.AccessToken != "" {
 		cli.AccessToken = settings.AccessToken
 		err = c.whoami(ctx)

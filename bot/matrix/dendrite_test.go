@@ -30,6 +30,7 @@ func TestDendrite(t *testing.T) {
 		"HandlerErrorRetries":               testHandlerErrorRetries,
 		"EditAndReact":                      testEditAndReact,
 		"WrongPasswordKeepsItSecret":        testWrongPasswordKeepsItSecret,
+		"InvitedLater":                      testInvitedLater,
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -148,7 +149,9 @@ func testRestartNeitherMissesNorReplays(t *testing.T, su *suite) {
 		}
 		want = append(want, s)
 	}
-	again := run(ctx, r.client(t, ctx))
+	restarted := r.client(t, ctx)
+	restarted.gapPage = 4 // the gap takes several pages, the last one partly
+	again := run(ctx, restarted)
 	defer again.stop(t)
 	if _, err := r.alice.SendText(ctx, r.room, "after"); err != nil {
 		t.Fatal(err)
@@ -468,5 +471,36 @@ func testWrongPasswordKeepsItSecret(t *testing.T, su *suite) {
 	}
 	if _, ok, _ := r.state.Get(keySession); ok {
 		t.Error("a failed login stored a session")
+	}
+}
+
+// A bot started before it is invited says so, and joins when invited.
+func testInvitedLater(t *testing.T, su *suite) {
+	r, ctx := su.newRig(t)
+	room, err := r.alice.CreateRoom(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.room, r.settings.RoomID = room, room
+	rn := run(ctx, r.client(t, ctx))
+	defer rn.stop(t)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for !strings.Contains(r.log.String(), "not in its room") {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("no log line about the missing invite:\n%s", r.log.String())
+		case <-tick.C:
+		}
+	}
+	if err := r.alice.Invite(ctx, room, r.settings.UserID); err != nil {
+		t.Fatal(err)
+	}
+	r.joined(t, ctx, r.alice)
+	if _, err := r.alice.SendText(ctx, room, "welcome"); err != nil {
+		t.Fatal(err)
+	}
+	if ev := rn.next(t, ctx); ev.Text != "welcome" {
+		t.Errorf("got %+v, want alice's welcome", ev)
 	}
 }

@@ -17,7 +17,8 @@ import (
 
 // Handler acts on one event of the room. When it fails, Run stops the
 // batch, waits, and fetches it again; events handled already in this
-// process are not handed over twice.
+// process are not handed over twice. So it fails only when trying again
+// may help (the store is unavailable), never for bad input.
 type Handler func(ctx context.Context, ev Event) error
 
 // Sync tuning. pollTimeout is the long poll's wait on the homeserver.
@@ -88,6 +89,10 @@ func (c *Client) Run(ctx context.Context, h Handler) error {
 		}
 		if err == nil {
 			err = c.putCursor(cursor{NextBatch: resp.NextBatch, LastEvent: last})
+		}
+		if errors.Is(err, mautrix.MUnknownToken) {
+			c.log.Error().Msg("matrix: the homeserver no longer accepts the access token; " +
+				"set a new one, or restart to log in again with the password")
 		}
 		if err != nil {
 			if rerr := retry("sync failed", err); rerr != nil {
@@ -193,6 +198,9 @@ func (c *Client) handleBatch(ctx context.Context, cur cursor, resp *syncResponse
 		}
 	}
 	joined, ok := resp.Rooms.Join[c.settings.RoomID]
+	if _, invited := resp.Rooms.Invite[c.settings.RoomID]; cur.NextBatch == "" && !ok && !invited {
+		c.log.Warn().Str("room", c.settings.RoomID).Msg("matrix: the bot is not in its room; invite it")
+	}
 	last = cur.LastEvent
 	if !ok || len(joined.Timeline.Events) == 0 {
 		return last, nil
@@ -229,7 +237,7 @@ func (c *Client) pageGap(ctx context.Context, from, stop string) ([]json.RawMess
 			c.log.Warn().Int("events", len(gap)).Msg("matrix: gap too long, older events of the room not read")
 			break
 		}
-		q := map[string]string{"from": from, "dir": "b", "limit": strconv.Itoa(gapPageSize)}
+		q := map[string]string{"from": from, "dir": "b", "limit": strconv.Itoa(c.gapPage)}
 		var resp messagesResponse
 		url := c.cli.BuildURLWithQuery(mautrix.ClientURLPath{"v3", "rooms", c.settings.RoomID, "messages"}, q)
 		if _, err := c.cli.MakeRequest(ctx, http.MethodGet, url, nil, &resp); err != nil {
