@@ -31,6 +31,7 @@ func TestDendrite(t *testing.T) {
 		"EditAndReact":                      testEditAndReact,
 		"WrongPasswordKeepsItSecret":        testWrongPasswordKeepsItSecret,
 		"InvitedLater":                      testInvitedLater,
+		"MovedToAnotherRoom":                testMovedToAnotherRoom,
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -502,5 +503,36 @@ func testInvitedLater(t *testing.T, su *suite) {
 	}
 	if ev := rn.next(t, ctx); ev.Text != "welcome" {
 		t.Errorf("got %+v, want alice's welcome", ev)
+	}
+}
+
+// Moved to another room, the bot joins it on its pending invite and
+// hands over nothing of its history.
+func testMovedToAnotherRoom(t *testing.T, su *suite) {
+	r, ctx := su.newRig(t)
+	_, rn := r.started(t, ctx)
+	next, err := r.alice.CreateRoom(ctx, r.settings.UserID) // ignored: not its room yet
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.alice.SendText(ctx, r.room, "last words here"); err != nil {
+		t.Fatal(err)
+	}
+	if ev := rn.next(t, ctx); ev.Text != "last words here" {
+		t.Fatalf("got %+v", ev)
+	}
+	rn.stop(t)
+	if _, err := r.alice.SendText(ctx, next, "/pending old news"); err != nil {
+		t.Fatal(err)
+	}
+	r.room, r.settings.RoomID = next, next
+	again := run(ctx, r.client(t, ctx))
+	defer again.stop(t)
+	r.joined(t, ctx, r.alice)
+	if _, err := r.alice.SendText(ctx, next, "first"); err != nil {
+		t.Fatal(err)
+	}
+	if ev := again.next(t, ctx); ev.Text != "first" || ev.Room != next {
+		t.Errorf("got %+v, want alice's first in the new room", ev)
 	}
 }

@@ -7,8 +7,10 @@
 // store's "matrix" space) so restarts reuse the device. Run long-polls
 // /sync, joins the configured room when invited to it (no other), pages
 // back with /messages when a timeline comes back limited, hands each event
-// of the room to a Handler and only then stores the sync token: a restart
-// neither misses nor replays.
+// of the room to a Handler and only then stores the sync token with the
+// room's last event (where paging back stops): a restart neither misses
+// nor replays. It starts at the present on its first start, in a room new
+// to it, and for another account.
 //
 // Sending (Send, Edit, React, StartPoll, EndPoll) takes the caller's
 // transaction ID, so a post retried after a crash is the same event. Polls

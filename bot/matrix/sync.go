@@ -57,12 +57,10 @@ type messagesResponse struct {
 // handled, so a restart neither misses nor replays; on the first start
 // ever it begins at the present. When the room's timeline came back
 // limited, the gap is paged in (oldest first) before the batch. It joins
-// the room when invited to it. It returns ctx's error.
+// the room when invited to it. It returns ctx's error, or the State's
+// when it cannot be read; any other failure is logged and tried again.
 func (c *Client) Run(ctx context.Context, h Handler) error {
-	filterID, err := c.createFilter(ctx)
-	if err != nil {
-		return err
-	}
+	var filterID string
 	wait := retryFirst
 	retry := func(what string, err error) error {
 		if ctx.Err() != nil {
@@ -82,7 +80,13 @@ func (c *Client) Run(ctx context.Context, h Handler) error {
 		if err != nil {
 			return err // the store is gone: nothing sensible to retry
 		}
-		resp, err := c.sync(ctx, cur.NextBatch, filterID)
+		if filterID == "" {
+			filterID, err = c.createFilter(ctx)
+		}
+		var resp *syncResponse
+		if err == nil {
+			resp, err = c.sync(ctx, cur.NextBatch, filterID)
+		}
 		var last string
 		if err == nil {
 			last, err = c.handleBatch(ctx, cur, resp, h)
@@ -108,8 +112,12 @@ func (c *Client) Run(ctx context.Context, h Handler) error {
 // event of the room's timeline seen, where paging back a gap stops
 // (Dendrite's /messages does not stop at a "to" sync token).
 type cursor struct {
-	NextBatch string `json:"next_batch"`
-	LastEvent string `json:"last_event,omitempty"`
+	// Homeserver, User and Room it was stored for.
+	Homeserver string `json:"homeserver"`
+	User       string `json:"user"`
+	Room       string `json:"room"`
+	NextBatch  string `json:"next_batch"`
+	LastEvent  string `json:"last_event,omitempty"`
 }
 
 func (c *Client) cursor() (cursor, error) {
@@ -118,16 +126,23 @@ func (c *Client) cursor() (cursor, error) {
 	if err != nil {
 		return cur, fmt.Errorf("matrix: read sync token: %w", err)
 	}
-	if ok {
-		if err := json.Unmarshal(v, &cur); err != nil {
-			c.log.Warn().Err(err).Msg("matrix: stored sync token unreadable, starting at the present")
-			return cursor{}, nil
-		}
+	if !ok {
+		return cur, nil
+	}
+	if err := json.Unmarshal(v, &cur); err != nil {
+		c.log.Warn().Err(err).Msg("matrix: stored sync token unreadable, starting at the present")
+		return cursor{}, nil
+	}
+	if cur.Homeserver != c.settings.HomeserverURL || cur.User != c.settings.UserID || cur.Room != c.settings.RoomID {
+		// Another account's token, or another room's place: start at the
+		// present, where a pending invite to the room shows again.
+		return cursor{}, nil
 	}
 	return cur, nil
 }
 
 func (c *Client) putCursor(cur cursor) error {
+	cur.Homeserver, cur.User, cur.Room = c.settings.HomeserverURL, c.settings.UserID, c.settings.RoomID
 	v, err := json.Marshal(cur)
 	if err != nil {
 		return fmt.Errorf("encode sync token: %w", err)
@@ -151,7 +166,7 @@ func (c *Client) createFilter(ctx context.Context) (string, error) {
 	}
 	resp, err := c.cli.CreateFilter(ctx, f)
 	if err != nil {
-		return "", fmt.Errorf("matrix: create sync filter: %w", err)
+		return "", fmt.Errorf("create sync filter: %w", err)
 	}
 	return resp.FilterID, nil
 }
@@ -211,7 +226,8 @@ func (c *Client) handleBatch(ctx context.Context, cur cursor, resp *syncResponse
 		return newLast, nil
 	}
 	if cur.LastEvent == "" {
-		// The room is new to the bot: what came before its join is history.
+		// The room is new to the bot: what came before its join, or all
+		// when it joined earlier, is history.
 		events = c.afterOwnJoin(events)
 	} else if joined.Timeline.Limited && joined.Timeline.PrevBatch != "" {
 		gap, err := c.pageGap(ctx, joined.Timeline.PrevBatch, cur.LastEvent)
@@ -261,7 +277,8 @@ func (c *Client) pageGap(ctx context.Context, from, stop string) ([]json.RawMess
 	return gap, nil
 }
 
-// afterOwnJoin drops the events up to the bot's own join, if among them.
+// afterOwnJoin returns the events after the bot's own join; none if it
+// is not among them.
 func (c *Client) afterOwnJoin(events []json.RawMessage) []json.RawMessage {
 	for i := len(events) - 1; i >= 0; i-- {
 		var e struct {
@@ -276,7 +293,7 @@ func (c *Client) afterOwnJoin(events []json.RawMessage) []json.RawMessage {
 			return events[i+1:]
 		}
 	}
-	return events
+	return nil
 }
 
 func eventID(raw json.RawMessage) string {
