@@ -314,23 +314,23 @@ func testCheckReactionsAndReplies(t *testing.T, su *suite) {
 func testTransactionIDsDedupe(t *testing.T, su *suite) {
 	r, ctx := su.newRig(t)
 	bot, _ := r.started(t, ctx)
-	first, err := bot.Send(ctx, "notice-1", Message{Text: "once", Notice: true})
+	first, err := bot.Send(ctx, TxnID("notice", "1"), Message{Text: "once", Notice: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := bot.Send(ctx, "notice-1", Message{Text: "once", Notice: true})
+	again, err := bot.Send(ctx, TxnID("notice", "1"), Message{Text: "once", Notice: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	restarted := r.client(t, ctx) // a new process with the stored session
-	third, err := restarted.Send(ctx, "notice-1", Message{Text: "once", Notice: true})
+	third, err := restarted.Send(ctx, TxnID("notice", "1"), Message{Text: "once", Notice: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if again != first || third != first {
 		t.Errorf("one transaction made events %s, %s, %s", first, again, third)
 	}
-	other, err := bot.Send(ctx, "notice-2", Message{Text: "once", Notice: true})
+	other, err := bot.Send(ctx, TxnID("notice", "2"), Message{Text: "once", Notice: true})
 	if err != nil {
 		t.Fatal(err)
 	}

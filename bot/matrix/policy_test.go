@@ -71,3 +71,15 @@ func TestCheckKeys(t *testing.T) {
 		t.Error("another person's ✅ was taken for a duplicate")
 	}
 }
+
+func TestTxnID(t *testing.T) {
+	a, b := TxnID("q1", "poll"), TxnID("q1", "poll")
+	if a != b || len(a) != 34 {
+		t.Errorf("TxnID not stable: %q %q", a, b)
+	}
+	for _, other := range []string{TxnID("q1", "end"), TxnID("q1poll"), TxnID("q", "1poll"), TxnID("q1", "poll", "")} {
+		if other == a {
+			t.Errorf("different parts gave %q too", a)
+		}
+	}
+}

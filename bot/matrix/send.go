@@ -2,6 +2,8 @@ package matrix
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -13,8 +15,16 @@ import (
 
 // Every post names its transaction ID: the homeserver answers a repeat of
 // one (same access token) with the event it made the first time, so a post
-// retried after a crash is that event, not a second one. Callers derive
-// the IDs from what they post (say the request and what the post is).
+// retried after a crash is that event, not a second one. Homeservers keep
+// transaction IDs for a while only (Dendrite 30 to 60 minutes, in memory),
+// and per token: the kept session gives a restart the same one.
+
+// TxnID derives a transaction ID from what a post is (say the request's
+// key and "poll"): the same parts give the same ID.
+func TxnID(parts ...string) string {
+	h := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
+	return "hb" + hex.EncodeToString(h[:16])
+}
 
 // Message is a text message.
 type Message struct {
