@@ -246,10 +246,15 @@ func TestReadmeRunItSaysWhatTheCommandsNeed(t *testing.T) {
 		"**npm**", "network to the npm registry", "MB of disk", "~/.cache/hermes-bot", "~/.npm",
 		"HERMES_E2E=0 go test -race ./...", // the tests that need no npm
 		"`.gitignore` lists `*.env`",
+		"**gcc**", "$(go env GOPATH)/bin", "few minutes", "installs opencode", // a newcomer's traps
 	} {
 		if !strings.Contains(runIt, want) {
 			t.Errorf("README \"Run it\" does not say %q", want)
 		}
+	}
+	// opencode attach without the password fails with 401.
+	if setup := readmeSection(t, "Five-minute set-up"); !strings.Contains(setup, "OPENCODE_SERVER_PASSWORD=choose-one opencode attach") {
+		t.Error("README set-up does not show opencode attach with the password")
 	}
 }
 

@@ -69,7 +69,7 @@ func OpencodeBinary(tb testing.TB) string {
 		tb.Skipf("end-to-end tests off (%s=0)", EnvE2E)
 		return ""
 	}
-	bin, err := locateOpencode(context.Background(), os.Getenv)
+	bin, err := locateOpencode(context.Background(), os.Getenv, toTerminal)
 	if err != nil {
 		opencodeUnavailable(tb, err)
 		return ""
@@ -87,13 +87,14 @@ func opencodeUnavailable(tb testing.TB, err error) {
 		OpencodeVersion, EnvE2E, err)
 }
 
-// locateOpencode finds or installs the binary; see OpencodeBinary.
-func locateOpencode(ctx context.Context, getenv func(string) string) (string, error) {
+// locateOpencode finds or installs the binary, telling say when it
+// installs; see OpencodeBinary.
+func locateOpencode(ctx context.Context, getenv func(string) string, say func(string)) (string, error) {
 	bin, root, dir, err := findOpencode(getenv)
 	if err != nil || bin != "" {
 		return bin, err
 	}
-	if err := installOpencode(ctx, root, dir); err != nil {
+	if err := installOpencode(ctx, root, dir, say); err != nil {
 		return "", err
 	}
 	bin, ok := findInstalled(dir)
@@ -136,10 +137,13 @@ func findOpencode(getenv func(string) string) (bin, root, dir string, err error)
 // /dev/tty, which go test does not capture; where there is none (CI), to
 // stderr, which go test -v shows.
 func AnnounceUnavailable(pkg string) {
-	msg := unavailableNotice(pkg, os.Getenv, exec.LookPath)
-	if msg == "" {
-		return
+	if msg := unavailableNotice(pkg, os.Getenv, exec.LookPath); msg != "" {
+		toTerminal(msg)
 	}
+}
+
+// toTerminal writes msg on a line of its own to /dev/tty, else stderr.
+func toTerminal(msg string) {
 	var w io.Writer = os.Stderr
 	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
 		defer tty.Close()
@@ -223,7 +227,7 @@ func checkExecutable(path string) error {
 
 // installOpencode runs npm into a fresh folder under root and renames it to
 // dir. Losing the rename to another process is success: dir is complete.
-func installOpencode(ctx context.Context, root, dir string) error {
+func installOpencode(ctx context.Context, root, dir string, say func(string)) error {
 	npm, err := exec.LookPath("npm")
 	if err != nil {
 		return fmt.Errorf("install opencode: npm not found: %w", err)
@@ -236,6 +240,13 @@ func installOpencode(ctx context.Context, root, dir string) error {
 		return fmt.Errorf("install opencode: %w", err)
 	}
 	defer os.RemoveAll(tmp)
+	// One line for the whole go test run: the first of its test binaries says it.
+	mark := filepath.Join(root, ".installing-"+OpencodeVersion)
+	if f, err := os.OpenFile(mark, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644); err == nil {
+		f.Close()
+		defer os.Remove(mark)
+		say(fmt.Sprintf("hermes-bot tests: installing opencode %s with npm into %s, once (about 500 MB; a few minutes)", OpencodeVersion, dir))
+	}
 
 	ctx, cancel := context.WithTimeout(ctx, npmInstallTimeout)
 	defer cancel()
