@@ -360,6 +360,10 @@ func StartOpencode(tb testing.TB, opts OpencodeOptions) *Opencode {
 	}
 
 	base := evalTempDir(tb)
+	if err := os.Mkdir(filepath.Join(base, "tmp"), 0o700); err != nil {
+		tb.Fatalf("StartOpencode: %v", err)
+		return nil
+	}
 	oc := &Opencode{
 		Username: "opencode",
 		Password: opts.Password,
@@ -555,8 +559,9 @@ func opencodeConfig(opts OpencodeOptions) ([]byte, error) {
 }
 
 // opencodeEnv isolates the server: the caller's OPENCODE_* settings, XDG
-// folders and HOME are replaced, so neither the user's opencode config nor
-// their sessions leak into a test and the test writes nothing outside base.
+// folders, HOME and TMPDIR are replaced, so neither the user's opencode
+// config nor their sessions leak into a test and the test writes nothing
+// outside base (opencode unpacks native libraries into TMPDIR).
 func opencodeEnv(parent []string, base, password string) []string {
 	var env []string
 	for _, kv := range parent {
@@ -566,7 +571,7 @@ func opencodeEnv(parent []string, base, password string) []string {
 		case strings.HasPrefix(upper, "OPENCODE_"),
 			strings.HasPrefix(upper, "XDG_"),
 			strings.HasPrefix(upper, "NPM_CONFIG_"),
-			upper == "HOME", upper == "USERPROFILE":
+			upper == "HOME", upper == "USERPROFILE", upper == "TMPDIR", upper == "TMP", upper == "TEMP":
 			continue
 		}
 		env = append(env, kv)
@@ -574,6 +579,7 @@ func opencodeEnv(parent []string, base, password string) []string {
 	home := filepath.Join(base, "home")
 	return append(env,
 		"HOME="+home,
+		"TMPDIR="+filepath.Join(base, "tmp"),
 		"USERPROFILE="+home,
 		"XDG_DATA_HOME="+filepath.Join(base, "data"),
 		"XDG_CACHE_HOME="+filepath.Join(base, "cache"),

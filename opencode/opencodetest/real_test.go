@@ -495,16 +495,16 @@ func mapEnv(env map[string]string) func(string) string {
 
 func TestOpencodeEnvIsolates(t *testing.T) {
 	parent := []string{"PATH=/bin", "HOME=/home/u", "OPENCODE_CONFIG=/home/u/x.json", "XDG_CONFIG_HOME=/home/u/.config",
-		"NPM_CONFIG_REGISTRY=https://registry.npmjs.org", "OPENCODE_SERVER_USERNAME=someone"}
+		"NPM_CONFIG_REGISTRY=https://registry.npmjs.org", "OPENCODE_SERVER_USERNAME=someone", "TMPDIR=/tmp/u"}
 	env := opencodeEnv(parent, "/base", "pw")
 	for _, leaked := range []string{"HOME=/home/u", "OPENCODE_CONFIG=/home/u/x.json", "XDG_CONFIG_HOME=/home/u/.config",
-		"NPM_CONFIG_REGISTRY=https://registry.npmjs.org", "OPENCODE_SERVER_USERNAME=someone"} {
+		"NPM_CONFIG_REGISTRY=https://registry.npmjs.org", "OPENCODE_SERVER_USERNAME=someone", "TMPDIR=/tmp/u"} {
 		if slices.Contains(env, leaked) {
 			t.Errorf("%s reaches opencode", leaked)
 		}
 	}
 	for _, want := range []string{"PATH=/bin", "OPENCODE_SERVER_PASSWORD=pw", "npm_config_registry=http://127.0.0.1:9",
-		"XDG_DATA_HOME=" + filepath.Join("/base", "data"), "OPENCODE_DISABLE_MODELS_FETCH=1"} {
+		"XDG_DATA_HOME=" + filepath.Join("/base", "data"), "OPENCODE_DISABLE_MODELS_FETCH=1", "TMPDIR=" + filepath.Join("/base", "tmp")} {
 		if !slices.Contains(env, want) {
 			t.Errorf("%s missing from opencode's environment", want)
 		}
