@@ -117,10 +117,10 @@ func TestRequestsBothSurfaces(t *testing.T) {
 	srv := newServer(t)
 	c := srv.Client()
 	srv.StoreQuestion("/d", question("que_old", "ses_1", "call_1"))
-	srv.StoreAPIQuestion("/d", question("que_new", "ses_1", "call_2"))
+	srv.StoreQuestion("/d", apiQuestion(question("que_new", "ses_1", "call_2")))
 	srv.StorePermission("/d", opencode.PermissionRequest{ID: "per_old", SessionID: "ses_1", Permission: "bash", Patterns: []string{"ls"}})
-	srv.StoreAPIPermission("/d", opencode.PermissionRequest{ID: "per_new", SessionID: "ses_1", Permission: "bash",
-		Patterns: []string{"rm x"}, Always: []string{"rm *"}, Tool: &opencode.ToolRef{MessageID: "msg_3", CallID: "call_3"}})
+	srv.StorePermission("/d", apiPermission(opencode.PermissionRequest{ID: "per_new", SessionID: "ses_1", Permission: "bash",
+		Patterns: []string{"rm x"}, Always: []string{"rm *"}, Tool: &opencode.ToolRef{MessageID: "msg_3", CallID: "call_3"}}))
 
 	for _, s := range opencode.Surfaces {
 		r := c.Requests(s)
@@ -185,7 +185,7 @@ func TestAPIRequestsErrors(t *testing.T) {
 	ctx := testContext(t)
 	srv := newServer(t)
 	api := srv.Client().API()
-	srv.StoreAPIQuestion("/d", question("que_1", "ses_1", ""))
+	srv.StoreQuestion("/d", apiQuestion(question("que_1", "ses_1", "")))
 
 	err := api.ReplyQuestion(ctx, "/d", "ses_1", "que_gone", [][]string{{"Postgres"}})
 	var apiErr *opencode.APIError
@@ -235,8 +235,8 @@ func TestAPIRequestsErrors(t *testing.T) {
 // client test against it proves the shape.
 func TestFakeAPIRejectsWrongShapes(t *testing.T) {
 	srv := newServer(t)
-	srv.StoreAPIQuestion("/d", question("que_1", "ses_1", ""))
-	srv.StoreAPIPermission("/d", opencode.PermissionRequest{ID: "per_1", SessionID: "ses_1", Permission: "bash"})
+	srv.StoreQuestion("/d", apiQuestion(question("que_1", "ses_1", "")))
+	srv.StorePermission("/d", apiPermission(opencode.PermissionRequest{ID: "per_1", SessionID: "ses_1", Permission: "bash"}))
 	for _, tt := range []struct{ path, body string }{
 		{"/api/session/ses_1/question/que_1/reply", `{"answers":["Postgres"]}`},
 		{"/api/session/ses_1/question/que_1/reply", `{}`},
@@ -256,7 +256,7 @@ func TestFakeAPIRejectsWrongShapes(t *testing.T) {
 			t.Errorf("%s %s: HTTP %d, want 400", tt.path, tt.body, resp.StatusCode)
 		}
 	}
-	if len(srv.APIQuestions("/d")) != 1 || len(srv.APIPermissions("/d")) != 1 {
+	if len(srv.Questions("/d")) != 1 || len(srv.Permissions("/d")) != 1 {
 		t.Error("a refused answer took a request")
 	}
 }
@@ -392,7 +392,7 @@ func TestWatchDeliversAPIEvents(t *testing.T) {
 
 	want := opencode.PermissionRequest{ID: "per_1", SessionID: "ses_1", Permission: "edit", Patterns: []string{"main.go"},
 		Always: []string{"*"}, Tool: &opencode.ToolRef{MessageID: "msg_1", CallID: "call_1"}, Surface: opencode.SurfaceAPI}
-	srv.AddAPIPermission("/d", want)
+	srv.AddPermission("/d", apiPermission(want))
 	ev := evs.next(t, "permission.v2.asked", isType(opencode.TypePermissionV2Asked))
 	if ev.Surface != opencode.SurfaceAPI || ev.Directory != "/d" || !reflect.DeepEqual(*ev.PermissionAsked, want) {
 		t.Errorf("permission.v2.asked = %+v: %+v", ev, ev.PermissionAsked)
@@ -405,7 +405,7 @@ func TestWatchDeliversAPIEvents(t *testing.T) {
 		t.Errorf("permission.v2.replied = %+v", replied.PermissionReplied)
 	}
 
-	srv.AddAPIQuestion("/d", question("que_1", "ses_1", "call_2"))
+	srv.AddQuestion("/d", apiQuestion(question("que_1", "ses_1", "call_2")))
 	q := evs.next(t, "question.v2.asked", isType(opencode.TypeQuestionV2Asked))
 	if q.QuestionAsked.Surface != opencode.SurfaceAPI || q.QuestionAsked.Tool.CallID != "call_2" {
 		t.Errorf("question.v2.asked = %+v", q.QuestionAsked)
@@ -423,7 +423,7 @@ func TestResolveQuestionIDOnAPISurface(t *testing.T) {
 	ctx := testContext(t)
 	srv := newServer(t)
 	srv.StoreQuestion("/d", question("que_legacy", "ses_1", "call_1"))
-	srv.StoreAPIQuestion("/d", question("que_api", "ses_1", "call_1"))
+	srv.StoreQuestion("/d", apiQuestion(question("que_api", "ses_1", "call_1")))
 	c := srv.Client(opencode.WithResolveRetry(1, 0))
 	ref := opencode.QuestionRef{Directory: "/d", RequestID: "que_gone", SessionID: "ses_1", CallID: "call_1"}
 	for s, want := range map[opencode.Surface]string{opencode.SurfaceLegacy: "que_legacy", opencode.SurfaceAPI: "que_api"} {
@@ -432,4 +432,16 @@ func TestResolveQuestionIDOnAPISurface(t *testing.T) {
 			t.Errorf("%v: %q, %v; want %s", s, id, err, want)
 		}
 	}
+}
+
+// apiQuestion is q as raised by a session prompted through /api.
+func apiQuestion(q opencode.QuestionRequest) opencode.QuestionRequest {
+	q.Surface = opencode.SurfaceAPI
+	return q
+}
+
+// apiPermission is p as raised by a session prompted through /api.
+func apiPermission(p opencode.PermissionRequest) opencode.PermissionRequest {
+	p.Surface = opencode.SurfaceAPI
+	return p
 }

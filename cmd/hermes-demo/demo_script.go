@@ -80,6 +80,7 @@ type demoScript struct {
 	mu      sync.Mutex
 	titles  map[string]string // by request ID
 	waiting string            // the title of the request not yet answered
+	round   int               // the round being asked, from 1
 }
 
 func newDemoScript(oc *opencodetest.Server) *demoScript {
@@ -112,6 +113,9 @@ func (s *demoScript) run(ctx context.Context) {
 	}
 	asked := 0
 	for round := 1; ; round++ {
+		s.mu.Lock()
+		s.round = round
+		s.mu.Unlock()
 		for i, sample := range s.samples {
 			kind := "que"
 			if strings.HasPrefix(sample.title, "permission") {
@@ -136,9 +140,13 @@ func (s *demoScript) lines() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []string
-	for i, r := range s.oc.Replies() {
-		if i > 0 && i%len(s.samples) == 0 {
-			out = append(out, fmt.Sprintf("the fake opencode starts over: round %d asks the same %d requests again", i/len(s.samples)+1, len(s.samples)))
+	n, replies := len(s.samples), s.oc.Replies()
+	startOver := func(round int) string {
+		return fmt.Sprintf("the fake opencode starts over: round %d asks the same %d requests again", round, n)
+	}
+	for i, r := range replies {
+		if i > 0 && i%n == 0 {
+			out = append(out, startOver(i/n+1))
 		}
 		title := s.titles[r.RequestID]
 		switch r.Kind {
@@ -158,7 +166,10 @@ func (s *demoScript) lines() []string {
 			out = append(out, line)
 		}
 	}
-	if s.waiting != "" && len(s.oc.Replies()) < len(s.titles) {
+	if len(replies) > 0 && len(replies)%n == 0 && s.round > len(replies)/n {
+		out = append(out, startOver(s.round))
+	}
+	if s.waiting != "" && len(replies) < len(s.titles) {
 		out = append(out, "opencode waits for an answer to the "+s.waiting)
 	}
 	for _, p := range s.oc.Prompts() {

@@ -186,6 +186,9 @@ func TestDemoOverHTTP(t *testing.T) {
 		return m.ID > perm.ID && strings.Contains(m.PlainText, "Which database")
 	})
 	page = c.get(page.url.String())
+	if !contains(page.panel, "starts over", "round 2") {
+		t.Errorf("the page does not say the fake opencode starts over: %q", page.panel)
+	}
 	for _, want := range [][]string{
 		{"which database", "SQLite"}, {"which checks", "gofmt, go test -race"},
 		{"table's name", name}, {"run the tests", "once"},

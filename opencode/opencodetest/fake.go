@@ -144,9 +144,6 @@ func NewServer(opts ...ServerOption) *Server {
 	return s
 }
 
-// Generation is 1 for opencode 1.x, 2 for OpenCode 2.
-func (s *Server) Generation() int { return s.gen }
-
 // Client returns an opencode.Client for this server, with its credentials
 // and opts.
 func (s *Server) Client(opts ...opencode.ClientOption) *opencode.Client {
@@ -319,67 +316,23 @@ func (s *Server) AddSession(sess opencode.Session) {
 }
 
 // AddQuestion makes q pending in directory dir and sends its event: on
-// 1.x question.asked (the 1.x routes answer it), on OpenCode 2
-// question.v2.asked.
-func (s *Server) AddQuestion(dir string, q opencode.QuestionRequest) {
-	s.addQuestion(dir, q, s.gen == 2, true)
-}
+// 1.x question.asked, answered through the 1.x routes, or, when
+// q.Surface is opencode.SurfaceAPI (always on OpenCode 2),
+// question.v2.asked, answered through /api only.
+func (s *Server) AddQuestion(dir string, q opencode.QuestionRequest) { s.ask(dir, q, true) }
 
 // StoreQuestion is AddQuestion without the event, as if asked while
 // nobody listened.
-func (s *Server) StoreQuestion(dir string, q opencode.QuestionRequest) {
-	s.addQuestion(dir, q, s.gen == 2, false)
-}
-
-// AddAPIQuestion makes q a pending question of 1.x's /api surface, as a
-// session prompted through /api raises it, and sends question.v2.asked.
-func (s *Server) AddAPIQuestion(dir string, q opencode.QuestionRequest) {
-	s.addQuestion(dir, q, true, true)
-}
-
-// StoreAPIQuestion is AddAPIQuestion without the event.
-func (s *Server) StoreAPIQuestion(dir string, q opencode.QuestionRequest) {
-	s.addQuestion(dir, q, true, false)
-}
-
-func (s *Server) addQuestion(dir string, q opencode.QuestionRequest, api, send bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	typ := opencode.TypeQuestionAsked
-	if api {
-		q.Surface, typ = opencode.SurfaceAPI, opencode.TypeQuestionV2Asked
-		s.touchLocked(q.SessionID, dir)
-	}
-	s.questions = append(s.questions, heldQuestion{dir, q})
-	if send {
-		s.sendLocked(dir, typ, q)
-		s.hintLocked(q.SessionID)
-	}
-	s.broadcastLocked()
-}
+func (s *Server) StoreQuestion(dir string, q opencode.QuestionRequest) { s.ask(dir, q, false) }
 
 // AddPermission makes p pending in directory dir and sends its event: on
-// 1.x permission.asked, on OpenCode 2 the one SetPermissionEvent chose,
-// in its wire shape (action, resources, save, source).
-func (s *Server) AddPermission(dir string, p opencode.PermissionRequest) {
-	s.addPermission(dir, p, s.gen == 2, true)
-}
+// 1.x permission.asked or, when p.Surface is opencode.SurfaceAPI,
+// permission.v2.asked in the /api wire shape (action, resources, save,
+// source); on OpenCode 2 the type SetPermissionEvent chose, in that shape.
+func (s *Server) AddPermission(dir string, p opencode.PermissionRequest) { s.ask(dir, p, true) }
 
 // StorePermission is AddPermission without the event.
-func (s *Server) StorePermission(dir string, p opencode.PermissionRequest) {
-	s.addPermission(dir, p, s.gen == 2, false)
-}
-
-// AddAPIPermission makes p a pending permission request of 1.x's /api
-// surface and sends permission.v2.asked.
-func (s *Server) AddAPIPermission(dir string, p opencode.PermissionRequest) {
-	s.addPermission(dir, p, true, true)
-}
-
-// StoreAPIPermission is AddAPIPermission without the event.
-func (s *Server) StoreAPIPermission(dir string, p opencode.PermissionRequest) {
-	s.addPermission(dir, p, true, false)
-}
+func (s *Server) StorePermission(dir string, p opencode.PermissionRequest) { s.ask(dir, p, false) }
 
 // SetPermissionEvent sets the type AddPermission sends on OpenCode 2:
 // opencode.TypePermissionV2Asked (the default) or TypePermissionAsked,
@@ -390,94 +343,84 @@ func (s *Server) SetPermissionEvent(typ string) {
 	s.permissionEvent = typ
 }
 
-func (s *Server) addPermission(dir string, p opencode.PermissionRequest, api, send bool) {
+func (s *Server) ask(dir string, req any, send bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var typ string
-	var wire any = p
-	switch {
-	case s.gen == 2:
-		typ, wire = s.permissionEvent, p.V2()
-	case api:
-		typ, wire = opencode.TypePermissionV2Asked, p.V2()
-	default:
-		typ = opencode.TypePermissionAsked
+	var sid, typ string
+	var wire any
+	switch r := req.(type) {
+	case opencode.QuestionRequest:
+		if s.gen == 2 {
+			r.Surface = opencode.SurfaceAPI
+		}
+		sid, typ, wire = r.SessionID, opencode.TypeQuestionAsked, r
+		if r.Surface == opencode.SurfaceAPI {
+			typ = opencode.TypeQuestionV2Asked
+			s.touchLocked(sid, dir)
+		}
+		s.questions = append(s.questions, heldQuestion{dir, r})
+	case opencode.PermissionRequest:
+		if s.gen == 2 {
+			r.Surface = opencode.SurfaceAPI
+		}
+		sid, typ, wire = r.SessionID, opencode.TypePermissionAsked, r
+		if r.Surface == opencode.SurfaceAPI {
+			typ, wire = opencode.TypePermissionV2Asked, r.V2()
+			if s.gen == 2 {
+				typ = s.permissionEvent
+			}
+			s.touchLocked(sid, dir)
+		}
+		s.permissions = append(s.permissions, heldPermission{dir, r})
 	}
-	if api {
-		p.Surface = opencode.SurfaceAPI
-		s.touchLocked(p.SessionID, dir)
-	}
-	s.permissions = append(s.permissions, heldPermission{dir, p})
 	if send {
 		s.sendLocked(dir, typ, wire)
-		s.hintLocked(p.SessionID)
+		s.hintLocked(sid)
 	}
 	s.broadcastLocked()
 }
 
-// Questions returns the questions of the 1.x routes (on OpenCode 2: all)
-// pending in directory dir.
+// Questions returns the questions pending in directory dir, of both
+// surfaces (Surface tells them apart).
 func (s *Server) Questions(dir string) []opencode.QuestionRequest {
-	return locked(s, func() []opencode.QuestionRequest { return s.questionsLocked(dir, s.gen == 2) })
+	return locked(s, func() []opencode.QuestionRequest { return s.questionsLocked(dir, nil) })
 }
 
-// APIQuestions returns the /api surface's questions pending in dir.
-func (s *Server) APIQuestions(dir string) []opencode.QuestionRequest {
-	return locked(s, func() []opencode.QuestionRequest { return s.questionsLocked(dir, true) })
-}
-
-func (s *Server) questionsLocked(dir string, api bool) []opencode.QuestionRequest {
+func (s *Server) questionsLocked(dir string, surface *opencode.Surface) []opencode.QuestionRequest {
 	out := []opencode.QuestionRequest{}
 	for _, q := range s.questions {
-		if q.dir == dir && (q.Surface == opencode.SurfaceAPI) == api {
+		if q.dir == dir && (surface == nil || q.Surface == *surface) {
 			out = append(out, q.QuestionRequest)
 		}
 	}
 	return out
 }
 
-// Permissions returns the permission requests of the 1.x routes (on
-// OpenCode 2: all) pending in directory dir.
+// Permissions returns the permission requests pending in directory dir,
+// of both surfaces.
 func (s *Server) Permissions(dir string) []opencode.PermissionRequest {
-	return locked(s, func() []opencode.PermissionRequest { return s.permissionsLocked(dir, s.gen == 2) })
+	return locked(s, func() []opencode.PermissionRequest { return s.permissionsLocked(dir, nil) })
 }
 
-// APIPermissions returns the /api surface's permission requests pending
-// in dir.
-func (s *Server) APIPermissions(dir string) []opencode.PermissionRequest {
-	return locked(s, func() []opencode.PermissionRequest { return s.permissionsLocked(dir, true) })
-}
-
-func (s *Server) permissionsLocked(dir string, api bool) []opencode.PermissionRequest {
+func (s *Server) permissionsLocked(dir string, surface *opencode.Surface) []opencode.PermissionRequest {
 	out := []opencode.PermissionRequest{}
 	for _, p := range s.permissions {
-		if p.dir == dir && (p.Surface == opencode.SurfaceAPI) == api {
+		if p.dir == dir && (surface == nil || p.Surface == *surface) {
 			out = append(out, p.PermissionRequest)
 		}
 	}
 	return out
 }
 
-func (s *Server) takeQuestionLocked(match func(heldQuestion) bool) (heldQuestion, bool) {
-	i := slices.IndexFunc(s.questions, match)
-	if i < 0 {
-		return heldQuestion{}, false
+// take removes the first element of list that match accepts. s.mu must
+// be held.
+func take[T any](s *Server, list *[]T, match func(T) bool) (v T, ok bool) {
+	if i := slices.IndexFunc(*list, match); i >= 0 {
+		v, ok = (*list)[i], true
+		*list = slices.Delete(*list, i, i+1)
+		s.broadcastLocked()
 	}
-	q := s.questions[i]
-	s.questions = slices.Delete(s.questions, i, i+1)
-	s.broadcastLocked()
-	return q, true
-}
-
-func (s *Server) takePermissionLocked(match func(heldPermission) bool) (heldPermission, bool) {
-	i := slices.IndexFunc(s.permissions, match)
-	if i < 0 {
-		return heldPermission{}, false
-	}
-	p := s.permissions[i]
-	s.permissions = slices.Delete(s.permissions, i, i+1)
-	s.broadcastLocked()
-	return p, true
+	return v, ok
 }
 
 // AnswerQuestion answers question id of directory dir as another client
@@ -487,7 +430,7 @@ func (s *Server) takePermissionLocked(match func(heldPermission) bool) (heldPerm
 func (s *Server) AnswerQuestion(dir, id string, answers [][]string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	q, ok := s.takeQuestionLocked(func(q heldQuestion) bool { return q.dir == dir && q.ID == id })
+	q, ok := take(s, &s.questions, func(q heldQuestion) bool { return q.dir == dir && q.ID == id })
 	if ok {
 		s.settledLocked(q.dir, q.SessionID, q.Surface, opencode.TypeQuestionReplied, opencode.QuestionReplied{
 			SessionID: q.SessionID, RequestID: id, Answers: answers,
@@ -500,7 +443,7 @@ func (s *Server) AnswerQuestion(dir, id string, answers [][]string) bool {
 // streams. It reports whether the question was pending.
 func (s *Server) RemoveQuestion(dir, id string) bool {
 	return locked(s, func() bool {
-		_, ok := s.takeQuestionLocked(func(q heldQuestion) bool { return q.dir == dir && q.ID == id })
+		_, ok := take(s, &s.questions, func(q heldQuestion) bool { return q.dir == dir && q.ID == id })
 		return ok
 	})
 }
@@ -509,7 +452,7 @@ func (s *Server) RemoveQuestion(dir, id string) bool {
 // telling the streams. It reports whether it was pending.
 func (s *Server) RemovePermission(dir, id string) bool {
 	return locked(s, func() bool {
-		_, ok := s.takePermissionLocked(func(p heldPermission) bool { return p.dir == dir && p.ID == id })
+		_, ok := take(s, &s.permissions, func(p heldPermission) bool { return p.dir == dir && p.ID == id })
 		return ok
 	})
 }
@@ -798,23 +741,16 @@ type Event2 struct {
 	Location any    `json:"location,omitempty"`
 }
 
-// Send sends one record to every connected event stream. An Event2 is
-// sent as it is, with its ID and time filled in; an opencode.Event in the
-// wire shape of 1.x's GET /global/event, its properties taken from the
-// pointer its Type names; anything else as its JSON encoding. A value
-// that cannot be encoded panics: it is a bug in the test.
+// Send sends one record to every connected event stream: an Event2 with
+// its ID and time filled in, anything else as its JSON encoding (on 1.x,
+// an envelope {"directory", "project", "payload"}). A value that cannot
+// be encoded panics: it is a bug in the test.
 func (s *Server) Send(ev any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if e, ok := ev.(*opencode.Event); ok && e != nil {
-		ev = *e
-	}
-	switch e := ev.(type) {
-	case Event2:
+	if e, ok := ev.(Event2); ok {
 		s.send2Locked(e)
-	case opencode.Event:
-		s.send1Locked(e.Directory, e.Project, e.ID, e.Type, eventProperties(e))
-	default:
+	} else {
 		s.pushLocked(sseRecord(ev))
 	}
 }
@@ -846,18 +782,16 @@ func (s *Server) sendLocked(dir, typ string, props any) {
 	if s.gen == 2 {
 		s.send2Locked(Event2{Type: typ, Data: props})
 	} else {
-		s.send1Locked(dir, "", "", typ, props)
+		s.send1Locked(dir, typ, props)
 	}
 }
 
-func (s *Server) send1Locked(dir, project, id, typ string, props any) {
-	if id == "" {
-		id = s.nextIDLocked("evt")
-	}
+func (s *Server) send1Locked(dir, typ string, props any) {
 	if props == nil {
 		props = struct{}{}
 	}
-	if dir != "" && project == "" {
+	project := ""
+	if dir != "" {
 		project = "global"
 	}
 	type payload struct {
@@ -869,7 +803,7 @@ func (s *Server) send1Locked(dir, project, id, typ string, props any) {
 		Directory string  `json:"directory,omitempty"`
 		Project   string  `json:"project,omitempty"`
 		Payload   payload `json:"payload"`
-	}{dir, project, payload{id, typ, props}}))
+	}{dir, project, payload{s.nextIDLocked("evt"), typ, props}}))
 }
 
 func (s *Server) send2Locked(ev Event2) {
@@ -891,28 +825,6 @@ func sseRecord(v any) []byte {
 		panic(fmt.Sprintf("opencodetest: encoding an event: %v", err))
 	}
 	return fmt.Appendf(nil, "data: %s\n\n", b)
-}
-
-func eventProperties(e opencode.Event) any {
-	switch {
-	case e.QuestionAsked != nil:
-		return e.QuestionAsked
-	case e.QuestionReplied != nil:
-		return e.QuestionReplied
-	case e.QuestionRejected != nil:
-		return e.QuestionRejected
-	case e.PermissionAsked != nil && e.Type == opencode.TypePermissionV2Asked:
-		return e.PermissionAsked.V2()
-	case e.PermissionAsked != nil:
-		return e.PermissionAsked
-	case e.PermissionReplied != nil:
-		return e.PermissionReplied
-	case e.SessionIdle != nil:
-		return e.SessionIdle
-	case e.SessionError != nil:
-		return e.SessionError
-	}
-	return nil
 }
 
 // hintLocked tells the change streams (OpenCode 2) that session sid

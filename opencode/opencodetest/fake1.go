@@ -28,12 +28,14 @@ func (s *Server) route1(mux *http.ServeMux) {
 		s.stream(w, r, s.events, &s.connections, rec("server.connected"), func() []byte { return rec("server.heartbeat") })
 	})
 	mux.HandleFunc("GET /question", func(w http.ResponseWriter, r *http.Request) {
-		fakeWriteJSON(w, http.StatusOK, s.Questions(r.URL.Query().Get("directory")))
+		dir := r.URL.Query().Get("directory")
+		fakeWriteJSON(w, http.StatusOK, locked(s, func() any { return s.questionsLocked(dir, ptr(opencode.SurfaceLegacy)) }))
 	})
 	mux.HandleFunc("POST /question/{id}/reply", s.handleReplyQuestion)
 	mux.HandleFunc("POST /question/{id}/reject", s.handleReplyQuestion)
 	mux.HandleFunc("GET /permission", func(w http.ResponseWriter, r *http.Request) {
-		fakeWriteJSON(w, http.StatusOK, s.Permissions(r.URL.Query().Get("directory")))
+		dir := r.URL.Query().Get("directory")
+		fakeWriteJSON(w, http.StatusOK, locked(s, func() any { return s.permissionsLocked(dir, ptr(opencode.SurfaceLegacy)) }))
 	})
 	if !s.legacyPermissions {
 		mux.HandleFunc("POST /permission/{id}/reply", s.handleReplyPermission)
@@ -64,15 +66,17 @@ func (s *Server) route1(mux *http.ServeMux) {
 	})
 	mux.HandleFunc("GET /api/question/request", func(w http.ResponseWriter, r *http.Request) {
 		dir := apiDirectory(r)
-		fakeWriteJSON(w, http.StatusOK, map[string]any{"location": map[string]string{"directory": dir}, "data": s.APIQuestions(dir)})
+		fakeWriteJSON(w, http.StatusOK, map[string]any{"location": map[string]string{"directory": dir}, "data": locked(s, func() any { return s.questionsLocked(dir, ptr(opencode.SurfaceAPI)) })})
 	})
 	mux.HandleFunc("GET /api/permission/request", func(w http.ResponseWriter, r *http.Request) {
 		dir := apiDirectory(r)
-		fakeWriteJSON(w, http.StatusOK, map[string]any{"location": map[string]string{"directory": dir}, "data": permissionsV2(s.APIPermissions(dir))})
+		fakeWriteJSON(w, http.StatusOK, map[string]any{"location": map[string]string{"directory": dir}, "data": permissionsV2(locked(s, func() []opencode.PermissionRequest { return s.permissionsLocked(dir, ptr(opencode.SurfaceAPI)) }))})
 	})
 	s.routeAPIRequests(mux)
 	mux.HandleFunc("/api/", fakeWebApp)
 }
+
+func ptr[T any](v T) *T { return &v }
 
 // fakeWebPage stands for the web app opencode serves on paths it does not
 // route.
@@ -117,7 +121,7 @@ func (s *Server) handleReplyQuestion(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	q, ok := s.takeQuestionLocked(func(q heldQuestion) bool { return q.dir == dir && q.ID == id && q.Surface != opencode.SurfaceAPI })
+	q, ok := take(s, &s.questions, func(q heldQuestion) bool { return q.dir == dir && q.ID == id && q.Surface != opencode.SurfaceAPI })
 	if !ok {
 		fakeNotFound(w, "QuestionNotFoundError", id)
 		return
@@ -160,7 +164,7 @@ func (s *Server) handleReplyPermission(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p, ok := s.takePermissionLocked(func(p heldPermission) bool { return p.dir == dir && p.ID == id && p.Surface != opencode.SurfaceAPI })
+	p, ok := take(s, &s.permissions, func(p heldPermission) bool { return p.dir == dir && p.ID == id && p.Surface != opencode.SurfaceAPI })
 	if !ok {
 		fakeNotFound(w, "PermissionNotFoundError", id)
 		return

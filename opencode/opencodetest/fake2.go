@@ -1,6 +1,7 @@
 package opencodetest
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -235,7 +236,7 @@ func (s *Server) handleAPIQuestionReply(w http.ResponseWriter, r *http.Request) 
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	q, ok := s.takeQuestionLocked(func(q heldQuestion) bool {
+	q, ok := take(s, &s.questions, func(q heldQuestion) bool {
 		return q.ID == id && q.SessionID == sid && q.Surface == opencode.SurfaceAPI
 	})
 	if !ok {
@@ -276,7 +277,7 @@ func (s *Server) handleAPIPermissionReply(w http.ResponseWriter, r *http.Request
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p, ok := s.takePermissionLocked(func(p heldPermission) bool {
+	p, ok := take(s, &s.permissions, func(p heldPermission) bool {
 		return p.ID == id && p.SessionID == sid && p.Surface == opencode.SurfaceAPI
 	})
 	if !ok {
@@ -464,7 +465,7 @@ func (s *Server) handleActive(w http.ResponseWriter, _ *http.Request) {
 func (s *Server) handleListSessions2(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	dir, order := q.Get("directory"), q.Get("order")
-	limit, err := strconv.Atoi(cmpOrString(q.Get("limit"), "50"))
+	limit, err := strconv.Atoi(cmp.Or(q.Get("limit"), "50"))
 	switch {
 	case q.Has("directory") && !path.IsAbs(dir):
 		fakeInvalid(w, "Query", "Expected an absolute path, got \""+dir+"\"")
@@ -493,13 +494,6 @@ func (s *Server) handleListSessions2(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 		fakeWriteJSON(w, http.StatusOK, map[string]any{"data": data, "cursor": struct{}{}})
 	}
-}
-
-func cmpOrString(a, b string) string {
-	if a == "" {
-		return b
-	}
-	return a
 }
 
 // handleCreateSession2 creates a session: the given id or the next free

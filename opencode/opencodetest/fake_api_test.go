@@ -13,11 +13,11 @@ import (
 
 // A request of the /api surface is listed and answered through the
 // adapter of the surface that raised it; the legacy routes do not know it.
-func ExampleServer_AddAPIQuestion() {
+func ExampleServer_AddQuestion_api() {
 	srv := opencodetest.NewServer()
 	defer srv.Close()
-	srv.AddAPIQuestion("/work/demo", opencode.QuestionRequest{
-		ID: "que_1", SessionID: "ses_1",
+	srv.AddQuestion("/work/demo", opencode.QuestionRequest{
+		ID: "que_1", SessionID: "ses_1", Surface: opencode.SurfaceAPI,
 		Questions: []opencode.Question{{Question: "Which colour?", Options: []opencode.Option{{Label: "Red"}}}},
 	})
 

@@ -169,8 +169,8 @@ func TestServerEventStream(t *testing.T) {
 	srv.AddQuestion("/d", opencode.QuestionRequest{ID: "que_1", SessionID: "ses_1", Questions: []opencode.Question{{Question: "q"}}})
 	srv.StoreQuestion("/d", opencode.QuestionRequest{ID: "que_quiet", SessionID: "ses_1"})
 	srv.SendRaw(": comment\n\ndata: {\"payload\":{\"type\":\"sync\"}}\n\n")
-	srv.Send(opencode.Event{Type: opencode.TypePermissionReplied, Directory: "/d", Project: "p1",
-		PermissionReplied: &opencode.PermissionReplied{SessionID: "ses_1", RequestID: "per_1", Reply: "once"}})
+	srv.Send(map[string]any{"directory": "/d", "project": "p1", "payload": map[string]any{"id": "evt_1", "type": opencode.TypePermissionReplied,
+		"properties": opencode.PermissionReplied{SessionID: "ses_1", RequestID: "per_1", Reply: "once"}}})
 	if !srv.AnswerQuestion("/d", "que_1", [][]string{{"A"}}) || srv.AnswerQuestion("/d", "que_1", nil) {
 		t.Error("AnswerQuestion: want true once, then false")
 	}

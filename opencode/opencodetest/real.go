@@ -719,11 +719,6 @@ func (oc *Opencode) PromptIn(ctx context.Context, dir, sessionID, text string) e
 	return nil
 }
 
-// PromptAPI sends text to a session of Dir through the /api surface.
-func (oc *Opencode) PromptAPI(ctx context.Context, sessionID, text string) error {
-	return oc.PromptAPIIn(ctx, oc.Dir, sessionID, text)
-}
-
 // PromptAPIIn sends text to session sessionID of the project folder dir
 // through the /api surface (POST /api/session/{id}/prompt), as newer
 // clients do: the requests the turn raises are question.v2.asked and
