@@ -259,7 +259,7 @@ func newContractServer2(t *testing.T) *opencodetest.Server {
 // The fake serves every route of opencode.Contract2 and nothing else:
 // the example body gets the contract's status and an answer shaped like
 // its example, and each documented failure its status and _tag.
-func TestServer2Contract(t *testing.T) {
+func TestFake2Contract(t *testing.T) {
 	c := contract2()
 	served := opencodetest.Server2Routes()
 	for _, p := range served {
@@ -349,7 +349,7 @@ func checkFailure(t *testing.T, srv *opencodetest.Server, e opencode.ContractEnt
 // Every event of the contract can be made to happen, arrives in its
 // stream's framing (the envelope on /api/event, bare on changes) and is
 // shaped like its example.
-func TestServer2Events(t *testing.T) {
+func TestFake2Events(t *testing.T) {
 	c := contract2()
 	start := time.Now()
 	srv := newContractServer2(t) // before the streams: its events are not seen
@@ -441,7 +441,7 @@ func TestServer2Events(t *testing.T) {
 
 // A form's answer is checked against its fields: types, options, ranges,
 // lengths, pattern, format, items, required and conditions.
-func TestServer2FormAnswers(t *testing.T) {
+func TestFake2FormAnswers(t *testing.T) {
 	c := contract2()
 	var f opencodetest.Form
 	if err := json.Unmarshal([]byte(c["form"].Example), &f); err != nil {
@@ -493,7 +493,7 @@ func TestServer2FormAnswers(t *testing.T) {
 
 // Conditions are a list that must all hold; neq holds for an unanswered
 // key; a url form takes an empty answer.
-func TestServer2FormConditions(t *testing.T) {
+func TestFake2FormConditions(t *testing.T) {
 	srv := opencodetest.NewServer(opencodetest.WithOpencode2())
 	defer srv.Close()
 	conditional := opencodetest.Form{Fields: []opencodetest.FormField{
@@ -527,7 +527,7 @@ func TestServer2FormConditions(t *testing.T) {
 }
 
 // A form the schema refuses is a bug in the test: AddForm panics.
-func TestServer2AddFormRefuses(t *testing.T) {
+func TestFake2AddFormRefuses(t *testing.T) {
 	srv := opencodetest.NewServer(opencodetest.WithOpencode2())
 	defer srv.Close()
 	for _, f := range []opencodetest.Form{
@@ -555,7 +555,7 @@ func TestServer2AddFormRefuses(t *testing.T) {
 
 // Every route demands the password of the user "opencode"; a path
 // outside the contract answers 404 with JSON; every request is recorded.
-func TestServer2AuthAndUnknownRoutes(t *testing.T) {
+func TestFake2AuthAndUnknownRoutes(t *testing.T) {
 	srv := opencodetest.NewServer(opencodetest.WithOpencode2())
 	defer srv.Close()
 	for _, tt := range []struct {
@@ -580,7 +580,7 @@ func TestServer2AuthAndUnknownRoutes(t *testing.T) {
 
 // Saved approvals: "always" saves the request's save list, the list
 // narrows by project, delete removes one and an unknown one alike.
-func TestServer2SavedApprovals(t *testing.T) {
+func TestFake2SavedApprovals(t *testing.T) {
 	srv := opencodetest.NewServer(opencodetest.WithOpencode2())
 	defer srv.Close()
 	srv.AddSaved(opencodetest.SavedApproval{ID: "psv_other", ProjectID: "prj_other", Action: "edit", Resource: "*"})
@@ -614,7 +614,7 @@ func TestServer2SavedApprovals(t *testing.T) {
 // alike, unknown keys ignored; a bad delivery or differing texts are
 // refused; an interrupt of an idle session is recorded and changes
 // nothing.
-func TestServer2PromptAndInterrupt(t *testing.T) {
+func TestFake2PromptAndInterrupt(t *testing.T) {
 	srv := opencodetest.NewServer(opencodetest.WithOpencode2())
 	defer srv.Close()
 	if code, _ := do2(t, srv, "POST", "/api/session/ses_1/interrupt", ""); code != 204 || srv.Busy("ses_1") {
@@ -659,7 +659,7 @@ func TestServer2PromptAndInterrupt(t *testing.T) {
 // The event stream sends heartbeat comments; a dropped stream ends and a
 // new one starts with server.connected; the changes stream starts with
 // log.sweep_required, and SweepRequired sends it again.
-func TestServer2Streams(t *testing.T) {
+func TestFake2Streams(t *testing.T) {
 	srv := opencodetest.NewServer(opencodetest.WithOpencode2(), opencodetest.WithHeartbeat(20*time.Millisecond))
 	defer srv.Close()
 	ev := openStream2(t, srv, "/api/event")
@@ -705,7 +705,7 @@ func TestServer2Streams(t *testing.T) {
 
 // WriteServiceFile writes service.json as OpenCode 2 does: the
 // contract's keys, mode 0600, pointing at this server.
-func TestServer2ServiceFile(t *testing.T) {
+func TestFake2ServiceFile(t *testing.T) {
 	srv := opencodetest.NewServer(opencodetest.WithOpencode2())
 	defer srv.Close()
 	dir := t.TempDir()
@@ -761,7 +761,7 @@ func sessionsOf(t *testing.T, code int, body string) []string {
 // Sessions: AddSession, those a scripting method or a prompt names, and
 // those POST /api/session creates are listed newest first, by directory;
 // GET of an unknown one is 404.
-func TestServer2Sessions(t *testing.T) {
+func TestFake2Sessions(t *testing.T) {
 	srv := opencodetest.NewServer(opencodetest.WithOpencode2())
 	defer srv.Close()
 	srv.AddSession(opencode.Session{ID: "ses_a", Directory: "/w", Title: "Alpha"})
@@ -817,7 +817,7 @@ func TestServer2Sessions(t *testing.T) {
 }
 
 // DELETE …/form/{id} cancels as POST …/cancel does, recording ?message=.
-func TestServer2FormDelete(t *testing.T) {
+func TestFake2FormDelete(t *testing.T) {
 	srv := opencodetest.NewServer(opencodetest.WithOpencode2())
 	defer srv.Close()
 	f := srv.AddForm("ses_1", opencodetest.Form{Mode: "url", URL: "https://example.com"})
