@@ -75,10 +75,11 @@ Telegram and, unless OPENCODE_URL is set, a built-in fake opencode that
 asks a question, a multiple-choice question, a question to answer by
 typing, and a permission, one after the other, then starts over. Open the
 page it prints: it shows the group as Telegram would, and lets you press the
-buttons and reply, as a user on the allow-list or as one who is not. Steering
-works too: reply to an answered request to prompt its session, or send
-/sessions or /new; the fake takes the prompt and finishes the turn at once. No bot, token or network is
-needed; nothing outside loopback is contacted except OPENCODE_URL. The
+buttons and reply, as a user on the allow-list or as one who is not.
+Steering works too: reply to an answered request to prompt its session, or
+send /sessions or /new; the fake takes the prompt and finishes the turn at
+once. No bot, token or network is needed; nothing outside loopback is
+contacted except OPENCODE_URL. The
 address holds a secret made for this run: the page refuses requests
 without it, and requests from other sites.
 
@@ -190,9 +191,6 @@ func startDemo(ctx context.Context, s demoSettings) (_ *demo, err error) {
 			env[k] = v
 		}
 	}
-	if env["HERMES_NOTIFY"] == "" {
-		env["HERMES_NOTIFY"] = "idle" // a finished turn's notice shows steering
-	}
 	if env["HERMES_LOG_LEVEL"] == "" {
 		env["HERMES_LOG_LEVEL"] = "warn" // the page is the demo's output
 	}
@@ -223,6 +221,9 @@ func startDemo(ctx context.Context, s demoSettings) (_ *demo, err error) {
 		env["OPENCODE_URL"] = d.oc.URL
 		delete(env, "OPENCODE_SERVER_USERNAME")
 		delete(env, "OPENCODE_SERVER_PASSWORD")
+		if env["HERMES_NOTIFY"] == "" {
+			env["HERMES_NOTIFY"] = "idle" // the fake's finished turns show notices to reply to
+		}
 		d.script = newDemoScript(d.oc)
 	}
 	cfg, err := config.Load(config.Sources{Getenv: func(k string) string { return env[k] }})
