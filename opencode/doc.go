@@ -53,7 +53,7 @@
 // Contract2 is that as data: every route, event and shape of OpenCode 2
 // hermes-bot uses, each with the upstream file and commit it was read
 // from. The table in docs/opencode2.md is its copy for users (a test keeps them
-// alike), and opencodetest.Server2 serves exactly it.
+// alike), and opencodetest.Server with WithOpencode2 serves exactly it.
 //
 // NewEventReader2 reads OpenCode 2's GET /api/event, whose records are
 // envelopes {id, created, type, data, location?}, into the same Events

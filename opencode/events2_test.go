@@ -15,7 +15,7 @@ import (
 
 // openStream opens path of s with its basic auth, the body closed with
 // the test.
-func openStream(t *testing.T, s *opencodetest.Server2, path string) io.Reader {
+func openStream(t *testing.T, s *opencodetest.Server, path string) io.Reader {
 	t.Helper()
 	req, err := http.NewRequestWithContext(testContext(t), http.MethodGet, s.URL+path, nil)
 	if err != nil {
@@ -45,10 +45,9 @@ func nextEvent(t *testing.T, er *opencode.EventReader) opencode.Event {
 func TestEventReader2Server2(t *testing.T) {
 	for _, spelling := range []string{opencode.TypePermissionV2Asked, opencode.TypePermissionAsked} {
 		t.Run(spelling, func(t *testing.T) {
-			s := opencodetest.NewUnstartedServer2()
-			s.PermissionEvent = spelling
-			s.Heartbeat = time.Millisecond // heartbeats between every record
-			s.Start()
+			// heartbeats between every record
+			s := opencodetest.NewServer(opencodetest.WithOpencode2(), opencodetest.WithHeartbeat(time.Millisecond))
+			s.SetPermissionEvent(spelling)
 			defer s.Close()
 			logs := newLogBuffer()
 			er := opencode.NewEventReader2(openStream(t, s, "/api/event"), 0, logs.logger())
@@ -61,11 +60,11 @@ func TestEventReader2Server2(t *testing.T) {
 			}
 			q := opencode.QuestionRequest{ID: "que_1", SessionID: "ses_1", Questions: []opencode.Question{{Question: "Which?", Options: []opencode.Option{{Label: "A"}}}}}
 			s.Send(opencodetest.Event2{ID: "evt_located", Type: opencode.TypeQuestionV2Asked, Data: q, Location: map[string]string{"directory": "/home/me/app"}})
-			s.AddPermission(opencode.PermissionRequest{ID: "per_1", SessionID: "ses_1", Permission: "bash", Patterns: []string{"git status"},
+			s.AddPermission("", opencode.PermissionRequest{ID: "per_1", SessionID: "ses_1", Permission: "bash", Patterns: []string{"git status"},
 				Tool: &opencode.ToolRef{MessageID: "msg_1", CallID: "call_1"}})
 			s.SendRaw("data: {\"id\":\"evt_bad\",\"type\":\"question.v2.asked\",\"data\":{\"id\":}\n\n")
 			q.ID = "que_2"
-			s.AddQuestion(q)
+			s.AddQuestion("", q)
 
 			ev := nextEvent(t, er)
 			if ev.Type != opencode.TypeQuestionV2Asked || ev.ID != "evt_located" || ev.Directory != "/home/me/app" ||
@@ -92,7 +91,7 @@ func TestEventReader2Server2(t *testing.T) {
 }
 
 func TestChangeReaderServer2(t *testing.T) {
-	s := opencodetest.NewServer2()
+	s := opencodetest.NewServer(opencodetest.WithOpencode2())
 	defer s.Close()
 	logs := newLogBuffer()
 	cr := opencode.NewChangeReader(openStream(t, s, "/api/event/changes"), 0, logs.logger())
@@ -110,8 +109,8 @@ func TestChangeReaderServer2(t *testing.T) {
 	if c := next(); c != (opencode.Change{Sweep: true}) {
 		t.Fatalf("first change %+v, want the sweep marker", c)
 	}
-	s.AddQuestion(opencode.QuestionRequest{ID: "que_1", SessionID: "ses_7", Questions: []opencode.Question{{Question: "q"}}})
-	s.AddQuestion(opencode.QuestionRequest{ID: "que_2", SessionID: "ses_7", Questions: []opencode.Question{{Question: "q"}}})
+	s.AddQuestion("", opencode.QuestionRequest{ID: "que_1", SessionID: "ses_7", Questions: []opencode.Question{{Question: "q"}}})
+	s.AddQuestion("", opencode.QuestionRequest{ID: "que_2", SessionID: "ses_7", Questions: []opencode.Question{{Question: "q"}}})
 	s.SweepRequired()
 	for i, want := range []opencode.Change{{AggregateID: "ses_7", Seq: 1}, {AggregateID: "ses_7", Seq: 2}, {Sweep: true}} {
 		if c := next(); c != want {

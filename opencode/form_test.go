@@ -35,7 +35,7 @@ func TestCancelFormDelete(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("requests %q, want %q", got, want)
 	}
-	if r := s.Replies(); len(r) != 1 || r[0].Kind != opencodetest.CancelForm || r[0].ID != f.ID {
+	if r := s.Replies(); len(r) != 1 || r[0].Kind != opencodetest.CancelForm || r[0].RequestID != f.ID {
 		t.Errorf("replies %+v", r)
 	}
 }

@@ -91,9 +91,9 @@ func answer(status int, body string) func() (int, string) {
 
 // probed2 starts a Server2 and a client that probed it, so it knows the
 // server is generation 2.
-func probed2(t *testing.T) (*opencodetest.Server2, *opencode.Client) {
+func probed2(t *testing.T) (*opencodetest.Server, *opencode.Client) {
 	t.Helper()
-	s := opencodetest.NewServer2()
+	s := opencodetest.NewServer(opencodetest.WithOpencode2())
 	t.Cleanup(s.Close)
 	c, err := opencode.NewClient(s.URL, opencode.WithBasicAuth("", s.Password))
 	if err != nil {
@@ -107,7 +107,7 @@ func probed2(t *testing.T) (*opencodetest.Server2, *opencode.Client) {
 
 // requestsAfterProbe returns the requests s received after the probe's,
 // as "METHOD /path?query body".
-func requestsAfterProbe(s *opencodetest.Server2) []string {
+func requestsAfterProbe(s *opencodetest.Server) []string {
 	var out []string
 	for _, r := range s.Requests() {
 		if r.Path == "/global/health" || r.Path == "/api/health" {
@@ -207,8 +207,8 @@ func TestSessions2(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(got, created) {
 		t.Errorf("GetSession = %+v, %v, want %+v", got, err, created)
 	}
-	s.AddSession("ses_elsewhere", "/q", "Other")
-	s.AddSession("ses_newer", "/p", "Newer")
+	s.AddSession(opencode.Session{ID: "ses_elsewhere", Directory: "/q", Title: "Other"})
+	s.AddSession(opencode.Session{ID: "ses_newer", Directory: "/p", Title: "Newer"})
 	list, err := c.ListSessions(ctx, "/p")
 	if err != nil || len(list) != 2 || list[0].ID != "ses_newer" || !reflect.DeepEqual(list[1], created) {
 		t.Errorf("ListSessions = %+v, %v", list, err)
@@ -277,7 +277,7 @@ func TestSessions2Shapes(t *testing.T) {
 // Saved approvals are listed, per project or all, and deleted on
 // OpenCode 2.
 func TestSaved2(t *testing.T) {
-	s := opencodetest.NewServer2()
+	s := opencodetest.NewServer(opencodetest.WithOpencode2())
 	t.Cleanup(s.Close)
 	a := s.AddSaved(opencodetest.SavedApproval{ProjectID: "prj_a", Action: "bash", Resource: "git status *"})
 	b := s.AddSaved(opencodetest.SavedApproval{ProjectID: "prj_b", Action: "edit", Resource: "src/**"})
@@ -314,7 +314,7 @@ func TestSaved2(t *testing.T) {
 // calls say so without asking the server; before any Probe they say the
 // server's kind is not known yet.
 func TestSteerAndSaved1x(t *testing.T) {
-	s := opencodetest.NewServer2()
+	s := opencodetest.NewServer(opencodetest.WithOpencode2())
 	t.Cleanup(s.Close)
 	ctx := ctx2(t)
 	c := client2(t, s.URL, s.Password, 1)

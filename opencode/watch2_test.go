@@ -18,9 +18,9 @@ import (
 
 // newServer2 starts a fake OpenCode 2 closed with the test, and a client
 // of it with fast reconnects.
-func newServer2(t *testing.T, logs *logBuffer) (*opencodetest.Server2, *opencode.Client) {
+func newServer2(t *testing.T, logs *logBuffer) (*opencodetest.Server, *opencode.Client) {
 	t.Helper()
-	srv := opencodetest.NewServer2()
+	srv := opencodetest.NewServer(opencodetest.WithOpencode2())
 	t.Cleanup(srv.Close)
 	c, err := opencode.NewClient(srv.URL, append(fastOptions(logs), opencode.WithBasicAuth("", srv.Password))...)
 	if err != nil {
@@ -112,8 +112,8 @@ func TestWatch2SnapshotThenEvents(t *testing.T) {
 	logs := newLogBuffer()
 	srv, c := newServer2(t, logs)
 	f := srv.AddForm("ses_f", opencodetest.Form{Title: "Deploy", Fields: []opencodetest.FormField{{Key: "target", Type: "string"}}})
-	srv.AddQuestion(question("que_1", "ses_q", "call_1"))
-	srv.AddPermission(opencode.PermissionRequest{ID: "per_1", SessionID: "ses_q", Permission: "bash", Patterns: []string{"ls"}})
+	srv.AddQuestion("", question("que_1", "ses_q", "call_1"))
+	srv.AddPermission("", opencode.PermissionRequest{ID: "per_1", SessionID: "ses_q", Permission: "bash", Patterns: []string{"ls"}})
 
 	h := make(snapshots, 100)
 	watch2(t, c, h, "ses_known")
@@ -231,7 +231,7 @@ func TestWatch2SweepRequired(t *testing.T) {
 	// Named by an event, then answered: still swept, as nothing said it
 	// was listed empty since.
 	q := question("que_e", "ses_event", "")
-	srv.AddQuestion(q)
+	srv.AddQuestion("", q)
 	h.nextEvent(t, opencode.TypeQuestionV2Asked)
 	srv.AddForm("ses_form", opencodetest.Form{Fields: []opencodetest.FormField{{Key: "k", Type: "string"}}})
 	h.nextEvent(t, opencode.TypeFormCreated)

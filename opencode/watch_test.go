@@ -103,7 +103,7 @@ func TestWatchDeliversEventsInOrder(t *testing.T) {
 	srv.AddQuestion("/d", question("que_1", "ses_1", "call_1"))
 	srv.SendRaw(`data: {"payload":{"type":"message.part.delta","properties":{}}}` + "\n\n")
 	srv.SendEvent("/d", opencode.TypeQuestionReplied, opencode.QuestionReplied{SessionID: "ses_1", RequestID: "que_1", Answers: [][]string{{"Postgres"}}})
-	srv.Send(opencode.Event{Directory: "/d", Type: opencode.TypeSessionIdle, SessionIdle: &opencode.SessionIdle{SessionID: "ses_1"}})
+	srv.SendEvent("/d", opencode.TypeSessionIdle, opencode.SessionIdle{SessionID: "ses_1"})
 
 	ev := <-evs
 	if ev.Type != opencode.TypeQuestionAsked || ev.Listed || ev.Directory != "/d" || ev.QuestionAsked.ID != "que_1" {

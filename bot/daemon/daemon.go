@@ -53,6 +53,8 @@ type Options struct {
 	// Getenv, when set, lets an auto server (config.Server.Auto) be
 	// looked up again in the OpenCode service file when it moves.
 	Getenv func(string) string
+	// Opencode are more options for every opencode client (tests shorten timeouts).
+	Opencode []opencode.ClientOption
 }
 
 // ConfigError is a setting Run cannot work with; restarting does not fix
@@ -195,6 +197,7 @@ func (d *daemon) newOpencode() error {
 			log.Info().Str("url", s.URL).Str("file", s.ServiceFile).Msg("opencode server found in the OpenCode service file")
 		}
 		opts := []opencode.ClientOption{opencode.WithBasicAuth(s.Username, s.Password), opencode.WithLogger(log)}
+		opts = append(opts, d.opts.Opencode...)
 		if s.Auto && d.opts.Getenv != nil {
 			opts = append(opts, opencode.WithEndpoint(opencode.DefaultLookupEvery, serviceLookup(s, d.opts.Getenv)))
 		}

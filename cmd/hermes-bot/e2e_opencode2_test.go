@@ -19,7 +19,7 @@ import (
 // rig2 is the built hermes-bot between a fake Telegram group and a fake
 // OpenCode 2, found through its service file (OPENCODE_URL unset).
 type rig2 struct {
-	oc *opencodetest.Server2
+	oc *opencodetest.Server
 	tg *telegramtest.Server
 	// env is the bot's environment; svcFile is the service file in its HOME.
 	env     []string
@@ -28,7 +28,7 @@ type rig2 struct {
 
 func newRig2(t *testing.T, extraEnv ...string) *rig2 {
 	t.Helper()
-	oc := opencodetest.NewServer2()
+	oc := opencodetest.NewServer(opencodetest.WithOpencode2())
 	t.Cleanup(oc.Close)
 	tg := telegramtest.NewServer(e2eToken)
 	t.Cleanup(tg.Close)
@@ -170,7 +170,7 @@ func (r *rig2) command(ctx context.Context, t *testing.T, text string) telegramt
 	return m
 }
 
-func waitReply2(ctx context.Context, t *testing.T, oc *opencodetest.Server2, n int) opencodetest.Reply2 {
+func waitReply2(ctx context.Context, t *testing.T, oc *opencodetest.Server, n int) opencodetest.Reply {
 	t.Helper()
 	rs, err := oc.WaitReplies(ctx, n)
 	if err != nil {
@@ -270,7 +270,7 @@ func TestE2EOpencode2Forms(t *testing.T) {
 	got := waitReply2(ctx, t, r.oc, 1)
 	want := map[string]any{"target": "prod", "reason": "hotfix", "replicas": 3.0, "ratio": 0.25, "notify": true,
 		"channels": []any{"email", "sms"}}
-	if got.Kind != opencodetest.ReplyForm || got.ID != deploy.ID || !reflect.DeepEqual(got.Answer, want) {
+	if got.Kind != opencodetest.ReplyForm || got.RequestID != deploy.ID || !reflect.DeepEqual(got.Answer, want) {
 		t.Fatalf("opencode got %+v, want the form answered with %v", got, want)
 	}
 	raw := lastBody(t, r.oc, "/form/"+deploy.ID+"/reply")
@@ -296,7 +296,7 @@ func TestE2EOpencode2Forms(t *testing.T) {
 		t.Errorf("the link form's buttons %q open %q, want the form's link", buttonTexts(lm), url)
 	}
 	r.press(ctx, t, lm.ID, alice, "Done")
-	if got := waitReply2(ctx, t, r.oc, 2); got.ID != link.ID || got.Kind != opencodetest.ReplyForm || len(got.Answer) != 0 {
+	if got := waitReply2(ctx, t, r.oc, 2); got.RequestID != link.ID || got.Kind != opencodetest.ReplyForm || len(got.Answer) != 0 {
 		t.Errorf("Done sent %+v, want an empty answer to %s", got, link.ID)
 	}
 
@@ -312,7 +312,7 @@ func TestE2EOpencode2Forms(t *testing.T) {
 		t.Fatalf("the server's refusal was not told: %v", err)
 	}
 	r.typeAnswer(ctx, t, fm.ID, "artemis")
-	if got := waitReply2(ctx, t, r.oc, 3); got.ID != refused.ID || got.Answer["name"] != "artemis" {
+	if got := waitReply2(ctx, t, r.oc, 3); got.RequestID != refused.ID || got.Answer["name"] != "artemis" {
 		t.Errorf("after the refusal opencode got %+v, want name artemis", got)
 	}
 
@@ -355,7 +355,7 @@ func TestE2EOpencode2Forms(t *testing.T) {
 }
 
 // lastBody is the body of the last request whose path ends with suffix.
-func lastBody(t *testing.T, oc *opencodetest.Server2, suffix string) string {
+func lastBody(t *testing.T, oc *opencodetest.Server, suffix string) string {
 	t.Helper()
 	var body string
 	for _, req := range oc.Requests() {
@@ -414,21 +414,21 @@ func TestE2EOpencode2Permissions(t *testing.T) {
 			Tool: &opencode.ToolRef{MessageID: "msg_" + id, CallID: "call_" + id}}
 	}
 
-	r.oc.AddPermission(perm("per_once", "make build"))
+	r.oc.AddPermission("", perm("per_once", "make build"))
 	m := r.waitReq(ctx, t, "permission.v2.asked not posted", func(m telegramtest.Message) bool { return strings.Contains(m.PlainText, "make build") })
 	if !strings.Contains(strings.Join(buttonTexts(m), " "), "save a rule") {
 		t.Errorf("the Always button of an OpenCode 2 request does not say it saves a rule: %q", buttonTexts(m))
 	}
 	r.press(ctx, t, m.ID, alice, "Allow once")
-	if got := waitReply2(ctx, t, r.oc, 1); got.ID != "per_once" || got.Reply != "once" {
+	if got := waitReply2(ctx, t, r.oc, 1); got.RequestID != "per_once" || got.Reply != "once" {
 		t.Errorf("opencode got %+v, want per_once allowed once", got)
 	}
 
-	r.oc.PermissionEvent = opencode.TypePermissionAsked // the 1.x spelling, which OpenCode 2 keeps
-	r.oc.AddPermission(perm("per_always", "make test"))
+	r.oc.SetPermissionEvent(opencode.TypePermissionAsked) // the 1.x spelling, which OpenCode 2 keeps
+	r.oc.AddPermission("", perm("per_always", "make test"))
 	m = r.waitReq(ctx, t, "permission.asked not posted", func(m telegramtest.Message) bool { return strings.Contains(m.PlainText, "make test") })
 	r.press(ctx, t, m.ID, alice, "Always")
-	if got := waitReply2(ctx, t, r.oc, 2); got.ID != "per_always" || got.Reply != "always" {
+	if got := waitReply2(ctx, t, r.oc, 2); got.RequestID != "per_always" || got.Reply != "always" {
 		t.Errorf("opencode got %+v, want per_always allowed always", got)
 	}
 	r.waitReq(ctx, t, "the closed message does not say how to revoke", func(m2 telegramtest.Message) bool {
@@ -453,13 +453,13 @@ func TestE2EOpencode2Permissions(t *testing.T) {
 		t.Fatalf("after Revoke the server still has %+v: %v", s, err)
 	}
 
-	r.oc.PermissionEvent = opencode.TypePermissionV2Asked
-	r.oc.AddPermission(perm("per_reject", "rm -rf build"))
+	r.oc.SetPermissionEvent(opencode.TypePermissionV2Asked)
+	r.oc.AddPermission("", perm("per_reject", "rm -rf build"))
 	m = r.waitReq(ctx, t, "permission not posted", func(m telegramtest.Message) bool { return strings.Contains(m.PlainText, "rm -rf build") })
 	before := r.lastPrompt()
 	r.press(ctx, t, m.ID, alice, "Reject with reason")
 	r.replyToNextPrompt(ctx, t, before, "keep the build folder")
-	if got := waitReply2(ctx, t, r.oc, 3); got.ID != "per_reject" || got.Reply != "reject" || got.Message != "keep the build folder" {
+	if got := waitReply2(ctx, t, r.oc, 3); got.RequestID != "per_reject" || got.Reply != "reject" || got.Message != "keep the build folder" {
 		t.Errorf("opencode got %+v, want per_reject rejected with the reason", got)
 	}
 	finish2(t, r, bot)
@@ -476,7 +476,7 @@ func TestE2EOpencode2Steering(t *testing.T) {
 	if err := r.oc.WaitConnections(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
-	r.oc.AddSession("ses_steer", "/work/app", "Refactor the parser")
+	r.oc.AddSession(opencode.Session{ID: "ses_steer", Directory: "/work/app", Title: "Refactor the parser"})
 	r.oc.AddForm("ses_steer", opencodetest.Form{Title: "Go on?", Fields: []opencodetest.FormField{{Key: "go", Title: "Carry on?", Type: "boolean", Required: true}}})
 	m := r.waitReq(ctx, t, "form not posted", func(m telegramtest.Message) bool { return strings.Contains(m.PlainText, "Carry on?") })
 	r.press(ctx, t, m.ID, alice, "Yes")

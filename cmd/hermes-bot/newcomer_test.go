@@ -246,10 +246,15 @@ func TestReadmeRunItSaysWhatTheCommandsNeed(t *testing.T) {
 		"**npm**", "network to the npm registry", "MB of disk", "~/.cache/hermes-bot", "~/.npm",
 		"HERMES_E2E=0 go test -race ./...", // the tests that need no npm
 		"`.gitignore` lists `*.env`",
+		"**gcc**", "$(go env GOPATH)/bin", "few minutes", "installs opencode", // a newcomer's traps
 	} {
 		if !strings.Contains(runIt, want) {
 			t.Errorf("README \"Run it\" does not say %q", want)
 		}
+	}
+	// opencode attach without the password fails with 401.
+	if setup := readmeSection(t, "Five-minute set-up"); !strings.Contains(setup, "OPENCODE_SERVER_PASSWORD=choose-one opencode attach") {
+		t.Error("README set-up does not show opencode attach with the password")
 	}
 }
 
@@ -295,5 +300,38 @@ func TestReadmeOffersTheDemoFirst(t *testing.T) {
 	}
 	if strings.Index(string(data), "go run ./cmd/hermes-demo") > strings.Index(string(data), "go run ./cmd/hermes-bot --env-file") {
 		t.Error("README shows the demo after the command that needs a bot")
+	}
+}
+
+// TestReadmeDiagramLinesUp: in the README's first diagram, every corner
+// and arrow of a line stands under a line or an arrow of the line above,
+// in monospace.
+func TestReadmeDiagramLinesUp(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines [][]rune
+	for _, l := range strings.Split(string(readme), "\n") {
+		if strings.HasPrefix(l, "    ") && (len(lines) > 0 || strings.Contains(l, "opencode serve")) {
+			lines = append(lines, []rune(l))
+		} else if len(lines) > 0 {
+			break
+		}
+	}
+	if len(lines) < 3 {
+		t.Fatalf("no diagram of three lines or more found: %q", lines)
+	}
+	for i := 1; i < len(lines); i++ {
+		for col, r := range lines[i] {
+			if !strings.ContainsRune("▲│└┘", r) {
+				continue
+			}
+			// Under a box's name on the first line, under ▲ or │ after.
+			ok := col < len(lines[i-1]) && (i == 1 && unicode.IsLetter(lines[i-1][col]) || strings.ContainsRune("▲│", lines[i-1][col]))
+			if !ok {
+				t.Errorf("line %d, column %d: %q stands under nothing of %q", i+1, col, r, string(lines[i-1]))
+			}
+		}
 	}
 }

@@ -9,11 +9,9 @@ import (
 )
 
 // newServer2 starts a fake OpenCode 2 that takes password.
-func newServer2(t *testing.T, password string) *opencodetest.Server2 {
+func newServer2(t *testing.T, password string) *opencodetest.Server {
 	t.Helper()
-	s := opencodetest.NewUnstartedServer2()
-	s.Password = password
-	s.Start()
+	s := opencodetest.NewServer(opencodetest.WithOpencode2(), opencodetest.WithAuth("", password))
 	t.Cleanup(s.Close)
 	return s
 }
@@ -34,9 +32,7 @@ func TestCheckOpencode2(t *testing.T) {
 // A server of a generation after OpenCode 2 is refused by name.
 func TestCheckOpencode3(t *testing.T) {
 	s := newCheckSetup(t, nil)
-	oc3 := opencodetest.NewUnstartedServer2()
-	oc3.Password, oc3.Version = checkPassword, "3.0.0"
-	oc3.Start()
+	oc3 := opencodetest.NewServer(opencodetest.WithOpencode2(), opencodetest.WithAuth("", checkPassword), opencodetest.WithVersion("3.0.0"))
 	t.Cleanup(oc3.Close)
 	s.env["OPENCODE_URL"] = oc3.URL
 	out, code := s.check(t)

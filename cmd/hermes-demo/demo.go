@@ -20,6 +20,7 @@ import (
 	"github.com/hermes-bot/hermes-bot/bot/telegramtest/webview"
 	"github.com/hermes-bot/hermes-bot/cmd/internal/cli"
 	"github.com/hermes-bot/hermes-bot/config"
+	"github.com/hermes-bot/hermes-bot/opencode"
 	"github.com/hermes-bot/hermes-bot/opencode/opencodetest"
 )
 
@@ -72,10 +73,13 @@ func (c *demoCommand) usage(fs *flag.FlagSet) func() {
 Runs hermes-bot, the whole bridge, in-process against a built-in fake of
 Telegram and, unless OPENCODE_URL is set, a built-in fake opencode that
 asks a question, a multiple-choice question, a question to answer by
-typing, and a permission, one after the other. Open the page it prints: it shows the
-group as Telegram would, and lets you press the buttons and reply, as a
-user on the allow-list or as one who is not. No bot, token or network is
-needed; nothing outside loopback is contacted except OPENCODE_URL. The
+typing, and a permission, one after the other, then starts over. Open the
+page it prints: it shows the group as Telegram would, and lets you press the
+buttons and reply, as a user on the allow-list or as one who is not.
+Steering works too: reply to an answered request to prompt its session, or
+send /sessions or /new; the fake takes the prompt and finishes the turn at
+once. No bot, token or network is needed; nothing outside loopback is
+contacted except OPENCODE_URL. The
 address holds a secret made for this run: the page refuses requests
 without it, and requests from other sites.
 
@@ -143,6 +147,10 @@ type demoSettings struct {
 	log    io.Writer // hermes-bot's log
 	// settle is the page's wait for the bot after an action; 0: its default.
 	settle time.Duration
+	// heartbeat is the fake opencode's; 0: the real server's 10 s.
+	heartbeat time.Duration
+	// opencode are more options for the bridge's opencode client.
+	opencode []opencode.ClientOption
 }
 
 // demo is one run of the demo: the fakes, the bridge and the page.
@@ -205,10 +213,17 @@ func startDemo(ctx context.Context, s demoSettings) (_ *demo, err error) {
 	env["TELEGRAM_API_URL"] = d.tg.URL
 	env["HERMES_TELEGRAM_RATE"] = "0" // the fake has no rate limit to respect
 	if env["OPENCODE_URL"] == "" {
-		d.oc = opencodetest.NewServer()
+		var opts []opencodetest.ServerOption
+		if s.heartbeat > 0 {
+			opts = append(opts, opencodetest.WithHeartbeat(s.heartbeat))
+		}
+		d.oc = opencodetest.NewServer(opts...)
 		env["OPENCODE_URL"] = d.oc.URL
 		delete(env, "OPENCODE_SERVER_USERNAME")
 		delete(env, "OPENCODE_SERVER_PASSWORD")
+		if env["HERMES_NOTIFY"] == "" {
+			env["HERMES_NOTIFY"] = "idle" // the fake's finished turns show notices to reply to
+		}
 		d.script = newDemoScript(d.oc)
 	}
 	cfg, err := config.Load(config.Sources{Getenv: func(k string) string { return env[k] }})
@@ -243,7 +258,7 @@ func startDemo(ctx context.Context, s demoSettings) (_ *demo, err error) {
 	d.wg.Add(1)
 	go func() {
 		defer d.wg.Done()
-		err := daemon.Run(ctx, cfg, log, daemon.Options{Version: buildVersion()})
+		err := daemon.Run(ctx, cfg, log, daemon.Options{Version: buildVersion(), Opencode: s.opencode})
 		if ctx.Err() == nil {
 			// The bridge stopped by itself: the demo has nothing to show.
 			err = errors.Join(err, errors.New("demo: the bridge stopped"))

@@ -123,7 +123,8 @@ func TestDemoInBrowser(t *testing.T) {
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(browser),
 		chromedp.UserDataDir(t.TempDir()),
-		chromedp.NoSandbox, // as root in a container, Chromium's sandbox cannot start
+		chromedp.Env("TMPDIR="+t.TempDir()), // its singleton socket's folder, removed with the test
+		chromedp.NoSandbox,                  // as root in a container, Chromium's sandbox cannot start
 		chromedp.DisableGPU,
 		chromedp.Flag("headless", "new"),
 		chromedp.Flag("disable-component-update", true),

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/hermes-bot/hermes-bot/bot/telegramtest/webview"
 	"github.com/hermes-bot/hermes-bot/opencode"
@@ -79,23 +80,42 @@ type demoScript struct {
 	mu      sync.Mutex
 	titles  map[string]string // by request ID
 	waiting string            // the title of the request not yet answered
+	round   int               // the round being asked, from 1
 }
 
 func newDemoScript(oc *opencodetest.Server) *demoScript {
 	oc.SetProjects([]opencode.Project{{ID: "shop", Worktree: demoDir}})
-	oc.AddSession(demoSession())
+	sess := demoSession()
+	sess.Time.Created = time.Now().UnixMilli()
+	sess.Time.Updated = sess.Time.Created
+	oc.AddSession(sess)
 	return &demoScript{oc: oc, samples: demoSamples(), titles: map[string]string{}}
 }
 
 // run asks each sample once its predecessor is answered, starting over
-// after the last, until ctx ends.
+// after the last, and finishes the turn of every prompt, until ctx ends.
 func (s *demoScript) run(ctx context.Context) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for n := 1; ; n++ {
+			ps, err := s.oc.WaitPrompts(ctx, n)
+			if err != nil {
+				return // ctx ended
+			}
+			s.oc.FinishTurn(ps[n-1].SessionID)
+		}
+	}()
+	defer func() { <-done }()
 	// The fake keeps no history of events: wait for the bridge to listen.
 	if err := s.oc.WaitConnections(ctx, 1); err != nil {
 		return
 	}
 	asked := 0
 	for round := 1; ; round++ {
+		s.mu.Lock()
+		s.round = round
+		s.mu.Unlock()
 		for i, sample := range s.samples {
 			kind := "que"
 			if strings.HasPrefix(sample.title, "permission") {
@@ -120,7 +140,14 @@ func (s *demoScript) lines() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []string
-	for _, r := range s.oc.Replies() {
+	n, replies := len(s.samples), s.oc.Replies()
+	startOver := func(round int) string {
+		return fmt.Sprintf("the fake opencode starts over: round %d asks the same %d requests again", round, n)
+	}
+	for i, r := range replies {
+		if i > 0 && i%n == 0 {
+			out = append(out, startOver(i/n+1))
+		}
 		title := s.titles[r.RequestID]
 		switch r.Kind {
 		case opencodetest.ReplyQuestion:
@@ -139,8 +166,14 @@ func (s *demoScript) lines() []string {
 			out = append(out, line)
 		}
 	}
-	if s.waiting != "" && len(out) < len(s.titles) {
+	if len(replies) > 0 && len(replies)%n == 0 && s.round > len(replies)/n {
+		out = append(out, startOver(s.round))
+	}
+	if s.waiting != "" && len(replies) < len(s.titles) {
 		out = append(out, "opencode waits for an answer to the "+s.waiting)
+	}
+	for _, p := range s.oc.Prompts() {
+		out = append(out, fmt.Sprintf("opencode received the prompt “%s” for session %s, and finished the turn at once", p.Text, p.SessionID))
 	}
 	return out
 }

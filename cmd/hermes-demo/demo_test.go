@@ -4,11 +4,13 @@ import (
 	"context"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hermes-bot/hermes-bot/bot/telegramtest"
+	"github.com/hermes-bot/hermes-bot/opencode"
 	"github.com/hermes-bot/hermes-bot/opencode/opencodetest"
 )
 
@@ -17,12 +19,20 @@ import (
 // removed its temporary store.
 func startTestDemo(t *testing.T) *demo {
 	t.Helper()
+	d, _ := startTestDemoWith(t, demoSettings{})
+	return d
+}
+
+// startTestDemoWith is startTestDemo with s's heartbeat and opencode
+// options; it returns hermes-bot's log too.
+func startTestDemoWith(t *testing.T, s demoSettings) (*demo, *logSink) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	out := &logSink{}
 	// A long settle: a press's page then always shows the bot's answer,
 	// whatever the machine's speed; the tests wait on the fakes anyway.
 	d, err := startDemo(ctx, demoSettings{addr: "127.0.0.1:0", getenv: func(string) string { return "" },
-		log: out, settle: 30 * time.Second})
+		log: out, settle: 30 * time.Second, heartbeat: s.heartbeat, opencode: s.opencode})
 	if err != nil {
 		cancel()
 		t.Fatalf("start the demo: %v", err)
@@ -45,7 +55,7 @@ func startTestDemo(t *testing.T) *demo {
 			t.Logf("hermes-bot's log:\n%s", out)
 		}
 	})
-	return d
+	return d, out
 }
 
 // waitBot waits, on the fake Telegram, until a message of the bot
@@ -176,6 +186,9 @@ func TestDemoOverHTTP(t *testing.T) {
 		return m.ID > perm.ID && strings.Contains(m.PlainText, "Which database")
 	})
 	page = c.get(page.url.String())
+	if !contains(page.panel, "starts over", "round 2") {
+		t.Errorf("the page does not say the fake opencode starts over: %q", page.panel)
+	}
 	for _, want := range [][]string{
 		{"which database", "SQLite"}, {"which checks", "gofmt, go test -race"},
 		{"table's name", name}, {"run the tests", "once"},
@@ -183,5 +196,78 @@ func TestDemoOverHTTP(t *testing.T) {
 		if !contains(page.panel, append([]string{"opencode received"}, want...)...) {
 			t.Errorf("the page does not show that opencode received %q: %q", want, page.panel)
 		}
+	}
+}
+
+// The demo's fake opencode sends heartbeats, as the real one does, so a
+// page left idle logs no "event stream silent" warning: with a silence
+// timeout of 1 s and a heartbeat every 50 ms, the bridge keeps its one
+// stream through three timeouts' worth of heartbeats.
+func TestDemoIdleIsNotSilent(t *testing.T) {
+	d, out := startTestDemoWith(t, demoSettings{heartbeat: 50 * time.Millisecond,
+		opencode: []opencode.ClientOption{opencode.WithSilenceTimeout(time.Second)}})
+	waitBot(t, d, "the first question", func(m telegramtest.Message) bool { return strings.Contains(m.PlainText, "Which database") })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := d.oc.WaitHeartbeats(ctx, 60); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "silent") || d.oc.Connections() != 1 {
+		t.Errorf("the idle demo reconnected (%d streams) or logged silence:\n%s", d.oc.Connections(), out)
+	}
+}
+
+// Steering works in the demo: a reply to an answered question prompts its
+// session, /sessions lists it, /new starts one in the demo's project; the
+// fake finishes each turn (noticed for the new session, whose requests
+// are not pending) and the page says what it received.
+func TestDemoSteering(t *testing.T) {
+	d := startTestDemo(t)
+	c := newPageClient(t)
+	first := waitBot(t, d, "the first question", func(m telegramtest.Message) bool {
+		return strings.Contains(m.PlainText, "Which database") && len(m.Keyboard) > 0
+	})
+	page := c.get(d.URL)
+	page = c.submit(page, page.byID(t, first.ID).button(t, "SQLite"), "")
+	waitReplies(t, d, 1)
+	waitBot(t, d, "the answered question", func(m telegramtest.Message) bool { return m.ID == first.ID && m.Keyboard == nil })
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	page = c.get(page.url.String())
+	compose := *page.compose
+	compose.fields.Set("reply_to", strconv.Itoa(first.ID))
+	page = c.submit(page, compose, "use WAL mode")
+	ps, err := d.oc.WaitPrompts(ctx, 1)
+	if err != nil || ps[0].SessionID != demoSession().ID || ps[0].Text != "use WAL mode" {
+		t.Fatalf("opencode received %+v, %v; want the reply as a prompt to %s", ps, err, demoSession().ID)
+	}
+	waitBot(t, d, "the confirmation", func(m telegramtest.Message) bool { return strings.HasPrefix(m.PlainText, "→ sent to") })
+
+	compose.fields.Set("reply_to", "0")
+	page = c.submit(page, compose, "/sessions")
+	waitBot(t, d, "the session list", func(m telegramtest.Message) bool {
+		return strings.Contains(m.PlainText, demoSession().Title) && len(m.Keyboard) > 0 && m.ReplyTo == 0
+	})
+
+	page = c.submit(page, compose, "/new")
+	choose := waitBot(t, d, "the project choice", func(m telegramtest.Message) bool {
+		return strings.Contains(m.PlainText, "which project") && len(m.Keyboard) > 0
+	})
+	page = c.get(page.url.String())
+	page = c.submit(page, page.byID(t, choose.ID).button(t, "shop"), "")
+	ask := waitBot(t, d, "the prompt for the first words", func(m telegramtest.Message) bool { return m.ForceReply != nil })
+	page = c.get(page.url.String())
+	page = c.submit(page, *page.byID(t, ask.ID).reply, "write the README")
+	ps, err = d.oc.WaitPrompts(ctx, 2)
+	if err != nil || ps[1].SessionID == demoSession().ID || ps[1].Text != "write the README" {
+		t.Fatalf("opencode received %+v, %v; want a prompt to a new session", ps, err)
+	}
+	waitBot(t, d, "the new session's confirmation", func(m telegramtest.Message) bool { return strings.HasPrefix(m.PlainText, "→ new session in") })
+	// The new session waits for nothing, so its finished turn is noticed.
+	waitBot(t, d, "the finished notice", func(m telegramtest.Message) bool { return strings.Contains(m.PlainText, "Reply to this message") })
+	page = c.get(page.url.String())
+	if !contains(page.panel, "received the prompt", "use WAL mode") || !contains(page.panel, "received the prompt", "write the README") {
+		t.Errorf("the page does not show the prompts opencode received: %q", page.panel)
 	}
 }

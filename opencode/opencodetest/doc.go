@@ -1,15 +1,15 @@
 // Package opencodetest provides test doubles for opencode, the way
 // net/http/httptest does for HTTP.
 //
-// It holds four things:
+// It holds three things:
 //
-//   - Server (fake.go): a small fake opencode server for unit tests of the
-//     opencode client and the bridge: its event stream, list/reply
-//     routes, tool calls and agents, scripted by the test.
-//   - Server2 (fake2.go): a fake OpenCode 2 that serves exactly
-//     opencode.Contract2 (sessions, forms, questions, permissions, saved
-//     approvals, prompt, interrupt, both event streams) and writes its
-//     service.json.
+//   - Server (fake.go): one fake opencode server for unit tests, of
+//     either generation: opencode 1.x (fake1.go: its event stream,
+//     request, session and steering routes and 1.x's /api surface, as
+//     1.18.33 answers them) or, with WithOpencode2, OpenCode 2 (fake2.go,
+//     form.go: exactly opencode.Contract2, and its service.json). One
+//     store and one set of controls (AddQuestion, AddForm, AnswerQuestion,
+//     FinishTurn, WaitReplies, WaitPrompts, …) serve both.
 //   - Model: a scripted OpenAI-compatible chat-completions server. A real
 //     opencode pointed at it calls the question or bash tool on cue, and
 //     the Model records what opencode told it, so a test can assert the
@@ -44,7 +44,7 @@
 //
 // # Concurrency
 //
-// Server and Server2 document their own limits. Model's methods are
+// Server documents its own limits. Model's methods are
 // safe for concurrent use, also while opencode is calling it; its turns
 // are consumed in the order requests arrive, so queue them before the
 // prompt that should consume them. Opencode's helpers are safe for

@@ -21,8 +21,8 @@ import (
 )
 
 // A client lists a session's forms, answers one, and the fake records it.
-func ExampleServer2() {
-	srv := opencodetest.NewServer2()
+func ExampleWithOpencode2() {
+	srv := opencodetest.NewServer(opencodetest.WithOpencode2())
 	defer srv.Close()
 	srv.AddForm("ses_1", opencodetest.Form{ID: "frm_1", Fields: []opencodetest.FormField{
 		{Key: "target", Type: "string", Required: true, Options: []opencodetest.FormOption{{Value: "staging", Label: "Staging"}}},
@@ -44,7 +44,7 @@ func ExampleServer2() {
 	fmt.Println(do("POST", "/api/session/ses_1/form/frm_1/reply", `{"answer":{"target":"staging"}}`))
 	fmt.Println(do("GET", "/api/session/ses_1/form/frm_1/state", ""))
 	r := srv.Replies()[0]
-	fmt.Println(r.Kind, r.ID, r.Answer)
+	fmt.Println(r.Kind, r.RequestID, r.Answer)
 	// Output:
 	// 200 {"data":[{"id":"frm_1","sessionID":"ses_1"
 	// 400 {"_tag":"FormInvalidAnswerError","id":"frm_1","message":"field \"target\": \"prod\" is not an option"}
@@ -55,7 +55,7 @@ func ExampleServer2() {
 
 // do2 sends a request with the server's credentials and returns the
 // status and body.
-func do2(tb testing.TB, srv *opencodetest.Server2, method, path, body string) (int, string) {
+func do2(tb testing.TB, srv *opencodetest.Server, method, path, body string) (int, string) {
 	tb.Helper()
 	return fakeDo(tb, method, srv.URL+path, "opencode", srv.Password, body)
 }
@@ -63,7 +63,7 @@ func do2(tb testing.TB, srv *opencodetest.Server2, method, path, body string) (i
 // sseStream reads the records of a stream of a Server2.
 type sseStream struct{ r *bufio.Reader }
 
-func openStream2(tb testing.TB, srv *opencodetest.Server2, path string) *sseStream {
+func openStream2(tb testing.TB, srv *opencodetest.Server, path string) *sseStream {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	req, err := http.NewRequestWithContext(ctx, "GET", srv.URL+path, nil)
@@ -233,10 +233,10 @@ var contractPermission = opencode.PermissionRequest{
 
 // newContractServer2 starts a Server2 holding the contract's examples: a
 // form, a question, a permission request and a saved approval of ses_1.
-func newContractServer2(t *testing.T) *opencodetest.Server2 {
+func newContractServer2(t *testing.T) *opencodetest.Server {
 	t.Helper()
 	c := contract2()
-	srv := opencodetest.NewServer2()
+	srv := opencodetest.NewServer(opencodetest.WithOpencode2())
 	t.Cleanup(srv.Close)
 	var f opencodetest.Form
 	var q opencode.QuestionRequest
@@ -250,8 +250,8 @@ func newContractServer2(t *testing.T) *opencodetest.Server2 {
 		}
 	}
 	srv.AddForm(f.SessionID, f)
-	srv.AddQuestion(q)
-	srv.AddPermission(contractPermission)
+	srv.AddQuestion("", q)
+	srv.AddPermission("", contractPermission)
 	srv.AddSaved(a)
 	return srv
 }
@@ -259,7 +259,7 @@ func newContractServer2(t *testing.T) *opencodetest.Server2 {
 // The fake serves every route of opencode.Contract2 and nothing else:
 // the example body gets the contract's status and an answer shaped like
 // its example, and each documented failure its status and _tag.
-func TestServer2Contract(t *testing.T) {
+func TestFake2Contract(t *testing.T) {
 	c := contract2()
 	served := opencodetest.Server2Routes()
 	for _, p := range served {
@@ -327,7 +327,7 @@ func TestServer2Contract(t *testing.T) {
 
 // checkFailure makes route e fail as documented: 404 with an unknown
 // ID, 400 with an empty body, 409 by asking again.
-func checkFailure(t *testing.T, srv *opencodetest.Server2, e opencode.ContractEntry, fail opencode.ContractError, path func(id string) string) {
+func checkFailure(t *testing.T, srv *opencodetest.Server, e opencode.ContractEntry, fail opencode.ContractError, path func(id string) string) {
 	t.Helper()
 	p, reqBody := path("1"), e.Request
 	switch fail.Status {
@@ -349,13 +349,12 @@ func checkFailure(t *testing.T, srv *opencodetest.Server2, e opencode.ContractEn
 // Every event of the contract can be made to happen, arrives in its
 // stream's framing (the envelope on /api/event, bare on changes) and is
 // shaped like its example.
-func TestServer2Events(t *testing.T) {
+func TestFake2Events(t *testing.T) {
 	c := contract2()
 	start := time.Now()
 	srv := newContractServer2(t) // before the streams: its events are not seen
-	legacy := opencodetest.NewUnstartedServer2()
-	legacy.PermissionEvent = opencode.TypePermissionAsked
-	legacy.Start()
+	legacy := opencodetest.NewServer(opencodetest.WithOpencode2())
+	legacy.SetPermissionEvent(opencode.TypePermissionAsked)
 	t.Cleanup(legacy.Close)
 
 	events := openStream2(t, srv, "/api/event")
@@ -394,11 +393,11 @@ func TestServer2Events(t *testing.T) {
 		t.Fatalf("cancel: %d %s", code, body)
 	}
 	read(events, 1) // form.cancelled
-	srv.AddQuestion(opencode.QuestionRequest{ID: "que_2", SessionID: "ses_1", Questions: []opencode.Question{{Question: "?", Options: []opencode.Option{{Label: "a"}}}}, Tool: &opencode.ToolRef{MessageID: "m", CallID: "c"}})
+	srv.AddQuestion("", opencode.QuestionRequest{ID: "que_2", SessionID: "ses_1", Questions: []opencode.Question{{Question: "?", Options: []opencode.Option{{Label: "a"}}}}, Tool: &opencode.ToolRef{MessageID: "m", CallID: "c"}})
 	read(events, 1)
-	srv.AddPermission(contractPermission)
+	srv.AddPermission("", contractPermission)
 	read(events, 1)
-	legacy.AddPermission(contractPermission)
+	legacy.AddPermission("", contractPermission)
 	read(legacyEvents, 1)
 
 	prompt := c["POST /api/session/{sid}/prompt"].Request
@@ -442,7 +441,7 @@ func TestServer2Events(t *testing.T) {
 
 // A form's answer is checked against its fields: types, options, ranges,
 // lengths, pattern, format, items, required and conditions.
-func TestServer2FormAnswers(t *testing.T) {
+func TestFake2FormAnswers(t *testing.T) {
 	c := contract2()
 	var f opencodetest.Form
 	if err := json.Unmarshal([]byte(c["form"].Example), &f); err != nil {
@@ -476,7 +475,7 @@ func TestServer2FormAnswers(t *testing.T) {
 		{`{"target":"staging","colour":"red"}`, 400},               // no such field
 		{`{"target":null}`, 400},
 	} {
-		srv := opencodetest.NewServer2()
+		srv := opencodetest.NewServer(opencodetest.WithOpencode2())
 		srv.AddForm("ses_1", f)
 		code, body := do2(t, srv, "POST", "/api/session/ses_1/form/frm_1/reply", `{"answer":`+tt.answer+`}`)
 		if code != tt.want {
@@ -494,8 +493,8 @@ func TestServer2FormAnswers(t *testing.T) {
 
 // Conditions are a list that must all hold; neq holds for an unanswered
 // key; a url form takes an empty answer.
-func TestServer2FormConditions(t *testing.T) {
-	srv := opencodetest.NewServer2()
+func TestFake2FormConditions(t *testing.T) {
+	srv := opencodetest.NewServer(opencodetest.WithOpencode2())
 	defer srv.Close()
 	conditional := opencodetest.Form{Fields: []opencodetest.FormField{
 		{Key: "a", Type: "boolean"},
@@ -528,8 +527,8 @@ func TestServer2FormConditions(t *testing.T) {
 }
 
 // A form the schema refuses is a bug in the test: AddForm panics.
-func TestServer2AddFormRefuses(t *testing.T) {
-	srv := opencodetest.NewServer2()
+func TestFake2AddFormRefuses(t *testing.T) {
+	srv := opencodetest.NewServer(opencodetest.WithOpencode2())
 	defer srv.Close()
 	for _, f := range []opencodetest.Form{
 		{Mode: "dialog"},
@@ -556,8 +555,8 @@ func TestServer2AddFormRefuses(t *testing.T) {
 
 // Every route demands the password of the user "opencode"; a path
 // outside the contract answers 404 with JSON; every request is recorded.
-func TestServer2AuthAndUnknownRoutes(t *testing.T) {
-	srv := opencodetest.NewServer2()
+func TestFake2AuthAndUnknownRoutes(t *testing.T) {
+	srv := opencodetest.NewServer(opencodetest.WithOpencode2())
 	defer srv.Close()
 	for _, tt := range []struct {
 		user, password string
@@ -581,11 +580,11 @@ func TestServer2AuthAndUnknownRoutes(t *testing.T) {
 
 // Saved approvals: "always" saves the request's save list, the list
 // narrows by project, delete removes one and an unknown one alike.
-func TestServer2SavedApprovals(t *testing.T) {
-	srv := opencodetest.NewServer2()
+func TestFake2SavedApprovals(t *testing.T) {
+	srv := opencodetest.NewServer(opencodetest.WithOpencode2())
 	defer srv.Close()
 	srv.AddSaved(opencodetest.SavedApproval{ID: "psv_other", ProjectID: "prj_other", Action: "edit", Resource: "*"})
-	srv.AddPermission(contractPermission)
+	srv.AddPermission("", contractPermission)
 	if code, body := do2(t, srv, "POST", "/api/session/ses_1/permission/per_1/reply", `{"reply":"always"}`); code != 204 {
 		t.Fatalf("reply: %d %s", code, body)
 	}
@@ -615,8 +614,8 @@ func TestServer2SavedApprovals(t *testing.T) {
 // alike, unknown keys ignored; a bad delivery or differing texts are
 // refused; an interrupt of an idle session is recorded and changes
 // nothing.
-func TestServer2PromptAndInterrupt(t *testing.T) {
-	srv := opencodetest.NewServer2()
+func TestFake2PromptAndInterrupt(t *testing.T) {
+	srv := opencodetest.NewServer(opencodetest.WithOpencode2())
 	defer srv.Close()
 	if code, _ := do2(t, srv, "POST", "/api/session/ses_1/interrupt", ""); code != 204 || srv.Busy("ses_1") {
 		t.Fatalf("interrupt while idle: %d", code)
@@ -660,10 +659,8 @@ func TestServer2PromptAndInterrupt(t *testing.T) {
 // The event stream sends heartbeat comments; a dropped stream ends and a
 // new one starts with server.connected; the changes stream starts with
 // log.sweep_required, and SweepRequired sends it again.
-func TestServer2Streams(t *testing.T) {
-	srv := opencodetest.NewUnstartedServer2()
-	srv.Heartbeat = 20 * time.Millisecond
-	srv.Start()
+func TestFake2Streams(t *testing.T) {
+	srv := opencodetest.NewServer(opencodetest.WithOpencode2(), opencodetest.WithHeartbeat(20*time.Millisecond))
 	defer srv.Close()
 	ev := openStream2(t, srv, "/api/event")
 	if typ, _ := envelope(t, ev.nextData(t), time.Now()); typ != "server.connected" {
@@ -708,8 +705,8 @@ func TestServer2Streams(t *testing.T) {
 
 // WriteServiceFile writes service.json as OpenCode 2 does: the
 // contract's keys, mode 0600, pointing at this server.
-func TestServer2ServiceFile(t *testing.T) {
-	srv := opencodetest.NewServer2()
+func TestFake2ServiceFile(t *testing.T) {
+	srv := opencodetest.NewServer(opencodetest.WithOpencode2())
 	defer srv.Close()
 	dir := t.TempDir()
 	path, err := srv.WriteServiceFile(dir)
@@ -764,10 +761,10 @@ func sessionsOf(t *testing.T, code int, body string) []string {
 // Sessions: AddSession, those a scripting method or a prompt names, and
 // those POST /api/session creates are listed newest first, by directory;
 // GET of an unknown one is 404.
-func TestServer2Sessions(t *testing.T) {
-	srv := opencodetest.NewServer2()
+func TestFake2Sessions(t *testing.T) {
+	srv := opencodetest.NewServer(opencodetest.WithOpencode2())
 	defer srv.Close()
-	srv.AddSession("ses_a", "/w", "Alpha")
+	srv.AddSession(opencode.Session{ID: "ses_a", Directory: "/w", Title: "Alpha"})
 	srv.AddForm("ses_f", opencodetest.Form{Mode: "url", URL: "https://example.com"})
 	if code, body := do2(t, srv, "POST", "/api/session/ses_p/prompt", `{"text":"hi"}`); code != 204 {
 		t.Fatalf("prompt: %d %s", code, body)
@@ -820,8 +817,8 @@ func TestServer2Sessions(t *testing.T) {
 }
 
 // DELETE …/form/{id} cancels as POST …/cancel does, recording ?message=.
-func TestServer2FormDelete(t *testing.T) {
-	srv := opencodetest.NewServer2()
+func TestFake2FormDelete(t *testing.T) {
+	srv := opencodetest.NewServer(opencodetest.WithOpencode2())
 	defer srv.Close()
 	f := srv.AddForm("ses_1", opencodetest.Form{Mode: "url", URL: "https://example.com"})
 	if code, body := do2(t, srv, "DELETE", "/api/session/ses_1/form/"+f.ID+"?message=later", ""); code != 204 {
@@ -830,7 +827,7 @@ func TestServer2FormDelete(t *testing.T) {
 	if code, body := do2(t, srv, "DELETE", "/api/session/ses_1/form/"+f.ID, ""); code != 409 {
 		t.Errorf("delete again: %d %s", code, body)
 	}
-	if r := srv.Replies(); len(r) != 1 || r[0].Kind != opencodetest.CancelForm || r[0].ID != f.ID || r[0].Message != "later" {
+	if r := srv.Replies(); len(r) != 1 || r[0].Kind != opencodetest.CancelForm || r[0].RequestID != f.ID || r[0].Message != "later" {
 		t.Errorf("replies %+v", r)
 	}
 }

@@ -13,11 +13,11 @@ import (
 
 // A request of the /api surface is listed and answered through the
 // adapter of the surface that raised it; the legacy routes do not know it.
-func ExampleServer_AddAPIQuestion() {
+func ExampleServer_AddQuestion_api() {
 	srv := opencodetest.NewServer()
 	defer srv.Close()
-	srv.AddAPIQuestion("/work/demo", opencode.QuestionRequest{
-		ID: "que_1", SessionID: "ses_1",
+	srv.AddQuestion("/work/demo", opencode.QuestionRequest{
+		ID: "que_1", SessionID: "ses_1", Surface: opencode.SurfaceAPI,
 		Questions: []opencode.Question{{Question: "Which colour?", Options: []opencode.Option{{Label: "Red"}}}},
 	})
 
@@ -43,33 +43,32 @@ func ExampleServer_AddAPIQuestion() {
 	// question.reply que_1 [[Red]] api
 }
 
-// Like the real server, the fake answers an /api path it does not route
-// with a web page, and in OpenCode 2 mode answers every path outside /api
-// so.
+// Like the real server, opencode 1.x answers an /api path it does not
+// route with a web page; OpenCode 2 answers every path it does not route
+// 404.
 func TestFakeWebPages(t *testing.T) {
 	plain := opencodetest.NewServer()
 	t.Cleanup(plain.Close)
-	oc2 := opencodetest.NewServer(opencodetest.WithOpencode2())
+	oc2 := opencodetest.NewServer(opencodetest.WithOpencode2(), opencodetest.WithAuth("", ""))
 	t.Cleanup(oc2.Close)
 	for _, tt := range []struct {
 		url, wantType string
+		wantStatus    int
 	}{
-		{plain.URL + "/api/nowhere", "text/html"},
-		{plain.URL + "/api/health", "application/json"},
-		{plain.URL + "/global/health", "application/json"},
-		{oc2.URL + "/global/health", "text/html"},
-		{oc2.URL + "/global/event", "text/html"},
-		{oc2.URL + "/question", "text/html"},
-		{oc2.URL + "/api/health", "application/json"},
-		{oc2.URL + "/api/question/request", "application/json"},
+		{plain.URL + "/api/nowhere", "text/html", 200},
+		{plain.URL + "/api/health", "application/json", 200},
+		{plain.URL + "/global/health", "application/json", 200},
+		{oc2.URL + "/global/health", "application/json", 404},
+		{oc2.URL + "/question", "application/json", 404},
+		{oc2.URL + "/api/health", "application/json", 200},
 	} {
 		resp, err := http.Get(tt.url)
 		if err != nil {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != tt.wantType {
-			t.Errorf("GET %s: %d %s, want 200 %s", tt.url, resp.StatusCode, resp.Header.Get("Content-Type"), tt.wantType)
+		if resp.StatusCode != tt.wantStatus || resp.Header.Get("Content-Type") != tt.wantType {
+			t.Errorf("GET %s: %d %s, want %d %s", tt.url, resp.StatusCode, resp.Header.Get("Content-Type"), tt.wantStatus, tt.wantType)
 		}
 	}
 }

@@ -169,8 +169,8 @@ func TestServerEventStream(t *testing.T) {
 	srv.AddQuestion("/d", opencode.QuestionRequest{ID: "que_1", SessionID: "ses_1", Questions: []opencode.Question{{Question: "q"}}})
 	srv.StoreQuestion("/d", opencode.QuestionRequest{ID: "que_quiet", SessionID: "ses_1"})
 	srv.SendRaw(": comment\n\ndata: {\"payload\":{\"type\":\"sync\"}}\n\n")
-	srv.Send(opencode.Event{Type: opencode.TypePermissionReplied, Directory: "/d", Project: "p1",
-		PermissionReplied: &opencode.PermissionReplied{SessionID: "ses_1", RequestID: "per_1", Reply: "once"}})
+	srv.Send(map[string]any{"directory": "/d", "project": "p1", "payload": map[string]any{"id": "evt_1", "type": opencode.TypePermissionReplied,
+		"properties": opencode.PermissionReplied{SessionID: "ses_1", RequestID: "per_1", Reply: "once"}}})
 	if !srv.AnswerQuestion("/d", "que_1", [][]string{{"A"}}) || srv.AnswerQuestion("/d", "que_1", nil) {
 		t.Error("AnswerQuestion: want true once, then false")
 	}
@@ -274,5 +274,67 @@ func TestServerRemoveQuietly(t *testing.T) {
 		if err != nil || ev.Type != want {
 			t.Fatalf("event %+v, %v; want %s", ev, err, want)
 		}
+	}
+}
+
+// The 1.x fake answers the steering calls as 1.18.33 does: a session
+// created, listed, prompted (busy until its turn ends), aborted, and a
+// toast; an unknown session cannot be prompted.
+func TestServerSteering(t *testing.T) {
+	srv := opencodetest.NewServer(opencodetest.WithHeartbeat(0))
+	t.Cleanup(srv.Close)
+	c, ctx := srv.Client(), fakeTestContext(t)
+	if err := c.PromptAsync(ctx, "/p", "ses_nowhere", "hello"); !errors.Is(err, opencode.ErrNotFound) {
+		t.Errorf("prompt to an unknown session: %v, want ErrNotFound", err)
+	}
+	sess, err := c.CreateSession(ctx, "/p", "Shop")
+	if err != nil || sess.ID == "" || sess.Title != "Shop" || sess.Directory != "/p" {
+		t.Fatalf("CreateSession = %+v, %v", sess, err)
+	}
+	if ss, err := c.ListSessions(ctx, "/p"); err != nil || len(ss) != 1 || ss[0].ID != sess.ID {
+		t.Errorf("ListSessions(/p) = %+v, %v", ss, err)
+	}
+	if ss, err := c.ListSessions(ctx, "/q"); err != nil || len(ss) != 0 {
+		t.Errorf("ListSessions(/q) = %+v, %v", ss, err)
+	}
+	if err := c.PromptAsync(ctx, "/p", sess.ID, "add tests"); err != nil {
+		t.Fatal(err)
+	}
+	if ps := srv.Prompts(); len(ps) != 1 || ps[0].SessionID != sess.ID || ps[0].Text != "add tests" {
+		t.Errorf("prompts %+v", ps)
+	}
+	if busy, err := c.BusySessions(ctx, "/p"); err != nil || !busy[sess.ID] || !srv.Busy(sess.ID) {
+		t.Errorf("BusySessions = %v, %v; want %s busy", busy, err, sess.ID)
+	}
+	if err := c.Abort(ctx, "/p", sess.ID); err != nil || srv.Busy(sess.ID) {
+		t.Errorf("Abort: %v, busy %v", err, srv.Busy(sess.ID))
+	}
+	if is := srv.Interrupts(); len(is) != 1 || is[0] != sess.ID {
+		t.Errorf("interrupts %q", is)
+	}
+	if err := c.ShowToast(ctx, "/p", "hi", opencode.ToastInfo); err != nil {
+		t.Errorf("ShowToast: %v", err)
+	}
+}
+
+// The 1.x event stream sends server.heartbeat, as 1.18.33 does every 10 s.
+func TestServerHeartbeat(t *testing.T) {
+	srv := opencodetest.NewServer(opencodetest.WithHeartbeat(time.Millisecond))
+	t.Cleanup(srv.Close)
+	ctx := fakeTestContext(t)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/global/event", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	er := opencode.NewEventReader(resp.Body, 0, zerolog.Nop())
+	for _, want := range []string{opencode.TypeServerConnected, "server.heartbeat"} {
+		if ev, err := er.Next(); err != nil || ev.Type != want {
+			t.Fatalf("event %+v, %v; want %s", ev, err, want)
+		}
+	}
+	if err := srv.WaitHeartbeats(ctx, 1); err != nil {
+		t.Error(err)
 	}
 }

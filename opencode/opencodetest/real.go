@@ -69,7 +69,7 @@ func OpencodeBinary(tb testing.TB) string {
 		tb.Skipf("end-to-end tests off (%s=0)", EnvE2E)
 		return ""
 	}
-	bin, err := locateOpencode(context.Background(), os.Getenv)
+	bin, err := locateOpencode(context.Background(), os.Getenv, toTerminal)
 	if err != nil {
 		opencodeUnavailable(tb, err)
 		return ""
@@ -87,13 +87,14 @@ func opencodeUnavailable(tb testing.TB, err error) {
 		OpencodeVersion, EnvE2E, err)
 }
 
-// locateOpencode finds or installs the binary; see OpencodeBinary.
-func locateOpencode(ctx context.Context, getenv func(string) string) (string, error) {
+// locateOpencode finds or installs the binary, telling say when it
+// installs; see OpencodeBinary.
+func locateOpencode(ctx context.Context, getenv func(string) string, say func(string)) (string, error) {
 	bin, root, dir, err := findOpencode(getenv)
 	if err != nil || bin != "" {
 		return bin, err
 	}
-	if err := installOpencode(ctx, root, dir); err != nil {
+	if err := installOpencode(ctx, root, dir, say); err != nil {
 		return "", err
 	}
 	bin, ok := findInstalled(dir)
@@ -136,10 +137,13 @@ func findOpencode(getenv func(string) string) (bin, root, dir string, err error)
 // /dev/tty, which go test does not capture; where there is none (CI), to
 // stderr, which go test -v shows.
 func AnnounceUnavailable(pkg string) {
-	msg := unavailableNotice(pkg, os.Getenv, exec.LookPath)
-	if msg == "" {
-		return
+	if msg := unavailableNotice(pkg, os.Getenv, exec.LookPath); msg != "" {
+		toTerminal(msg)
 	}
+}
+
+// toTerminal writes msg on a line of its own to /dev/tty, else stderr.
+func toTerminal(msg string) {
 	var w io.Writer = os.Stderr
 	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
 		defer tty.Close()
@@ -223,7 +227,7 @@ func checkExecutable(path string) error {
 
 // installOpencode runs npm into a fresh folder under root and renames it to
 // dir. Losing the rename to another process is success: dir is complete.
-func installOpencode(ctx context.Context, root, dir string) error {
+func installOpencode(ctx context.Context, root, dir string, say func(string)) error {
 	npm, err := exec.LookPath("npm")
 	if err != nil {
 		return fmt.Errorf("install opencode: npm not found: %w", err)
@@ -236,6 +240,13 @@ func installOpencode(ctx context.Context, root, dir string) error {
 		return fmt.Errorf("install opencode: %w", err)
 	}
 	defer os.RemoveAll(tmp)
+	// One line for the whole go test run: the first of its test binaries says it.
+	mark := filepath.Join(root, ".installing-"+OpencodeVersion)
+	if f, err := os.OpenFile(mark, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644); err == nil {
+		f.Close()
+		defer os.Remove(mark)
+		say(fmt.Sprintf("hermes-bot tests: installing opencode %s with npm into %s, once (about 500 MB; a few minutes)", OpencodeVersion, dir))
+	}
 
 	ctx, cancel := context.WithTimeout(ctx, npmInstallTimeout)
 	defer cancel()
@@ -352,6 +363,10 @@ func StartOpencode(tb testing.TB, opts OpencodeOptions) *Opencode {
 	}
 
 	base := evalTempDir(tb)
+	if err := os.Mkdir(filepath.Join(base, "tmp"), 0o700); err != nil {
+		tb.Fatalf("StartOpencode: %v", err)
+		return nil
+	}
 	oc := &Opencode{
 		Username: "opencode",
 		Password: opts.Password,
@@ -555,8 +570,9 @@ func mockModel(opts OpencodeOptions) map[string]any {
 }
 
 // opencodeEnv isolates the server: the caller's OPENCODE_* settings, XDG
-// folders and HOME are replaced, so neither the user's opencode config nor
-// their sessions leak into a test and the test writes nothing outside base.
+// folders, HOME and TMPDIR are replaced, so neither the user's opencode
+// config nor their sessions leak into a test and the test writes nothing
+// outside base (opencode unpacks native libraries into TMPDIR).
 func opencodeEnv(parent []string, base, password string) []string {
 	var env []string
 	for _, kv := range parent {
@@ -566,7 +582,7 @@ func opencodeEnv(parent []string, base, password string) []string {
 		case strings.HasPrefix(upper, "OPENCODE_"),
 			strings.HasPrefix(upper, "XDG_"),
 			strings.HasPrefix(upper, "NPM_CONFIG_"),
-			upper == "HOME", upper == "USERPROFILE":
+			upper == "HOME", upper == "USERPROFILE", upper == "TMPDIR", upper == "TMP", upper == "TEMP":
 			continue
 		}
 		env = append(env, kv)
@@ -574,6 +590,7 @@ func opencodeEnv(parent []string, base, password string) []string {
 	home := filepath.Join(base, "home")
 	return append(env,
 		"HOME="+home,
+		"TMPDIR="+filepath.Join(base, "tmp"),
 		"USERPROFILE="+home,
 		"XDG_DATA_HOME="+filepath.Join(base, "data"),
 		"XDG_CACHE_HOME="+filepath.Join(base, "cache"),
@@ -711,11 +728,6 @@ func (oc *Opencode) PromptIn(ctx context.Context, dir, sessionID, text string) e
 		return fmt.Errorf("prompt session %s: %w", sessionID, err)
 	}
 	return nil
-}
-
-// PromptAPI sends text to a session of Dir through the /api surface.
-func (oc *Opencode) PromptAPI(ctx context.Context, sessionID, text string) error {
-	return oc.PromptAPIIn(ctx, oc.Dir, sessionID, text)
 }
 
 // PromptAPIIn sends text to session sessionID of the project folder dir

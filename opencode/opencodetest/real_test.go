@@ -361,13 +361,13 @@ func TestOpencodeBinaryFromEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := map[string]string{EnvOpencodeBin: bin, EnvCacheDir: t.TempDir()}
-	got, err := locateOpencode(context.Background(), mapEnv(env))
+	got, err := locateOpencode(context.Background(), mapEnv(env), func(s string) { t.Log(s) })
 	if err != nil || got != bin {
 		t.Errorf("locateOpencode = %q, %v; want %q", got, err, bin)
 	}
 
 	env[EnvOpencodeBin] = filepath.Join(t.TempDir(), "missing")
-	if _, err := locateOpencode(context.Background(), mapEnv(env)); err == nil || !strings.Contains(err.Error(), EnvOpencodeBin) {
+	if _, err := locateOpencode(context.Background(), mapEnv(env), func(s string) { t.Log(s) }); err == nil || !strings.Contains(err.Error(), EnvOpencodeBin) {
 		t.Errorf("missing %s: err = %v", EnvOpencodeBin, err)
 	}
 }
@@ -407,7 +407,7 @@ func TestOpencodeBinaryUsesCache(t *testing.T) {
 	if err := os.WriteFile(want, nil, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	got, err := locateOpencode(context.Background(), mapEnv(map[string]string{EnvCacheDir: root}))
+	got, err := locateOpencode(context.Background(), mapEnv(map[string]string{EnvCacheDir: root}), func(s string) { t.Log(s) })
 	if err != nil || got != want {
 		t.Errorf("locateOpencode = %q, %v; want the cached baseline build %q", got, err, want)
 	}
@@ -416,9 +416,14 @@ func TestOpencodeBinaryUsesCache(t *testing.T) {
 func TestOpencodeBinaryInstalls(t *testing.T) {
 	npmLog := fakeNPM(t, installScript("$prefix"))
 	root := filepath.Join(t.TempDir(), "cache")
-	got, err := locateOpencode(context.Background(), mapEnv(map[string]string{EnvCacheDir: root}))
+	var said []string
+	say := func(s string) { said = append(said, s) }
+	got, err := locateOpencode(context.Background(), mapEnv(map[string]string{EnvCacheDir: root}), say)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(said) != 1 || !strings.Contains(said[0], "installing opencode "+OpencodeVersion) {
+		t.Errorf("said %q, want one line saying it installs opencode", said)
 	}
 	want := filepath.Join(root, "opencode-"+OpencodeVersion, opencodeBinaryPaths(runtime.GOOS, runtime.GOARCH)[0])
 	if got != want {
@@ -438,7 +443,7 @@ func TestOpencodeBinaryInstalls(t *testing.T) {
 	if err := os.Remove(npmLog); err != nil {
 		t.Fatal(err)
 	}
-	if got2, err := locateOpencode(context.Background(), mapEnv(map[string]string{EnvCacheDir: root})); err != nil || got2 != want {
+	if got2, err := locateOpencode(context.Background(), mapEnv(map[string]string{EnvCacheDir: root}), say); err != nil || got2 != want || len(said) != 1 {
 		t.Errorf("second locateOpencode = %q, %v", got2, err)
 	}
 	if _, err := os.Stat(npmLog); err == nil {
@@ -450,7 +455,7 @@ func TestOpencodeBinaryInstalls(t *testing.T) {
 func TestOpencodeBinaryInstallRace(t *testing.T) {
 	fakeNPM(t, installScript("$prefix")+installScript("$(dirname \"$prefix\")/opencode-"+OpencodeVersion))
 	root := t.TempDir()
-	got, err := locateOpencode(context.Background(), mapEnv(map[string]string{EnvCacheDir: root}))
+	got, err := locateOpencode(context.Background(), mapEnv(map[string]string{EnvCacheDir: root}), func(s string) { t.Log(s) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -463,7 +468,7 @@ func TestOpencodeBinaryInstallRace(t *testing.T) {
 func TestOpencodeBinaryInstallFails(t *testing.T) {
 	fakeNPM(t, "echo 'npm error 404 opencode-ai not found' >&2; exit 1\n")
 	root := t.TempDir()
-	_, err := locateOpencode(context.Background(), mapEnv(map[string]string{EnvCacheDir: root}))
+	_, err := locateOpencode(context.Background(), mapEnv(map[string]string{EnvCacheDir: root}), func(s string) { t.Log(s) })
 	if err == nil || !strings.Contains(err.Error(), "npm error 404") {
 		t.Fatalf("err = %v, want npm's own output in it", err)
 	}
@@ -490,16 +495,16 @@ func mapEnv(env map[string]string) func(string) string {
 
 func TestOpencodeEnvIsolates(t *testing.T) {
 	parent := []string{"PATH=/bin", "HOME=/home/u", "OPENCODE_CONFIG=/home/u/x.json", "XDG_CONFIG_HOME=/home/u/.config",
-		"NPM_CONFIG_REGISTRY=https://registry.npmjs.org", "OPENCODE_SERVER_USERNAME=someone"}
+		"NPM_CONFIG_REGISTRY=https://registry.npmjs.org", "OPENCODE_SERVER_USERNAME=someone", "TMPDIR=/tmp/u"}
 	env := opencodeEnv(parent, "/base", "pw")
 	for _, leaked := range []string{"HOME=/home/u", "OPENCODE_CONFIG=/home/u/x.json", "XDG_CONFIG_HOME=/home/u/.config",
-		"NPM_CONFIG_REGISTRY=https://registry.npmjs.org", "OPENCODE_SERVER_USERNAME=someone"} {
+		"NPM_CONFIG_REGISTRY=https://registry.npmjs.org", "OPENCODE_SERVER_USERNAME=someone", "TMPDIR=/tmp/u"} {
 		if slices.Contains(env, leaked) {
 			t.Errorf("%s reaches opencode", leaked)
 		}
 	}
 	for _, want := range []string{"PATH=/bin", "OPENCODE_SERVER_PASSWORD=pw", "npm_config_registry=http://127.0.0.1:9",
-		"XDG_DATA_HOME=" + filepath.Join("/base", "data"), "OPENCODE_DISABLE_MODELS_FETCH=1"} {
+		"XDG_DATA_HOME=" + filepath.Join("/base", "data"), "OPENCODE_DISABLE_MODELS_FETCH=1", "TMPDIR=" + filepath.Join("/base", "tmp")} {
 		if !slices.Contains(env, want) {
 			t.Errorf("%s missing from opencode's environment", want)
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/http"
 	"net/url"
 	"reflect"
 	"regexp"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/hermes-bot/hermes-bot/opencode"
 )
 
 // Form is a form of OpenCode 2: mode "form" asks for Fields, mode "url"
@@ -243,4 +246,180 @@ func checkString(fd FormField, s string) error {
 		return fmt.Errorf("%q is not a valid %s", s, fd.Format)
 	}
 	return nil
+}
+
+// form2 is a form and where it stands.
+type form2 struct {
+	Form
+	state FormState
+}
+
+// FormState is the answer of GET …/form/{id}/state under data.
+type FormState struct {
+	Status string         `json:"status"` // pending, answered or cancelled
+	Answer map[string]any `json:"answer,omitempty"`
+}
+
+// AddForm makes f pending in session sid and sends form.created. An
+// empty ID gets a fresh one, an empty mode is "form". It returns the form
+// as stored, and panics on a form the schema refuses (a bug in the test).
+func (s *Server) AddForm(sid string, f Form) Form {
+	f.SessionID = sid
+	if f.Mode == "" {
+		f.Mode = "form"
+	}
+	f = normalizeForm(f)
+	if err := checkForm(f); err != nil {
+		panic(fmt.Sprintf("opencodetest: AddForm: %v", err))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f.ID == "" {
+		f.ID = s.nextIDLocked("frm")
+	}
+	s.touchLocked(sid, "")
+	s.forms = append(s.forms, &form2{Form: f, state: FormState{Status: "pending"}})
+	s.sendLocked("", "form.created", map[string]any{"form": f})
+	s.hintLocked(sid)
+	s.broadcastLocked()
+	return f
+}
+
+// Forms returns the forms pending in session sid.
+func (s *Server) Forms(sid string) []Form {
+	return locked(s, func() []Form {
+		out := []Form{}
+		for _, f := range s.forms {
+			if f.SessionID == sid && f.state.Status == "pending" {
+				out = append(out, f.Form)
+			}
+		}
+		return out
+	})
+}
+
+// RefuseNextReply makes the next reply to form id fail with
+// FormInvalidAnswerError carrying message, as a server whose own checks
+// go further than a client's would.
+func (s *Server) RefuseNextReply(id, message string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refuse[id] = message
+}
+
+// AnswerForm answers pending form id as another client would: its state
+// becomes answered and form.replied is sent. Replies does not record it.
+func (s *Server) AnswerForm(id string, answer map[string]any) error {
+	return s.settleForm(id, FormState{Status: "answered", Answer: answer})
+}
+
+// CancelFormElsewhere cancels pending form id as another client would,
+// sending form.cancelled.
+func (s *Server) CancelFormElsewhere(id string) error {
+	return s.settleForm(id, FormState{Status: "cancelled"})
+}
+
+func (s *Server) settleForm(id string, st FormState) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i := slices.IndexFunc(s.forms, func(f *form2) bool { return f.ID == id })
+	if i < 0 {
+		return fmt.Errorf("opencodetest: no form %s", id)
+	}
+	if f := s.forms[i]; f.state.Status != "pending" {
+		return fmt.Errorf("opencodetest: form %s is %s already", id, f.state.Status)
+	}
+	s.settleFormLocked(s.forms[i], st)
+	return nil
+}
+
+func (s *Server) settleFormLocked(f *form2, st FormState) {
+	f.state = st
+	data, typ := map[string]any{"id": f.ID, "sessionID": f.SessionID}, "form.cancelled"
+	if st.Status == "answered" {
+		data["answer"], typ = st.Answer, "form.replied"
+	}
+	s.sendLocked("", typ, data)
+	s.hintLocked(f.SessionID)
+	s.broadcastLocked()
+}
+
+func (s *Server) handleForms(w http.ResponseWriter, r *http.Request) {
+	if sid, ok := s.apiSession(w, r); ok {
+		fakeWriteJSON(w, http.StatusOK, map[string]any{"data": s.Forms(sid)})
+	}
+}
+
+// formError writes an error of the form routes: {"_tag", "id", "message"}.
+func formError(w http.ResponseWriter, status int, tag, id, message string) {
+	fakeWriteJSON(w, status, map[string]string{"_tag": tag, "id": id, "message": message})
+}
+
+// formLocked finds the form of a route, answering 404 when the session
+// has none with that ID and, when pending, 409 when it is settled.
+func (s *Server) formLocked(w http.ResponseWriter, r *http.Request, pending bool) *form2 {
+	sid, ok := sidParam(w, r) // under s.mu: OpenCode 2 knows every session
+	if !ok {
+		return nil
+	}
+	id := r.PathValue("id")
+	i := slices.IndexFunc(s.forms, func(f *form2) bool { return f.ID == id && f.SessionID == sid })
+	switch {
+	case i < 0:
+		formError(w, http.StatusNotFound, "FormNotFoundError", id, "Form not found: "+id)
+	case pending && s.forms[i].state.Status != "pending":
+		formError(w, http.StatusConflict, "FormAlreadySettledError", id, "Form already "+s.forms[i].state.Status+": "+id)
+	default:
+		return s.forms[i]
+	}
+	return nil
+}
+
+func (s *Server) handleFormReply(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f := s.formLocked(w, r, true)
+	if f == nil {
+		return
+	}
+	var body struct {
+		Answer map[string]any `json:"answer"`
+	}
+	if err := decode(fakeBody(r), &body, true); err != nil || body.Answer == nil {
+		formError(w, http.StatusBadRequest, "FormInvalidAnswerError", f.ID, "Expected {\"answer\": {key: value}}")
+		return
+	}
+	if err := validateAnswer(f.Form, body.Answer); err != nil {
+		formError(w, http.StatusBadRequest, "FormInvalidAnswerError", f.ID, err.Error())
+		return
+	}
+	if why, ok := s.refuse[f.ID]; ok {
+		delete(s.refuse, f.ID)
+		formError(w, http.StatusBadRequest, "FormInvalidAnswerError", f.ID, why)
+		return
+	}
+	s.replies = append(s.replies, Reply{Kind: ReplyForm, SessionID: f.SessionID, RequestID: f.ID, Answer: body.Answer, Surface: opencode.SurfaceAPI})
+	s.settleFormLocked(f, FormState{Status: "answered", Answer: body.Answer})
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// handleFormCancel serves both spellings of a cancel: POST …/cancel and
+// DELETE …/form/{id}?message=.
+func (s *Server) handleFormCancel(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f := s.formLocked(w, r, true); f != nil {
+		s.replies = append(s.replies, Reply{Kind: CancelForm, SessionID: f.SessionID, RequestID: f.ID,
+			Message: r.URL.Query().Get("message"), Surface: opencode.SurfaceAPI})
+		s.settleFormLocked(f, FormState{Status: "cancelled"})
+		w.WriteHeader(http.StatusNoContent)
+	}
+}
+
+func (s *Server) handleFormState(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f := s.formLocked(w, r, false); f != nil {
+		fakeWriteJSON(w, http.StatusOK, map[string]any{"data": f.state})
+	}
 }
