@@ -303,6 +303,23 @@ var steerChinese = Steer{
 	Queued:      func(t string) string { return "→ 已排队，<b>" + t + "</b> 本轮结束后处理" },
 	SteeredInto: func(t string) string { return "⚡ 已插入 <b>" + t + "</b> 的本轮" },
 	ChoiceGone:  "这条消息已发送或已被遗忘：请重新回复",
+	StaleAsk: func(age string) string {
+		return "⏰ 这条消息在 hermes-bot 离线时等待了 " + age + "。现在发送给代理吗？"
+	},
+	BtnSend:           "📤 发送",
+	FilesOff:          "⚠️ 未发送：这里已关闭文件（HERMES_MAX_UPLOAD=0）。",
+	FileKind:          "⚠️ 未发送：只有图片（PNG、JPEG、GIF、WebP）和 UTF-8 文本文件可以发给代理。",
+	NoImages:          "⚠️ 未发送：该模型不接受图片。请只发送文字，或在 opencode 中选择能读图片的模型。",
+	FileFetch:         "⚠️ 未发送：无法从 Telegram 取得该文件，请重新发送。",
+	FileTooBig:        func(limit string) string { return "⚠️ 未发送：文件超过允许的 " + limit + "。" },
+	CmdFile:           "用 /file 路径 回复会话的消息，获取其项目中的该文件",
+	FileHow:           "要获取会话项目中的文件，请用 /file 路径 回复关于该会话的消息。",
+	FileRefused:       func(reason string) string { return "⚠️ /file 未发送：" + reason },
+	FileOutsideReason: "该路径指向会话项目之外。",
+	FileMissingReason: "会话项目中没有这个文件。",
+	FileKindReason:    "这不是普通文件（文件夹、设备或管道）。",
+	FileNoPath:        "请写明文件，如 /file 路径（相对于项目文件夹）。",
+	FileEmptyReason:   "该文件是空的；Telegram 不发送空文件。",
 }
 
 // rulesChinese is the texts of saved rules in Chinese.
