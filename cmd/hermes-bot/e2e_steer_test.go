@@ -80,12 +80,14 @@ func TestEndToEndSteering(t *testing.T) {
 	}
 	// Alice replies: the model receives it as a new user message.
 	model.Say("Added tests.")
-	if _, err := tg.Reply(e2eChatID, notice.ID, alice, "now add tests"); err != nil {
+	reply, err := tg.Reply(e2eChatID, notice.ID, alice, "now add tests")
+	if err != nil {
 		t.Fatal(err)
 	}
-	r.waitText(ctx, t, "the confirmation", func(m telegramtest.Message) bool {
-		return m.FromBot && strings.HasPrefix(m.PlainText, "→ sent to")
-	})
+	// Acknowledged with a 👍 on the reply, not with a message.
+	if err := tg.WaitReaction(ctx, e2eChatID, reply, "👍"); err != nil {
+		t.Fatalf("%v\nmessages:\n%s", err, r.dump())
+	}
 	waitModelSaw(ctx, t, model, "now add tests")
 
 	// 2. /new → project → text starts a session.
@@ -110,12 +112,13 @@ func TestEndToEndSteering(t *testing.T) {
 		return m.FromBot && m.ForceReply != nil && strings.Contains(m.PlainText, "first prompt")
 	})
 	model.Say("Haiku written.")
-	if _, err := tg.Reply(e2eChatID, ask.ID, alice, "write a haiku about ports"); err != nil {
+	first, err := tg.Reply(e2eChatID, ask.ID, alice, "write a haiku about ports")
+	if err != nil {
 		t.Fatal(err)
 	}
-	r.waitText(ctx, t, "the new session's confirmation", func(m telegramtest.Message) bool {
-		return m.FromBot && strings.HasPrefix(m.PlainText, "→ new session in")
-	})
+	if err := tg.WaitReaction(ctx, e2eChatID, first, "👍"); err != nil {
+		t.Fatalf("%v\nmessages:\n%s", err, r.dump())
+	}
 	waitModelSaw(ctx, t, model, "write a haiku about ports")
 
 	// 3. Stop a session waiting on a question: /stop as a reply to it.
