@@ -326,10 +326,15 @@ func (f *Frontend) fileCommand(ctx context.Context, core frontend.Core, log zero
 }
 
 // fileMessage takes a message without text: a photo or a document
-// replying to a session's message is a prompt with its caption. Anything
-// else is not for us.
+// replying to a session's message is a prompt with its caption, and one
+// with /new as its caption the first of a new session. Anything else is
+// not for us.
 func (f *Frontend) fileMessage(ctx context.Context, core frontend.Core, log zerolog.Logger, m *models.Message, received time.Time) {
 	files := filesOf(m)
+	if caption := strings.TrimSpace(m.Caption); len(files) > 0 && strings.HasPrefix(caption, "/") {
+		f.handleCommand(ctx, core, log, m, caption) // /new as a caption
+		return
+	}
 	reply := m.ReplyToMessage
 	if len(files) == 0 || reply == nil || reply.ForumTopicCreated != nil {
 		return

@@ -58,7 +58,7 @@ type steerData struct {
 
 func (a action) isSteer() bool {
 	switch a {
-	case actNew, actContinue, actStop, actStopYes, actStopNo, actQueue, actSteerNow, actSendStale:
+	case actNew, actContinue, actStop, actStopYes, actStopNo, actQueue, actSteerNow, actSendStale, actNewWith:
 		return true
 	}
 	return false
@@ -157,9 +157,17 @@ func (f *Frontend) steerCommand(ctx context.Context, core frontend.Core, log zer
 		if len(ps) == 0 {
 			return tx.NoProjects, nil
 		}
+		token, refusal := f.holdNewPrompt(log, m)
+		if refusal != "" {
+			return refusal, nil
+		}
 		var rows [][]models.InlineKeyboardButton
 		for _, p := range ps {
-			btn, err := steerButton(f.projectLabel(p), actNew, projectKey(p))
+			a, arg := actNew, projectKey(p)
+			if token != "" {
+				a, arg = actNewWith, token+"-"+arg
+			}
+			btn, err := steerButton(f.projectLabel(p), a, arg)
 			if err != nil {
 				continue
 			}
@@ -274,6 +282,8 @@ func (f *Frontend) handleSteerPress(ctx context.Context, core frontend.Core, log
 		f.handleDeliveryPress(ctx, core, log, m, d, user, answer)
 	case actSendStale:
 		f.handleStalePress(ctx, core, log, m, d, user, answer)
+	case actNewWith:
+		f.handleNewWithPress(ctx, core, log, m, d, user, answer)
 	case actNew:
 		ps, err := core.Projects(ctx)
 		if err != nil {

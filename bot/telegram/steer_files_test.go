@@ -187,3 +187,87 @@ func TestTelegramFileCommand(t *testing.T) {
 		}
 	}
 }
+
+// /new with words after it, or as a photo's caption, holds them: the tap
+// on a project (Ann's, not Eve's) starts the session with them, once, and
+// the /new message gets the 👍.
+func TestTelegramNewWithPrompt(t *testing.T) {
+	r, st, ctx := startSteerRigWith(t, withUpload(1<<20), ann.ID)
+	id, err := r.srv.SendText(chatID, ann, "/new write a haiku about ports")
+	if err != nil {
+		t.Fatal(err)
+	}
+	choose := replyTo(ctx, t, r, id)
+	if b := buttonTexts(choose); len(b) != 1 || b[0] != "demo" {
+		t.Fatalf("/new offered %q", b)
+	}
+	cb, err := r.srv.PressButtonText(chatID, choose.ID, eve, "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, err := r.srv.WaitAnswer(ctx, cb); err != nil || !strings.Contains(a.Text, "not allowed") {
+		t.Errorf("Eve's tap was told %q, %v", a.Text, err)
+	}
+	if _, err := r.srv.PressButtonText(chatID, choose.ID, ann, "demo"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.srv.WaitReaction(ctx, chatID, id, "👍"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.srv.WaitMessage(ctx, chatID, func(m telegramtest.Message) bool {
+		return m.ID == choose.ID && strings.HasPrefix(m.PlainText, "→ new session in demo") && len(m.Keyboard) == 0
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := st.calls(); len(p) != 1 || p[0] != "ses_new: write a haiku about ports" {
+		t.Errorf("prompts %q", p)
+	}
+
+	photo, err := r.srv.SendFile(chatID, ann, telegramtest.File{Photo: true, Content: tinyPNG(t), Caption: "/new what is this?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	choose = replyTo(ctx, t, r, photo)
+	if _, err := r.srv.PressButtonText(chatID, choose.ID, ann, "demo"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.srv.WaitReaction(ctx, chatID, photo, "👍"); err != nil {
+		t.Fatal(err)
+	}
+	cb, err = r.srv.PressButtonText(chatID, choose.ID, ann, "demo")
+	if err == nil {
+		if a, err := r.srv.WaitAnswer(ctx, cb); err != nil || !strings.Contains(a.Text, "sent already") {
+			t.Errorf("a second tap was told %q, %v", a.Text, err)
+		}
+	}
+	if c := st.fileCalls(); len(c) != 1 || c[0].id != "ses_new" || c[0].text != "what is this?" || len(c[0].files) != 1 || c[0].files[0].MIME != "image/png" {
+		t.Errorf("PromptFiles calls %+v, want the photo once, to the new session", c)
+	}
+}
+
+// A photo replying to /new's prompt starts the session with it.
+func TestTelegramPhotoStartsSession(t *testing.T) {
+	r, st, ctx := startSteerRigWith(t, withUpload(1<<20), ann.ID)
+	id, err := r.srv.SendText(chatID, ann, "/new")
+	if err != nil {
+		t.Fatal(err)
+	}
+	choose := replyTo(ctx, t, r, id)
+	if _, err := r.srv.PressButtonText(chatID, choose.ID, ann, "demo"); err != nil {
+		t.Fatal(err)
+	}
+	ask, err := r.srv.WaitMessage(ctx, chatID, func(m telegramtest.Message) bool { return m.ForceReply != nil && m.ReplyTo == choose.ID })
+	if err != nil {
+		t.Fatal(err)
+	}
+	photo, err := r.srv.SendFile(chatID, ann, telegramtest.File{Photo: true, Content: tinyPNG(t), Caption: "make the page look like this", ReplyTo: ask.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.srv.WaitReaction(ctx, chatID, photo, "👍"); err != nil {
+		t.Fatal(err)
+	}
+	if c := st.fileCalls(); len(c) != 1 || c[0].id != "ses_new" || c[0].text != "make the page look like this" {
+		t.Errorf("PromptFiles calls %+v", c)
+	}
+}
