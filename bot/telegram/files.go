@@ -206,6 +206,10 @@ func projectFile(dir, path string, limit int64) (string, []byte, error) {
 	if err != nil {
 		return "", nil, fmt.Errorf("project %s: %w: %w", dir, errMissing, err)
 	}
+	if root == filepath.Dir(root) {
+		// A session run at / has no project to keep a path inside.
+		return "", nil, fmt.Errorf("project %s is the root folder: %w", dir, errOutside)
+	}
 	candidate := path
 	if !filepath.IsAbs(candidate) {
 		candidate = filepath.Join(root, candidate)

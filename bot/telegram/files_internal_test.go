@@ -106,6 +106,9 @@ func TestProjectFileRefusesHostilePaths(t *testing.T) {
 	if _, _, err := projectFile(project, "notes.txt", 4); !errors.As(err, &big) || big.limit != 4 {
 		t.Errorf("a 5-byte file under a 4-byte limit: %v", err)
 	}
+	if _, _, err := projectFile("/", "etc/passwd", 1<<20); !errors.Is(err, errOutside) {
+		t.Errorf("a session at / read a file: %v", err)
+	}
 	if _, _, err := projectFile(filepath.Join(project, "gone"), "notes.txt", 1<<20); !errors.Is(err, errMissing) {
 		t.Errorf("a project folder that is gone: %v", err)
 	}
