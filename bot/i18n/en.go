@@ -292,7 +292,7 @@ var steerEnglish = Steer{
 	SteeredInto: func(t string) string { return "⚡ steered into the turn of <b>" + t + "</b>" },
 	ChoiceGone:  "This message was sent already, or forgotten: reply again",
 	StaleAsk: func(age string) string {
-		return "⏰ This message waited " + age + " while hermes-bot was away. Send it to the agent now?"
+		return "⏰ This message waited " + age + " while hermes-bot was away. Send this to the agent now?"
 	},
 	BtnSend:   "📤 Send",
 	FilesOff:  "⚠️ Not sent: files are off here (HERMES_MAX_UPLOAD=0).",

@@ -304,7 +304,7 @@ var steerChinese = Steer{
 	SteeredInto: func(t string) string { return "⚡ 已插入 <b>" + t + "</b> 的本轮" },
 	ChoiceGone:  "这条消息已发送或已被遗忘：请重新回复",
 	StaleAsk: func(age string) string {
-		return "⏰ 这条消息在 hermes-bot 离线时等待了 " + age + "。现在发送给代理吗？"
+		return "⏰ 这条消息在 hermes-bot 离线时等待了 " + age + "。现在把它发送给代理吗？"
 	},
 	BtnSend:           "📤 发送",
 	FilesOff:          "⚠️ 未发送：这里已关闭文件（HERMES_MAX_UPLOAD=0）。",

@@ -38,3 +38,11 @@ func (l leakyTelegram) GetFile(context.Context, *tgbot.GetFileParams) (*models.F
 }
 
 func (l leakyTelegram) FileDownloadLink(*models.File) string { return "" }
+
+// SetMessageReaction is counted, never gated: the Outbox passes it through.
+func (f *outboxFakeTG) SetMessageReaction(context.Context, *tgbot.SetMessageReactionParams) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.reactions++
+	return true, nil
+}

@@ -146,7 +146,7 @@ func TestTelegramStaleSteerAsksFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	ask := replyTo(ctx, t, r, old)
-	if !strings.Contains(ask.PlainText, "Send it to the agent now?") || !slices.Equal(buttonTexts(ask), []string{"📤 Send"}) {
+	if !strings.Contains(ask.PlainText, "Send this to the agent now?") || !slices.Equal(buttonTexts(ask), []string{"📤 Send"}) {
 		t.Fatalf("stale message asked %q with %q", ask.PlainText, buttonTexts(ask))
 	}
 	if !strings.Contains(ask.PlainText, "waited 20 min") {

@@ -214,7 +214,7 @@ func TestEndToEndStaleSteerAfterRestart(t *testing.T) {
 		t.Errorf("the model was told %q, want develop", res)
 	}
 	ask := r.waitText(ctx, t, "the question before sending a stale message", func(m telegramtest.Message) bool {
-		return m.FromBot && m.ReplyTo == reply && strings.Contains(m.PlainText, "Send it to the agent now?")
+		return m.FromBot && m.ReplyTo == reply && strings.Contains(m.PlainText, "Send this to the agent now?")
 	})
 	if modelSaw(model, text) {
 		t.Fatal("the stale message was sent before anyone tapped Send")
