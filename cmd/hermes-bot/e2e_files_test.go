@@ -122,3 +122,34 @@ func TestEndToEndFiles(t *testing.T) {
 		}
 	}
 }
+
+// A photo for a model whose configuration declares no image input is
+// refused, saying so, and nothing reaches the model: opencode would hand
+// it an error text in the image's place.
+func TestEndToEndImageForTextModel(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	r := newRig(t, opencodetest.OpencodeOptions{}, "HERMES_NOTIFY=idle")
+	model, oc, tg := r.model, r.oc, r.tg
+	startBot(t, r.env)
+	model.Say("Created hello.txt.")
+	r.prompt(ctx, t, oc.Dir, "create hello.txt")
+	notice := r.waitText(ctx, t, "the finished notice", func(m telegramtest.Message) bool {
+		return m.FromBot && strings.Contains(m.PlainText, "Created hello.txt.") && strings.Contains(m.PlainText, "Reply to this message")
+	})
+	var pic bytes.Buffer
+	if err := png.Encode(&pic, image.NewRGBA(image.Rect(0, 0, 2, 2))); err != nil {
+		t.Fatal(err)
+	}
+	photo, err := tg.SendFile(e2eChatID, alice, telegramtest.File{Photo: true, Content: pic.Bytes(), Caption: "look at this screenshot", ReplyTo: notice.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refusal := r.waitText(ctx, t, "the refusal", func(m telegramtest.Message) bool { return m.FromBot && m.ReplyTo == photo })
+	if !strings.Contains(refusal.PlainText, "this model does not take images") {
+		t.Errorf("refusal %q", refusal.PlainText)
+	}
+	if modelSaw(model, "look at this screenshot") {
+		t.Error("the prompt reached the model")
+	}
+}
