@@ -293,8 +293,7 @@ func (f *Frontend) fileCommand(ctx context.Context, core frontend.Core, log zero
 		reply(tx.FilesOff)
 		return
 	}
-	_, path, _ := strings.Cut(strings.TrimSpace(text), " ")
-	path = strings.TrimSpace(path)
+	path := commandArgs(text)
 	log = log.With().Str("user", userOf(m.From).DisplayName()).Str("directory", ref.Directory).Str("path", path).Logger()
 	rel, data, err := projectFile(ref.Directory, path, min(f.cfg.MaxUpload, maxSendFile))
 	if err != nil {

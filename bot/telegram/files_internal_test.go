@@ -160,3 +160,17 @@ func TestDownloadNeverShowsTheToken(t *testing.T) {
 		t.Errorf("a 404: %v", err)
 	}
 }
+
+func TestCommandArgs(t *testing.T) {
+	for in, want := range map[string]string{
+		"/file":                "",
+		"/file  src/main.go ":  "src/main.go",
+		"/file@bot a b.txt":    "a b.txt",
+		"/new\nwrite a haiku":  "write a haiku",
+		"  /new\twith a tab  ": "with a tab",
+	} {
+		if got := commandArgs(in); got != want {
+			t.Errorf("commandArgs(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

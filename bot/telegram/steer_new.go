@@ -28,8 +28,7 @@ func (f *Frontend) holdNewPrompt(log zerolog.Logger, m *models.Message) (token, 
 	if text == "" {
 		text = m.Caption
 	}
-	_, args, _ := strings.Cut(strings.TrimSpace(text), " ")
-	args = strings.TrimSpace(args)
+	args := commandArgs(text)
 	files := filesOf(m)
 	if args == "" && len(files) == 0 {
 		return "", ""
@@ -80,4 +79,14 @@ func (f *Frontend) handleNewWithPress(ctx context.Context, core frontend.Core, l
 		f.react(ctx, log, p.msg, "")
 	}
 	f.showOutcome(ctx, core, log, m, p, res, err, frontend.DeliverQueue)
+}
+
+// commandArgs is what follows a command's first word, trimmed.
+func commandArgs(text string) string {
+	text = strings.TrimSpace(text)
+	i := strings.IndexAny(text, " \t\n")
+	if i < 0 {
+		return ""
+	}
+	return strings.TrimSpace(text[i:])
 }
