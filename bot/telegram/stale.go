@@ -21,19 +21,19 @@ import (
 const actSendStale action = "ssend"
 
 // stale reports whether m is older than Config.StaleSteer by Telegram's
-// date and the front-end's clock.
+// date and the front-end's clock; a message of no date may be any age.
 func (f *Frontend) stale(m *models.Message) bool {
-	if f.cfg.StaleSteer <= 0 || m.Date == 0 {
+	if f.cfg.StaleSteer <= 0 {
 		return false
 	}
-	return f.now().Sub(time.Unix(int64(m.Date), 0)) > f.cfg.StaleSteer
+	return m.Date <= 0 || f.now().Sub(time.Unix(int64(m.Date), 0)) > f.cfg.StaleSteer
 }
 
 // askStale holds sm and asks, replying to m, whether to send it now.
 func (f *Frontend) askStale(ctx context.Context, log zerolog.Logger, m *models.Message, sm heldPrompt) {
 	tx := f.text.Steer
 	sm.at = f.now()
-	age := sm.at.Sub(time.Unix(int64(m.Date), 0))
+	age := sm.at.Sub(time.Unix(int64(max(m.Date, 0)), 0))
 	token := f.held.put(sm)
 	send, err := steerButton(tx.BtnSend, actSendStale, token)
 	if err == nil {
