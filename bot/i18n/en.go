@@ -149,11 +149,13 @@ var English = Text{
 		"/rules: the rules Always allow saved for projects on OpenCode 2, and 🗑 Revoke\n" +
 		"/help: this message\n\n" +
 		"<b>Steering</b> (people on the allow-list only)\n" +
-		"Reply to a message about a session (a finished notice, an answered request) to send it your next prompt. " +
+		"Reply to a message about a session (a finished notice, an answered request) to send it your next prompt, " +
+		"with a photo or a text file if you like; 👀 means taken, 👍 that opencode accepted it. " +
 		"On OpenCode 2, while it is working, you choose: after its turn, or ⚡ steer the turn now.\n" +
-		"/new: start a session in a project\n" +
+		"/new: start a session in a project (/new PROMPT starts it with that)\n" +
 		"/sessions: recent sessions, their state, and ⏹ Stop\n" +
-		"/stop: reply it to a session's message to stop that session",
+		"/stop: reply it to a session's message to stop that session\n" +
+		"/file PATH: reply it to a session's message to get that file of its project",
 	NothingPending:  "✨ Nothing is waiting for you.",
 	StoreUnreadable: "⚠️ Could not read the stored requests; see the log.",
 	WaitingN:        func(n int) string { return fmt.Sprintf("📋 <b>Waiting for you: %d</b>", n) },
