@@ -45,6 +45,9 @@ type Config struct {
 	TopicPerProject bool // one forum topic per project directory
 
 	Lang string // language of every text the bot writes: "en" or "zh"
+
+	StaleSteer time.Duration // a steering message older than this asks first; 0: never
+	MaxUpload  int64         // bytes of files per prompt or /file; 0: no files
 }
 
 // Notification kinds HERMES_NOTIFY accepts.
@@ -246,7 +249,46 @@ func Settings() []Setting {
 				}
 				return fmt.Errorf("want one of %s", strings.Join(i18n.Languages(), ", "))
 			}},
+		{Env: "HERMES_STALE_STEER", Flag: "stale-steer", Default: "5m",
+			Usage: "a steering message older than this (Telegram kept it while hermes-bot was down) is sent only after a tap; 0: always sent",
+			set: func(c *Config, v string) (err error) {
+				c.StaleSteer, err = time.ParseDuration(strings.TrimSpace(v))
+				if err != nil || c.StaleSteer < 0 || c.StaleSteer > 0 && c.StaleSteer < time.Second {
+					return fmt.Errorf("want 0 or a duration of at least 1s, such as 5m")
+				}
+				return nil
+			}},
+		{Env: "HERMES_MAX_UPLOAD", Flag: "max-upload", Default: strconv.Itoa(DefaultMaxUpload>>20) + "MB",
+			Usage: "most bytes of files sent to the agent with one prompt, or sent by /file (such as 10MB, 512KB); 0: no files",
+			set: func(c *Config, v string) (err error) {
+				c.MaxUpload, err = parseSize(v)
+				return err
+			}},
 	}
+}
+
+// DefaultMaxUpload is HERMES_MAX_UPLOAD's default, opencode's own cap
+// (opencode.DefaultMaxUpload).
+const DefaultMaxUpload = 10 << 20
+
+// parseSize reads a size in bytes, KB or MB (of 1024).
+func parseSize(v string) (int64, error) {
+	v = strings.ToUpper(strings.TrimSpace(v))
+	unit := int64(1)
+	for _, u := range []struct {
+		suffix string
+		n      int64
+	}{{"MB", 1 << 20}, {"KB", 1 << 10}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}} {
+		if strings.HasSuffix(v, u.suffix) {
+			v, unit = strings.TrimSpace(strings.TrimSuffix(v, u.suffix)), u.n
+			break
+		}
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 || n > 1<<40/unit {
+		return 0, fmt.Errorf("want a size such as 10MB, 512KB or 1048576 (bytes); 0: no files")
+	}
+	return n * unit, nil
 }
 
 // languageNames lists each language's code with its own name ("en:
@@ -397,6 +439,8 @@ func (c *Config) String() string {
 		"HERMES_HTTP_ADDR=" + c.HTTPAddr,
 		"HERMES_TOPIC_PER_PROJECT=" + strconv.FormatBool(c.TopicPerProject),
 		"HERMES_LANG=" + c.Lang,
+		"HERMES_STALE_STEER=" + c.StaleSteer.String(),
+		"HERMES_MAX_UPLOAD=" + strconv.FormatInt(c.MaxUpload, 10),
 	}
 	lines = append(lines, c.opencodeLines()...)
 	sort.Strings(lines)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hermes-bot/hermes-bot/config"
+	"github.com/hermes-bot/hermes-bot/opencode"
 )
 
 const token = "123456:AAsecret-token-value"
@@ -38,7 +39,7 @@ func TestLoadDefaults(t *testing.T) {
 		Servers:        []config.Server{{URL: "http://127.0.0.1:4096", Username: "opencode", Auto: true}},
 		DBPath:         "/home/u/.local/state/hermes-bot/pending.db",
 		QuestionTTL:    30 * time.Minute, TelegramRate: 20, LogLevel: "info",
-		AutoApprove: "off", Lang: "en",
+		AutoApprove: "off", Lang: "en", StaleSteer: 5 * time.Minute, MaxUpload: 10 << 20,
 	}
 	if c.String() != want.String() || c.BotToken != token {
 		t.Fatalf("got\n%s\nwant\n%s", c, &want)
@@ -129,6 +130,11 @@ func TestValidationErrors(t *testing.T) {
 		{"negative thread id", "TELEGRAM_THREAD_ID", "-4", "TELEGRAM_THREAD_ID", config.ErrInvalid},
 		{"bad topic per project", "HERMES_TOPIC_PER_PROJECT", "yes please", "HERMES_TOPIC_PER_PROJECT", config.ErrInvalid},
 		{"bad lang", "HERMES_LANG", "fr", "HERMES_LANG", config.ErrInvalid},
+		{"bad stale steer", "HERMES_STALE_STEER", "soon", "HERMES_STALE_STEER", config.ErrInvalid},
+		{"negative stale steer", "HERMES_STALE_STEER", "-5m", "HERMES_STALE_STEER", config.ErrInvalid},
+		{"tiny stale steer", "HERMES_STALE_STEER", "10ms", "HERMES_STALE_STEER", config.ErrInvalid},
+		{"bad max upload", "HERMES_MAX_UPLOAD", "ten megs", "HERMES_MAX_UPLOAD", config.ErrInvalid},
+		{"negative max upload", "HERMES_MAX_UPLOAD", "-1", "HERMES_MAX_UPLOAD", config.ErrInvalid},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -354,5 +360,37 @@ func TestValidationErrorFrom(t *testing.T) {
 				t.Fatalf("err = %v (%+v), want %s from %q", err, ve, tc.wantVar, tc.want)
 			}
 		})
+	}
+}
+
+// HERMES_STALE_STEER and HERMES_MAX_UPLOAD take their zero (off) and sizes in
+// bytes, KB and MB.
+func TestLoadSteeringFileSettings(t *testing.T) {
+	for _, tc := range []struct {
+		stale, upload string
+		wantStale     time.Duration
+		wantUpload    int64
+	}{
+		{"0", "0", 0, 0},
+		{"90s", "512KB", 90 * time.Second, 512 << 10},
+		{"1h", "20mb", time.Hour, 20 << 20},
+		{"5m", "1048577", 5 * time.Minute, 1<<20 + 1},
+	} {
+		e := minimal()
+		e["HERMES_STALE_STEER"], e["HERMES_MAX_UPLOAD"] = tc.stale, tc.upload
+		c, err := config.Load(config.Sources{Getenv: env(e)})
+		if err != nil {
+			t.Fatalf("%s, %s: %v", tc.stale, tc.upload, err)
+		}
+		if c.StaleSteer != tc.wantStale || c.MaxUpload != tc.wantUpload {
+			t.Errorf("%s, %s: got %s and %d bytes, want %s and %d", tc.stale, tc.upload, c.StaleSteer, c.MaxUpload, tc.wantStale, tc.wantUpload)
+		}
+	}
+}
+
+// HERMES_MAX_UPLOAD's default is opencode's own cap on one prompt's files.
+func TestMaxUploadDefaultIsOpencodes(t *testing.T) {
+	if config.DefaultMaxUpload != opencode.DefaultMaxUpload {
+		t.Errorf("config.DefaultMaxUpload = %d, opencode.DefaultMaxUpload = %d", config.DefaultMaxUpload, opencode.DefaultMaxUpload)
 	}
 }

@@ -274,6 +274,8 @@ func (d *daemon) wire(ctx context.Context, botID int64, botName string) error {
 		Version:         d.opts.Version,
 		StartedAt:       d.started,
 		Later:           d.out,
+		StaleSteer:      cfg.StaleSteer,
+		MaxUpload:       cfg.MaxUpload,
 		OnChatMigrated: func(oldID, newID int64) {
 			d.out.FollowMigration(oldID, newID)
 			d.migrated(ctx, oldID, newID)

@@ -25,7 +25,26 @@ var (
 	ErrUnreachable = errors.New("opencode is unreachable")
 	// ErrNoSteering: the life cycle has no opencode it can steer.
 	ErrNoSteering = errors.New("steering is not available")
+	// ErrFileRefused: a file cannot go to the agent (its kind or size);
+	// the error says why.
+	ErrFileRefused = errors.New("file refused")
+	// ErrNoImages: the session's model does not take images.
+	ErrNoImages = errors.New("the model does not take images")
 )
+
+// File is a file a person sent with a prompt.
+type File struct {
+	Name string
+	Data []byte
+}
+
+// FilePrompt is a prompt with files; the files together may not pass
+// MaxBytes (opencode's default when 0).
+type FilePrompt struct {
+	Text     string
+	Files    []File
+	MaxBytes int64
+}
 
 // SessionState is what a session is doing, as /sessions shows it.
 type SessionState int
@@ -108,6 +127,12 @@ type Steerer interface {
 	// StartSession starts a session in project p (its server and
 	// directory; no ID) whose first prompt is text.
 	StartSession(ctx context.Context, log zerolog.Logger, p pending.SessionRef, text string, user User) (Steered, error)
+	// PromptFiles sends p to session ref, or starts a session in
+	// ref.Directory when ref has no ID, always queued: only text can steer
+	// a running turn. An image for a model that takes none is refused
+	// whole (ErrNoImages), a file of a kind or size opencode does not take
+	// too (ErrFileRefused).
+	PromptFiles(ctx context.Context, log zerolog.Logger, ref pending.SessionRef, p FilePrompt, user User) (Steered, error)
 	// Projects lists the projects opencode knows.
 	Projects(ctx context.Context) ([]Project, error)
 	// Sessions lists the recent top-level sessions of every project,

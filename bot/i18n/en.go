@@ -149,11 +149,13 @@ var English = Text{
 		"/rules: the rules Always allow saved for projects on OpenCode 2, and 🗑 Revoke\n" +
 		"/help: this message\n\n" +
 		"<b>Steering</b> (people on the allow-list only)\n" +
-		"Reply to a message about a session (a finished notice, an answered request) to send it your next prompt. " +
+		"Reply to a message about a session (a finished notice, an answered request) to send it your next prompt, " +
+		"with a photo or a text file if you like; 👀 means taken, 👍 that opencode accepted it. " +
 		"On OpenCode 2, while it is working, you choose: after its turn, or ⚡ steer the turn now.\n" +
-		"/new: start a session in a project\n" +
+		"/new: start a session in a project (/new PROMPT starts it with that)\n" +
 		"/sessions: recent sessions, their state, and ⏹ Stop\n" +
-		"/stop: reply it to a session's message to stop that session",
+		"/stop: reply it to a session's message to stop that session\n" +
+		"/file PATH: reply it to a session's message to get that file of its project",
 	NothingPending:  "✨ Nothing is waiting for you.",
 	StoreUnreadable: "⚠️ Could not read the stored requests; see the log.",
 	WaitingN:        func(n int) string { return fmt.Sprintf("📋 <b>Waiting for you: %d</b>", n) },
@@ -291,6 +293,25 @@ var steerEnglish = Steer{
 	Queued:      func(t string) string { return "→ queued for <b>" + t + "</b>, after its turn" },
 	SteeredInto: func(t string) string { return "⚡ steered into the turn of <b>" + t + "</b>" },
 	ChoiceGone:  "This message was sent already, or forgotten: reply again",
+	StaleAsk: func(age string) string {
+		return "⏰ This message waited " + age + " while hermes-bot was away. Send this to the agent now?"
+	},
+	BtnSend:   "📤 Send",
+	FilesOff:  "⚠️ Not sent: files are off here (HERMES_MAX_UPLOAD=0).",
+	FileKind:  "⚠️ Not sent: only images (PNG, JPEG, GIF, WebP) and UTF-8 text files can go to the agent.",
+	NoImages:  "⚠️ Not sent: this model does not take images. Send the text alone, or pick a model that reads images in opencode.",
+	FileFetch: "⚠️ Not sent: the file could not be fetched from Telegram; send it again.",
+	FileTooBig: func(limit string) string {
+		return "⚠️ Not sent: the files are larger than the " + limit + " allowed."
+	},
+	CmdFile:           "Reply /file PATH to a session's message to get that file of its project",
+	FileHow:           "To get a file of a session's project, reply /file PATH to a message about the session.",
+	FileRefused:       func(reason string) string { return "⚠️ /file: " + reason },
+	FileOutsideReason: "that path leads outside the session's project.",
+	FileMissingReason: "no such file in the session's project.",
+	FileKindReason:    "that is no regular file (a folder, a device or a pipe).",
+	FileNoPath:        "name a file, as /file PATH, relative to the project's folder.",
+	FileEmptyReason:   "that file is empty; Telegram sends no empty files.",
 }
 
 // rulesEnglish is the texts of saved rules in English.

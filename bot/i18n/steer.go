@@ -58,4 +58,17 @@ type Steer struct {
 	// ChoiceGone is the toast of either button once the text was sent,
 	// or forgotten (a restart, an hour gone).
 	ChoiceGone string
+	// StaleAsk asks before sending a steering message that waited age
+	// while hermes-bot was away (HTML); BtnSend sends it.
+	StaleAsk func(age string) string
+	BtnSend  string
+	// Why a message with files was not sent (HTML where it has arguments).
+	FilesOff, FileKind, NoImages, FileFetch string
+	FileTooBig                              func(limit string) string
+	// CmdFile describes /file; FileHow explains it; FileRefused says why
+	// a /file did not send, reason being one of File*Reason.
+	CmdFile, FileHow                                                 string
+	FileRefused                                                      func(reason string) string
+	FileOutsideReason, FileMissingReason, FileKindReason, FileNoPath string
+	FileEmptyReason                                                  string
 }

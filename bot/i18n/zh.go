@@ -146,11 +146,13 @@ var Chinese = Text{
 		"/rules：在 OpenCode 2 上“始终允许”为项目保存的规则，以及 🗑 撤销\n" +
 		"/help：本帮助\n\n" +
 		"<b>远程操控</b>（仅限允许名单中的人）\n" +
-		"回复关于某个会话的消息（完成通知、已回答的请求）即可把下一条指令发给它。" +
+		"回复关于某个会话的消息（完成通知、已回答的请求）即可把下一条指令发给它，也可以附上图片或文本文件；" +
+		"👀 表示已收到，👍 表示 opencode 已接受。" +
 		"在 OpenCode 2 上，会话正在工作时可以选择：等本轮结束后发送，或 ⚡ 立即插入本轮。\n" +
-		"/new：在某个项目中开始会话\n" +
+		"/new：在某个项目中开始会话（/new 指令 直接以该指令开始）\n" +
 		"/sessions：最近的会话、状态和 ⏹ 停止\n" +
-		"/stop：用它回复某个会话的消息以停止该会话",
+		"/stop：用它回复某个会话的消息以停止该会话\n" +
+		"/file 路径：用它回复某个会话的消息，获取其项目中的该文件",
 	NothingPending:  "✨ 没有等待你回答的请求。",
 	StoreUnreadable: "⚠️ 无法读取已保存的请求，请查看日志。",
 	WaitingN:        func(n int) string { return fmt.Sprintf("📋 <b>等待你回答：%d</b>", n) },
@@ -303,6 +305,23 @@ var steerChinese = Steer{
 	Queued:      func(t string) string { return "→ 已排队，<b>" + t + "</b> 本轮结束后处理" },
 	SteeredInto: func(t string) string { return "⚡ 已插入 <b>" + t + "</b> 的本轮" },
 	ChoiceGone:  "这条消息已发送或已被遗忘：请重新回复",
+	StaleAsk: func(age string) string {
+		return "⏰ 这条消息在 hermes-bot 离线时等待了 " + age + "。现在把它发送给代理吗？"
+	},
+	BtnSend:           "📤 发送",
+	FilesOff:          "⚠️ 未发送：这里已关闭文件（HERMES_MAX_UPLOAD=0）。",
+	FileKind:          "⚠️ 未发送：只有图片（PNG、JPEG、GIF、WebP）和 UTF-8 文本文件可以发给代理。",
+	NoImages:          "⚠️ 未发送：该模型不接受图片。请只发送文字，或在 opencode 中选择能读图片的模型。",
+	FileFetch:         "⚠️ 未发送：无法从 Telegram 取得该文件，请重新发送。",
+	FileTooBig:        func(limit string) string { return "⚠️ 未发送：文件超过允许的 " + limit + "。" },
+	CmdFile:           "用 /file 路径 回复会话的消息，获取其项目中的该文件",
+	FileHow:           "要获取会话项目中的文件，请用 /file 路径 回复关于该会话的消息。",
+	FileRefused:       func(reason string) string { return "⚠️ /file 未发送：" + reason },
+	FileOutsideReason: "该路径指向会话项目之外。",
+	FileMissingReason: "会话项目中没有这个文件。",
+	FileKindReason:    "这不是普通文件（文件夹、设备或管道）。",
+	FileNoPath:        "请写明文件，如 /file 路径（相对于项目文件夹）。",
+	FileEmptyReason:   "该文件是空的；Telegram 不发送空文件。",
 }
 
 // rulesChinese is the texts of saved rules in Chinese.

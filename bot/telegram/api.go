@@ -21,6 +21,12 @@ type Telegram interface {
 	SendDocument(ctx context.Context, p *tgbot.SendDocumentParams) (*models.Message, error)
 	// CreateForumTopic makes a project's topic (Config.TopicPerProject).
 	CreateForumTopic(ctx context.Context, p *tgbot.CreateForumTopicParams) (*models.ForumTopic, error)
+	// SetMessageReaction acknowledges a steering message (👀, 👍).
+	SetMessageReaction(ctx context.Context, p *tgbot.SetMessageReactionParams) (bool, error)
+	// GetFile and FileDownloadLink fetch a file a person sent; the link
+	// holds the bot token, so it is never logged.
+	GetFile(ctx context.Context, p *tgbot.GetFileParams) (*models.File, error)
+	FileDownloadLink(f *models.File) string
 }
 
 var _ Telegram = (*tgbot.Bot)(nil)

@@ -53,6 +53,7 @@ func Commands(lang string) []models.BotCommand {
 		{Command: cmdNew, Description: tx.Steer.CmdNew},
 		{Command: cmdSessions, Description: tx.Steer.CmdSessions},
 		{Command: cmdStop, Description: tx.Steer.CmdStop},
+		{Command: cmdFile, Description: tx.Steer.CmdFile},
 	}
 }
 
@@ -102,6 +103,10 @@ func (f *Frontend) handleCommand(ctx context.Context, core frontend.Core, log ze
 	switch name {
 	case cmdNew, cmdSessions, cmdStop:
 		reply, markup = f.steerCommand(ctx, core, log, m, name)
+	case cmdFile:
+		log.Info().Msg("command received")
+		f.fileCommand(ctx, core, log, m, text)
+		return
 	case cmdPending:
 		reply = f.renderPendingList(ctx, core)
 	case cmdStatus:

@@ -33,11 +33,17 @@ const (
 	maxHeld = 200
 )
 
-// heldPrompt is a reply waiting for its choice.
+// heldPrompt is a steering message: a reply to a session's message (with
+// no session ID: the first prompt of a session in ref.Directory), held
+// while it waits for a choice.
 type heldPrompt struct {
 	ref  pending.SessionRef
 	text string
 	at   time.Time
+	// files go with text, fetched when sent; msg is the person's message,
+	// acknowledged with reactions; replyTo the message it replied to.
+	files        []fileRef
+	msg, replyTo pending.Place
 }
 
 // heldPrompts are the replies waiting for their choice. The zero value is
@@ -85,12 +91,13 @@ func (h *heldPrompts) take(token string, now time.Time) (heldPrompt, bool) {
 	return p, ok && now.Sub(p.at) <= heldFor
 }
 
-// askDelivery holds text, which user replied with m to session res.Ref,
-// and asks how to deliver it. When the question cannot be posted the
-// text is queued, as a reply anywhere else is.
-func (f *Frontend) askDelivery(ctx context.Context, core frontend.Core, log zerolog.Logger, m *models.Message, res frontend.Steered, text string, user frontend.User) {
+// askDelivery holds sm, which user sent to session res.Ref, and asks how
+// to deliver it. When the question cannot be posted it is queued, as a
+// reply anywhere else is.
+func (f *Frontend) askDelivery(ctx context.Context, core frontend.Core, log zerolog.Logger, m *models.Message, res frontend.Steered, sm heldPrompt, user frontend.User) {
 	tx := f.text.Steer
-	token := f.held.put(heldPrompt{ref: res.Ref, text: text, at: f.now()})
+	sm.at = f.now()
+	token := f.held.put(sm)
 	queue, err1 := steerButton(tx.BtnQueue, actQueue, token)
 	steer, err2 := steerButton(tx.BtnSteerNow, actSteerNow, token)
 	var err error
@@ -104,12 +111,8 @@ func (f *Frontend) askDelivery(ctx context.Context, core frontend.Core, log zero
 	if _, ok := f.held.take(token, f.now()); !ok {
 		return // pressed meanwhile, somehow
 	}
-	res, err = core.ContinueSession(ctx, log, res.Ref, text, user, frontend.DeliverQueue)
-	line := f.steerFailure(err)
-	if err == nil {
-		line = tx.Queued(esc(res.Title, 80))
-	}
-	f.replyLine(ctx, log, m, line)
+	res, err = f.deliverSteer(ctx, core, log, sm, user, frontend.DeliverQueue)
+	f.ackSteer(ctx, core, log, m, sm, res, err)
 }
 
 // handleDeliveryPress delivers the reply a Queue or Steer-now button
@@ -127,19 +130,21 @@ func (f *Frontend) handleDeliveryPress(ctx context.Context, core frontend.Core, 
 	if d.Action == actSteerNow {
 		how = frontend.DeliverSteer
 	}
-	res, err := core.ContinueSession(ctx, log, p.ref, p.text, user, how)
-	var text string
-	switch {
-	case err != nil:
+	res, err := f.deliverSteer(ctx, core, log, p, user, how)
+	if err != nil {
 		log.Warn().Err(err).Msg("steering: the chosen delivery failed")
-		text = f.steerFailure(err)
-	case how == frontend.DeliverSteer:
-		text = tx.SteeredInto(esc(res.Title, 80))
-	default:
-		text = tx.Queued(esc(res.Title, 80))
+	}
+	f.showOutcome(ctx, core, log, m, p, res, err, how)
+}
+
+// showOutcome shows in the question m what sending p did, and marks p's
+// message 👍 when it went.
+func (f *Frontend) showOutcome(ctx context.Context, core frontend.Core, log zerolog.Logger, m *models.Message, p heldPrompt, res frontend.Steered, err error, how frontend.Delivery) {
+	if err == nil && p.msg.Message != 0 {
+		f.react(ctx, log, p.msg, reactDone)
 	}
 	at := pending.Place{Chat: m.Chat.ID, Message: m.ID, Thread: threadOf(m)}
-	if eerr := f.editMessage(ctx, at, text, nil); eerr != nil {
+	if eerr := f.editMessage(ctx, at, f.steerOutcome(p, res, err, how), nil); eerr != nil {
 		log.Warn().Err(eerr).Msg("steering: could not say how the reply was delivered")
 		return
 	}

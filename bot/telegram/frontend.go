@@ -62,6 +62,12 @@ type Config struct {
 	// that those edits keep their order with the others of their message.
 	// Nil: RefreshLater waits for its edit, within the handler timeout.
 	Later LaterEditor
+	// StaleSteer: a steering message older than this is sent only after
+	// a tap (HERMES_STALE_STEER); 0: never asks.
+	StaleSteer time.Duration
+	// MaxUpload is the most bytes of files a prompt takes, and /file
+	// sends (HERMES_MAX_UPLOAD); 0: no files either way.
+	MaxUpload int64
 }
 
 // Frontend shows requests in a Telegram group and reads what people do
@@ -95,6 +101,8 @@ type Frontend struct {
 	asking sync.RWMutex
 	// held are the replies waiting for a choice of delivery (deliver.go).
 	held heldPrompts
+	// reactFailed is set once a reaction failed, so that is logged once.
+	reactFailed atomic.Bool
 	// revokeMu serialises Revoke presses: handlers run concurrently, and
 	// one's edit, listed before another's revoke, would undo its list.
 	revokeMu sync.Mutex

@@ -159,3 +159,19 @@ func (o *Outbox) CreateForumTopic(ctx context.Context, p *tgbot.CreateForumTopic
 func (o *Outbox) AnswerCallbackQuery(ctx context.Context, p *tgbot.AnswerCallbackQueryParams) (bool, error) {
 	return o.tg.AnswerCallbackQuery(ctx, p)
 }
+
+// SetMessageReaction passes straight through: a reaction posts no message,
+// so the group's message pacing does not count it, and it is the quick
+// acknowledgement of a message that must not wait behind queued posts.
+// One handler sets a message's reactions in turn, so their order holds.
+func (o *Outbox) SetMessageReaction(ctx context.Context, p *tgbot.SetMessageReactionParams) (bool, error) {
+	return o.tg.SetMessageReaction(ctx, p)
+}
+
+// GetFile passes straight through: it posts nothing in the chat.
+func (o *Outbox) GetFile(ctx context.Context, p *tgbot.GetFileParams) (*models.File, error) {
+	return o.tg.GetFile(ctx, p)
+}
+
+// FileDownloadLink is the wrapped Telegram's.
+func (o *Outbox) FileDownloadLink(f *models.File) string { return o.tg.FileDownloadLink(f) }

@@ -44,6 +44,7 @@ type outboxFakeTG struct {
 	// announce it, then wait for hold before returning.
 	cancelled, hold chan struct{}
 	answers         int
+	reactions       int
 }
 
 func newOutboxFake() *outboxFakeTG {

@@ -114,3 +114,17 @@ func (t *redactingTelegram) CreateForumTopic(ctx context.Context, p *tgbot.Creat
 	topic, err := t.tg.CreateForumTopic(ctx, p)
 	return topic, t.r.Error(err)
 }
+
+func (t *redactingTelegram) SetMessageReaction(ctx context.Context, p *tgbot.SetMessageReactionParams) (bool, error) {
+	ok, err := t.tg.SetMessageReaction(ctx, p)
+	return ok, t.r.Error(err)
+}
+
+func (t *redactingTelegram) GetFile(ctx context.Context, p *tgbot.GetFileParams) (*models.File, error) {
+	f, err := t.tg.GetFile(ctx, p)
+	return f, t.r.Error(err)
+}
+
+// FileDownloadLink passes the link through whole: it must hold the token
+// to work. Errors of its download are redacted where it is fetched.
+func (t *redactingTelegram) FileDownloadLink(f *models.File) string { return t.tg.FileDownloadLink(f) }

@@ -70,7 +70,9 @@ func TestRedactTelegramKeepsErrorTypes(t *testing.T) {
 	_, e3 := tg.AnswerCallbackQuery(ctx, &tgbot.AnswerCallbackQueryParams{})
 	_, e4 := tg.SendDocument(ctx, &tgbot.SendDocumentParams{})
 	_, e5 := tg.CreateForumTopic(ctx, &tgbot.CreateForumTopicParams{})
-	for _, err := range []error{e1, e2, e3, e4, e5} {
+	_, e6 := tg.SetMessageReaction(ctx, &tgbot.SetMessageReactionParams{})
+	_, e7 := tg.GetFile(ctx, &tgbot.GetFileParams{})
+	for _, err := range []error{e1, e2, e3, e4, e5, e6, e7} {
 		if err == nil || strings.Contains(err.Error(), token) {
 			t.Errorf("error = %v", err)
 		}

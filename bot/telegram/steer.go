@@ -58,7 +58,7 @@ type steerData struct {
 
 func (a action) isSteer() bool {
 	switch a {
-	case actNew, actContinue, actStop, actStopYes, actStopNo, actQueue, actSteerNow:
+	case actNew, actContinue, actStop, actStopYes, actStopNo, actQueue, actSteerNow, actSendStale, actNewWith:
 		return true
 	}
 	return false
@@ -157,9 +157,17 @@ func (f *Frontend) steerCommand(ctx context.Context, core frontend.Core, log zer
 		if len(ps) == 0 {
 			return tx.NoProjects, nil
 		}
+		token, refusal := f.holdNewPrompt(log, m)
+		if refusal != "" {
+			return refusal, nil
+		}
 		var rows [][]models.InlineKeyboardButton
 		for _, p := range ps {
-			btn, err := steerButton(f.projectLabel(p), actNew, projectKey(p))
+			a, arg := actNew, projectKey(p)
+			if token != "" {
+				a, arg = actNewWith, token+"-"+arg
+			}
+			btn, err := steerButton(f.projectLabel(p), a, arg)
 			if err != nil {
 				continue
 			}
@@ -272,6 +280,10 @@ func (f *Frontend) handleSteerPress(ctx context.Context, core frontend.Core, log
 	switch d.Action {
 	case actQueue, actSteerNow:
 		f.handleDeliveryPress(ctx, core, log, m, d, user, answer)
+	case actSendStale:
+		f.handleStalePress(ctx, core, log, m, d, user, answer)
+	case actNewWith:
+		f.handleNewWithPress(ctx, core, log, m, d, user, answer)
 	case actNew:
 		ps, err := core.Projects(ctx)
 		if err != nil {
@@ -345,10 +357,16 @@ func (f *Frontend) askSteerText(ctx context.Context, core frontend.Core, log zer
 }
 
 // steerReply handles text replying to a message about a session: it goes
-// to that session (or starts one), and the person is told in one line. It
-// reports whether the text was steering; otherwise it may answer a
-// request (HandleText).
+// to that session (or starts one), acknowledged with reactions on it
+// (react.go). It reports whether the text was steering; otherwise it may
+// answer a request (HandleText).
 func (f *Frontend) steerReply(ctx context.Context, core frontend.Core, log zerolog.Logger, m *models.Message, t frontend.Text) bool {
+	return f.steerMessage(ctx, core, log, m, t, nil)
+}
+
+// steerMessage is steerReply for text with files (a photo or a document
+// with its caption).
+func (f *Frontend) steerMessage(ctx context.Context, core frontend.Core, log zerolog.Logger, m *models.Message, t frontend.Text, files []fileRef) bool {
 	if t.ReplyTo == 0 || !t.ReplyToBot {
 		return false
 	}
@@ -373,39 +391,90 @@ func (f *Frontend) steerReply(ctx context.Context, core frontend.Core, log zerol
 		}
 		return true
 	}
-	var res frontend.Steered
-	var line string
-	if ref.ID == "" {
-		res, err = core.StartSession(ctx, log, ref, t.Text, t.User)
-		if err == nil {
-			line = f.text.Steer.Started(esc(f.projectLabel(frontend.Project{Server: ref.Server, Directory: ref.Directory}), 64), esc(res.Title, 80))
-			// Later replies to the prompt go on with the new session.
-			if rerr := core.RememberMessage(pending.Place{Chat: t.At.Chat, Message: t.ReplyTo, Thread: t.At.Thread}, res.Ref); rerr != nil {
-				log.Warn().Err(rerr).Msg("steering: could not remember the new session")
-			}
-		}
-	} else {
-		res, err = core.ContinueSession(ctx, log, ref, t.Text, t.User, frontend.DeliverAsk)
-		if err == nil && res.Busy {
-			f.askDelivery(ctx, core, log, m, res, t.Text, t.User)
-			return true
-		}
-		if err == nil {
-			line = f.text.Steer.SentTo(esc(res.Title, 80))
-		}
-	}
-	if err != nil {
-		line = f.steerFailure(err)
-	}
-	if err == nil && res.Ref.ID != "" {
-		// The confirmation is a message about the session too.
-		if at := f.replyLine(ctx, log, m, line); at.Message != 0 {
-			_ = core.RememberMessage(at, res.Ref)
-		}
+	sm := heldPrompt{ref: ref, text: t.Text, files: files, msg: t.At,
+		replyTo: pending.Place{Chat: t.At.Chat, Message: t.ReplyTo, Thread: t.At.Thread}}
+	if err := f.checkSizes(files); err != nil {
+		log.Info().Err(err).Msg("steering: refusing the files of a reply")
+		f.replyLine(ctx, log, m, f.fileFailure(err))
 		return true
 	}
-	f.replyLine(ctx, log, m, line)
+	if f.stale(m) {
+		f.askStale(ctx, log, m, sm)
+		return true
+	}
+	f.react(ctx, log, sm.msg, reactTaken)
+	res, err := f.deliverSteer(ctx, core, log, sm, t.User, frontend.DeliverAsk)
+	if err == nil && res.Busy {
+		f.askDelivery(ctx, core, log, m, res, sm, t.User)
+		return true
+	}
+	f.ackSteer(ctx, core, log, m, sm, res, err)
 	return true
+}
+
+// deliverSteer sends sm as user's prompt, delivered as how says: text
+// continues or starts a session; files (fetched now) go with it, queued.
+func (f *Frontend) deliverSteer(ctx context.Context, core frontend.Core, log zerolog.Logger, sm heldPrompt, user frontend.User, how frontend.Delivery) (frontend.Steered, error) {
+	var res frontend.Steered
+	var err error
+	switch {
+	case len(sm.files) > 0:
+		var files []frontend.File
+		if files, err = f.fetchFiles(ctx, sm.files); err != nil {
+			log.Warn().Err(err).Msg("steering: could not fetch the files of a reply")
+			return frontend.Steered{}, err
+		}
+		res, err = core.PromptFiles(ctx, log, sm.ref, frontend.FilePrompt{Text: sm.text, Files: files, MaxBytes: f.cfg.MaxUpload}, user)
+	case sm.ref.ID == "":
+		res, err = core.StartSession(ctx, log, sm.ref, sm.text, user)
+	default:
+		res, err = core.ContinueSession(ctx, log, sm.ref, sm.text, user, how)
+	}
+	if err == nil && sm.ref.ID == "" && res.Ref.ID != "" && sm.replyTo.Message != 0 {
+		// Later replies to the prompt go on with the new session.
+		if rerr := core.RememberMessage(sm.replyTo, res.Ref); rerr != nil {
+			log.Warn().Err(rerr).Msg("steering: could not remember the new session")
+		}
+	}
+	return res, err
+}
+
+// ackSteer acknowledges a steering message sent or not: 👍 on it when
+// opencode took it (the old one-line reply when reactions fail), else a
+// reply saying why.
+func (f *Frontend) ackSteer(ctx context.Context, core frontend.Core, log zerolog.Logger, m *models.Message, sm heldPrompt, res frontend.Steered, err error) {
+	if err != nil {
+		f.react(ctx, log, sm.msg, "")
+		f.replyLine(ctx, log, m, f.steerOutcome(sm, res, err, frontend.DeliverAsk))
+		return
+	}
+	if f.react(ctx, log, sm.msg, reactDone) {
+		return
+	}
+	if at := f.replyLine(ctx, log, m, f.steerOutcome(sm, res, nil, frontend.DeliverAsk)); at.Message != 0 && res.Ref.ID != "" {
+		// The confirmation is a message about the session too.
+		_ = core.RememberMessage(at, res.Ref)
+	}
+}
+
+// steerOutcome says in one line what sending sm did: err's reason, or
+// where it went (how: DeliverAsk for a plain send).
+func (f *Frontend) steerOutcome(sm heldPrompt, res frontend.Steered, err error, how frontend.Delivery) string {
+	tx := f.text.Steer
+	switch {
+	case err != nil:
+		if line := f.fileFailure(err); line != "" {
+			return line
+		}
+		return f.steerFailure(err)
+	case sm.ref.ID == "":
+		return tx.Started(esc(f.projectLabel(frontend.Project{Server: sm.ref.Server, Directory: sm.ref.Directory}), 64), esc(res.Title, 80))
+	case how == frontend.DeliverSteer:
+		return tx.SteeredInto(esc(res.Title, 80))
+	case how == frontend.DeliverQueue:
+		return tx.Queued(esc(res.Title, 80))
+	}
+	return tx.SentTo(esc(res.Title, 80))
 }
 
 // replyLine answers m with one line and returns where it went.

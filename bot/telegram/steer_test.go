@@ -3,6 +3,7 @@ package telegram_test
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -30,6 +31,10 @@ type steerOpencode struct {
 	steered []string
 	saved   []opencode.SavedApproval
 	deleted []string
+	// files are PromptFiles' calls; textOnly makes the model take no
+	// images.
+	files    []fileCall
+	textOnly bool
 }
 
 func (s *steerOpencode) Generation() int {
@@ -115,6 +120,13 @@ func (s *steerOpencode) calls() (prompts, aborts []string) {
 // startSteerRig is startRig with steering wired and "finished" notices on.
 func startSteerRig(t *testing.T, allowed ...int64) (*rig, *steerOpencode, context.Context) {
 	t.Helper()
+	return startSteerRigWith(t, nil, allowed...)
+}
+
+// startSteerRigWith is startSteerRig with the front-end's Config changed
+// by tweak, if not nil.
+func startSteerRigWith(t *testing.T, tweak func(*telegram.Config), allowed ...int64) (*rig, *steerOpencode, context.Context) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
 	srv := telegramtest.NewServer(token)
@@ -132,8 +144,11 @@ func startSteerRig(t *testing.T, allowed ...int64) (*rig, *steerOpencode, contex
 	log := zerolog.New(logs)
 	st := &steerOpencode{}
 	oc := &recordingOpencode{changed: make(chan struct{}, 1), steer: st}
-	fe := telegram.New(telegram.Config{ChatID: chatID, AllowedUserIDs: allowed, BotID: tb.ID(), BotUsername: srv.BotUser().Username},
-		telegram.RedactTelegram(tb, telegram.NewRedactor(token)), store, log)
+	fc := telegram.Config{ChatID: chatID, AllowedUserIDs: allowed, BotID: tb.ID(), BotUsername: srv.BotUser().Username}
+	if tweak != nil {
+		tweak(&fc)
+	}
+	fe := telegram.New(fc, telegram.RedactTelegram(tb, telegram.NewRedactor(token)), store, log)
 	br := bot.NewBridge(bot.Config{Notify: bot.NotifyOptions{Idle: true}, Servers: map[string]bot.Opencode{"": oc}}, store, fe, log)
 	tb.RegisterHandlerMatchFunc(func(*models.Update) bool { return true }, fe.Handler(br), fe.Middlewares()...)
 	polling, stop := context.WithCancel(ctx)
@@ -197,8 +212,8 @@ func TestTelegramSteeringOffWithoutAllowList(t *testing.T) {
 	}
 }
 
-// A reply to a notice continues its session, confirmed in one line; an
-// outsider's reply does nothing.
+// A reply to a notice continues its session, acknowledged with 👀 then 👍
+// on the reply itself and no message; an outsider's reply does nothing.
 func TestTelegramReplyToNoticeContinues(t *testing.T) {
 	r, st, ctx := startSteerRig(t, ann.ID)
 	notice := r.idle(ctx, t)
@@ -212,12 +227,17 @@ func TestTelegramReplyToNoticeContinues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reply, err := r.srv.WaitMessage(ctx, chatID, func(m telegramtest.Message) bool { return m.ReplyTo == id })
-	if err != nil {
+	if err := r.srv.WaitReaction(ctx, chatID, id, "👍"); err != nil {
 		t.Fatal(err)
 	}
-	if reply.PlainText != "→ sent to Plan & ship" {
-		t.Errorf("confirmation %q", reply.PlainText)
+	if got := reactionsOn(t, r.srv, id); !slices.Equal(got, []string{"👀", "👍"}) {
+		t.Errorf("reactions on the reply = %q, want 👀 then 👍", got)
+	}
+	// The 👍 is the acknowledgement: no reply follows it.
+	for _, m := range r.srv.Messages(chatID) {
+		if m.ReplyTo == id {
+			t.Errorf("the reply was answered with a message: %q", m.PlainText)
+		}
 	}
 	if p, _ := st.calls(); len(p) != 1 || p[0] != "ses_parent: now write the changelog" {
 		t.Errorf("prompts %q, want only Ann's", p)

@@ -146,6 +146,7 @@ func (f *Frontend) handleMessage(ctx context.Context, core frontend.Core, m *mod
 	}
 	text := strings.TrimSpace(m.Text)
 	if text == "" {
+		f.fileMessage(ctx, core, log, m, received)
 		return
 	}
 	if strings.HasPrefix(text, "/") {

@@ -488,7 +488,7 @@ func TestE2EOpencode2Steering(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.tg.WaitMessage(ctx, e2eChatID, func(x telegramtest.Message) bool { return x.FromBot && x.ReplyTo == id }); err != nil {
+	if err := r.tg.WaitReaction(ctx, e2eChatID, id, "👍"); err != nil {
 		t.Fatalf("the reply was not acknowledged: %v", err)
 	}
 	ps := r.oc.Prompts()

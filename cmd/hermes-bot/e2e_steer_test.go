@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -80,12 +81,14 @@ func TestEndToEndSteering(t *testing.T) {
 	}
 	// Alice replies: the model receives it as a new user message.
 	model.Say("Added tests.")
-	if _, err := tg.Reply(e2eChatID, notice.ID, alice, "now add tests"); err != nil {
+	reply, err := tg.Reply(e2eChatID, notice.ID, alice, "now add tests")
+	if err != nil {
 		t.Fatal(err)
 	}
-	r.waitText(ctx, t, "the confirmation", func(m telegramtest.Message) bool {
-		return m.FromBot && strings.HasPrefix(m.PlainText, "→ sent to")
-	})
+	// Acknowledged with a 👍 on the reply, not with a message.
+	if err := tg.WaitReaction(ctx, e2eChatID, reply, "👍"); err != nil {
+		t.Fatalf("%v\nmessages:\n%s", err, r.dump())
+	}
 	waitModelSaw(ctx, t, model, "now add tests")
 
 	// 2. /new → project → text starts a session.
@@ -110,12 +113,13 @@ func TestEndToEndSteering(t *testing.T) {
 		return m.FromBot && m.ForceReply != nil && strings.Contains(m.PlainText, "first prompt")
 	})
 	model.Say("Haiku written.")
-	if _, err := tg.Reply(e2eChatID, ask.ID, alice, "write a haiku about ports"); err != nil {
+	first, err := tg.Reply(e2eChatID, ask.ID, alice, "write a haiku about ports")
+	if err != nil {
 		t.Fatal(err)
 	}
-	r.waitText(ctx, t, "the new session's confirmation", func(m telegramtest.Message) bool {
-		return m.FromBot && strings.HasPrefix(m.PlainText, "→ new session in")
-	})
+	if err := tg.WaitReaction(ctx, e2eChatID, first, "👍"); err != nil {
+		t.Fatalf("%v\nmessages:\n%s", err, r.dump())
+	}
 	waitModelSaw(ctx, t, model, "write a haiku about ports")
 
 	// 3. Stop a session waiting on a question: /stop as a reply to it.
@@ -162,4 +166,64 @@ func TestEndToEndSteering(t *testing.T) {
 		t.Errorf("steering actions not logged with the user")
 	}
 	r.finish(t, bot)
+}
+
+// While hermes-bot is down Alice taps an answer on a waiting question and
+// replies to a notice. Back up, the tap is taken, but the reply, older
+// than HERMES_STALE_STEER, waits for a tap on Send; then it goes, once.
+func TestEndToEndStaleSteerAfterRestart(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	r := newRig(t, opencodetest.OpencodeOptions{}, "HERMES_NOTIFY=idle", "HERMES_STALE_STEER=1s")
+	model, oc, tg := r.model, r.oc, r.tg
+	first := startBot(t, r.env)
+
+	model.Say("Created hello.txt.")
+	r.prompt(ctx, t, oc.Dir, "create hello.txt")
+	notice := r.waitText(ctx, t, "the finished notice", func(m telegramtest.Message) bool {
+		return m.FromBot && strings.Contains(m.PlainText, "Created hello.txt.") && strings.Contains(m.PlainText, "Reply to this message")
+	})
+	const q = "Which branch should I deploy?"
+	call := model.AskQuestion(opencodetest.QuestionArg{Question: q, Header: "Branch",
+		Options: []opencodetest.OptionArg{{Label: "main", Description: "stable"}, {Label: "develop", Description: "latest"}}})
+	r.prompt(ctx, t, oc.Dir, "deploy")
+	question := r.waitPosted(ctx, t, "the question", q)
+	first.waitLog(ctx, t, 1, fmt.Sprintf(`"messageID":%d`, question.ID), "posted")
+	if err := first.stop(t); err != nil {
+		t.Fatalf("hermes-bot exited with %v after SIGTERM, want 0", err)
+	}
+
+	// Telegram keeps both while no bot polls.
+	r.press(t, question, "develop")
+	const text = "written while you were away"
+	reply, err := tg.Reply(e2eChatID, notice.ID, alice, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := tg.Message(e2eChatID, reply)
+	for time.Since(m.Date) <= 2*time.Second { // Telegram's dates are in whole seconds
+		select {
+		case <-ctx.Done():
+			t.Fatal(ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+
+	second := startBot(t, r.env)
+	if res := r.toolResult(ctx, t, "a tap made while hermes-bot was down", call); !strings.Contains(res, "develop") {
+		t.Errorf("the model was told %q, want develop", res)
+	}
+	ask := r.waitText(ctx, t, "the question before sending a stale message", func(m telegramtest.Message) bool {
+		return m.FromBot && m.ReplyTo == reply && strings.Contains(m.PlainText, "Send this to the agent now?")
+	})
+	if modelSaw(model, text) {
+		t.Fatal("the stale message was sent before anyone tapped Send")
+	}
+	model.Say("Back on it.")
+	r.press(t, ask, "📤 Send")
+	if err := tg.WaitReaction(ctx, e2eChatID, reply, "👍"); err != nil {
+		t.Fatalf("%v\nmessages:\n%s", err, r.dump())
+	}
+	waitModelSaw(ctx, t, model, text)
+	r.finish(t, second)
 }
