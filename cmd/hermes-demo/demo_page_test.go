@@ -29,8 +29,10 @@ type pageMessage struct {
 	fromBot bool
 	text    string // what a person reads
 	html    string // the rendered message body, as served
-	buttons []pageForm
-	reply   *pageForm // the reply box under a force_reply prompt
+	// reaction is the bot's reaction shown under the message.
+	reaction string
+	buttons  []pageForm
+	reply    *pageForm // the reply box under a force_reply prompt
 }
 
 type demoPage struct {
@@ -170,6 +172,8 @@ func parseMessage(n *html.Node) (pageMessage, error) {
 				_ = html.Render(&b, ch)
 			}
 			m.html = b.String()
+		case d.Data == "div" && hasClass(d, "reaction"):
+			m.reaction = textOf(d)
 		case d.Data == "form" && attr(d, "action") == "press":
 			m.buttons = append(m.buttons, parseForm(d))
 		case d.Data == "form" && hasClass(d, "force"):

@@ -72,6 +72,22 @@ func waitBot(t *testing.T, d *demo, what string, pred func(telegramtest.Message)
 	return m
 }
 
+// waitReaction waits until the bot's reaction on the person's message
+// text is emoji.
+func waitReaction(ctx context.Context, t *testing.T, d *demo, text, emoji string) {
+	t.Helper()
+	if err := d.tg.Wait(ctx, func() bool {
+		for _, m := range d.tg.History(demoChatID) {
+			if !m.FromBot && m.Text == text && strings.Join(m.Reaction, "") == emoji {
+				return true
+			}
+		}
+		return false
+	}); err != nil {
+		t.Fatalf("the bot never reacted %s on %q: %v", emoji, text, err)
+	}
+}
+
 // waitReplies waits until the fake opencode received n answers.
 func waitReplies(t *testing.T, d *demo, n int) []opencodetest.Reply {
 	t.Helper()
@@ -242,7 +258,16 @@ func TestDemoSteering(t *testing.T) {
 	if err != nil || ps[0].SessionID != demoSession().ID || ps[0].Text != "use WAL mode" {
 		t.Fatalf("opencode received %+v, %v; want the reply as a prompt to %s", ps, err, demoSession().ID)
 	}
-	waitBot(t, d, "the confirmation", func(m telegramtest.Message) bool { return strings.HasPrefix(m.PlainText, "→ sent to") })
+	// Taken and accepted: the bot reacts 👍 on the reply, and the page shows it.
+	waitReaction(ctx, t, d, "use WAL mode", "👍")
+	page = c.get(page.url.String())
+	shown := false
+	for _, m := range page.messages {
+		shown = shown || (!m.fromBot && m.text == "use WAL mode" && m.reaction == "👍")
+	}
+	if !shown {
+		t.Error("the page does not show the bot's 👍 under the reply")
+	}
 
 	compose.fields.Set("reply_to", "0")
 	page = c.submit(page, compose, "/sessions")
@@ -263,7 +288,7 @@ func TestDemoSteering(t *testing.T) {
 	if err != nil || ps[1].SessionID == demoSession().ID || ps[1].Text != "write the README" {
 		t.Fatalf("opencode received %+v, %v; want a prompt to a new session", ps, err)
 	}
-	waitBot(t, d, "the new session's confirmation", func(m telegramtest.Message) bool { return strings.HasPrefix(m.PlainText, "→ new session in") })
+	waitReaction(ctx, t, d, "write the README", "👍")
 	// The new session waits for nothing, so its finished turn is noticed.
 	waitBot(t, d, "the finished notice", func(m telegramtest.Message) bool { return strings.Contains(m.PlainText, "Reply to this message") })
 	page = c.get(page.url.String())

@@ -35,6 +35,8 @@ type pageMessage struct {
 	Keyboard [][]telegramtest.Button
 	Force    *telegramtest.ForceReply
 	Document *telegramtest.Document
+	// Reaction is the bot's reaction on the message, as a client shows it under it.
+	Reaction string
 }
 
 func (v *View) handlePage(w http.ResponseWriter, r *http.Request) {
@@ -58,6 +60,7 @@ func (v *View) handlePage(w http.ResponseWriter, r *http.Request) {
 			Snippet: snippet(m.PlainText),
 			ReplyTo: m.ReplyTo, Edited: m.Edits > 0,
 			Keyboard: m.Keyboard, Force: m.ForceReply, Document: m.Document,
+			Reaction: strings.Join(m.Reaction, ""),
 		}
 		if q, found := byID[m.ReplyTo]; found {
 			pm.Quote = snippet(q.PlainText)
@@ -114,6 +117,7 @@ header h1 { font-size: 1.1rem; margin: 0.2rem 0; }
 .from { color: #3a6d99; font-weight: 600; font-size: 0.85rem; }
 .meta { color: #888; font-size: 0.75rem; }
 .quote { border-left: 3px solid #3a6d99; padding-left: 0.4rem; color: #555; font-size: 0.85rem; margin: 0.2rem 0; }
+.reaction { display: inline-block; background: #eef3f8; border-radius: 1rem; padding: 0 0.5rem; margin-top: 0.3rem; }
 .text { white-space: pre-wrap; overflow-wrap: anywhere; }
 pre { background: #f3f3f3; padding: 0.3rem; white-space: pre-wrap; margin: 0.2rem 0; }
 code { background: #f3f3f3; }
@@ -145,6 +149,7 @@ h2 { font-size: 1rem; margin: 0.2rem 0; }
 {{if .ReplyTo}}<div class="quote">↪ #{{.ReplyTo}} {{.Quote}}</div>{{end}}
 {{if .Document}}<div class="document">📎 {{.Document.FileName}} ({{len .Document.Content}} bytes)</div>{{end}}
 <div class="text">{{.Body}}</div>
+{{if .Reaction}}<div class="reaction" title="the bot's reaction">{{.Reaction}}</div>{{end}}
 {{if .Keyboard}}<div class="keyboard">{{$m := .}}{{range .Keyboard}}<div class="row">{{range .}}{{if .CallbackData}}<form method="post" action="press"><input type="hidden" name="as" value="{{id $.As.ID}}"><input type="hidden" name="message" value="{{$m.ID}}"><input type="hidden" name="data" value="{{.CallbackData}}"><button type="submit">{{.Text}}</button></form>{{else if .URL}}<a class="button" href="{{.URL}}" rel="noopener noreferrer" target="_blank">{{.Text}} ↗</a>{{end}}{{end}}</div>{{end}}</div>{{end}}
 {{if .Force}}<form class="force" method="post" action="reply"><input type="hidden" name="as" value="{{id $.As.ID}}"><input type="hidden" name="reply_to" value="{{.ID}}"><textarea name="text" rows="2" required placeholder="{{if .Force.Placeholder}}{{.Force.Placeholder}}{{else}}Reply{{end}}"></textarea><button type="submit">Reply as {{$.As.FirstName}}</button></form>{{end}}
 </article>

@@ -207,12 +207,12 @@ func (v *View) handleReply(w http.ResponseWriter, r *http.Request) {
 	v.back(w, u, "m"+strconv.Itoa(id))
 }
 
-// version sums what changes when the bot acts in the chat: messages and
-// their edits.
+// version sums what changes when the bot acts in the chat: messages,
+// their edits and its reactions.
 func (v *View) version() int {
 	n := 0
 	for _, m := range v.tg.History(v.chatID) {
-		n += 1 + m.Edits
+		n += 1 + m.Edits + len(m.Reaction)
 	}
 	return n
 }
