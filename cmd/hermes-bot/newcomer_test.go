@@ -241,7 +241,7 @@ func TestReadmeRunItSaysWhatTheCommandsNeed(t *testing.T) {
 	}
 	runIt := readmeSection(t, "Run it")
 	for _, want := range []string{
-		"go run ./cmd/hermes-bot --env-file hermes-bot.env", "go test -race ./...", // the two commands
+		"go run ./cmd/hermes-bot --env-file hermes-bot.env", "go test -race -timeout 30m ./...", // the two commands
 		"**Go " + string(goVersion[1]) + "**",
 		"**npm**", "network to the npm registry", "MB of disk", "~/.cache/hermes-bot", "~/.npm",
 		"HERMES_E2E=0 go test -race ./...", // the tests that need no npm
