@@ -530,7 +530,7 @@ func (b *Bridge) post(ctx context.Context, uid string) error {
 // logged.
 func (b *Bridge) sendQuestion(ctx context.Context, log zerolog.Logger, e *pending.Entry, fes []frontend.Frontend) (map[string]pending.Place, error) {
 	b.addContext(ctx, e)
-	return b.postTo(ctx, log, "question", frontend.Request{Key: e.UID, Entries: []*pending.Entry{e}}, fes)
+	return b.postTo(ctx, log, "question", requestOf(e), fes)
 }
 
 // SendUnsent posts every stored request whose message was never sent.
