@@ -1,10 +1,10 @@
 package telegram
 
 import (
-	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"strings"
 	"testing"
 
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
 )
 

@@ -2,11 +2,11 @@ package telegram
 
 import (
 	"encoding/json"
-	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"strings"
 	"testing"
 	"unicode"
 
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
 )
 

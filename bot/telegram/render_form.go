@@ -2,7 +2,6 @@ package telegram
 
 import (
 	"encoding/json"
-	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"net/url"
 	"slices"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/go-telegram/bot/models"
 
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
 )
 

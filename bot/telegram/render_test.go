@@ -3,15 +3,16 @@ package telegram
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"html"
 	"strings"
 	"testing"
 
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"github.com/hermes-bot/hermes-bot/bot/risk"
 
 	"github.com/go-telegram/bot/models"
+	"github.com/rs/zerolog"
 )
 
 func entryWith(qs ...frontend.Question) *frontend.View {
@@ -508,6 +509,23 @@ func TestPermissionKeyboardStyles(t *testing.T) {
 			if b.Style != "" {
 				t.Errorf("question button %q has style %q", b.Text, b.Style)
 			}
+		}
+	}
+}
+
+// A permission's outcome says the project, the action and its command,
+// escaped, and how it closed.
+func TestRenderOutcomeOfPermission(t *testing.T) {
+	v := &frontend.View{UID: "abcDEF12", Kind: frontend.KindPermission, Directory: "/home/user/projects/demo", SessionID: "ses_1",
+		Permission: &frontend.Permission{Kind: "bash", Patterns: []string{"make <all>"}, Metadata: json.RawMessage(`{"command":"make <all>"}`)}}
+	f := New(Config{ChatID: testChat}, nil, nil, zerolog.Nop())
+	text := f.outcome(frontend.Request{Key: v.UID, Members: []*frontend.View{v}}, frontend.Outcome{How: frontend.Gone})
+	if err := checkMessageText(text); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"✅ <b>demo</b>", "Permission: bash", "<pre>make &lt;all&gt;</pre>", "No longer pending in opencode"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("outcome %q does not say %q", text, want)
 		}
 	}
 }
