@@ -204,7 +204,7 @@ func (b *Bridge) postPermission(ctx context.Context, uid, key string) error {
 		}
 		ctxFrom := *m
 		next, err := b.store.Update(m.UID, func(x *pending.Entry) error {
-			place(x, places)
+			b.place(x, places)
 			if x.SessionTitle == "" && x.ParentSessionID == "" {
 				copyContext(x, &ctxFrom)
 			}
