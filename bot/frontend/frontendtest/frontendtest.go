@@ -300,7 +300,8 @@ func (f *Frontend) HeldLater() int {
 }
 
 // Outcome describes o for r in a few words a test can match: how it
-// closed, the answers, who, the reply and reason, and the request IDs;
+// closed, the answers, who, the reply and reason, the request IDs and
+// the server's generation;
 // Close shows it.
 func Outcome(r frontend.Request, o frontend.Outcome) string {
 	var ids []string
@@ -322,6 +323,9 @@ func Outcome(r frontend.Request, o frontend.Outcome) string {
 	}
 	if o.How == frontend.Expired {
 		s += fmt.Sprintf(" told=%d", o.Told)
+	}
+	if r.Generation != 0 {
+		s += fmt.Sprintf(" gen=%d", r.Generation)
 	}
 	return s
 }
