@@ -14,6 +14,7 @@ import (
 	"github.com/go-telegram/bot/models"
 	"github.com/rs/zerolog"
 
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/telegram"
 	"github.com/hermes-bot/hermes-bot/bot/telegramtest"
 	"github.com/hermes-bot/hermes-bot/pending"
@@ -56,13 +57,13 @@ func BenchmarkDuplicateWindow(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer store.Close()
-	br := NewBridge(Config{Servers: map[string]Opencode{"": &fakeOpencode{}}}, store, telegram.New(telegram.Config{ChatID: testChat}, out, store, zerolog.Nop()), zerolog.Nop())
+	br := NewBridge(Config{Servers: map[string]Opencode{"": &fakeOpencode{}}}, store, []frontend.Frontend{telegram.New(telegram.Config{ChatID: testChat}, out, store, zerolog.Nop())}, zerolog.Nop())
 	var mu sync.Mutex
 	var windows []time.Duration
 	br.stored = func(e *pending.Entry) {
 		now := time.Now()
 		tg.mu.Lock()
-		at, ok := tg.at[e.Place.Message]
+		at, ok := tg.at[msgID(e)]
 		tg.mu.Unlock()
 		if ok {
 			mu.Lock()

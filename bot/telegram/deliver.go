@@ -43,7 +43,7 @@ type heldPrompt struct {
 	// files go with text, fetched when sent; msg is the person's message,
 	// acknowledged with reactions; replyTo the message it replied to.
 	files        []fileRef
-	msg, replyTo pending.Place
+	msg, replyTo place
 }
 
 // heldPrompts are the replies waiting for their choice. The zero value is
@@ -143,13 +143,13 @@ func (f *Frontend) showOutcome(ctx context.Context, core frontend.Core, log zero
 	if err == nil && p.msg.Message != 0 {
 		f.react(ctx, log, p.msg, reactDone)
 	}
-	at := pending.Place{Chat: m.Chat.ID, Message: m.ID, Thread: threadOf(m)}
+	at := place{Chat: m.Chat.ID, Message: m.ID, Thread: threadOf(m)}
 	if eerr := f.editMessage(ctx, at, f.steerOutcome(p, res, err, how), nil); eerr != nil {
 		log.Warn().Err(eerr).Msg("steering: could not say how the reply was delivered")
 		return
 	}
 	if err == nil && res.Ref.ID != "" {
 		// The confirmation is a message about the session too.
-		_ = core.RememberMessage(at, res.Ref)
+		_ = core.RememberMessage(Name, at.encode(), res.Ref)
 	}
 }

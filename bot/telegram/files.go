@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-	"time"
 
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
@@ -20,7 +19,6 @@ import (
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/opencode"
-	"github.com/hermes-bot/hermes-bot/pending"
 )
 
 // Files both ways: a photo or a document replying to a session's message
@@ -279,9 +277,10 @@ func (f *Frontend) fileCommand(ctx context.Context, core frontend.Core, log zero
 		reply(tx.FileHow)
 		return
 	}
-	ref, ok, err := core.SessionAt(ctx, pending.Place{Chat: m.Chat.ID, Message: m.ReplyToMessage.ID})
+	at := place{Chat: m.Chat.ID, Message: m.ReplyToMessage.ID, Thread: threadOf(m.ReplyToMessage)}.encode()
+	ref, ok, err := core.SessionAt(ctx, Name, at)
 	if err != nil || !ok {
-		if e := f.openRequestSession(ctx, core, m.Chat.ID, m.ReplyToMessage.ID); e != nil {
+		if e := f.openRequestSession(ctx, core, at); e != nil {
 			ref, ok = *e, true
 		}
 	}
@@ -332,7 +331,7 @@ func (f *Frontend) fileCommand(ctx context.Context, core frontend.Core, log zero
 // replying to a session's message is a prompt with its caption, and one
 // with /new as its caption the first of a new session. Anything else is
 // not for us.
-func (f *Frontend) fileMessage(ctx context.Context, core frontend.Core, log zerolog.Logger, m *models.Message, received time.Time) {
+func (f *Frontend) fileMessage(ctx context.Context, core frontend.Core, log zerolog.Logger, m *models.Message) {
 	files := filesOf(m)
 	if caption := strings.TrimSpace(m.Caption); len(files) > 0 && strings.HasPrefix(caption, "/") {
 		f.handleCommand(ctx, core, log, m, caption) // /new as a caption
@@ -342,13 +341,11 @@ func (f *Frontend) fileMessage(ctx context.Context, core frontend.Core, log zero
 	if len(files) == 0 || reply == nil || reply.ForumTopicCreated != nil {
 		return
 	}
-	t := frontend.Text{
-		At:         pending.Place{Chat: m.Chat.ID, Message: m.ID, Thread: threadOf(m)},
+	t := typed{
+		At:         place{Chat: m.Chat.ID, Message: m.ID, Thread: threadOf(m)},
 		Text:       strings.TrimSpace(m.Caption),
 		User:       userOf(m.From),
-		Allowed:    f.allowed(m.From.ID),
-		Received:   received,
-		ReplyTo:    reply.ID,
+		ReplyTo:    place{Chat: m.Chat.ID, Message: reply.ID, Thread: threadOf(reply)},
 		ReplyToBot: reply.From != nil && reply.From.ID == f.cfg.BotID,
 	}
 	if !f.steerMessage(ctx, core, log, m, t, files) {

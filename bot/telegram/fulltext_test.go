@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
+	"github.com/hermes-bot/hermes-bot/bot/telegram"
 	"github.com/hermes-bot/hermes-bot/bot/telegramtest"
 	"github.com/hermes-bot/hermes-bot/opencode"
-	"github.com/hermes-bot/hermes-bot/pending"
 )
 
 // bigDiff is a unified diff of file far longer than a message, with
@@ -55,7 +55,7 @@ func TestLongDiffFollowsWhole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	msg, _ := r.srv.Message(chatID, e.Place.Message)
+	msg, _ := r.srv.Message(chatID, telegram.MessageAt(e.Places[telegram.Name]))
 	if !strings.Contains(msg.PlainText, "Cut to fit a message: the whole text follows as a file.") || msg.Keyboard == nil {
 		t.Errorf("permission message does not say its diff is cut (or lost its buttons):\n%s", msg.PlainText)
 	}
@@ -104,7 +104,7 @@ func TestLongCommandAndQuestionFollowWhole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	msg, _ := r.srv.Message(chatID, e.Place.Message)
+	msg, _ := r.srv.Message(chatID, telegram.MessageAt(e.Places[telegram.Name]))
 	if !strings.Contains(msg.PlainText, "Cut to fit") {
 		t.Errorf("permission message does not say its command is cut:\n%s", msg.PlainText)
 	}
@@ -120,7 +120,7 @@ func TestLongCommandAndQuestionFollowWhole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	qm, _ := r.srv.Message(chatID, q.Place.Message)
+	qm, _ := r.srv.Message(chatID, telegram.MessageAt(q.Places[telegram.Name]))
 	if !strings.Contains(qm.PlainText, "Cut to fit") || strings.Contains(qm.PlainText, "THE END") || !hasButtons(qm, "Postgres", "SQLite") {
 		t.Errorf("question message does not say its text is cut, or lost its options:\n%s", qm.PlainText)
 	}
@@ -134,22 +134,22 @@ func TestFileThroughOutboxRetriedWholeAndFailureKeepsRequest(t *testing.T) {
 	defer cancel()
 	fe, srv := pacedFrontend(t, 0)
 	diff := bigDiff("lib.go", 300)
-	e := &pending.Entry{UID: "uid12345", Kind: pending.KindPermission, Directory: "/home/user/demo", SessionID: "ses_1",
-		Permission: &pending.Permission{Kind: "edit", Patterns: []string{"lib.go"},
+	e := &frontend.View{UID: "uid12345", Kind: frontend.KindPermission, Directory: "/home/user/demo", SessionID: "ses_1",
+		Permission: &frontend.Permission{Kind: "edit", Patterns: []string{"lib.go"},
 			Metadata: json.RawMessage(`{"filepath":"lib.go","diff":` + mustJSON(t, diff) + `}`)}}
 	// A 5xx: the Outbox tries again, and the file must go whole again.
 	srv.FailNext("sendDocument", telegramtest.Fault{Code: 502})
-	at, err := fe.Post(ctx, frontend.Request{Key: e.UID, Entries: []*pending.Entry{e}})
+	at, err := fe.Post(ctx, frontend.Request{Key: e.UID, Members: []*frontend.View{e}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if doc := document(t, ctx, srv, at.Message); string(doc.Document.Content) != diff {
+	if doc := document(t, ctx, srv, telegram.MessageAt(at)); string(doc.Document.Content) != diff {
 		t.Errorf("file after a retry holds %d bytes, want the whole diff (%d)", len(doc.Document.Content), len(diff))
 	}
 
 	// Refused for good: the request is posted all the same.
 	srv.FailNext("sendDocument", telegramtest.Fault{Code: 400, Description: "Bad Request: file is too big"})
-	at2, err := fe.Post(ctx, frontend.Request{Key: e.UID, Entries: []*pending.Entry{e}})
+	at2, err := fe.Post(ctx, frontend.Request{Key: e.UID, Members: []*frontend.View{e}})
 	if err != nil {
 		t.Fatalf("post failed with its file: %v", err)
 	}
@@ -159,7 +159,7 @@ func TestFileThroughOutboxRetriedWholeAndFailureKeepsRequest(t *testing.T) {
 	if err := fe.Wait(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if m, ok := srv.Message(chatID, at2.Message); !ok || m.Keyboard == nil {
+	if m, ok := srv.Message(chatID, telegram.MessageAt(at2)); !ok || m.Keyboard == nil {
 		t.Errorf("the request's message is not there with its buttons: %+v", m)
 	}
 }

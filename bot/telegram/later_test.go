@@ -39,11 +39,11 @@ func pacedFrontend(t *testing.T, perMinute int, opts ...telegramtest.Option) (*t
 }
 
 // multiEntry is an open multi-select question with selected chosen.
-func multiEntry(selected ...string) *pending.Entry {
-	return &pending.Entry{UID: "uid12345", Kind: pending.KindQuestion, Directory: "/home/user/demo",
+func multiEntry(selected ...string) *frontend.View {
+	return &frontend.View{UID: "uid12345", Kind: frontend.KindQuestion, Directory: "/home/user/demo",
 		SessionID: "ses_1", RequestID: "que_1", Selected: selected,
-		Questions: []pending.Question{{Text: "Which parts?", Multiple: true,
-			Options: []pending.Option{{Label: "Auth"}, {Label: "Cache"}, {Label: "Logs"}}}}}
+		Questions: []frontend.Question{{Text: "Which parts?", Multiple: true,
+			Options: []frontend.Option{{Label: "Auth"}, {Label: "Cache"}, {Label: "Logs"}}}}}
 }
 
 func TestRefreshLaterDoesNotWaitForPacing(t *testing.T) {
@@ -52,7 +52,7 @@ func TestRefreshLaterDoesNotWaitForPacing(t *testing.T) {
 	// One call a second: the post takes the only token, so each edit
 	// after it waits about a second for Telegram.
 	fe, srv := pacedFrontend(t, 60)
-	at, err := fe.Post(ctx, frontend.Request{Key: "uid12345", Entries: []*pending.Entry{multiEntry()}})
+	at, err := fe.Post(ctx, frontend.Request{Key: "uid12345", Members: []*frontend.View{multiEntry()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestRefreshLaterDoesNotWaitForPacing(t *testing.T) {
 	var wg sync.WaitGroup
 	for _, sel := range [][]string{{"Auth"}, {"Auth", "Cache"}, {"Auth", "Cache", "Logs"}} {
 		wg.Add(1)
-		fe.RefreshLater(at, frontend.Request{Key: "uid12345", Entries: []*pending.Entry{multiEntry(sel...)}}, func(err error) {
+		fe.RefreshLater(at, frontend.Request{Key: "uid12345", Members: []*frontend.View{multiEntry(sel...)}}, func(err error) {
 			defer wg.Done()
 			mu.Lock()
 			defer mu.Unlock()
@@ -69,10 +69,10 @@ func TestRefreshLaterDoesNotWaitForPacing(t *testing.T) {
 		})
 	}
 	// Handed over, not sent: the pacing holds them, and nothing waited.
-	if m, _ := srv.Message(chatID, at.Message); m.Edits != 0 {
+	if m, _ := srv.Message(chatID, telegram.MessageAt(at)); m.Edits != 0 {
 		t.Fatalf("message edited %d times before its token was due", m.Edits)
 	}
-	if err := fe.Close(ctx, at, "closed: Auth, Cache, Logs"); err != nil {
+	if err := fe.Close(ctx, at, frontend.Closing{Shown: "closed: Auth, Cache, Logs"}); err != nil {
 		t.Fatal(err)
 	}
 	wg.Wait()
@@ -82,7 +82,7 @@ func TestRefreshLaterDoesNotWaitForPacing(t *testing.T) {
 		}
 	}
 	// The refreshes coalesced into the closing edit, which came last.
-	m, _ := srv.Message(chatID, at.Message)
+	m, _ := srv.Message(chatID, telegram.MessageAt(at))
 	if m.Edits != 1 || m.Keyboard != nil || m.PlainText != "closed: Auth, Cache, Logs" {
 		t.Fatalf("message after %d edits shows %q with buttons %v, want the closing edit alone", m.Edits, m.PlainText, m.Keyboard)
 	}
@@ -92,23 +92,23 @@ func TestRefreshLaterShowsTheLastSelection(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	fe, srv := pacedFrontend(t, 0)
-	at, err := fe.Post(ctx, frontend.Request{Key: "uid12345", Entries: []*pending.Entry{multiEntry()}})
+	at, err := fe.Post(ctx, frontend.Request{Key: "uid12345", Members: []*frontend.View{multiEntry()}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	fe.RefreshLater(at, frontend.Request{Key: "uid12345", Entries: []*pending.Entry{multiEntry("Cache")}}, func(err error) { done <- err })
+	fe.RefreshLater(at, frontend.Request{Key: "uid12345", Members: []*frontend.View{multiEntry("Cache")}}, func(err error) { done <- err })
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	m, _ := srv.Message(chatID, at.Message)
+	m, _ := srv.Message(chatID, telegram.MessageAt(at))
 	if !hasButtons(m, "☑ Cache", "☐ Auth") {
 		t.Errorf("buttons %v, want Cache selected", m.Keyboard)
 	}
 
 	// Deleted: the result says so, for the life cycle to post it again.
 	srv.FailNext("editMessageText", telegramtest.Fault{Code: 400, Description: "Bad Request: message to edit not found"})
-	fe.RefreshLater(at, frontend.Request{Key: "uid12345", Entries: []*pending.Entry{multiEntry()}}, func(err error) { done <- err })
+	fe.RefreshLater(at, frontend.Request{Key: "uid12345", Members: []*frontend.View{multiEntry()}}, func(err error) { done <- err })
 	if err := <-done; !errors.Is(err, frontend.ErrGone) {
 		t.Errorf("refresh of a deleted message: %v, want ErrGone", err)
 	}

@@ -6,8 +6,6 @@ import (
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 	"github.com/rs/zerolog"
-
-	"github.com/hermes-bot/hermes-bot/pending"
 )
 
 // A steering message is acknowledged on itself, not with a message of
@@ -21,7 +19,7 @@ const (
 // react sets the bot's reaction on the message at ("" clears it) and
 // reports whether Telegram took it. Reactions may be off in the group:
 // the first refusal is logged as a warning, the later ones for debugging.
-func (f *Frontend) react(ctx context.Context, log zerolog.Logger, at pending.Place, emoji string) bool {
+func (f *Frontend) react(ctx context.Context, log zerolog.Logger, at place, emoji string) bool {
 	p := &tgbot.SetMessageReactionParams{ChatID: at.Chat, MessageID: at.Message}
 	if emoji != "" {
 		p.Reaction = []models.ReactionType{{Type: models.ReactionTypeTypeEmoji,

@@ -8,7 +8,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
-	"github.com/hermes-bot/hermes-bot/pending"
 )
 
 // Telegram keeps updates while hermes-bot is down and hands them over
@@ -70,7 +69,7 @@ func (f *Frontend) handleStalePress(ctx context.Context, core frontend.Core, log
 		steer, err2 := steerButton(tx.BtnSteerNow, actSteerNow, token)
 		if err1 == nil && err2 == nil {
 			kb := &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{{queue, steer}}}
-			if eerr := f.editMessage(ctx, pending.Place{Chat: m.Chat.ID, Message: m.ID, Thread: threadOf(m)}, tx.BusyAsk(esc(res.Title, 80)), kb); eerr == nil {
+			if eerr := f.editMessage(ctx, place{Chat: m.Chat.ID, Message: m.ID, Thread: threadOf(m)}, tx.BusyAsk(esc(res.Title, 80)), kb); eerr == nil {
 				return
 			}
 		}

@@ -87,7 +87,7 @@ func replyTo(ctx context.Context, t *testing.T, r *rig, id int) telegramtest.Mes
 func TestTelegramSteerFailureReplies(t *testing.T) {
 	r, st, ctx := startSteerRig(t, ann.ID)
 	notice := r.idle(ctx, t)
-	if err := r.store.RememberMessage(pending.Place{Chat: chatID, Message: notice.ID}, pending.SessionRef{Directory: "/home/user/projects/demo", ID: "ses_gone"}); err != nil {
+	if err := r.store.RememberMessage(telegram.Name, telegram.PlaceFor(chatID, notice.ID), pending.SessionRef{Directory: "/home/user/projects/demo", ID: "ses_gone"}); err != nil {
 		t.Fatal(err)
 	}
 	id, err := r.srv.Reply(chatID, notice.ID, ann, "go on")

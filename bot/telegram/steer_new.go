@@ -37,7 +37,7 @@ func (f *Frontend) holdNewPrompt(log zerolog.Logger, m *models.Message) (token, 
 		log.Info().Err(err).Msg("steering: refusing the files of /new")
 		return "", f.fileFailure(err)
 	}
-	at := pending.Place{Chat: m.Chat.ID, Message: m.ID, Thread: threadOf(m)}
+	at := place{Chat: m.Chat.ID, Message: m.ID, Thread: threadOf(m)}
 	return f.held.put(heldPrompt{text: args, files: files, msg: at, at: f.now()}), ""
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hermes-bot/hermes-bot/bot"
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/internal/testlog"
 	"github.com/hermes-bot/hermes-bot/bot/telegram"
 	"github.com/hermes-bot/hermes-bot/bot/telegramtest"
@@ -149,7 +150,7 @@ func startSteerRigWith(t *testing.T, tweak func(*telegram.Config), allowed ...in
 		tweak(&fc)
 	}
 	fe := telegram.New(fc, telegram.RedactTelegram(tb, telegram.NewRedactor(token)), store, log)
-	br := bot.NewBridge(bot.Config{Notify: bot.NotifyOptions{Idle: true}, Servers: map[string]bot.Opencode{"": oc}}, store, fe, log)
+	br := bot.NewBridge(bot.Config{Notify: bot.NotifyOptions{Idle: true}, Servers: map[string]bot.Opencode{"": oc}}, store, []frontend.Frontend{fe}, log)
 	tb.RegisterHandlerMatchFunc(func(*models.Update) bool { return true }, fe.Handler(br), fe.Middlewares()...)
 	polling, stop := context.WithCancel(ctx)
 	stopped := make(chan struct{})
