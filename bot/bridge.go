@@ -153,9 +153,9 @@ type Bridge struct {
 	// text is the catalog of cfg.Lang.
 	text  *i18n.Text
 	store *pending.Store
-	// fe shows requests: it is where everything the life cycle posts,
-	// edits or asks goes.
-	fe      frontend.Frontend
+	// fes show requests, each every request: everything the life cycle
+	// posts, edits or asks goes to them (frontends.go).
+	fes     []frontend.Frontend
 	log     zerolog.Logger
 	locks   keyedMutex
 	running tracker.Tracker
@@ -165,12 +165,12 @@ type Bridge struct {
 	// recently ended. It spares a late press a store read, and covers the
 	// rare store that failed to record it.
 	closed *bounded.Map[string, pending.ClosedRequest]
-	// prompting is read-held while a force_reply prompt is sent and
-	// recorded. A reply to a bot message not (yet) known as a prompt takes
-	// it for writing once, so it cannot overtake the recording.
-	prompting sync.RWMutex
-	sessions  sessionCache
-	notices   *notifyLimiter
+	// noticing is read-held while a notice is posted and remembered. A
+	// reply to a message not (yet) known takes it for writing once, so it
+	// cannot overtake the remembering.
+	noticing sync.RWMutex
+	sessions sessionCache
+	notices  *notifyLimiter
 	// failed are the sessions whose last turn failed (see Sessions).
 	failed failedSessions
 
@@ -194,9 +194,10 @@ type Bridge struct {
 	excerptTimeout time.Duration
 }
 
-// NewBridge returns a Bridge showing requests through fe and keeping
-// them in store. It does no I/O.
-func NewBridge(cfg Config, store *pending.Store, fe frontend.Frontend, log zerolog.Logger) *Bridge {
+// NewBridge returns a Bridge showing every request through each of fes
+// (at least one, their names distinct) and keeping them in store. It
+// does no I/O.
+func NewBridge(cfg Config, store *pending.Store, fes []frontend.Frontend, log zerolog.Logger) *Bridge {
 	if cfg.TTL <= 0 {
 		cfg.TTL = DefaultTTL
 	}
@@ -204,7 +205,7 @@ func NewBridge(cfg Config, store *pending.Store, fe frontend.Frontend, log zerol
 		cfg:            cfg,
 		text:           i18n.For(cfg.Lang),
 		store:          store,
-		fe:             fe,
+		fes:            fes,
 		log:            log,
 		now:            time.Now,
 		handlerTimeout: handlerTimeout,
@@ -402,27 +403,25 @@ func (b *Bridge) postNew(ctx context.Context, log zerolog.Logger, ev opencode.Ev
 	defer unlock()
 	b.posting.Add()
 	defer b.posting.Done()
-	at, sendErr := b.sendQuestion(ctx, log, e)
-	if sendErr == nil {
-		e.Place = at
-	}
-	msgID := e.Place.Message
+	posted, sendErr := b.sendQuestion(ctx, log, e, b.fes)
+	e.Places = b.unposted()
+	place(e, posted)
 	if err := b.store.Create(e); err != nil {
-		ev := log.Error().Err(err).Int("messageID", msgID)
-		if msgID != 0 {
+		ev := log.Error().Err(err)
+		if len(posted) > 0 {
 			ev.Msg("posted question but could not store it; its buttons answer that it is closed, and it is posted again at the next start")
 		} else {
 			ev.Msg("could not store question request; it is posted at the next start")
 		}
 		return
 	}
-	if sendErr != nil {
+	if len(posted) == 0 {
 		return // logged; stored unsent, so SendUnsent tries again
 	}
 	if b.stored != nil {
 		b.stored(e)
 	}
-	log.Info().Int("messageID", msgID).Msg("question posted")
+	log.Info().Bool("everywhere", sendErr == nil).Msg("question posted")
 	b.cfg.Metrics.requestPosted(b.now().Sub(e.CreatedAt))
 }
 
@@ -467,12 +466,12 @@ func (b *Bridge) closedBefore(log zerolog.Logger, ev opencode.Event, requestID s
 	return ok
 }
 
-// post sends the message of entry uid unless it was sent already, and
-// saves its message ID. A permission request sharing the message of an
-// identical one is not sent again: it gets that message's ID (and the
-// message is sent, for the whole group, if it never was). Failures are
-// logged and returned; the entry stays with Place.Message 0 so SendUnsent
-// tries again.
+// post sends the message of entry uid to the front-ends still owed it,
+// and saves where each put it. A permission request sharing the message
+// of an identical one is not sent again: it gets that message's place
+// (and the message is sent, for the whole group, where it never was).
+// Failures are logged and returned; the entry stays owed there, so
+// SendUnsent tries again.
 func (b *Bridge) post(ctx context.Context, uid string) error {
 	e, err := b.store.Get(uid)
 	if errors.Is(err, pending.ErrNotFound) {
@@ -499,38 +498,39 @@ func (b *Bridge) post(ctx context.Context, uid string) error {
 		return fmt.Errorf("post %s: %w", uid, err)
 	}
 	log := b.entryLog(e)
-	if e.Place.Message != 0 || e.Kind != pending.KindQuestion || e.ExpiredNotified {
+	owing := b.owing(e)
+	if len(owing) == 0 || e.Kind != pending.KindQuestion || e.ExpiredNotified {
 		return nil
 	}
-	at, err := b.sendQuestion(ctx, log, e)
-	if err != nil {
-		return fmt.Errorf("post %s: %w", uid, err)
+	first := !e.Shown()
+	posted, sendErr := b.sendQuestion(ctx, log, e, owing)
+	if len(posted) > 0 {
+		ctxFrom := *e
+		if _, err := b.store.Update(uid, func(x *pending.Entry) error {
+			place(x, posted)
+			copyContext(x, &ctxFrom)
+			return nil
+		}); err != nil {
+			log.Error().Err(err).Msg("posted question but could not save where")
+			return fmt.Errorf("post %s: %w", uid, err)
+		}
+		log.Info().Int("frontends", len(posted)).Msg("question posted")
+		if first {
+			b.cfg.Metrics.requestPosted(b.now().Sub(e.CreatedAt))
+		}
 	}
-	msgID := at.Message
-	ctxFrom := *e
-	if _, err := b.store.Update(uid, func(x *pending.Entry) error {
-		x.Place = at
-		copyContext(x, &ctxFrom)
-		return nil
-	}); err != nil {
-		log.Error().Err(err).Int("messageID", msgID).Msg("posted question but could not save its message ID")
-		return fmt.Errorf("post %s: %w", uid, err)
+	if sendErr != nil {
+		return fmt.Errorf("post %s: %w", uid, sendErr)
 	}
-	log.Info().Int("messageID", msgID).Msg("question posted")
-	b.cfg.Metrics.requestPosted(b.now().Sub(e.CreatedAt))
 	return nil
 }
 
 // sendQuestion looks up the session context of question e (setting e's
-// context fields) and shows it, returning where. Failures are logged.
-func (b *Bridge) sendQuestion(ctx context.Context, log zerolog.Logger, e *pending.Entry) (pending.Place, error) {
+// context fields) and shows it in fes, returning where. Failures are
+// logged.
+func (b *Bridge) sendQuestion(ctx context.Context, log zerolog.Logger, e *pending.Entry, fes []frontend.Frontend) (map[string]pending.Place, error) {
 	b.addContext(ctx, e)
-	at, err := b.fe.Post(ctx, frontend.Request{Key: e.UID, Entries: []*pending.Entry{e}})
-	if err != nil {
-		log.Error().Err(err).Msg("could not post question to the chat; it is sent again at start-up or after a reconnect")
-		return pending.Place{}, err
-	}
-	return at, nil
+	return b.postTo(ctx, log, frontend.Request{Key: e.UID, Entries: []*pending.Entry{e}}, fes)
 }
 
 // SendUnsent posts every stored request whose message was never sent.
@@ -589,9 +589,9 @@ func (b *Bridge) closedElsewhere(ctx context.Context, server, requestID string, 
 	}
 	log := b.entryLog(e)
 	log.Info().Str("outcome", string(toast)).Msg("request closed in opencode")
-	text := b.fe.Outcome(requestOf(e), o)
-	b.deleteEntry(log, e, toast, owedEdit(e, text)...)
-	b.closeMessage(ctx, log, e, text, nil)
+	texts := b.outcome(requestOf(e), o)
+	b.deleteEntry(log, e, toast, owedEdits(e, texts)...)
+	b.closeMessage(ctx, log, e, texts, nil)
 }
 
 // Wait blocks until the work the bridge started beside its callers has

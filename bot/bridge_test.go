@@ -44,11 +44,11 @@ func TestAskedPostsOneMessageWithButtons(t *testing.T) {
 	if got := buttons(t, m.P.ReplyMarkup); !reflect.DeepEqual(got, want) {
 		t.Errorf("buttons = %q, want %q", got, want)
 	}
-	if e.Place.Message != m.ID {
-		t.Errorf("entry message ID = %d, want %d", e.Place.Message, m.ID)
+	if msgID(e) != m.ID {
+		t.Errorf("entry message ID = %d, want %d", msgID(e), m.ID)
 	}
 	if e.Kind != pending.KindQuestion || e.CallID != "call_que_1" || e.ToolMessageID != "msg_1" ||
-		e.Directory != "/home/user/projects/demo" || e.Place.Chat != testChat || !e.Questions[0].Custom {
+		e.Directory != "/home/user/projects/demo" || tgOf(e).Chat != testChat || !e.Questions[0].Custom {
 		t.Errorf("entry = %+v", e)
 	}
 	if d := e.ExpiresAt.Sub(e.CreatedAt); d != DefaultTTL {
@@ -92,8 +92,8 @@ func TestSendFailureLeavesEntryForSendUnsent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.Place.Message != 0 || len(h.tg.Sent()) != 0 {
-		t.Fatalf("message ID %d after a failed send", e.Place.Message)
+	if msgID(e) != 0 || len(h.tg.Sent()) != 0 {
+		t.Fatalf("message ID %d after a failed send", msgID(e))
 	}
 	if err := h.b.SendUnsent(context.Background()); err != nil {
 		t.Fatal(err)
@@ -104,7 +104,7 @@ func TestSendFailureLeavesEntryForSendUnsent(t *testing.T) {
 	if n := len(h.tg.Sent()); n != 1 {
 		t.Fatalf("sent %d messages, want 1", n)
 	}
-	if got := h.entry(e.UID).Place.Message; got != h.lastSent().ID {
+	if got := msgID(h.entry(e.UID)); got != h.lastSent().ID {
 		t.Errorf("message ID = %d, want %d", got, h.lastSent().ID)
 	}
 }
@@ -135,7 +135,7 @@ func TestPressOptionAnswers(t *testing.T) {
 		t.Errorf("resolves = %+v", got)
 	}
 	ed := h.lastEdit()
-	if ed.MessageID != e.Place.Message || ed.ReplyMarkup != nil {
+	if ed.MessageID != msgID(e) || ed.ReplyMarkup != nil {
 		t.Errorf("edit of message %d keeps markup %v", ed.MessageID, ed.ReplyMarkup)
 	}
 	for _, want := range []string{"→ <b>SQLite</b>", "Answered by Alice (@alice)", "Which database"} {
@@ -172,11 +172,11 @@ func TestCustomAnswerByReply(t *testing.T) {
 	if !strings.Contains(prompt.P.Text, `<a href="tg://user?id=11">Alice</a>`) || !strings.Contains(prompt.P.Text, "Which database should I use?") {
 		t.Errorf("prompt text = %s", prompt.P.Text)
 	}
-	if rp := prompt.P.ReplyParameters; rp == nil || rp.MessageID != e.Place.Message {
+	if rp := prompt.P.ReplyParameters; rp == nil || rp.MessageID != msgID(e) {
 		t.Errorf("prompt replies to %+v, want the request message", rp)
 	}
 	got := h.entry(e.UID)
-	if !got.AwaitingText || got.AwaitingQuestion != 0 || got.AwaitingUserID != alice.ID || got.Prompt != prompt.ID {
+	if !got.AwaitingText || got.AwaitingQuestion != 0 || h.promptOf(e.UID) != prompt.ID {
 		t.Fatalf("entry after custom press = %+v", got)
 	}
 	if len(h.oc.Replies()) != 0 {
@@ -213,7 +213,7 @@ func TestPlainTextFallback(t *testing.T) {
 	}
 
 	// Answering e2 by reply leaves exactly one awaiting text.
-	h.text(bob, "for two", h.entry(e2.UID).Prompt)
+	h.text(bob, "for two", h.promptOf(e2.UID))
 	h.text(alice, "for one", 0)
 	r := h.oc.Replies()
 	if len(r) != 2 || r[0].RequestID != "que_2" || r[1].RequestID != "que_1" || r[1].Answers[0][0] != "for one" {
@@ -225,10 +225,10 @@ func TestIgnoredMessages(t *testing.T) {
 	h := newHarness(t, harnessConfig{BotID: 123})
 	e := h.ask("que_1", dbQuestion())
 	h.press(alice, data(t, frontend.Type, e.UID, 0, 0), e)
-	prompt := h.entry(e.UID).Prompt
+	prompt := h.promptOf(e.UID)
 
-	h.text(alice, "/start", prompt)                                // a command
-	h.text(alice, "reply to the question itself", e.Place.Message) // not the prompt
+	h.text(alice, "/start", prompt)                         // a command
+	h.text(alice, "reply to the question itself", msgID(e)) // not the prompt
 	h.text(models.User{ID: 123, IsBot: true}, "from the bot", prompt)
 	// Another chat.
 	h.update(context.Background(), &models.Update{Message: &models.Message{
@@ -286,12 +286,12 @@ func TestUnauthorisedTypedAnswerIgnored(t *testing.T) {
 	h := newHarness(t, harnessConfig{AllowedUserIDs: []int64{alice.ID}})
 	e := h.ask("que_1", dbQuestion())
 	h.press(alice, data(t, frontend.Type, e.UID, 0, 0), e)
-	h.text(mallory, "sneaky", h.entry(e.UID).Prompt)
+	h.text(mallory, "sneaky", h.promptOf(e.UID))
 	h.text(mallory, "sneaky", 0)
 	if n := len(h.oc.Replies()); n != 0 {
 		t.Fatalf("typed answer of a user not allowed reached opencode %d times", n)
 	}
-	h.text(alice, "fine", h.entry(e.UID).Prompt)
+	h.text(alice, "fine", h.promptOf(e.UID))
 	if n := len(h.oc.Replies()); n != 1 {
 		t.Fatalf("allowed user's answer reached opencode %d times", n)
 	}
@@ -300,7 +300,7 @@ func TestUnauthorisedTypedAnswerIgnored(t *testing.T) {
 func TestWrongChatPressRefused(t *testing.T) {
 	h := newHarness(t, harnessConfig{})
 	e := h.ask("que_1", dbQuestion())
-	id := h.pressIn(-999, alice, data(t, frontend.Pick, e.UID, 0, 0), e.Place.Message)
+	id := h.pressIn(-999, alice, data(t, frontend.Pick, e.UID, 0, 0), msgID(e))
 	if got := h.toast(id); got != i18n.ToastNotAllowed {
 		t.Errorf("toast = %q", got)
 	}
@@ -317,7 +317,7 @@ func TestInaccessibleMessageFallsBackToEntryChat(t *testing.T) {
 		ID: "old", From: alice, Data: data(t, frontend.Pick, e.UID, 0, 0),
 		Message: models.MaybeInaccessibleMessage{
 			Type:                models.MaybeInaccessibleMessageTypeInaccessibleMessage,
-			InaccessibleMessage: &models.InaccessibleMessage{Chat: models.Chat{ID: testChat}, MessageID: e.Place.Message},
+			InaccessibleMessage: &models.InaccessibleMessage{Chat: models.Chat{ID: testChat}, MessageID: msgID(e)},
 		},
 	}})
 	if got := h.tg.AnswersFor("old"); len(got) != 1 {
@@ -398,7 +398,7 @@ func TestTwoQuestionsInSequence(t *testing.T) {
 
 	// The second answer is typed.
 	h.press(bob, data(t, frontend.Type, e.UID, 1, 0), e)
-	h.text(bob, "Only on Sundays", h.entry(e.UID).Prompt)
+	h.text(bob, "Only on Sundays", h.promptOf(e.UID))
 
 	want := [][]string{{"Postgres"}, {"Only on Sundays"}}
 	if r := h.oc.Replies(); len(r) != 1 || !reflect.DeepEqual(r[0].Answers, want) {
@@ -473,7 +473,7 @@ func TestConcurrentPressWhileSending(t *testing.T) {
 		defer close(done)
 		h.update(context.Background(), &models.Update{CallbackQuery: &models.CallbackQuery{
 			ID: "first", From: alice, Data: data(t, frontend.Pick, e.UID, 0, 0),
-			Message: models.MaybeInaccessibleMessage{Message: &models.Message{ID: e.Place.Message, Date: 1, Chat: models.Chat{ID: testChat}}},
+			Message: models.MaybeInaccessibleMessage{Message: &models.Message{ID: msgID(e), Date: 1, Chat: models.Chat{ID: testChat}}},
 		}})
 	}()
 	select {
@@ -542,7 +542,7 @@ func TestFailureClasses(t *testing.T) {
 			if !strings.Contains(note.P.Text, tc.toPerson) || !strings.Contains(note.P.Text, "tg://user?id=11") {
 				t.Errorf("note to the person = %q", note.P.Text)
 			}
-			if rp := note.P.ReplyParameters; rp == nil || rp.MessageID != e.Place.Message {
+			if rp := note.P.ReplyParameters; rp == nil || rp.MessageID != msgID(e) {
 				t.Errorf("note replies to %+v", rp)
 			}
 			// The person can answer again.
@@ -579,14 +579,14 @@ func TestAnsweredElsewhere(t *testing.T) {
 		SessionID: e1.SessionID, RequestID: "que_1", Answers: [][]string{{"SQLite"}}}})
 	h.gone(e1.UID)
 	ed := h.lastEdit()
-	if ed.MessageID != e1.Place.Message || ed.ReplyMarkup != nil || !strings.Contains(ed.Text, "Answered in opencode") || !strings.Contains(ed.Text, "SQLite") {
+	if ed.MessageID != msgID(e1) || ed.ReplyMarkup != nil || !strings.Contains(ed.Text, "Answered in opencode") || !strings.Contains(ed.Text, "SQLite") {
 		t.Errorf("edit = %+v", ed)
 	}
 
 	h.b.HandleEvent(ctx, opencode.Event{Type: opencode.TypeQuestionRejected, QuestionRejected: &opencode.QuestionRejected{
 		SessionID: e2.SessionID, RequestID: "que_2"}})
 	h.gone(e2.UID)
-	if ed := h.lastEdit(); ed.MessageID != e2.Place.Message || !strings.Contains(ed.Text, "Dismissed in opencode") {
+	if ed := h.lastEdit(); ed.MessageID != msgID(e2) || !strings.Contains(ed.Text, "Dismissed in opencode") {
 		t.Errorf("edit = %+v", ed)
 	}
 
@@ -608,7 +608,7 @@ func TestHandlerSurvivesShutdownContext(t *testing.T) {
 	cancel() // polling stopped
 	h.update(ctx, &models.Update{CallbackQuery: &models.CallbackQuery{
 		ID: "late", From: alice, Data: data(t, frontend.Pick, e.UID, 0, 0),
-		Message: models.MaybeInaccessibleMessage{Message: &models.Message{ID: e.Place.Message, Date: 1, Chat: models.Chat{ID: testChat}}},
+		Message: models.MaybeInaccessibleMessage{Message: &models.Message{ID: msgID(e), Date: 1, Chat: models.Chat{ID: testChat}}},
 	}})
 	r := h.oc.Replies()
 	if len(r) != 1 || r[0].CtxErr != nil {
@@ -668,7 +668,7 @@ func TestPanicInCallbackStillAnswers(t *testing.T) {
 	chain := h.chain(h.fe.Handler(h.b))
 	chain(context.Background(), nil, &models.Update{CallbackQuery: &models.CallbackQuery{
 		ID: "p", From: alice, Data: data(t, frontend.Pick, e.UID, 0, 0),
-		Message: models.MaybeInaccessibleMessage{Message: &models.Message{ID: e.Place.Message, Date: 1, Chat: models.Chat{ID: testChat}}},
+		Message: models.MaybeInaccessibleMessage{Message: &models.Message{ID: msgID(e), Date: 1, Chat: models.Chat{ID: testChat}}},
 	}})
 	if got := h.tg.AnswersFor("p"); len(got) != 1 {
 		t.Fatalf("answered %d times", len(got))
@@ -705,7 +705,7 @@ func TestExpireDue(t *testing.T) {
 	if got := h.oc.rejects; len(got) != 1 || got[0] != "que_old" {
 		t.Fatalf("rejects = %q", got)
 	}
-	if ed := h.lastEdit(); ed.MessageID != old.Place.Message || ed.ReplyMarkup != nil || !strings.Contains(ed.Text, "Expired") {
+	if ed := h.lastEdit(); ed.MessageID != msgID(old) || ed.ReplyMarkup != nil || !strings.Contains(ed.Text, "Expired") {
 		t.Errorf("edit = %+v", ed)
 	}
 	if id := h.press(alice, data(t, frontend.Pick, old.UID, 0, 0), old); h.toast(id) != i18n.ToastExpired {
@@ -737,7 +737,7 @@ func TestExpireDueFinishesAtShutdown(t *testing.T) {
 	if got := h.oc.rejects; len(got) != 1 || got[0] != "que_old" {
 		t.Fatalf("rejects = %q, want que_old rejected", got)
 	}
-	if ed := h.lastEdit(); ed.MessageID != e.Place.Message || ed.ReplyMarkup != nil || !strings.Contains(ed.Text, "Expired") {
+	if ed := h.lastEdit(); ed.MessageID != msgID(e) || ed.ReplyMarkup != nil || !strings.Contains(ed.Text, "Expired") {
 		t.Errorf("edit = %+v, want the message to say it expired", ed)
 	}
 }

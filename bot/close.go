@@ -60,16 +60,25 @@ func (b *Bridge) rememberGroup(log zerolog.Logger, key string, closed []*pending
 	}
 }
 
-// closedRecord is what is remembered of e, closed with toast; the text
-// of its closing edit, if owed, is kept so a press on the message while
-// it still shows buttons can put the outcome back.
+// closedRecord is what is remembered of e, closed with toast: its
+// messages, and the text of their closing edits, if owed, so a press on
+// one while it still shows buttons can put the outcome back.
 func (b *Bridge) closedRecord(e *pending.Entry, toast i18n.Toast, owed []pending.Edit) pending.ClosedRequest {
 	c := pending.ClosedRequest{Toast: string(toast), At: b.now()}
-	if e != nil && e.Place.Message != 0 {
-		c.Place.Chat, c.Place.Message = e.Place.Chat, e.Place.Message
+	if e == nil {
+		return c
+	}
+	for name, at := range e.Places {
+		if at == "" {
+			continue
+		}
+		if c.Places == nil {
+			c.Places, c.Texts = map[string]pending.Place{}, map[string]string{}
+		}
+		c.Places[name] = at
 		for _, o := range owed {
-			if o.Place.Chat == e.Place.Chat && o.Place.Message == e.Place.Message {
-				c.Text = o.Text
+			if o.Frontend == name && o.Place == at {
+				c.Texts[name] = o.Text
 			}
 		}
 	}
@@ -123,7 +132,7 @@ func requestOf(e *pending.Entry) frontend.Request {
 	return frontend.Request{Key: e.UID, Entries: []*pending.Entry{e}, Generation: e.Generation}
 }
 
-// closeMessage makes e's message show content, the outcome the front-end
+// closeMessage makes e's messages show texts, the outcome each front-end
 // rendered, without buttons. The caller holds e's lock (its group's, for
 // a permission).
 //
@@ -133,8 +142,8 @@ func requestOf(e *pending.Entry) frontend.Request {
 // has nowhere to show the outcome, which is dropped. The outcome also
 // goes to pc, the stale copy of the message the press being handled came
 // from, if any (see pressedCopy).
-func (b *Bridge) closeMessage(ctx context.Context, log zerolog.Logger, e *pending.Entry, content string, pc *pressedCopy) {
-	if e.Place.Message == 0 {
+func (b *Bridge) closeMessage(ctx context.Context, log zerolog.Logger, e *pending.Entry, texts rendered, pc *pressedCopy) {
+	if !e.Shown() {
 		return
 	}
 	if e.Kind == pending.KindPermission {
@@ -144,34 +153,28 @@ func (b *Bridge) closeMessage(ctx context.Context, log zerolog.Logger, e *pendin
 			return
 		}
 	}
-	if pc != nil && pc.at.Chat == e.Place.Chat && pc.at.Message != e.Place.Message {
-		pc.outcome = content
+	if pc != nil && pc.at != e.Places[pc.fe] {
+		pc.outcome = texts[pc.fe]
 	}
-	err := b.fe.Close(ctx, e.Place, content)
-	switch {
-	case err == nil:
-	case errors.Is(err, frontend.ErrGone):
-		log.Debug().Err(err).Int("messageID", e.Place.Message).Msg("request message is gone from the chat; its outcome is not shown")
-	default:
-		log.Warn().Err(err).Int("messageID", e.Place.Message).Msg("could not edit request message")
+	for _, m := range b.shownAt(e.Places) {
+		o := pending.Edit{Frontend: m.fe.Name(), Place: m.at, Text: texts[m.fe.Name()]}
+		b.sendOwed(ctx, log.With().Str("frontend", o.Frontend).Str("place", string(o.Place)).Logger(), o)
 	}
-	b.settleOwed(log, pending.Edit{Place: pending.Place{Chat: e.Place.Chat, Message: e.Place.Message}, Text: content}, err)
 }
 
-// refresh shows r, open, in the message of e, one of r's requests. When
-// the chat no longer has the message (someone deleted it), r gets a new
-// one, whose place replaces the old one in the store (see repost). The
-// caller holds the lock of r.
+// refresh shows r, open, in the messages of e, one of r's requests. When
+// a chat no longer has its message (someone deleted it), r gets a new
+// one there, whose place replaces the old one in the store (see repost).
+// The caller holds the lock of r.
 func (b *Bridge) refresh(ctx context.Context, log zerolog.Logger, e *pending.Entry, r frontend.Request) {
-	if e.Place.Message == 0 {
-		return
-	}
-	err := b.fe.Refresh(ctx, e.Place, r)
-	switch {
-	case err == nil:
-	case errors.Is(err, frontend.ErrGone):
-		b.repost(ctx, log, e, r)
-	default:
-		log.Warn().Err(err).Int("messageID", e.Place.Message).Msg("could not edit request message")
+	for _, m := range b.shownAt(e.Places) {
+		err := m.fe.Refresh(ctx, m.at, r)
+		switch {
+		case err == nil:
+		case errors.Is(err, frontend.ErrGone):
+			b.repost(ctx, log, e, m, r)
+		default:
+			log.Warn().Err(err).Str("frontend", m.fe.Name()).Msg("could not edit request message")
+		}
 	}
 }

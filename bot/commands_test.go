@@ -81,8 +81,8 @@ func TestCommandPendingListsRequests(t *testing.T) {
 	got := h.oneReply(super, alice, "/pending@"+testBotName)
 	for _, want := range []string{
 		"Waiting for you: 2",
-		fmt.Sprintf(`<a href="https://t.me/c/1234567890/%d"><b>Question</b></a>`, q.Place.Message),
-		fmt.Sprintf(`<a href="https://t.me/c/1234567890/%d"><b>Permission</b></a>`, p.Place.Message),
+		fmt.Sprintf(`<a href="https://t.me/c/1234567890/%d"><b>Question</b></a>`, msgID(q)),
+		fmt.Sprintf(`<a href="https://t.me/c/1234567890/%d"><b>Permission</b></a>`, msgID(p)),
 		"<b>demo</b>", "<i>Release &lt;prep&gt;</i>",
 		"Database: Which database should I use?",
 		"bash: rm -rf build &amp;&amp; echo &lt;done&gt;",
@@ -103,7 +103,7 @@ func TestCommandPendingBasicGroupHasNoLink(t *testing.T) {
 	h := newHarness(t, harnessConfig{ChatID: basic})
 	e := h.ask("que_1", dbQuestion())
 	got := h.oneReply(basic, alice, "/pending")
-	if strings.Contains(got, "<a ") || !strings.Contains(got, fmt.Sprintf("(message #%d)", e.Place.Message)) {
+	if strings.Contains(got, "<a ") || !strings.Contains(got, fmt.Sprintf("(message #%d)", msgID(e))) {
 		t.Fatalf("basic group /pending should name the message without a link:\n%s", got)
 	}
 }
@@ -234,7 +234,7 @@ func TestCommandPendingUnsent(t *testing.T) {
 	h := newHarness(t, harnessConfig{})
 	h.tg.sendErrs = []error{fmt.Errorf("telegram down")}
 	e := h.ask("que_1", dbQuestion())
-	if e.Place.Message != 0 {
+	if msgID(e) != 0 {
 		t.Fatalf("question posted despite the failure")
 	}
 	if got := h.oneReply(testChat, alice, "/pending"); !strings.Contains(got, "<b>Question</b> (not posted yet)") {

@@ -26,6 +26,7 @@ import (
 // so closeMessage can hand it the outcome whichever path closes the
 // request; it is used by one press's goroutine only.
 type pressedCopy struct {
+	fe string
 	at pending.Place
 	// outcome is the outcome shown in the request's message, set by
 	// closeMessage when the press closed the request.
@@ -33,41 +34,40 @@ type pressedCopy struct {
 }
 
 // staleCopy returns the message p came from when it is a message of p's
-// request in chatID but not messageID, the one the store knows; else nil.
-func staleCopy(p frontend.Press, chatID int64, messageID int) *pressedCopy {
-	if messageID == 0 || p.From.Message == 0 || p.From.Chat != chatID || p.From.Message == messageID || !p.FromCarries {
+// request in p's front-end but not current, the one the store knows
+// there; else nil.
+func staleCopy(p frontend.Press, current pending.Place) *pressedCopy {
+	if current == "" || p.From == "" || p.From == current || !p.FromCarries {
 		return nil
 	}
-	return &pressedCopy{at: pending.Place{Chat: chatID, Message: p.From.Message}}
+	return &pressedCopy{fe: p.Frontend, at: p.From}
 }
 
 // adopt makes the message p came from the message of those of es that
-// have none, in its chat, if it has a button for p's request (es's, or
-// their group's): it carries their buttons, so it was sent for them by a
-// process that could not save its place (it died, or the save failed),
+// have none in its front-end, if it has a button for p's request (es's,
+// or their group's): it carries their buttons, so it was sent for them by
+// a process that could not save its place (it died, or the save failed),
 // and posting another would make a second copy. The caller holds their
 // locks; es are updated in place.
 func (b *Bridge) adopt(log zerolog.Logger, p frontend.Press, es []*pending.Entry) {
-	if p.From.Message == 0 || !p.FromCarries {
+	if p.From == "" || !p.FromCarries || b.frontendNamed(p.Frontend) == nil {
 		return
 	}
 	for _, e := range es {
-		if e.Place.Message != 0 || (e.Place.Chat != 0 && e.Place.Chat != p.From.Chat) || e.ExpiredNotified {
+		if e.Places[p.Frontend] != "" || e.ExpiredNotified {
 			continue
 		}
 		next, err := b.store.Update(e.UID, func(x *pending.Entry) error {
-			if x.Place.Message == 0 {
-				x.Place = p.From
-			}
+			place(x, map[string]pending.Place{p.Frontend: p.From})
 			return nil
 		})
 		if err != nil {
-			log.Warn().Err(err).Int("messageID", p.From.Message).Msg("could not save the message a press came from as the request's message")
+			log.Warn().Err(err).Str("place", string(p.From)).Msg("could not save the message a press came from as the request's message")
 			continue
 		}
 		*e = *next
-		log.Info().Str("uid", e.UID).Int("messageID", e.Place.Message).
-			Msg("a press came from a message of the request whose ID was never saved; it is the request's message now")
+		log.Info().Str("uid", e.UID).Str("frontend", p.Frontend).Str("place", string(p.From)).
+			Msg("a press came from a message of the request whose place was never saved; it is the request's message now")
 	}
 }
 
@@ -76,36 +76,41 @@ func (b *Bridge) adopt(log zerolog.Logger, p frontend.Press, es []*pending.Entry
 // request's lock: the copy shows the outcome if the press closed the
 // request, else a note pointing at the request's message as the store
 // now has it (current, if it cannot be read).
-func (b *Bridge) settleCopy(ctx context.Context, log zerolog.Logger, pc *pressedCopy, key string, current int) {
+func (b *Bridge) settleCopy(ctx context.Context, log zerolog.Logger, pc *pressedCopy, key string, current pending.Place) {
+	fe := b.frontendNamed(pc.fe)
+	if fe == nil {
+		return
+	}
 	if pc.outcome != "" {
-		log.Info().Int("staleMessageID", pc.at.Message).Msg("closing a stale copy of the request's message too")
-		b.settleCopyErr(log, pc.at, b.fe.Close(ctx, pc.at, pc.outcome))
+		log.Info().Str("stalePlace", string(pc.at)).Msg("closing a stale copy of the request's message too")
+		b.settleCopyErr(log, pc.at, fe.Close(ctx, pc.at, pc.outcome))
 		return
 	}
 	if es, err := b.group(key); err == nil {
-		if m := messageOf(es); m != nil && m.Place.Chat == pc.at.Chat {
-			current = m.Place.Message
+		if at := placeOf(es, pc.fe); at != "" {
+			current = at
 		}
 	}
-	if current == 0 || current == pc.at.Message {
+	if current == "" || current == pc.at {
 		return
 	}
-	log.Info().Int("staleMessageID", pc.at.Message).Int("messageID", current).
+	log.Info().Str("stalePlace", string(pc.at)).Str("place", string(current)).
 		Msg("press on a stale copy of the request's message; it now points at the current one")
-	b.settleCopyErr(log, pc.at, b.fe.Moved(ctx, pc.at, pending.Place{Chat: pc.at.Chat, Message: current}, false))
+	b.settleCopyErr(log, pc.at, fe.Moved(ctx, pc.at, current, false))
 }
 
 // settleClosedCopy handles a press on a request that has closed: when it
 // came from another message than the one showing the outcome, that
 // message is a stale copy, and becomes a note pointing at the outcome.
 func (b *Bridge) settleClosedCopy(ctx context.Context, log zerolog.Logger, p frontend.Press, c pending.ClosedRequest) {
-	pc := staleCopy(p, c.Place.Chat, c.Place.Message)
-	if pc == nil {
+	pc := staleCopy(p, c.Places[p.Frontend])
+	fe := b.frontendNamed(p.Frontend)
+	if pc == nil || fe == nil {
 		return
 	}
-	log.Info().Int("staleMessageID", pc.at.Message).Int("messageID", c.Place.Message).
+	log.Info().Str("stalePlace", string(pc.at)).Str("place", string(c.Places[p.Frontend])).
 		Msg("press on a stale copy of a closed request's message; it now points at the outcome")
-	b.settleCopyErr(log, pc.at, b.fe.Moved(ctx, pc.at, c.Place, true))
+	b.settleCopyErr(log, pc.at, fe.Moved(ctx, pc.at, c.Places[p.Frontend], true))
 }
 
 // refuseClosed answers a press on request uid, which is no longer held,
@@ -129,41 +134,39 @@ func (b *Bridge) settleCopyErr(log zerolog.Logger, at pending.Place, err error) 
 	switch {
 	case err == nil:
 	case errors.Is(err, frontend.ErrGone):
-		log.Debug().Err(err).Int("staleMessageID", at.Message).Msg("stale copy of the request's message is gone already")
+		log.Debug().Err(err).Str("stalePlace", string(at)).Msg("stale copy of the request's message is gone already")
 	default:
-		log.Warn().Err(err).Int("staleMessageID", at.Message).Msg("could not edit a stale copy of the request's message")
+		log.Warn().Err(err).Str("stalePlace", string(at)).Msg("could not edit a stale copy of the request's message")
 	}
 }
 
-// repost shows r, open, in a new message after the chat said the message
-// e names is gone, and saves the new message's place on every request the
-// old one showed (a permission's group shares it). The
-// caller holds e's lock, or its group's. When the send fails the requests
-// are left without a message (Place.Message 0), so SendUnsent posts them at
-// the next connect.
-func (b *Bridge) repost(ctx context.Context, log zerolog.Logger, e *pending.Entry, r frontend.Request) {
-	old := e.Place.Message
+// repost shows r, open, in a new message of m's front-end after its chat
+// said m is gone, and saves the new place on every request m showed (a
+// permission's group shares it). The caller holds e's lock, or its
+// group's. When the send fails the requests are left owed their message
+// there, so SendUnsent posts them at the next connect.
+func (b *Bridge) repost(ctx context.Context, log zerolog.Logger, e *pending.Entry, m shown, r frontend.Request) {
+	name := m.fe.Name()
+	log = log.With().Str("frontend", name).Str("oldPlace", string(m.at)).Logger()
 	members := []*pending.Entry{e}
 	if e.Kind == pending.KindPermission {
 		if g, err := b.group(lockKey(e)); err == nil {
 			members = g
 		}
 	}
-	at, err := b.fe.Post(ctx, r)
-	msgID, thread := at.Message, at.Thread
+	at, err := m.fe.Post(ctx, r)
 	if err != nil {
-		thread = e.Place.Thread
-		log.Error().Err(err).Int("oldMessageID", old).
-			Msg("request message was deleted in the chat and posting it again failed; it is posted again after the next connect")
+		at = ""
+		log.Error().Err(err).Msg("request message was deleted in the chat and posting it again failed; it is posted again after the next connect")
 	}
 	var errs []error
-	for _, m := range members {
-		if m.Place.Message != old || m.Place.Chat != e.Place.Chat {
+	for _, x := range members {
+		if x.Places[name] != m.at {
 			continue
 		}
-		_, uerr := b.store.Update(m.UID, func(x *pending.Entry) error {
-			if x.Place.Message == old {
-				x.Place.Message, x.Place.Thread = msgID, thread
+		_, uerr := b.store.Update(x.UID, func(x *pending.Entry) error {
+			if x.Places[name] == m.at {
+				x.Places[name] = at
 			}
 			return nil
 		})
@@ -171,14 +174,12 @@ func (b *Bridge) repost(ctx context.Context, log zerolog.Logger, e *pending.Entr
 			errs = append(errs, uerr)
 		}
 	}
-	e.Place.Message, e.Place.Thread = msgID, thread
+	e.Places[name] = at
 	if err := errors.Join(errs...); err != nil {
-		log.Error().Err(err).Int("oldMessageID", old).Int("messageID", msgID).
-			Msg("request message was deleted in the chat; could not save the ID of the new one")
+		log.Error().Err(err).Str("place", string(at)).Msg("request message was deleted in the chat; could not save the place of the new one")
 		return
 	}
-	if msgID != 0 {
-		log.Info().Int("oldMessageID", old).Int("messageID", msgID).
-			Msg("request message was deleted in the chat; posted it again")
+	if at != "" {
+		log.Info().Str("place", string(at)).Msg("request message was deleted in the chat; posted it again")
 	}
 }

@@ -46,15 +46,15 @@ func newCore(t *testing.T, cfg Config) *core {
 	if cfg.Servers == nil {
 		cfg.Servers = map[string]Opencode{"": c.oc}
 	}
-	c.b = NewBridge(cfg, store, c.fe, zerolog.Nop())
+	c.b = NewBridge(cfg, store, []frontend.Frontend{c.fe}, zerolog.Nop())
 	c.b.now = func() time.Time { return c.now }
 	c.b.lockWait = 50 * time.Millisecond
 	return c
 }
 
 var (
-	ann = frontend.User{ID: 1, Name: "Ann", Username: "ann"}
-	ben = frontend.User{ID: 2, Name: "Ben"}
+	ann = frontend.User{ID: "1", Name: "Ann", Username: "ann"}
+	ben = frontend.User{ID: "2", Name: "Ben"}
 )
 
 // ask makes opencode ask question id and returns its message.
@@ -71,9 +71,9 @@ func (c *core) shown(id string) frontendtest.Message {
 	if err != nil {
 		c.t.Fatalf("request %s not held: %v", id, err)
 	}
-	m, ok := c.fe.Message(e.Place.Message)
+	m, ok := c.fe.Message(msgID(e))
 	if !ok {
-		c.t.Fatalf("request %s has no message (place %+v)", id, e.Place)
+		c.t.Fatalf("request %s has no message (places %+v)", id, e.Places)
 	}
 	return m
 }
@@ -83,7 +83,7 @@ func (c *core) shown(id string) frontendtest.Message {
 func (c *core) press(key string, a frontend.Action, qi, oi int, user frontend.User, from int) []string {
 	c.t.Helper()
 	var acks []string
-	c.b.HandlePress(context.Background(), zerolog.Nop(), frontendtest.Press(key, a, qi, oi, user, from, &acks))
+	c.b.HandlePress(context.Background(), zerolog.Nop(), c.fe.Press(key, a, qi, oi, user, from, &acks))
 	if len(acks) != 1 {
 		c.t.Fatalf("press acknowledged %d times (%q), want once", len(acks), acks)
 	}
@@ -101,17 +101,17 @@ func TestCoreQuestionAnsweredOnce(t *testing.T) {
 	if !m.Open || m.Request.Key == "" || len(m.Request.Entries) != 1 || m.Request.Entries[0].RequestID != "que_1" {
 		t.Fatalf("posted %+v, want que_1 open", m)
 	}
-	c.press(m.Request.Key, frontend.Pick, 0, 1, ann, m.Place.Message)
+	c.press(m.Request.Key, frontend.Pick, 0, 1, ann, m.ID)
 	if r := c.oc.Replies(); len(r) != 1 || fmt.Sprint(r[0].Answers) != "[[SQLite]]" {
 		t.Fatalf("opencode got %+v, want SQLite once", r)
 	}
-	got, _ := c.fe.Message(m.Place.Message)
+	got, _ := c.fe.Message(m.ID)
 	if got.Open || !strings.Contains(got.Outcome, `answers=[["SQLite"]]`) || !strings.Contains(got.Outcome, "by=Ann") ||
 		!strings.Contains(got.Outcome, fmt.Sprintf("how=%d", frontend.Answered)) {
 		t.Fatalf("message ends as %+v", got)
 	}
 	// A second press is told, and opencode hears nothing more.
-	if acks := c.press(m.Request.Key, frontend.Pick, 0, 0, ben, m.Place.Message); acks[0] != i18n.English.Toast(i18n.ToastAnswered) {
+	if acks := c.press(m.Request.Key, frontend.Pick, 0, 0, ben, m.ID); acks[0] != i18n.English.Toast(i18n.ToastAnswered) {
 		t.Errorf("late press told %q", acks)
 	}
 	if n := len(c.oc.Replies()); n != 1 {
@@ -130,37 +130,37 @@ func TestCoreMultipleChoiceAndTypedAnswer(t *testing.T) {
 	typed := opencode.Question{Question: "Anything else?", Header: "Notes"} // no options: typed only
 	m := c.ask("que_1", colours(), typed)
 	key := m.Request.Key
-	if acks := c.press(key, frontend.Submit, 0, 0, ann, m.Place.Message); acks[0] != i18n.English.Toast(i18n.ToastSelectFirst) {
+	if acks := c.press(key, frontend.Submit, 0, 0, ann, m.ID); acks[0] != i18n.English.Toast(i18n.ToastSelectFirst) {
 		t.Errorf("submit with nothing selected told %q", acks)
 	}
-	c.press(key, frontend.Toggle, 0, 2, ann, m.Place.Message)
-	c.press(key, frontend.Toggle, 0, 0, ben, m.Place.Message)
-	shown, _ := c.fe.Message(m.Place.Message)
+	c.press(key, frontend.Toggle, 0, 2, ann, m.ID)
+	c.press(key, frontend.Toggle, 0, 0, ben, m.ID)
+	shown, _ := c.fe.Message(m.ID)
 	if sel := shown.Request.Entries[0].Selected; !slices.Equal(sel, []string{"Blue", "Red"}) {
 		t.Fatalf("message shows %q selected, want Blue and Red", sel)
 	}
-	c.press(key, frontend.Submit, 0, 0, ann, m.Place.Message)
+	c.press(key, frontend.Submit, 0, 0, ann, m.ID)
 	// On to the typed question: the person asks to type, and replies.
-	c.press(key, frontend.Type, 1, 0, ann, m.Place.Message)
+	c.press(key, frontend.Type, 1, 0, ann, m.ID)
 	ps := c.fe.Prompts()
 	if len(ps) != 1 || ps[0].Qi != 1 || ps[0].Reason || ps[0].User != ann {
 		t.Fatalf("prompts %+v, want one for question 1 asking Ann", ps)
 	}
-	c.b.HandleText(context.Background(), zerolog.Nop(), frontend.Text{
-		At: pending.Place{Chat: frontendtest.Chat, Message: 99}, ReplyTo: ps[0].ID, Text: "ship it", User: ann, Allowed: true})
+	c.b.HandleInput(context.Background(), zerolog.Nop(), c.fe.Input(ps[0], "ship it"))
 	r := c.oc.Replies()
 	if len(r) != 1 || fmt.Sprint(r[0].Answers) != "[[Red Blue] [ship it]]" {
 		t.Fatalf("opencode got %+v, want [[Red Blue] [ship it]]", r)
 	}
-	// Text from someone not allowed never answers.
+	// Text for a field the request does not wait for never answers.
 	c.ask("que_2", typed)
 	m2 := c.shown("que_2")
-	c.press(m2.Request.Key, frontend.Type, 0, 0, ann, m2.Place.Message)
+	c.b.HandleInput(context.Background(), zerolog.Nop(), frontend.Input{Key: m2.Request.Key, Text: "rm -rf /", User: ben, Frontend: "test"})
+	c.press(m2.Request.Key, frontend.Type, 0, 0, ann, m2.ID)
 	p := c.fe.Prompts()[1]
-	c.b.HandleText(context.Background(), zerolog.Nop(), frontend.Text{
-		At: pending.Place{Chat: frontendtest.Chat}, ReplyTo: p.ID, Text: "rm -rf /", User: ben, Allowed: false})
+	p.Qi = 1
+	c.b.HandleInput(context.Background(), zerolog.Nop(), c.fe.Input(p, "rm -rf /"))
 	if n := len(c.oc.Replies()); n != 1 {
-		t.Errorf("text from a person not allowed answered: %+v", c.oc.Replies())
+		t.Errorf("text for a field not awaited answered: %+v", c.oc.Replies())
 	}
 }
 
@@ -173,18 +173,17 @@ func TestCorePermissionGroupDecidedTogether(t *testing.T) {
 		t.Fatalf("messages %+v, want one showing both requests", msgs)
 	}
 	m := msgs[0]
-	c.press(m.Request.Key, frontend.RejectWithReason, 0, 0, ann, m.Place.Message)
+	c.press(m.Request.Key, frontend.RejectWithReason, 0, 0, ann, m.ID)
 	ps := c.fe.Prompts()
 	if len(ps) != 1 || !ps[0].Reason {
 		t.Fatalf("prompts %+v, want one for a reason", ps)
 	}
-	c.b.HandleText(context.Background(), zerolog.Nop(), frontend.Text{
-		At: pending.Place{Chat: frontendtest.Chat}, ReplyTo: ps[0].ID, Text: "use make check", User: ann, Allowed: true})
+	c.b.HandleInput(context.Background(), zerolog.Nop(), c.fe.Input(ps[0], "use make check"))
 	r := c.oc.PermReplies()
 	if len(r) != 2 || r[0].Reply != frontend.ReplyReject || r[1].Reply != frontend.ReplyReject || r[0].Message != "use make check" {
 		t.Fatalf("opencode got %+v, want both rejected with the reason", r)
 	}
-	got, _ := c.fe.Message(m.Place.Message)
+	got, _ := c.fe.Message(m.ID)
 	if got.Open || !strings.Contains(got.Outcome, "requests=per_1,per_2") || !strings.Contains(got.Outcome, "reason=use make check") {
 		t.Fatalf("message ends as %+v", got)
 	}
@@ -193,15 +192,15 @@ func TestCorePermissionGroupDecidedTogether(t *testing.T) {
 func TestCoreRepostsDeletedMessage(t *testing.T) {
 	c := newCore(t, Config{})
 	m := c.ask("que_1", colours())
-	c.fe.Delete(m.Place.Message)
-	c.press(m.Request.Key, frontend.Toggle, 0, 1, ann, m.Place.Message)
+	c.fe.Delete(m.ID)
+	c.press(m.Request.Key, frontend.Toggle, 0, 1, ann, m.ID)
 	// A toggle's edit is handed over; the message is found gone after the
 	// press returned, and posted again beside it.
 	if err := c.b.Wait(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	now := c.shown("que_1")
-	if now.Place.Message == m.Place.Message || !now.Open || !slices.Equal(now.Request.Entries[0].Selected, []string{"Green"}) {
+	if now.ID == m.ID || !now.Open || !slices.Equal(now.Request.Entries[0].Selected, []string{"Green"}) {
 		t.Fatalf("after the delete the request shows in %+v, want a new open message with Green", now)
 	}
 }
@@ -216,7 +215,7 @@ func TestCoreExpiresAndTellsOpencode(t *testing.T) {
 	if r := c.oc.rejects; len(r) != 1 || r[0] != "que_1" {
 		t.Fatalf("opencode rejects %q, want que_1", r)
 	}
-	got, _ := c.fe.Message(m.Place.Message)
+	got, _ := c.fe.Message(m.ID)
 	if got.Open || !strings.Contains(got.Outcome, fmt.Sprintf("how=%d", frontend.Expired)) ||
 		!strings.Contains(got.Outcome, fmt.Sprintf("told=%d", frontend.ToldDismissed)) {
 		t.Fatalf("message ends as %+v", got)
@@ -227,11 +226,11 @@ func TestCoreOwedEditWaitsForTheFrontend(t *testing.T) {
 	c := newCore(t, Config{})
 	m := c.ask("que_1", dbQuestion())
 	c.fe.Fail("Close", errors.New("chat unreachable"))
-	c.press(m.Request.Key, frontend.Pick, 0, 0, ann, m.Place.Message)
-	if got, _ := c.fe.Message(m.Place.Message); !got.Open {
+	c.press(m.Request.Key, frontend.Pick, 0, 0, ann, m.ID)
+	if got, _ := c.fe.Message(m.ID); !got.Open {
 		t.Fatal("the message closed although the front-end failed")
 	}
-	if owed, _ := c.store.OwedEdits(); len(owed) != 1 || owed[0].Place.Message != m.Place.Message {
+	if owed, _ := c.store.OwedEdits(); len(owed) != 1 || frontendtest.ID(owed[0].Place) != m.ID {
 		t.Fatalf("owed %+v, want the message's closing edit", owed)
 	}
 	c.fe.Fail("Close", nil)
@@ -239,7 +238,7 @@ func TestCoreOwedEditWaitsForTheFrontend(t *testing.T) {
 	if err := c.b.Wait(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := c.fe.Message(m.Place.Message); got.Open || !strings.Contains(got.Outcome, "by=Ann") {
+	if got, _ := c.fe.Message(m.ID); got.Open || !strings.Contains(got.Outcome, "by=Ann") {
 		t.Fatalf("after SendOwed the message shows %+v", got)
 	}
 	if owed, _ := c.store.OwedEdits(); len(owed) != 0 {
@@ -266,24 +265,24 @@ func TestCoreTogglesDoNotWaitForTheirEdits(t *testing.T) {
 		oi   int
 		want string
 	}{{2, "☑ Blue"}, {0, "☑ Red"}, {1, "☑ Green"}} {
-		if acks := c.press(key, frontend.Toggle, 0, tap.oi, ann, m.Place.Message); acks[0] != tap.want {
+		if acks := c.press(key, frontend.Toggle, 0, tap.oi, ann, m.ID); acks[0] != tap.want {
 			t.Fatalf("tap told %q, want %q", acks, tap.want)
 		}
 	}
 	if e, err := c.store.ByRequestID("", "que_1"); err != nil || !slices.Equal(e.Selected, []string{"Blue", "Red", "Green"}) {
 		t.Fatalf("stored selection %v (%v), want every tap in order", e.Selected, err)
 	}
-	if got, _ := c.fe.Message(m.Place.Message); len(selected(got)) != 0 || c.fe.HeldLater() != 3 {
+	if got, _ := c.fe.Message(m.ID); len(selected(got)) != 0 || c.fe.HeldLater() != 3 {
 		t.Fatalf("message shows %v with %d edits held, want the three edits handed over and nothing shown yet", selected(got), c.fe.HeldLater())
 	}
 	c.fe.ReleaseLater()
 	if err := c.b.Wait(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := c.fe.Message(m.Place.Message); !got.Open || !slices.Equal(selected(got), []string{"Blue", "Red", "Green"}) {
+	if got, _ := c.fe.Message(m.ID); !got.Open || !slices.Equal(selected(got), []string{"Blue", "Red", "Green"}) {
 		t.Fatalf("message shows %+v, want the three selected", got)
 	}
-	c.press(key, frontend.Submit, 0, 0, ann, m.Place.Message)
+	c.press(key, frontend.Submit, 0, 0, ann, m.ID)
 	if r := c.oc.Replies(); len(r) != 1 || fmt.Sprint(r[0].Answers) != "[[Red Green Blue]]" {
 		t.Fatalf("opencode got %+v, want the three options", r)
 	}
@@ -294,13 +293,13 @@ func TestCoreToggleEditNeverLandsAfterTheClose(t *testing.T) {
 	m := c.ask("que_1", colours())
 	key := m.Request.Key
 	c.fe.HoldLater()
-	c.press(key, frontend.Toggle, 0, 0, ann, m.Place.Message)
-	c.press(key, frontend.Submit, 0, 0, ann, m.Place.Message)
+	c.press(key, frontend.Toggle, 0, 0, ann, m.ID)
+	c.press(key, frontend.Submit, 0, 0, ann, m.ID)
 	c.fe.ReleaseLater()
 	if err := c.b.Wait(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	got, _ := c.fe.Message(m.Place.Message)
+	got, _ := c.fe.Message(m.ID)
 	if got.Open || !strings.Contains(got.Outcome, `answers=[["Red"]]`) {
 		t.Fatalf("message ends as %+v, want the outcome, not the toggle's refresh", got)
 	}
@@ -311,15 +310,15 @@ func TestCoreToggleFindsMessageGoneLater(t *testing.T) {
 	m := c.ask("que_1", colours())
 	key := m.Request.Key
 	c.fe.HoldLater()
-	c.press(key, frontend.Toggle, 0, 1, ann, m.Place.Message)
+	c.press(key, frontend.Toggle, 0, 1, ann, m.ID)
 	// Deleted after the tap was acknowledged, before its edit was tried.
-	c.fe.Delete(m.Place.Message)
+	c.fe.Delete(m.ID)
 	c.fe.ReleaseLater()
 	if err := c.b.Wait(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	now := c.shown("que_1")
-	if now.Place.Message == m.Place.Message || !now.Open || !slices.Equal(selected(now), []string{"Green"}) {
+	if now.ID == m.ID || !now.Open || !slices.Equal(selected(now), []string{"Green"}) {
 		t.Fatalf("request shows in %+v, want a new open message with Green", now)
 	}
 
@@ -327,9 +326,9 @@ func TestCoreToggleFindsMessageGoneLater(t *testing.T) {
 	m = c.ask("que_2", colours())
 	key = m.Request.Key
 	c.fe.HoldLater()
-	c.press(key, frontend.Toggle, 0, 0, ann, m.Place.Message)
-	c.fe.Delete(m.Place.Message)
-	c.press(key, frontend.Submit, 0, 0, ann, m.Place.Message)
+	c.press(key, frontend.Toggle, 0, 0, ann, m.ID)
+	c.fe.Delete(m.ID)
+	c.press(key, frontend.Submit, 0, 0, ann, m.ID)
 	c.fe.ReleaseLater()
 	if err := c.b.Wait(context.Background()); err != nil {
 		t.Fatal(err)

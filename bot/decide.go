@@ -43,23 +43,19 @@ func (b *Bridge) pressPermission(ctx context.Context, press zerolog.Logger, p fr
 	e := members[0]
 	elog := withEntry(press, e)
 	b.adopt(elog, p, members)
-	by := answerer{User: p.User, at: p.At}
-	if m := messageOf(members); m != nil {
-		if pc := staleCopy(p, m.Place.Chat, m.Place.Message); pc != nil {
+	by := answerer{User: p.User, in: p.Frontend, at: p.At}
+	if current := placeOf(members, p.Frontend); current != "" {
+		if pc := staleCopy(p, current); pc != nil {
 			// Runs before unlock, deferred earlier: the copy is settled
 			// while the requests cannot change.
 			by.copy = pc
-			defer b.settleCopy(ctx, elog, pc, p.Key, m.Place.Message)
+			defer b.settleCopy(ctx, elog, pc, p.Key, current)
 		}
 	}
 	switch {
 	case e.Kind != pending.KindPermission:
 		elog.Info().Str("data", p.Data).Msg("refusing button that does not match its request")
 		a.toast(i18n.ToastUnknown)
-		return
-	case p.From.Chat == 0 && e.Place.Chat != 0 && e.Place.Chat != p.Chat:
-		elog.Info().Int64("chatID", e.Place.Chat).Msg("refusing press on a request of another chat")
-		a.toast(i18n.ToastNotAllowed)
 		return
 	case slices.ContainsFunc(members, func(m *pending.Entry) bool { return m.ExpiredNotified }):
 		elog.Info().Msg("refusing press on an expired request")
@@ -75,7 +71,7 @@ func (b *Bridge) pressPermission(ctx context.Context, press zerolog.Logger, p fr
 	case frontend.Reject:
 		reply = frontend.ReplyReject
 	case frontend.RejectWithReason:
-		b.askForReason(ctx, elog, p.Key, members, p.User, a)
+		b.askForReason(ctx, elog, p.Key, members, by, a)
 		return
 	}
 	elog.Info().Str("reply", reply).Int("requests", len(members)).Msg("permission decision pressed")
@@ -85,7 +81,7 @@ func (b *Bridge) pressPermission(ctx context.Context, press zerolog.Logger, p fr
 
 // askForReason sends the force_reply prompt for the reason of a reject
 // and records it on the group's first request.
-func (b *Bridge) askForReason(ctx context.Context, log zerolog.Logger, key string, members []*pending.Entry, user frontend.User, a *ack) {
+func (b *Bridge) askForReason(ctx context.Context, log zerolog.Logger, key string, members []*pending.Entry, user answerer, a *ack) {
 	holder := members[0]
 	if i := slices.IndexFunc(members, func(m *pending.Entry) bool { return m.UID == key }); i >= 0 {
 		holder = members[i]
@@ -93,9 +89,15 @@ func (b *Bridge) askForReason(ctx context.Context, log zerolog.Logger, key strin
 	b.prompt(ctx, log, holder, 0, true, user, a, "waiting for the reason of a reject")
 }
 
-// reasonReceived rejects every request of the group whose prompt the
-// text answers, with the text as the reason the agent reads.
-func (b *Bridge) reasonReceived(ctx context.Context, log zerolog.Logger, e *pending.Entry, replyTo int, text string, user answerer) {
+// reasonReceived rejects every request of the group of request uid, which
+// waits for the reason of a reject, with text as the reason the agent
+// reads.
+func (b *Bridge) reasonReceived(ctx context.Context, log zerolog.Logger, uid string, text string, user answerer) {
+	e, err := b.store.Get(uid)
+	if err != nil {
+		log.Debug().Err(err).Msg("ignoring typed reason: the request is not held")
+		return
+	}
 	key := lockKey(e)
 	members, unlock, err := b.lockGroup(ctx, key)
 	defer unlock()
@@ -108,9 +110,9 @@ func (b *Bridge) reasonReceived(ctx context.Context, log zerolog.Logger, e *pend
 		return
 	}
 	holder := members[i]
-	elog := b.entryLog(holder).With().Int64("userID", user.ID).Logger()
+	elog := b.entryLog(holder).With().Str("userID", user.ID).Logger()
 	switch {
-	case !holder.AwaitingText || (replyTo != 0 && replyTo != holder.Prompt):
+	case !holder.AwaitingText || !holder.AwaitingReason:
 		elog.Debug().Msg("ignoring typed reason: request no longer awaits this prompt")
 		return
 	case slices.ContainsFunc(members, func(m *pending.Entry) bool { return m.ExpiredNotified }):
@@ -157,15 +159,15 @@ func (b *Bridge) decide(ctx context.Context, log zerolog.Logger, key string, mem
 	// When every request closes, the message's closing edit is owed from
 	// the last one's deletion: earlier, a crash could leave it without
 	// buttons while a request it shows is still open.
-	var text string
+	var texts rendered
 	var owed []pending.Edit
 	if len(kept) == 0 {
 		o := frontend.Outcome{How: frontend.NoLongerPending}
 		if len(done) > 0 {
 			o = frontend.Outcome{How: frontend.Decided, Reply: reply, By: user.User, Reason: message}
 		}
-		text = b.fe.Outcome(b.withGeneration(frontend.Request{Key: key, Entries: members}), o)
-		owed = owedEdit(members[0], text)
+		texts = b.outcome(b.withGeneration(frontend.Request{Key: key, Entries: members}), o)
+		owed = owedEdits(members[0], texts)
 	}
 	closing := keyLast(slices.Concat(done, gone), key)
 	for i, m := range closing {
@@ -182,11 +184,11 @@ func (b *Bridge) decide(ctx context.Context, log zerolog.Logger, key string, mem
 	switch {
 	case len(kept) == 0 && len(done) > 0:
 		b.rememberGroup(log, key, done, i18n.ToastAnswered, owed)
-		b.closeMessage(ctx, log, members[0], text, user.copy)
+		b.closeMessage(ctx, log, members[0], texts, user.copy)
 		return
 	case len(kept) == 0:
 		b.rememberGroup(log, key, gone, i18n.ToastGone, owed)
-		b.closeMessage(ctx, log, members[0], text, user.copy)
+		b.closeMessage(ctx, log, members[0], texts, user.copy)
 		return
 	case len(done)+len(gone) > 0:
 		b.rerenderPermission(ctx, log, key, kept)
@@ -198,5 +200,5 @@ func (b *Bridge) decide(ctx context.Context, log zerolog.Logger, key string, mem
 	if len(done)+len(gone) > 0 {
 		msg = b.text.StillOpen(len(kept), len(members)) + msg
 	}
-	b.tell(ctx, log, kept[0], user.User, msg)
+	b.tell(ctx, log, kept[0], user, msg)
 }

@@ -87,18 +87,18 @@ func (b *Bridge) expire(ctx context.Context, key string) error {
 	// expired: earlier, a crash could leave it without buttons for a
 	// request that can still be answered.
 	m := messageOf(members)
-	var text string
+	var texts rendered
 	var owed []pending.Edit
 	if !notified && m != nil {
-		text = b.expiredText(key, m, members, len(kept) > 0)
-		owed = owedEdit(m, text)
+		texts = b.expiredText(key, m, members, len(kept) > 0)
+		owed = owedEdits(m, texts)
 	}
 	b.recordExpired(key, members, closed, kept, owed)
-	if text == "" {
+	if texts == nil {
 		return nil // the message said so at the first try, or there is none
 	}
 	log := b.entryLog(m)
-	b.closeMessage(ctx, log, m, text, nil)
+	b.closeMessage(ctx, log, m, texts, nil)
 	return nil
 }
 
@@ -130,7 +130,7 @@ func (b *Bridge) rejectMembers(ctx context.Context, members []*pending.Entry, no
 // expiredText is the closing text of the message m of group key, whose
 // requests are members: opencode was told of the expiry unless retrying
 // says a reject is still owed.
-func (b *Bridge) expiredText(key string, m *pending.Entry, members []*pending.Entry, retrying bool) string {
+func (b *Bridge) expiredText(key string, m *pending.Entry, members []*pending.Entry, retrying bool) rendered {
 	o := frontend.Outcome{How: frontend.Expired, TTL: b.cfg.TTL}
 	switch {
 	case retrying:
@@ -144,7 +144,7 @@ func (b *Bridge) expiredText(key string, m *pending.Entry, members []*pending.En
 	if m.Kind == pending.KindPermission {
 		r = frontend.Request{Key: key, Entries: members}
 	}
-	return b.fe.Outcome(r, o)
+	return b.outcome(r, o)
 }
 
 // recordExpired deletes the closed requests of group key and marks the

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
+	"github.com/hermes-bot/hermes-bot/bot/frontend/frontendtest"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"github.com/hermes-bot/hermes-bot/bot/internal/testlog"
 	"github.com/hermes-bot/hermes-bot/bot/telegram"
@@ -766,7 +767,7 @@ func (h *harness) wire(tg telegram.Telegram) {
 	h.fe = telegram.New(tc, tg, h.store, log)
 	bc := h.cfg.bridge()
 	bc.Servers = map[string]Opencode{"": h.oc}
-	h.b = NewBridge(bc, h.store, h.fe, log)
+	h.b = NewBridge(bc, h.store, []frontend.Frontend{h.fe}, log)
 	h.b.lockWait = 50 * time.Millisecond
 }
 
@@ -877,7 +878,7 @@ func (h *harness) pressIn(chat int64, user models.User, data string, msgID int) 
 
 func (h *harness) press(user models.User, data string, e *pending.Entry) string {
 	h.t.Helper()
-	return h.pressIn(testChat, user, data, e.Place.Message)
+	return h.pressIn(testChat, user, data, msgID(e))
 }
 
 // toast returns the single answer of callback id.
@@ -975,4 +976,58 @@ func buttons(t testing.TB, markup any) [][2]string {
 		}
 	}
 	return out
+}
+
+// msgID is the message showing e in the front-end of a test: Telegram's
+// (the harness), else frontendtest's.
+func msgID(e *pending.Entry) int {
+	if at := e.Places[telegram.Name]; at != "" {
+		return tgMessage(at)
+	}
+	return frontendtest.ID(e.Places["test"])
+}
+
+// tgMessage is the message ID of a Telegram place.
+func tgMessage(at pending.Place) int { return tgAt(at).Message }
+
+// tgPlace is a Telegram place decoded.
+type tgPlaceOf struct {
+	Chat            int64
+	Message, Thread int
+}
+
+// tgAt decodes Telegram place at.
+func tgAt(at pending.Place) tgPlaceOf {
+	var p tgPlaceOf
+	_ = json.Unmarshal([]byte(at), &p)
+	return p
+}
+
+// tgOf is where the Telegram front-end shows e.
+func tgOf(e *pending.Entry) tgPlaceOf { return tgAt(e.Places[telegram.Name]) }
+
+// promptOf is the message of the Telegram prompt waiting for request
+// uid's text; 0 when none.
+func (h *harness) promptOf(uid string) int {
+	h.t.Helper()
+	id := 0
+	err := h.store.FrontendState(telegram.Name).View(func(kv pending.KV) error {
+		return kv.ForEach("prompt:", func(k string, v []byte) error {
+			var b struct{ Key string }
+			if json.Unmarshal(v, &b) == nil && b.Key == uid {
+				_, msg, _ := strings.Cut(strings.TrimPrefix(k, "prompt:"), ":")
+				fmt.Sscan(msg, &id)
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return id
+}
+
+// tgPlace is the Telegram place of message msg of chat.
+func tgPlace(chat int64, msg int) pending.Place {
+	return pending.Place(fmt.Sprintf(`{"chat":%d,"message":%d}`, chat, msg))
 }

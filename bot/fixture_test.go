@@ -113,8 +113,8 @@ func TestStoreWrittenByLastReleaseKeepsTelegramState(t *testing.T) {
 	if chat, err := state.ChatFor(oldGroup); chat != -1009999 || err != nil {
 		t.Errorf("ChatFor(%d) after a second migration = %d, %v; want -1009999", oldGroup, chat, err)
 	}
-	if e, err := store.Get("qLast"); err != nil || e.Place.Chat != -1009999 || e.Place.Message != 0 {
-		t.Errorf("qLast after the migration: %+v, %v; want it in the new chat, to post again", e, err)
+	if e, err := store.Get("qLast"); err != nil || e.Places[telegram.Name] != "" {
+		t.Errorf("qLast after the migration: %+v, %v; want it owed its message, to post again", e, err)
 	}
 }
 

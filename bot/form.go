@@ -370,7 +370,7 @@ func (b *Bridge) typedAnswer(e *pending.Entry, text string) ([]string, string) {
 
 // refuseTyped tells user what is wrong with the text they typed and asks
 // for it again. The caller holds e's lock.
-func (b *Bridge) refuseTyped(ctx context.Context, log zerolog.Logger, e *pending.Entry, user frontend.User, problem string) {
+func (b *Bridge) refuseTyped(ctx context.Context, log zerolog.Logger, e *pending.Entry, user answerer, problem string) {
 	log.Info().Int("question", e.Current).Str("problem", problem).Msg("typed answer refused: it breaks a rule of its field")
 	b.tell(ctx, log, e, user, html.EscapeString(problem)+" "+b.text.Form.AgainBelow)
 	b.prompt(ctx, log, e, e.Current, false, user, &ack{text: b.text}, "asking again for a typed answer")
@@ -393,7 +393,7 @@ func (b *Bridge) replyForm(ctx context.Context, e *pending.Entry, answers [][]st
 
 // formRefused handles opencode refusing form e's answer: the person is
 // told why, and the form is asked again from its first field.
-func (b *Bridge) formRefused(ctx context.Context, log zerolog.Logger, e *pending.Entry, user frontend.User, why string) {
+func (b *Bridge) formRefused(ctx context.Context, log zerolog.Logger, e *pending.Entry, user answerer, why string) {
 	log.Warn().Str("why", why).Msg("opencode refused the form's answer; asking it again")
 	next, err := b.store.Update(e.UID, func(x *pending.Entry) error {
 		x.Answers, x.Selected = nil, nil
@@ -435,16 +435,16 @@ func (b *Bridge) cancelForm(ctx context.Context, log zerolog.Logger, e *pending.
 	switch {
 	case err == nil:
 		log.Info().Str("by", by.DisplayName()).Msg("form cancelled")
-		text := b.fe.Outcome(requestOf(e), frontend.Outcome{How: frontend.Cancelled, By: by.User})
-		b.deleteEntry(log, e, i18n.ToastCancelled, owedEdit(e, text)...)
-		b.closeMessage(ctx, log, e, text, by.copy)
+		texts := b.outcome(requestOf(e), frontend.Outcome{How: frontend.Cancelled, By: by.User})
+		b.deleteEntry(log, e, i18n.ToastCancelled, owedEdits(e, texts)...)
+		b.closeMessage(ctx, log, e, texts, by.copy)
 	case errors.Is(err, opencode.ErrNotFound):
 		log.Warn().Err(err).Msg("form is no longer pending in opencode; closing it")
-		text := b.fe.Outcome(requestOf(e), frontend.Outcome{How: frontend.NoLongerPending})
-		b.deleteEntry(log, e, i18n.ToastGone, owedEdit(e, text)...)
-		b.closeMessage(ctx, log, e, text, by.copy)
+		texts := b.outcome(requestOf(e), frontend.Outcome{How: frontend.NoLongerPending})
+		b.deleteEntry(log, e, i18n.ToastGone, owedEdits(e, texts)...)
+		b.closeMessage(ctx, log, e, texts, by.copy)
 	default:
 		log.Error().Err(err).Msg("could not cancel the form in opencode")
-		b.tell(ctx, log, e, by.User, b.text.TellAnswerLost)
+		b.tell(ctx, log, e, by, b.text.TellAnswerLost)
 	}
 }

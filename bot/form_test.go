@@ -56,7 +56,7 @@ func (c *core) current(id string) int {
 // text to the prompt, as user.
 func (c *core) typeText(m frontendtest.Message, qi int, user frontend.User, text string) {
 	c.t.Helper()
-	c.press(m.Request.Key, frontend.Type, qi, 0, user, m.Place.Message)
+	c.press(m.Request.Key, frontend.Type, qi, 0, user, m.ID)
 	c.reply(user, text)
 }
 
@@ -67,9 +67,9 @@ func (c *core) reply(user frontend.User, text string) {
 	if len(ps) == 0 {
 		c.t.Fatal("no prompt to reply to")
 	}
-	c.b.HandleText(context.Background(), zerolog.Nop(), frontend.Text{
-		At: pending.Place{Chat: frontendtest.Chat, Message: 900 + len(ps)}, ReplyTo: ps[len(ps)-1].ID, ReplyToBot: true,
-		Text: text, User: user, Allowed: true})
+	p := ps[len(ps)-1]
+	p.User = user
+	c.b.HandleInput(context.Background(), zerolog.Nop(), c.fe.Input(p, text))
 }
 
 // formReplied checks opencode got exactly one answer, want (its JSON).
@@ -103,26 +103,26 @@ func TestFormEveryFieldType(t *testing.T) {
 		t.Errorf("boolean field's options %+v, want Yes/No", q.Options)
 	}
 	key := m.Request.Key
-	c.press(key, frontend.Pick, 0, 1, ann, m.Place.Message)
+	c.press(key, frontend.Pick, 0, 1, ann, m.ID)
 	c.typeText(m, 1, ann, "Bob")
 	c.typeText(m, 2, ann, "7")
 	c.typeText(m, 3, ann, "2.5")
-	c.press(key, frontend.Pick, 4, 0, ann, m.Place.Message)
-	c.press(key, frontend.Toggle, 5, 2, ann, m.Place.Message)
-	c.press(key, frontend.Toggle, 5, 0, ann, m.Place.Message)
-	if acks := c.press(key, frontend.Pick, 5, 0, ann, m.Place.Message); acks[0] != i18n.English.Toast(i18n.ToastUnknown) {
+	c.press(key, frontend.Pick, 4, 0, ann, m.ID)
+	c.press(key, frontend.Toggle, 5, 2, ann, m.ID)
+	c.press(key, frontend.Toggle, 5, 0, ann, m.ID)
+	if acks := c.press(key, frontend.Pick, 5, 0, ann, m.ID); acks[0] != i18n.English.Toast(i18n.ToastUnknown) {
 		t.Errorf("pick on a multiselect told %q", acks)
 	}
-	c.press(key, frontend.Submit, 5, 0, ann, m.Place.Message)
+	c.press(key, frontend.Submit, 5, 0, ann, m.ID)
 	c.typeText(m, 6, ann, "Mongo")
 	// A typed choice of a multiselect goes beside the ones ticked.
-	c.press(key, frontend.Toggle, 7, 0, ann, m.Place.Message)
+	c.press(key, frontend.Toggle, 7, 0, ann, m.ID)
 	c.typeText(m, 7, ann, "Two")
 	c.formReplied(`{"answer":{"count":7,"db":"lite","more":["m1","Two"],"name":"Bob","ok":true,"other":"Mongo","ratio":2.5,"tags":["a","c"]}}`)
 	if len(c.oc.Replies()) != 0 {
 		t.Errorf("a form was answered as a 1.x question: %+v", c.oc.Replies())
 	}
-	got, _ := c.fe.Message(m.Place.Message)
+	got, _ := c.fe.Message(m.ID)
 	if got.Open || !strings.Contains(got.Outcome, `answers=[["SQLite"] ["Bob"] ["7"] ["2.5"] ["Yes"] ["Alpha" "Gamma"] ["Mongo"] ["One" "Two"]]`) {
 		t.Fatalf("message ends as %+v", got)
 	}
@@ -142,31 +142,31 @@ func TestFormWhenAndSkip(t *testing.T) {
 	t.Run("passed over", func(t *testing.T) {
 		c := newCore(t, Config{})
 		m := c.askForm(formEvent("frm_1", fields...))
-		if acks := c.press(m.Request.Key, frontend.Skip, 0, 0, ann, m.Place.Message); acks[0] != i18n.English.Toast(i18n.ToastUnknown) {
+		if acks := c.press(m.Request.Key, frontend.Skip, 0, 0, ann, m.ID); acks[0] != i18n.English.Toast(i18n.ToastUnknown) {
 			t.Errorf("skip of a required field told %q", acks)
 		}
-		c.press(m.Request.Key, frontend.Pick, 0, 0, ann, m.Place.Message)
+		c.press(m.Request.Key, frontend.Pick, 0, 0, ann, m.ID)
 		if qi := c.current("frm_1"); qi != 2 {
 			t.Fatalf("after Automatic the form asks field %d, want 2 (path passed over)", qi)
 		}
-		c.press(m.Request.Key, frontend.Skip, 2, 0, ann, m.Place.Message)
-		c.press(m.Request.Key, frontend.Pick, 3, 1, ann, m.Place.Message) // No: email and level are not asked
+		c.press(m.Request.Key, frontend.Skip, 2, 0, ann, m.ID)
+		c.press(m.Request.Key, frontend.Pick, 3, 1, ann, m.ID) // No: email and level are not asked
 		c.formReplied(`{"answer":{"mode":"auto","notify":false}}`)
 	})
 	t.Run("asked", func(t *testing.T) {
 		c := newCore(t, Config{})
 		m := c.askForm(formEvent("frm_2", fields...))
-		c.press(m.Request.Key, frontend.Pick, 0, 1, ann, m.Place.Message)
+		c.press(m.Request.Key, frontend.Pick, 0, 1, ann, m.ID)
 		if qi := c.current("frm_2"); qi != 1 {
 			t.Fatalf("after Manual the form asks field %d, want 1", qi)
 		}
 		c.typeText(m, 1, ann, "/srv")
 		c.typeText(m, 2, ann, "hi")
-		c.press(m.Request.Key, frontend.Pick, 3, 0, ann, m.Place.Message)
+		c.press(m.Request.Key, frontend.Pick, 3, 0, ann, m.ID)
 		c.typeText(m, 4, ann, "ann@example.com")
-		c.press(m.Request.Key, frontend.Skip, 5, 0, ann, m.Place.Message)
+		c.press(m.Request.Key, frontend.Skip, 5, 0, ann, m.ID)
 		c.formReplied(`{"answer":{"email":"ann@example.com","mode":"manual","note":"hi","notify":true,"path":"/srv"}}`)
-		got, _ := c.fe.Message(m.Place.Message)
+		got, _ := c.fe.Message(m.ID)
 		if !strings.Contains(got.Outcome, `answers=[["Manual"] ["/srv"] ["hi"] ["Yes"] ["ann@example.com"] []]`) {
 			t.Errorf("message ends as %+v", got)
 		}
@@ -222,7 +222,7 @@ func TestFormMultiselectItems(t *testing.T) {
 		opencode.FormField{Key: "opt", Type: "multiselect", Options: opts("x", "X")},
 		opencode.FormField{Key: "min", Type: "multiselect", MinItems: ptr(2), Options: opts("y", "Y", "z", "Z")},
 	))
-	key, at := m.Request.Key, m.Place.Message
+	key, at := m.Request.Key, m.ID
 	if acks := c.press(key, frontend.Submit, 0, 0, ann, at); acks[0] != i18n.English.Form.TooFew(1) {
 		t.Errorf("required multiselect submitted empty told %q", acks)
 	}
@@ -256,7 +256,7 @@ func TestFormRefusedByServer(t *testing.T) {
 		t.Fatalf("form starts at field %d, want 1", qi)
 	}
 	c.typeText(m, 1, ann, "bob")
-	c.press(m.Request.Key, frontend.Pick, 2, 0, ann, m.Place.Message)
+	c.press(m.Request.Key, frontend.Pick, 2, 0, ann, m.ID)
 	told := c.fe.Told()
 	if len(told) != 1 || !strings.Contains(told[0], "name &lt;taken&gt;") {
 		t.Fatalf("told %q, want the reason escaped", told)
@@ -269,12 +269,12 @@ func TestFormRefusedByServer(t *testing.T) {
 		t.Fatalf("message shows %+v, want field 1 again", got)
 	}
 	c.typeText(m, 1, ann, "alice")
-	c.press(m.Request.Key, frontend.Pick, 2, 1, ann, m.Place.Message)
+	c.press(m.Request.Key, frontend.Pick, 2, 1, ann, m.ID)
 	r := c.oc.FormReplies()
 	if len(r) != 2 || r[1].Answer != `{"answer":{"name":"alice","ok":false}}` {
 		t.Fatalf("opencode got %+v", r)
 	}
-	if got, _ := c.fe.Message(m.Place.Message); got.Open {
+	if got, _ := c.fe.Message(m.ID); got.Open {
 		t.Errorf("message still open after the answer was taken")
 	}
 }
@@ -289,16 +289,16 @@ func TestFormClosedElsewhere(t *testing.T) {
 		FormReplied: &opencode.FormReplied{ID: "frm_1", SessionID: testSession, Answer: json.RawMessage(`{"db":"pg","n":3}`)}})
 	c.b.HandleEvent(context.Background(), opencode.Event{Type: opencode.TypeFormCancelled, Generation: 2,
 		FormCancelled: &opencode.FormCancelled{ID: "frm_2", SessionID: testSession}})
-	got1, _ := c.fe.Message(m1.Place.Message)
+	got1, _ := c.fe.Message(m1.ID)
 	if got1.Open || !strings.Contains(got1.Outcome, fmt.Sprintf("how=%d", frontend.AnsweredElsewhere)) ||
 		!strings.Contains(got1.Outcome, `answers=[["Postgres"] ["3"]]`) {
 		t.Errorf("answered form ends as %+v", got1)
 	}
-	got2, _ := c.fe.Message(m2.Place.Message)
+	got2, _ := c.fe.Message(m2.ID)
 	if got2.Open || !strings.Contains(got2.Outcome, fmt.Sprintf("how=%d", frontend.Dismissed)) {
 		t.Errorf("cancelled form ends as %+v", got2)
 	}
-	if acks := c.press(m1.Request.Key, frontend.Pick, 0, 0, ann, m1.Place.Message); acks[0] != i18n.English.Toast(i18n.ToastAnsweredElsewhere) {
+	if acks := c.press(m1.Request.Key, frontend.Pick, 0, 0, ann, m1.ID); acks[0] != i18n.English.Toast(i18n.ToastAnsweredElsewhere) {
 		t.Errorf("late press told %q", acks)
 	}
 	if len(c.oc.FormReplies()) != 0 || len(c.oc.FormCancels()) != 0 {
@@ -323,24 +323,24 @@ func TestURLForm(t *testing.T) {
 	if e := m.Request.Entries[0]; !e.IsURLForm() || e.Form.URL != "https://example.com/login" || len(e.Questions) != 0 {
 		t.Fatalf("link form stored as %+v", e)
 	}
-	if acks := c.press(m.Request.Key, frontend.Submit, 0, 0, ann, m.Place.Message); acks[0] != i18n.English.Toast(i18n.ToastSending) {
+	if acks := c.press(m.Request.Key, frontend.Submit, 0, 0, ann, m.ID); acks[0] != i18n.English.Toast(i18n.ToastSending) {
 		t.Errorf("done told %q", acks)
 	}
 	c.formReplied(`{"answer":{}}`)
-	if got, _ := c.fe.Message(m.Place.Message); got.Open || !strings.Contains(got.Outcome, fmt.Sprintf("how=%d", frontend.Answered)) {
+	if got, _ := c.fe.Message(m.ID); got.Open || !strings.Contains(got.Outcome, fmt.Sprintf("how=%d", frontend.Answered)) {
 		t.Errorf("done link form ends as %+v", got)
 	}
 
 	m2 := c.askForm(ev("frm_2"))
-	c.press(m2.Request.Key, frontend.Cancel, 0, 0, ben, m2.Place.Message)
+	c.press(m2.Request.Key, frontend.Cancel, 0, 0, ben, m2.ID)
 	if cs := c.oc.FormCancels(); len(cs) != 1 || cs[0] != "frm_2" {
 		t.Fatalf("cancelled %q, want frm_2", cs)
 	}
-	got, _ := c.fe.Message(m2.Place.Message)
+	got, _ := c.fe.Message(m2.ID)
 	if got.Open || !strings.Contains(got.Outcome, fmt.Sprintf("how=%d", frontend.Cancelled)) || !strings.Contains(got.Outcome, "by=Ben") {
 		t.Errorf("cancelled link form ends as %+v", got)
 	}
-	if acks := c.press(m2.Request.Key, frontend.Submit, 0, 0, ann, m2.Place.Message); acks[0] != i18n.English.Toast(i18n.ToastCancelled) {
+	if acks := c.press(m2.Request.Key, frontend.Submit, 0, 0, ann, m2.ID); acks[0] != i18n.English.Toast(i18n.ToastCancelled) {
 		t.Errorf("late press told %q", acks)
 	}
 }
@@ -359,7 +359,7 @@ func TestFormExpiryCancels(t *testing.T) {
 	if len(c.oc.rejects) != 0 {
 		t.Errorf("a form was rejected as a 1.x question: %q", c.oc.rejects)
 	}
-	got, _ := c.fe.Message(m.Place.Message)
+	got, _ := c.fe.Message(m.ID)
 	if got.Open || !strings.Contains(got.Outcome, fmt.Sprintf("how=%d", frontend.Expired)) {
 		t.Errorf("expired form ends as %+v", got)
 	}
@@ -385,15 +385,15 @@ func TestEntryBeforeFormsAnsweredAsBefore(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := c.shown("que_1")
-	c.press("abcd1234", frontend.Pick, 0, 1, ann, m.Place.Message)
-	if acks := c.press("abcd1234", frontend.Submit, 1, 0, ann, m.Place.Message); acks[0] != i18n.English.Toast(i18n.ToastSelectFirst) {
+	c.press("abcd1234", frontend.Pick, 0, 1, ann, m.ID)
+	if acks := c.press("abcd1234", frontend.Submit, 1, 0, ann, m.ID); acks[0] != i18n.English.Toast(i18n.ToastSelectFirst) {
 		t.Errorf("empty submit told %q", acks)
 	}
-	if acks := c.press("abcd1234", frontend.Skip, 1, 0, ann, m.Place.Message); acks[0] != i18n.English.Toast(i18n.ToastUnknown) {
+	if acks := c.press("abcd1234", frontend.Skip, 1, 0, ann, m.ID); acks[0] != i18n.English.Toast(i18n.ToastUnknown) {
 		t.Errorf("skip of a 1.x question told %q", acks)
 	}
-	c.press("abcd1234", frontend.Toggle, 1, 1, ann, m.Place.Message)
-	c.press("abcd1234", frontend.Submit, 1, 0, ann, m.Place.Message)
+	c.press("abcd1234", frontend.Toggle, 1, 1, ann, m.ID)
+	c.press("abcd1234", frontend.Submit, 1, 0, ann, m.ID)
 	r := c.oc.Replies()
 	if len(r) != 1 || fmt.Sprint(r[0].Answers) != "[[SQLite] [Blue]]" || r[0].RequestID != "que_1" || r[0].Surface != "" {
 		t.Fatalf("opencode got %+v, want [[SQLite] [Blue]] through the original route", r)
@@ -416,7 +416,7 @@ func TestSessionSnapshotForms(t *testing.T) {
 		Forms: []opencode.Form{*listed}, Taken: c.now.Add(time.Second)}
 
 	c.b.HandleSnapshot(context.Background(), snap) // the list failed: nothing is gone
-	if got, _ := c.fe.Message(m1.Place.Message); !got.Open {
+	if got, _ := c.fe.Message(m1.ID); !got.Open {
 		t.Fatalf("form closed by a snapshot whose list failed: %+v", got)
 	}
 	m2 := c.shown("frm_2")
@@ -426,14 +426,14 @@ func TestSessionSnapshotForms(t *testing.T) {
 
 	snap.FormsListed = true
 	c.b.HandleSnapshot(context.Background(), snap)
-	got, _ := c.fe.Message(m1.Place.Message)
+	got, _ := c.fe.Message(m1.ID)
 	if got.Open || !strings.Contains(got.Outcome, fmt.Sprintf("how=%d", frontend.Gone)) {
 		t.Errorf("form no longer listed ends as %+v", got)
 	}
-	if got, _ := c.fe.Message(m2.Place.Message); !got.Open {
+	if got, _ := c.fe.Message(m2.ID); !got.Open {
 		t.Errorf("listed form closed")
 	}
-	if got, _ := c.fe.Message(q.Place.Message); !got.Open {
+	if got, _ := c.fe.Message(q.ID); !got.Open {
 		t.Errorf("a 1.x question closed by a session's forms snapshot")
 	}
 	if n := len(c.fe.Messages()); n != 3 {
@@ -453,15 +453,15 @@ func TestSessionSnapshotForms(t *testing.T) {
 	snap.Taken = c.now.Add(2 * time.Second)
 	snap.QuestionsListed, snap.PermissionsListed = true, true
 	c.b.HandleSnapshot(context.Background(), snap)
-	if got, _ := c.fe.Message(qa.Place.Message); !got.Open {
+	if got, _ := c.fe.Message(qa.ID); !got.Open {
 		t.Fatalf("question closed by a snapshot that did not list questions")
 	}
 	snap.APIQuestionsListed, snap.APIPermissionsListed = true, true
 	c.b.HandleSnapshot(context.Background(), snap)
-	if got, _ := c.fe.Message(qa.Place.Message); got.Open {
+	if got, _ := c.fe.Message(qa.ID); got.Open {
 		t.Errorf("an OpenCode 2 question no longer listed stays open")
 	}
-	if got, _ := c.fe.Message(q.Place.Message); !got.Open {
+	if got, _ := c.fe.Message(q.ID); !got.Open {
 		t.Errorf("a 1.x question closed by a session's snapshot")
 	}
 }

@@ -107,14 +107,24 @@ func open(es []*pending.Entry) []*pending.Entry {
 	return slices.DeleteFunc(slices.Clone(es), func(e *pending.Entry) bool { return e.ExpiredNotified })
 }
 
-// messageOf returns the first of es whose message was sent, or nil.
+// messageOf returns the first of es shown somewhere, or nil.
 func messageOf(es []*pending.Entry) *pending.Entry {
 	for _, e := range es {
-		if e.Place.Message != 0 {
+		if e.Shown() {
 			return e
 		}
 	}
 	return nil
+}
+
+// placeOf returns where front-end name shows the first of es shown there.
+func placeOf(es []*pending.Entry, name string) pending.Place {
+	for _, e := range es {
+		if at := e.Places[name]; at != "" {
+			return at
+		}
+	}
+	return ""
 }
 
 // samePermission reports whether two requests would run exactly the same
@@ -185,12 +195,11 @@ func (b *Bridge) join(ctx context.Context, e *pending.Entry, key string) (joined
 		return false, false
 	}
 	e.SharedWith = key
-	// The message is shared, so is its place (until it is posted, its
-	// chat and thread).
-	e.Place = pending.Place{Chat: live[0].Place.Chat, Thread: live[0].Place.Thread}
+	// The message is shared, so are its places.
 	copyContext(e, live[0])
-	if m := messageOf(live); m != nil {
-		e.Place = m.Place
+	e.Places = b.unposted()
+	for name := range e.Places {
+		e.Places[name] = placeOf(live, name)
 	}
 	if err := b.store.Create(e); err != nil {
 		if !errors.Is(err, pending.ErrExists) {
@@ -200,11 +209,10 @@ func (b *Bridge) join(ctx context.Context, e *pending.Entry, key string) (joined
 	}
 	log := b.entryLog(e)
 	log.Info().Str("sharedWith", key).Int("requests", len(live)+1).Msg("permission asked again; it shares the message of the identical request")
-	if e.Place.Message == 0 {
-		return true, true
+	if e.Shown() {
+		b.rerenderPermission(ctx, log, key, append(live, e))
 	}
-	b.rerenderPermission(ctx, log, key, append(live, e))
-	return true, false
+	return true, len(b.owing(e)) > 0
 }
 
 // rerenderPermission shows the open requests of group key in their
@@ -226,6 +234,16 @@ func (b *Bridge) stillOpen(e *pending.Entry) []*pending.Entry {
 		return nil
 	}
 	return slices.DeleteFunc(open(members), func(m *pending.Entry) bool {
-		return m.UID == e.UID || m.Place.Message != e.Place.Message
+		return m.UID == e.UID || !sharesMessage(m, e)
 	})
+}
+
+// sharesMessage reports whether a and b are shown by one message.
+func sharesMessage(a, b *pending.Entry) bool {
+	for name, at := range a.Places {
+		if at != "" && b.Places[name] == at {
+			return true
+		}
+	}
+	return false
 }

@@ -195,7 +195,7 @@ func TestMetricsCountBridgeEvents(t *testing.T) {
 		ID: "cb1", From: alice, Data: data(t, frontend.Pick, e1.UID, 0, 1),
 		Message: models.MaybeInaccessibleMessage{
 			Type:    models.MaybeInaccessibleMessageTypeMessage,
-			Message: &models.Message{ID: e1.Place.Message, Date: 1700000000, Chat: models.Chat{ID: testChat, Type: "supergroup"}},
+			Message: &models.Message{ID: msgID(e1), Date: 1700000000, Chat: models.Chat{ID: testChat, Type: "supergroup"}},
 		},
 	}})
 	h.gone(e1.UID)

@@ -36,11 +36,11 @@ func TestChatMigrationServiceMessage(t *testing.T) {
 	}
 
 	// Presses from the old chat are refused now; from the new one they count.
-	id := h.pressIn(testChat, alice, data(t, frontend.Pick, e.UID, 0, 1), e.Place.Message)
+	id := h.pressIn(testChat, alice, data(t, frontend.Pick, e.UID, 0, 1), msgID(e))
 	if h.toast(id) != i18n.ToastNotAllowed || len(h.oc.Replies()) != 0 {
 		t.Fatalf("press from the old chat: toast %q, replies %d", h.toast(id), len(h.oc.Replies()))
 	}
-	h.pressIn(newChat, alice, data(t, frontend.Pick, e.UID, 0, 1), e.Place.Message)
+	h.pressIn(newChat, alice, data(t, frontend.Pick, e.UID, 0, 1), msgID(e))
 	if r := h.oc.Replies(); len(r) != 1 {
 		t.Fatalf("press from the new chat: %d replies, want 1", len(r))
 	}

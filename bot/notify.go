@@ -268,18 +268,21 @@ func (b *Bridge) lastWords(ctx context.Context, log zerolog.Logger, server, dir,
 func (b *Bridge) sendNotice(ctx context.Context, log zerolog.Logger, n frontend.Notice, what string) {
 	// Held until the notice's session is remembered, so a reply that
 	// comes at once waits for it (see SessionAt).
-	b.prompting.RLock()
-	defer b.prompting.RUnlock()
-	at, err := b.fe.Notify(ctx, n)
-	if err != nil {
-		log.Warn().Err(err).Str("notice", what).Msg("could not post session notice")
-		return
-	}
-	log.Info().Str("notice", what).Msg("session notice posted")
-	// A reply to the notice goes on with the session.
-	if at.Message != 0 {
-		if err := b.store.RememberMessage(at, pending.SessionRef{Server: n.Server, Directory: n.Directory, ID: n.SessionID}); err != nil {
-			log.Warn().Err(err).Msg("could not remember the notice's session; a reply to it is not taken")
+	b.noticing.RLock()
+	defer b.noticing.RUnlock()
+	for _, fe := range b.fes {
+		log := log.With().Str("frontend", fe.Name()).Logger()
+		at, err := fe.Notify(ctx, n)
+		if err != nil {
+			log.Warn().Err(err).Str("notice", what).Msg("could not post session notice")
+			continue
+		}
+		log.Info().Str("notice", what).Msg("session notice posted")
+		// A reply to the notice goes on with the session.
+		if at != "" {
+			if err := b.store.RememberMessage(fe.Name(), at, pending.SessionRef{Server: n.Server, Directory: n.Directory, ID: n.SessionID}); err != nil {
+				log.Warn().Err(err).Msg("could not remember the notice's session; a reply to it is not taken")
+			}
 		}
 	}
 }

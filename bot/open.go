@@ -53,7 +53,7 @@ func (b *Bridge) awaitPosting(ctx context.Context, open []*pending.Entry) {
 	ctx, cancel := context.WithTimeout(ctx, b.lockWait)
 	defer cancel()
 	for i, e := range open {
-		if e.Place.Message != 0 {
+		if len(b.owing(e)) == 0 {
 			continue
 		}
 		key := e.UID

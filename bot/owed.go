@@ -25,23 +25,30 @@ import (
 // goroutines few.
 const owedSenders = 8
 
-// owedEdit is the closing edit of e's message showing text, as
-// deleteEntry records it; none when the message was never sent.
-func owedEdit(e *pending.Entry, text string) []pending.Edit {
-	if e == nil || e.Place.Message == 0 {
+// owedEdits are the closing edits of e's messages, each showing its
+// front-end's text, as deleteEntry records them; none where the message
+// was never sent.
+func owedEdits(e *pending.Entry, texts rendered) []pending.Edit {
+	if e == nil {
 		return nil
 	}
-	return []pending.Edit{{Place: pending.Place{Chat: e.Place.Chat, Message: e.Place.Message}, Text: text}}
+	var out []pending.Edit
+	for name, at := range e.Places {
+		if at != "" {
+			out = append(out, pending.Edit{Frontend: name, Place: at, Text: texts[name]})
+		}
+	}
+	return out
 }
 
-// closingEdit is owedEdit for a request that may share its message with
+// closingEdits is owedEdits for a request that may share its message with
 // identical permission requests still open: then the message stays open
 // for them (see edit), and no closing edit is owed.
-func (b *Bridge) closingEdit(e *pending.Entry, text string) []pending.Edit {
+func (b *Bridge) closingEdits(e *pending.Entry, texts rendered) []pending.Edit {
 	if e.Kind == pending.KindPermission && len(b.stillOpen(e)) > 0 {
 		return nil
 	}
-	return owedEdit(e, text)
+	return owedEdits(e, texts)
 }
 
 // keyLast returns es with the request whose UID is key, if any, moved
@@ -72,15 +79,29 @@ func (b *Bridge) settleOwed(log zerolog.Logger, o pending.Edit, err error) {
 	go func() {
 		defer b.running.Done()
 		if serr := b.store.Edited(o); serr != nil {
-			log.Warn().Err(serr).Int("messageID", o.Place.Message).Msg("could not forget a closing edit the chat took; it is sent again at the next start, harmlessly")
+			log.Warn().Err(serr).Msg("could not forget a closing edit the chat took; it is sent again at the next start, harmlessly")
 		}
 	}()
 }
 
 // sendOwed makes message o show its outcome, without buttons, and
-// settles it.
+// settles it. An edit owed by a front-end no longer configured is
+// forgotten: no chat would take it.
 func (b *Bridge) sendOwed(ctx context.Context, log zerolog.Logger, o pending.Edit) error {
-	err := b.fe.Close(ctx, o.Place, o.Text)
+	fe := b.frontendNamed(o.Frontend)
+	if fe == nil {
+		log.Info().Msg("forgetting a closing edit owed by a front-end no longer configured")
+		b.settleOwed(log, o, frontend.ErrGone)
+		return nil
+	}
+	err := fe.Close(ctx, o.Place, o.Text)
+	switch {
+	case err == nil:
+	case errors.Is(err, frontend.ErrGone):
+		log.Debug().Err(err).Msg("request message is gone from the chat; its outcome is not shown")
+	default:
+		log.Warn().Err(err).Msg("could not edit request message")
+	}
 	b.settleOwed(log, o, err)
 	return err
 }
@@ -120,10 +141,8 @@ func (b *Bridge) SendOwed(ctx context.Context) {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			log := b.log.With().Int64("chatID", o.Place.Chat).Int("messageID", o.Place.Message).Logger()
-			if err := b.sendOwed(ctx, log, o); err != nil && !errors.Is(err, frontend.ErrGone) {
-				log.Warn().Err(err).Msg("could not send a closing edit still owed; it is sent again later")
-			}
+			log := b.log.With().Str("frontend", o.Frontend).Str("place", string(o.Place)).Logger()
+			_ = b.sendOwed(ctx, log, o) // logged; what failed stays owed
 		}()
 	}
 	wg.Wait()
@@ -134,13 +153,11 @@ func (b *Bridge) SendOwed(ctx context.Context) {
 // message and still shows buttons: its closing edit was lost. It reports
 // whether it was that message.
 func (b *Bridge) repairClosed(ctx context.Context, log zerolog.Logger, p frontend.Press, c pending.ClosedRequest) bool {
-	if c.Text == "" || c.Place.Message == 0 || p.From.Message != c.Place.Message || p.From.Chat != c.Place.Chat || !p.FromCarries {
+	at, text := c.Places[p.Frontend], c.Texts[p.Frontend]
+	if text == "" || at == "" || p.From != at || !p.FromCarries {
 		return false
 	}
-	log.Info().Int("messageID", p.From.Message).Msg("press on a closed request whose message still shows buttons; showing its outcome again")
-	o := pending.Edit{Place: pending.Place{Chat: c.Place.Chat, Message: c.Place.Message}, Text: c.Text}
-	if err := b.sendOwed(ctx, log, o); err != nil && !errors.Is(err, frontend.ErrGone) {
-		log.Warn().Err(err).Msg("could not show the outcome of a closed request again")
-	}
+	log.Info().Str("place", string(at)).Msg("press on a closed request whose message still shows buttons; showing its outcome again")
+	_ = b.sendOwed(ctx, log, pending.Edit{Frontend: p.Frontend, Place: at, Text: text})
 	return true
 }

@@ -58,8 +58,8 @@ func TestClosingEditSentAfterRestart(t *testing.T) {
 	h.press(alice, data(t, frontend.Pick, e.UID, 0, 0), e)
 	h.gone(e.UID)
 	owed := h.owed()
-	if len(owed) != 1 || owed[0].Place.Message != e.Place.Message || !strings.Contains(owed[0].Text, "Alice") {
-		t.Fatalf("owed after a failed closing edit = %+v; want message %d's outcome", owed, e.Place.Message)
+	if len(owed) != 1 || tgMessage(owed[0].Place) != msgID(e) || !strings.Contains(owed[0].Text, "Alice") {
+		t.Fatalf("owed after a failed closing edit = %+v; want message %d's outcome", owed, msgID(e))
 	}
 
 	h.restart()
@@ -67,7 +67,7 @@ func TestClosingEditSentAfterRestart(t *testing.T) {
 	if err := h.b.Wait(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	h.checkClosed(e.Place.Message, "Alice")
+	h.checkClosed(msgID(e), "Alice")
 }
 
 // An edit Telegram took is forgotten at once: nothing is sent again.
@@ -75,7 +75,7 @@ func TestClosingEditForgottenOnceTaken(t *testing.T) {
 	h := newHarness(t, harnessConfig{})
 	e := h.ask("que_1", dbQuestion())
 	h.press(alice, data(t, frontend.Pick, e.UID, 0, 0), e)
-	h.checkClosed(e.Place.Message, "Alice")
+	h.checkClosed(msgID(e), "Alice")
 	before := len(h.tg.Edits())
 	h.b.SendOwed(context.Background())
 	if n := len(h.tg.Edits()); n != before {
@@ -89,17 +89,17 @@ func TestPressOnClosedMessageWithButtonsRepairsIt(t *testing.T) {
 	h := newHarness(t, harnessConfig{})
 	e := h.ask("que_1", dbQuestion())
 	h.tg.editErrs = []error{errTelegramDown}
-	h.pressSent(alice, data(t, frontend.Pick, e.UID, 0, 0), e.Place.Message)
+	h.pressSent(alice, data(t, frontend.Pick, e.UID, 0, 0), msgID(e))
 	h.restart() // forgets what the process remembered of the close
 	if err := h.store.Edited(h.owed()[0]); err != nil {
 		t.Fatal(err) // as if the edit had been lost elsewhere
 	}
 
-	id := h.pressSent(alice, data(t, frontend.Pick, e.UID, 0, 1), e.Place.Message)
+	id := h.pressSent(alice, data(t, frontend.Pick, e.UID, 0, 1), msgID(e))
 	if got := h.toast(id); got != i18n.ToastAnswered {
 		t.Errorf("toast = %q, want %q", got, i18n.ToastAnswered)
 	}
-	h.checkClosed(e.Place.Message, "Alice")
+	h.checkClosed(msgID(e), "Alice")
 	if n := len(h.oc.Replies()); n != 0 {
 		t.Errorf("the later press was answered again: %d replies", n)
 	}
@@ -126,7 +126,7 @@ func TestExpiredEditOwedWhileRejectRetried(t *testing.T) {
 		t.Fatalf("owed = %+v; want the expiry", owed)
 	}
 	h.b.SendOwed(context.Background())
-	h.checkClosed(e.Place.Message, "Expired")
+	h.checkClosed(msgID(e), "Expired")
 }
 
 // Identical permission requests share a message: one closing while the
@@ -140,7 +140,7 @@ func TestSharedPermissionOwesNothingWhileOneIsOpen(t *testing.T) {
 	if owed := h.owed(); len(owed) != 0 {
 		t.Errorf("owed while a request sharing the message is open: %+v", owed)
 	}
-	if ed := h.lastEdit(); ed.MessageID != first.Place.Message || ed.ReplyMarkup == nil {
+	if ed := h.lastEdit(); ed.MessageID != msgID(first) || ed.ReplyMarkup == nil {
 		t.Errorf("shared message edited to %+v; want it open", ed)
 	}
 }
@@ -152,7 +152,7 @@ func TestPressOnClosedSharedPermissionRepairsIt(t *testing.T) {
 	first := h.askPerm(permEvent("per_1", "make test"))
 	h.askPerm(permEvent("per_2", "make test"))
 	h.tg.editErrs = []error{errTelegramDown}
-	h.pressSent(alice, permData(t, frontend.AllowOnce, first.UID), first.Place.Message)
+	h.pressSent(alice, permData(t, frontend.AllowOnce, first.UID), msgID(first))
 	if n := len(h.oc.PermReplies()); n != 2 {
 		t.Fatalf("%d permission replies, want 2", n)
 	}
@@ -161,9 +161,9 @@ func TestPressOnClosedSharedPermissionRepairsIt(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	id := h.pressSent(alice, permData(t, frontend.AllowOnce, first.UID), first.Place.Message)
+	id := h.pressSent(alice, permData(t, frontend.AllowOnce, first.UID), msgID(first))
 	if got := h.toast(id); got != i18n.ToastAnswered {
 		t.Errorf("toast = %q, want %q", got, i18n.ToastAnswered)
 	}
-	h.checkClosed(first.Place.Message, "Alice")
+	h.checkClosed(msgID(first), "Alice")
 }

@@ -76,7 +76,9 @@ func (b *Bridge) rememberAlways(ctx context.Context, log zerolog.Logger, e *pend
 		return
 	}
 	a := pending.Always{Server: e.Server, Directory: e.Directory, Kind: e.Permission.Kind, At: b.now()}
-	if err := b.fe.AutoApprovalPaused(ctx, a); err != nil {
-		log.Warn().Err(err).Msg("could not tell the group that auto-approval is paused here; /autoapprove shows it")
+	for _, fe := range b.fes {
+		if err := fe.AutoApprovalPaused(ctx, a); err != nil {
+			log.Warn().Err(err).Str("frontend", fe.Name()).Msg("could not tell the group that auto-approval is paused here; /autoapprove shows it")
+		}
 	}
 }

@@ -248,7 +248,7 @@ func TestPauseThroughSeam(t *testing.T) {
 	dir := project(t)
 	c.b.HandleEvent(context.Background(), editAsked(dir, "per_e"))
 	m := c.shown("per_e")
-	c.press(m.Request.Key, frontend.AllowAlways, 0, 0, ann, m.Place.Message)
+	c.press(m.Request.Key, frontend.AllowAlways, 0, 0, ann, m.ID)
 	if r := c.oc.PermReplies(); len(r) != 1 || r[0].Reply != "always" {
 		t.Fatalf("replies = %+v, want the always delivered", r)
 	}
@@ -258,7 +258,7 @@ func TestPauseThroughSeam(t *testing.T) {
 	c.fe.Fail("AutoApprovalPaused", nil)
 	c.b.HandleEvent(context.Background(), editAsked(dir, "per_e2"))
 	m = c.shown("per_e2")
-	c.press(m.Request.Key, frontend.AllowAlways, 0, 0, ann, m.Place.Message)
+	c.press(m.Request.Key, frontend.AllowAlways, 0, 0, ann, m.ID)
 	if n := len(c.fe.Paused()); n != 0 {
 		t.Errorf("%d notices for a directory already paused, want none", n)
 	}
@@ -275,7 +275,7 @@ func TestPauseThroughSeam(t *testing.T) {
 	}
 	c.b.HandleEvent(context.Background(), editAsked(dir, "per_e3"))
 	m = c.shown("per_e3")
-	c.press(m.Request.Key, frontend.AllowAlways, 0, 0, ann, m.Place.Message)
+	c.press(m.Request.Key, frontend.AllowAlways, 0, 0, ann, m.ID)
 	if p := c.fe.Paused(); len(p) != 1 || p[0].Directory != dir || p[0].Kind != "edit" || p[0].Server != "" {
 		t.Errorf("notices after a resume and a new always = %+v, want one for %s", p, dir)
 	}

@@ -130,7 +130,7 @@ func (b *Bridge) autoApprove(ctx context.Context, log zerolog.Logger, e *pending
 	switch {
 	case i < 0:
 		return true // answered in opencode meanwhile
-	case members[i].Place.Message != 0 || members[i].ExpiredNotified:
+	case members[i].Shown() || members[i].ExpiredNotified:
 		return false // posted meanwhile (a reconnect's resend): the group decides
 	}
 	e = members[i]
@@ -148,15 +148,18 @@ func (b *Bridge) autoApprove(ctx context.Context, log zerolog.Logger, e *pending
 		Str("reply", frontend.ReplyOnce).Msg("permission auto-approved (low risk)")
 	b.deleteEntry(log, e, i18n.ToastAnswered)
 	b.addContext(ctx, e)
-	if err := b.fe.AutoApproved(ctx, e); err != nil {
-		log.Warn().Err(err).Msg("could not post the auto-approval notice; the request was allowed all the same")
+	for _, fe := range b.fes {
+		if err := fe.AutoApproved(ctx, e); err != nil {
+			log.Warn().Err(err).Str("frontend", fe.Name()).Msg("could not post the auto-approval notice; the request was allowed all the same")
+		}
 	}
 	return true
 }
 
-// postPermission sends the message of the group of request uid, or, when
-// the group has one already, records it for uid. The group's requests
-// without a message get its ID.
+// postPermission sends the message of the group of request uid where it
+// is owed: where the group has a message already, that message's place
+// is recorded for uid; elsewhere the group's message is posted. The
+// group's requests owed a message get its place.
 func (b *Bridge) postPermission(ctx context.Context, uid, key string) error {
 	members, unlock, err := b.lockGroup(ctx, key)
 	defer unlock()
@@ -165,40 +168,43 @@ func (b *Bridge) postPermission(ctx context.Context, uid, key string) error {
 		return fmt.Errorf("post %s: %w", uid, err)
 	}
 	i := slices.IndexFunc(members, func(m *pending.Entry) bool { return m.UID == uid })
-	if i < 0 || members[i].Place.Message != 0 || members[i].ExpiredNotified {
+	if i < 0 || len(b.owing(members[i])) == 0 || members[i].ExpiredNotified {
 		return nil
 	}
 	e := members[i]
 	log := b.entryLog(e)
-	var at pending.Place
-	sent := false
-	if m := messageOf(members); m != nil {
-		at = m.Place
-	} else {
+	first := messageOf(members) == nil
+	places := map[string]pending.Place{}
+	var toPost []frontend.Frontend
+	for _, fe := range b.owing(e) {
+		if at := placeOf(members, fe.Name()); at != "" {
+			places[fe.Name()] = at
+		} else {
+			toPost = append(toPost, fe)
+		}
+	}
+	var sendErr error
+	if len(toPost) > 0 {
 		b.addContext(ctx, e)
 		for _, m := range members {
 			if m.SessionTitle == "" && m.ParentSessionID == "" {
 				copyContext(m, e)
 			}
 		}
-		at, err = b.fe.Post(ctx, b.withGeneration(frontend.Request{Key: key, Entries: open(members)}))
-		if err != nil {
-			log.Error().Err(err).Msg("could not post permission request to the chat; it is sent again at start-up or after a reconnect")
-			return fmt.Errorf("post %s: %w", uid, err)
+		var posted map[string]pending.Place
+		posted, sendErr = b.postTo(ctx, log, b.withGeneration(frontend.Request{Key: key, Entries: open(members)}), toPost)
+		for name, at := range posted {
+			places[name] = at
 		}
-		sent = true
 	}
-	msgID := at.Message
 	var errs []error
 	for _, m := range members {
-		if m.Place.Message != 0 {
+		if len(b.owing(m)) == 0 {
 			continue
 		}
 		ctxFrom := *m
 		next, err := b.store.Update(m.UID, func(x *pending.Entry) error {
-			if x.Place.Message == 0 {
-				x.Place = at
-			}
+			place(x, places)
 			if x.SessionTitle == "" && x.ParentSessionID == "" {
 				copyContext(x, &ctxFrom)
 			}
@@ -206,20 +212,23 @@ func (b *Bridge) postPermission(ctx context.Context, uid, key string) error {
 		})
 		if err != nil {
 			mlog := b.entryLog(m)
-			mlog.Error().Err(err).Int("messageID", msgID).Msg("could not save the message ID of a permission request")
+			mlog.Error().Err(err).Msg("could not save the place of a permission request")
 			errs = append(errs, err)
 			continue
 		}
 		*m = *next
 	}
-	if sent {
-		log.Info().Int("messageID", msgID).Int("requests", len(members)).Msg("permission request posted")
-		b.cfg.Metrics.requestPosted(b.now().Sub(e.CreatedAt))
-	} else {
-		log.Info().Int("messageID", msgID).Msg("permission request shares a message already posted")
+	switch {
+	case len(toPost) > 0 && len(places) > 0:
+		log.Info().Int("frontends", len(places)).Int("requests", len(members)).Msg("permission request posted")
+		if first {
+			b.cfg.Metrics.requestPosted(b.now().Sub(e.CreatedAt))
+		}
+	case len(places) > 0:
+		log.Info().Msg("permission request shares a message already posted")
 		b.rerenderPermission(ctx, log, key, members)
 	}
-	if err := errors.Join(errs...); err != nil {
+	if err := errors.Join(append(errs, sendErr)...); err != nil {
 		return fmt.Errorf("post %s: %w", uid, err)
 	}
 	return nil
@@ -263,9 +272,9 @@ func (b *Bridge) permissionReplied(ctx context.Context, server string, r *openco
 		b.rerenderPermission(ctx, log, key, rest)
 		return
 	}
-	text := b.fe.Outcome(b.withGeneration(requestOf(e)), frontend.Outcome{How: frontend.DecidedElsewhere, Reply: r.Reply})
-	owed := owedEdit(e, text)
+	texts := b.outcome(b.withGeneration(requestOf(e)), frontend.Outcome{How: frontend.DecidedElsewhere, Reply: r.Reply})
+	owed := owedEdits(e, texts)
 	b.deleteEntry(log, e, i18n.ToastAnsweredElsewhere, owed...)
 	b.rememberGroup(log, key, []*pending.Entry{e}, i18n.ToastAnsweredElsewhere, owed)
-	b.closeMessage(ctx, log, e, text, nil)
+	b.closeMessage(ctx, log, e, texts, nil)
 }

@@ -56,7 +56,7 @@ func TestPermissionPosted(t *testing.T) {
 	if got := buttons(t, m.P.ReplyMarkup); !reflect.DeepEqual(got, want) {
 		t.Errorf("buttons = %q, want %q", got, want)
 	}
-	if e.Kind != pending.KindPermission || e.Place.Message != m.ID || e.CallID != "call_per_1" || e.ToolMessageID != "msg_1" ||
+	if e.Kind != pending.KindPermission || msgID(e) != m.ID || e.CallID != "call_per_1" || e.ToolMessageID != "msg_1" ||
 		e.Permission == nil || e.Permission.Kind != "bash" || !reflect.DeepEqual(e.Permission.Always, []string{"rm *", "make *"}) ||
 		e.ExpiresAt.Sub(e.CreatedAt) != DefaultTTL {
 		t.Errorf("entry = %+v (permission %+v)", e, e.Permission)
@@ -142,7 +142,7 @@ func TestPermissionButtons(t *testing.T) {
 				t.Fatalf("replies = %+v, want %+v", got, want)
 			}
 			ed := h.lastEdit()
-			if ed.MessageID != e.Place.Message || ed.ReplyMarkup != nil {
+			if ed.MessageID != msgID(e) || ed.ReplyMarkup != nil {
 				t.Errorf("edit of message %d keeps markup %v", ed.MessageID, ed.ReplyMarkup)
 			}
 			wantIn(t, ed.Text, append(tc.footer, "<pre>git push origin main</pre>", "<b>demo</b>")...)
@@ -179,10 +179,10 @@ func TestPermissionRejectWithReason(t *testing.T) {
 		t.Fatalf("prompt markup = %#v", prompt.P.ReplyMarkup)
 	}
 	wantIn(t, prompt.P.Text, `<a href="tg://user?id=22">Bob</a>`, "why you reject <b>bash</b> <code>npm publish</code>")
-	if rp := prompt.P.ReplyParameters; rp == nil || rp.MessageID != e.Place.Message {
+	if rp := prompt.P.ReplyParameters; rp == nil || rp.MessageID != msgID(e) {
 		t.Errorf("prompt replies to %+v", rp)
 	}
-	if got := h.entry(e.UID); !got.AwaitingText || got.Prompt != prompt.ID || got.AwaitingUserID != bob.ID {
+	if got := h.entry(e.UID); !got.AwaitingText || h.promptOf(e.UID) != prompt.ID {
 		t.Fatalf("entry after reason press = %+v", got)
 	}
 	if n := len(h.oc.PermReplies()); n != 0 {
@@ -252,7 +252,7 @@ func TestPermissionFailureClasses(t *testing.T) {
 			}
 			note := h.lastSent()
 			wantIn(t, note.P.Text, tc.toPerson, "tg://user?id=11")
-			if rp := note.P.ReplyParameters; rp == nil || rp.MessageID != e.Place.Message {
+			if rp := note.P.ReplyParameters; rp == nil || rp.MessageID != msgID(e) {
 				t.Errorf("note replies to %+v", rp)
 			}
 			// The person can decide again.
@@ -274,17 +274,17 @@ func TestPermissionUnauthorised(t *testing.T) {
 			t.Errorf("%s: toast %q", a, h.toast(id))
 		}
 	}
-	if id := h.pressIn(-999, alice, permData(t, frontend.AllowOnce, e.UID), e.Place.Message); h.toast(id) != i18n.ToastNotAllowed {
+	if id := h.pressIn(-999, alice, permData(t, frontend.AllowOnce, e.UID), msgID(e)); h.toast(id) != i18n.ToastNotAllowed {
 		t.Errorf("other chat: toast %q", h.toast(id))
 	}
 	// A reason prompt asked by Alice cannot be answered by Mallory.
 	h.press(alice, permData(t, frontend.RejectWithReason, e.UID), e)
-	h.text(mallory, "sneaky", h.entry(e.UID).Prompt)
+	h.text(mallory, "sneaky", h.promptOf(e.UID))
 	if n := len(h.oc.PermReplies()); n != 0 {
 		t.Fatalf("users not allowed reached opencode %d times", n)
 	}
 	after := h.entry(e.UID)
-	after.AwaitingText, after.AwaitingUserID, after.Prompt = false, 0, 0
+	after.AwaitingText, after.AwaitingReason = false, false
 	if !reflect.DeepEqual(before, after) {
 		t.Errorf("entry changed:\n%+v\n%+v", before, after)
 	}
@@ -320,7 +320,7 @@ func TestPermissionRepliedElsewhere(t *testing.T) {
 				PermissionReplied: &opencode.PermissionReplied{SessionID: testSession, RequestID: "per_1", Reply: reply}})
 			h.gone(e.UID)
 			ed := h.lastEdit()
-			if ed.MessageID != e.Place.Message || ed.ReplyMarkup != nil {
+			if ed.MessageID != msgID(e) || ed.ReplyMarkup != nil {
 				t.Errorf("edit = %+v", ed)
 			}
 			wantIn(t, ed.Text, want, "<pre>make</pre>")
@@ -547,12 +547,12 @@ func TestDuplicatePermissionsShareMessage(t *testing.T) {
 	if n := len(h.tg.Sent()); n != 3 {
 		t.Fatalf("sent %d messages, want 3 (the duplicate shares one)", n)
 	}
-	if s.SharedWith != p.UID || s.Place.Message != p.Place.Message || other.SharedWith != "" || elsewhere.SharedWith != "" {
-		t.Fatalf("shared = %q/%d, want %q/%d; others %q %q", s.SharedWith, s.Place.Message, p.UID, p.Place.Message, other.SharedWith, elsewhere.SharedWith)
+	if s.SharedWith != p.UID || msgID(s) != msgID(p) || other.SharedWith != "" || elsewhere.SharedWith != "" {
+		t.Fatalf("shared = %q/%d, want %q/%d; others %q %q", s.SharedWith, msgID(s), p.UID, msgID(p), other.SharedWith, elsewhere.SharedWith)
 	}
 	var shared string
 	for _, ed := range h.tg.Edits() {
-		if ed.MessageID == p.Place.Message {
+		if ed.MessageID == msgID(p) {
 			shared = ed.Text
 			if got := buttons(t, ed.ReplyMarkup); got[0][1] != "ponce:"+p.UID {
 				t.Errorf("buttons = %q", got)
@@ -570,7 +570,7 @@ func TestDuplicatePermissionsShareMessage(t *testing.T) {
 	h.gone(s.UID)
 	h.entry(other.UID)
 	ed := h.lastEdit()
-	if ed.MessageID != p.Place.Message || ed.ReplyMarkup != nil {
+	if ed.MessageID != msgID(p) || ed.ReplyMarkup != nil {
 		t.Errorf("edit = %+v", ed)
 	}
 	wantIn(t, ed.Text, "×2", "Always allowed")
@@ -621,7 +621,7 @@ func TestDuplicateFirstAnsweredElsewhere(t *testing.T) {
 	h.gone(p.UID)
 	h.entry(s.UID)
 	ed := h.lastEdit()
-	if ed.MessageID != p.Place.Message || ed.ReplyMarkup == nil || strings.Contains(ed.Text, "×2") {
+	if ed.MessageID != msgID(p) || ed.ReplyMarkup == nil || strings.Contains(ed.Text, "×2") {
 		t.Fatalf("message after the first was answered elsewhere = %q (markup %v)", ed.Text, ed.ReplyMarkup)
 	}
 	// Its buttons still carry the first UID, and answer the second.
@@ -649,7 +649,7 @@ func TestDuplicateLaterClosedByOthersKeepsMessageOpen(t *testing.T) {
 	e := h.entry(s.UID)
 	log := h.b.entryLog(e)
 	h.b.deleteEntry(log, e, i18n.ToastGone)
-	h.b.closeMessage(ctx, log, e, h.fe.Outcome(requestOf(e), frontend.Outcome{How: frontend.Gone}), nil)
+	h.b.closeMessage(ctx, log, e, h.b.outcome(requestOf(e), frontend.Outcome{How: frontend.Gone}), nil)
 	unlock()
 	ed := h.lastEdit()
 	if ed.ReplyMarkup == nil || strings.Contains(ed.Text, "No longer pending") {
@@ -684,7 +684,7 @@ func TestDuplicateUnsentPostedOnce(t *testing.T) {
 	h.tg.sendErrs = []error{context.DeadlineExceeded, context.DeadlineExceeded}
 	p := h.askPerm(permEvent("per_1", "make"))
 	s := h.askPerm(permEvent("per_2", "make"))
-	if p.Place.Message != 0 || s.Place.Message != 0 || s.SharedWith != p.UID {
+	if msgID(p) != 0 || msgID(s) != 0 || s.SharedWith != p.UID {
 		t.Fatalf("entries = %+v %+v", p, s)
 	}
 	if err := h.b.SendUnsent(context.Background()); err != nil {
@@ -698,7 +698,7 @@ func TestDuplicateUnsentPostedOnce(t *testing.T) {
 		t.Fatalf("sent %d messages, want 1", len(sent))
 	}
 	wantIn(t, sent[0].P.Text, "×2")
-	if a, b := h.entry(p.UID).Place.Message, h.entry(s.UID).Place.Message; a != sent[0].ID || b != sent[0].ID {
+	if a, b := msgID(h.entry(p.UID)), msgID(h.entry(s.UID)); a != sent[0].ID || b != sent[0].ID {
 		t.Errorf("message IDs %d, %d, want %d", a, b, sent[0].ID)
 	}
 }

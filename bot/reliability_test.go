@@ -82,9 +82,9 @@ func (h *harness) restart() {
 // entry as stored, which knows the second.
 func (h *harness) crashCopy(e *pending.Entry) (int, *pending.Entry) {
 	h.t.Helper()
-	stale := e.Place.Message
+	stale := msgID(e)
 	if _, err := h.store.Update(e.UID, func(x *pending.Entry) error {
-		x.Place.Message = 0
+		x.Places[telegram.Name] = ""
 		return nil
 	}); err != nil {
 		h.t.Fatal(err)
@@ -93,8 +93,8 @@ func (h *harness) crashCopy(e *pending.Entry) (int, *pending.Entry) {
 		h.t.Fatal(err)
 	}
 	now := h.entry(e.UID)
-	if now.Place.Message == 0 || now.Place.Message == stale {
-		h.t.Fatalf("request not posted again: message %d, stale %d", now.Place.Message, stale)
+	if msgID(now) == 0 || msgID(now) == stale {
+		h.t.Fatalf("request not posted again: message %d, stale %d", msgID(now), stale)
 	}
 	return stale, now
 }
@@ -127,7 +127,7 @@ func (h *harness) pressSent(user models.User, data string, msgID int) string {
 func TestSameUpdateTwiceRepliesOnce(t *testing.T) {
 	h := newHarness(t, harnessConfig{BotID: 123})
 	e := h.ask("que_1", dbQuestion())
-	upd := callbackUpdate(7, "cb7", alice, data(t, frontend.Pick, e.UID, 0, 0), e.Place.Message)
+	upd := callbackUpdate(7, "cb7", alice, data(t, frontend.Pick, e.UID, 0, 0), msgID(e))
 	h.deliver(upd)
 	h.deliver(upd)
 	if n := len(h.oc.Replies()); n != 1 {
@@ -142,8 +142,8 @@ func TestPressRedeliveredAfterRestart(t *testing.T) {
 	h := newHarness(t, harnessConfig{BotID: 123})
 	q := h.ask("que_1", dbQuestion())
 	p := h.askPerm(permEvent("per_1", "make"))
-	uq := callbackUpdate(7, "cb7", alice, data(t, frontend.Pick, q.UID, 0, 1), q.Place.Message)
-	up := callbackUpdate(8, "cb8", bob, permData(t, frontend.AllowOnce, p.UID), p.Place.Message)
+	uq := callbackUpdate(7, "cb7", alice, data(t, frontend.Pick, q.UID, 0, 1), msgID(q))
+	up := callbackUpdate(8, "cb8", bob, permData(t, frontend.AllowOnce, p.UID), msgID(p))
 	h.deliver(uq)
 	h.deliver(up)
 	if len(h.oc.Replies()) != 1 || len(h.oc.PermReplies()) != 1 {
@@ -175,7 +175,7 @@ func TestClosedForgottenAfterADay(t *testing.T) {
 	clock := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
 	h.b.now = func() time.Time { return clock }
 	e := h.ask("que_1", dbQuestion())
-	upd := callbackUpdate(7, "cb7", alice, data(t, frontend.Pick, e.UID, 0, 0), e.Place.Message)
+	upd := callbackUpdate(7, "cb7", alice, data(t, frontend.Pick, e.UID, 0, 0), msgID(e))
 	h.deliver(upd)
 
 	h.restart()
@@ -237,7 +237,7 @@ func TestConcurrentPressesReplyOnce(t *testing.T) {
 	for i := range 8 {
 		datas = append(datas, data(t, frontend.Pick, e.UID, 0, i%2))
 	}
-	toasts := h.pressAll(e.Place.Message, datas...)
+	toasts := h.pressAll(msgID(e), datas...)
 	if n := len(h.oc.Replies()); n != 1 {
 		t.Fatalf("%d replies to opencode for 8 presses at once", n)
 	}
@@ -248,7 +248,7 @@ func TestConcurrentPressesReplyOnce(t *testing.T) {
 	for i := range 8 {
 		datas = append(datas, permData(t, []frontend.Action{frontend.AllowOnce, frontend.Reject, frontend.AllowAlways}[i%3], p.UID))
 	}
-	toasts = h.pressAll(p.Place.Message, datas...)
+	toasts = h.pressAll(msgID(p), datas...)
 	if n := len(h.oc.PermReplies()); n != 1 {
 		t.Fatalf("%d permission replies for 8 presses at once", n)
 	}
@@ -334,7 +334,7 @@ func TestUpdateOffsetRecorded(t *testing.T) {
 func TestDeletedMessageRepostedOnRerender(t *testing.T) {
 	h := newHarness(t, harnessConfig{})
 	e := h.ask("que_1", multiSelect())
-	h.tg.Delete(e.Place.Message)
+	h.tg.Delete(msgID(e))
 	id := h.press(alice, data(t, frontend.Toggle, e.UID, 0, 1), e)
 	if got := h.toast(id); got != "☑ B" {
 		t.Errorf("toast = %q", got)
@@ -345,8 +345,8 @@ func TestDeletedMessageRepostedOnRerender(t *testing.T) {
 	}
 	now := h.entry(e.UID)
 	sent := h.lastSent()
-	if now.Place.Message != sent.ID || now.Place.Message == e.Place.Message {
-		t.Fatalf("entry message %d, last sent %d, deleted %d: want the new one saved", now.Place.Message, sent.ID, e.Place.Message)
+	if msgID(now) != sent.ID || msgID(now) == msgID(e) {
+		t.Fatalf("entry message %d, last sent %d, deleted %d: want the new one saved", msgID(now), sent.ID, msgID(e))
 	}
 	if got := buttons(t, sent.P.ReplyMarkup); got[1][0] != "☑ B" {
 		t.Errorf("new message's buttons = %q, want the selection shown", got)
@@ -362,7 +362,7 @@ func TestDeletedMessageRepostedOnRerender(t *testing.T) {
 	if r := h.oc.Replies(); len(r) != 1 || r[0].Answers[0][0] != "B" {
 		t.Fatalf("replies = %+v", r)
 	}
-	if ed := h.lastEdit(); ed.MessageID != now.Place.Message || ed.ReplyMarkup != nil {
+	if ed := h.lastEdit(); ed.MessageID != msgID(now) || ed.ReplyMarkup != nil {
 		t.Errorf("outcome edit = %+v", ed)
 	}
 }
@@ -376,11 +376,11 @@ func TestDeletedMessageRepostedWithNextQuestion(t *testing.T) {
 	h := newHarness(t, harnessConfig{})
 	q2 := opencode.Question{Question: "Strict?", Header: "Strict", Options: []opencode.Option{{Label: "Yes"}, {Label: "No"}}}
 	e := h.ask("que_1", dbQuestion(), q2)
-	h.tg.Delete(e.Place.Message)
+	h.tg.Delete(msgID(e))
 	h.press(alice, data(t, frontend.Pick, e.UID, 0, 0), e)
 	sent := h.lastSent()
-	if !strings.Contains(sent.P.Text, "Question 2/2") || h.entry(e.UID).Place.Message != sent.ID {
-		t.Fatalf("after the first answer on a deleted message: sent %d %s; entry has %d", sent.ID, sent.P.Text, h.entry(e.UID).Place.Message)
+	if !strings.Contains(sent.P.Text, "Question 2/2") || msgID(h.entry(e.UID)) != sent.ID {
+		t.Fatalf("after the first answer on a deleted message: sent %d %s; entry has %d", sent.ID, sent.P.Text, msgID(h.entry(e.UID)))
 	}
 	if got := buttons(t, sent.P.ReplyMarkup); got[0][1] != data(t, frontend.Pick, e.UID, 1, 0) {
 		t.Errorf("new message's buttons = %q", got)
@@ -390,7 +390,7 @@ func TestDeletedMessageRepostedWithNextQuestion(t *testing.T) {
 func TestDeletedMessageOutcomeDropped(t *testing.T) {
 	h := newHarness(t, harnessConfig{})
 	e := h.ask("que_1", dbQuestion())
-	h.tg.Delete(e.Place.Message)
+	h.tg.Delete(msgID(e))
 	sent := len(h.tg.Sent())
 	h.press(alice, data(t, frontend.Pick, e.UID, 0, 0), e)
 	if len(h.oc.Replies()) != 1 {
@@ -409,15 +409,15 @@ func TestDeletedMessageOutcomeDropped(t *testing.T) {
 func TestDeletedSharedPermissionMessageReposted(t *testing.T) {
 	h := newHarness(t, harnessConfig{})
 	p := h.askPerm(permEvent("per_1", "go test ./..."))
-	h.tg.Delete(p.Place.Message)
+	h.tg.Delete(msgID(p))
 	s := h.askPerm(permEvent("per_2", "go test ./..."))
 	if s.SharedWith != p.UID {
 		t.Fatalf("second request not shared: %+v", s)
 	}
 	sent := h.lastSent()
 	first, second := h.entry(p.UID), h.entry(s.UID)
-	if sent.ID == p.Place.Message || first.Place.Message != sent.ID || second.Place.Message != sent.ID {
-		t.Fatalf("messages: first %d, second %d, last sent %d, deleted %d", first.Place.Message, second.Place.Message, sent.ID, p.Place.Message)
+	if sent.ID == msgID(p) || msgID(first) != sent.ID || msgID(second) != sent.ID {
+		t.Fatalf("messages: first %d, second %d, last sent %d, deleted %d", msgID(first), msgID(second), sent.ID, msgID(p))
 	}
 	wantIn(t, sent.P.Text, "×2")
 	if got := buttons(t, sent.P.ReplyMarkup); got[0][1] != "ponce:"+p.UID {
@@ -435,7 +435,7 @@ func TestDeletedSharedPermissionMessageReposted(t *testing.T) {
 func TestDeletedMessageRepostFailsThenSentUnsent(t *testing.T) {
 	h := newHarness(t, harnessConfig{})
 	e := h.ask("que_1", multiSelect())
-	h.tg.Delete(e.Place.Message)
+	h.tg.Delete(msgID(e))
 	h.tg.mu.Lock()
 	h.tg.sendErrs = []error{fmt.Errorf("%w: telegram down", tgbot.ErrorForbidden)}
 	h.tg.mu.Unlock()
@@ -443,15 +443,15 @@ func TestDeletedMessageRepostFailsThenSentUnsent(t *testing.T) {
 	if err := h.b.Wait(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if got := h.entry(e.UID); got.Place.Message != 0 || !slices.Equal(got.Selected, []string{"A"}) {
+	if got := h.entry(e.UID); msgID(got) != 0 || !slices.Equal(got.Selected, []string{"A"}) {
 		t.Fatalf("entry after a failed repost = %+v, want no message and the selection kept", got)
 	}
 	if err := h.b.SendUnsent(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	got, sent := h.entry(e.UID), h.lastSent()
-	if got.Place.Message != sent.ID || got.Place.Message == 0 {
-		t.Fatalf("entry message %d, last sent %d", got.Place.Message, sent.ID)
+	if msgID(got) != sent.ID || msgID(got) == 0 {
+		t.Fatalf("entry message %d, last sent %d", msgID(got), sent.ID)
 	}
 	if b := buttons(t, sent.P.ReplyMarkup); b[0][0] != "☑ A" {
 		t.Errorf("buttons = %q", b)
@@ -466,10 +466,10 @@ func TestStaleCopyPressClosesBoth(t *testing.T) {
 	if h.toast(id) != i18n.ToastSending || len(h.oc.Replies()) != 1 {
 		t.Fatalf("toast %q, replies %+v", h.toast(id), h.oc.Replies())
 	}
-	h.checkAnsweredSQLite(now.Place.Message, stale)
+	h.checkAnsweredSQLite(msgID(now), stale)
 	// A later press hears it was answered and edits nothing.
 	edits := len(h.tg.Edits())
-	if id := h.pressIn(testChat, bob, data(t, frontend.Pick, e.UID, 0, 0), now.Place.Message); h.toast(id) != i18n.ToastAnswered {
+	if id := h.pressIn(testChat, bob, data(t, frontend.Pick, e.UID, 0, 0), msgID(now)); h.toast(id) != i18n.ToastAnswered {
 		t.Errorf("late press toast = %q", h.toast(id))
 	}
 	if n := len(h.tg.Edits()); n != edits {
@@ -485,7 +485,7 @@ func TestStaleCopyRerenderBecomesPointer(t *testing.T) {
 	if h.toast(id) != "☑ C" {
 		t.Errorf("toast = %q", h.toast(id))
 	}
-	cur := h.tg.EditsOf(now.Place.Message)
+	cur := h.tg.EditsOf(msgID(now))
 	if len(cur) != 1 || buttons(t, cur[0].ReplyMarkup)[2][0] != "☑ C" {
 		t.Fatalf("edits of the current message = %+v, want the selection", cur)
 	}
@@ -509,8 +509,8 @@ func TestStaleCopyCustomAnswer(t *testing.T) {
 	stale, now := h.crashCopy(e)
 	h.pressSent(alice, data(t, frontend.Type, e.UID, 0, 0), stale)
 	prompt := h.lastSent()
-	if rp := prompt.P.ReplyParameters; rp == nil || rp.MessageID != now.Place.Message {
-		t.Errorf("prompt replies to %+v, want the current message %d", rp, now.Place.Message)
+	if rp := prompt.P.ReplyParameters; rp == nil || rp.MessageID != msgID(now) {
+		t.Errorf("prompt replies to %+v, want the current message %d", rp, msgID(now))
 	}
 	if old := h.tg.EditsOf(stale); len(old) != 1 || !strings.Contains(old[0].Text, "moved") {
 		t.Errorf("stale copy edits = %+v, want the pointer", old)
@@ -519,7 +519,7 @@ func TestStaleCopyCustomAnswer(t *testing.T) {
 	if len(h.oc.Replies()) != 1 {
 		t.Fatal("typed answer not delivered")
 	}
-	if ed := h.lastEdit(); ed.MessageID != now.Place.Message || !strings.Contains(ed.Text, "MariaDB") {
+	if ed := h.lastEdit(); ed.MessageID != msgID(now) || !strings.Contains(ed.Text, "MariaDB") {
 		t.Errorf("outcome edit = %+v", ed)
 	}
 }
@@ -551,7 +551,7 @@ func TestStaleCopyPermission(t *testing.T) {
 	if r := h.oc.PermReplies(); len(r) != 1 || r[0].Reply != "reject" {
 		t.Fatalf("replies = %+v", r)
 	}
-	for _, msg := range []int{now.Place.Message, stale} {
+	for _, msg := range []int{msgID(now), stale} {
 		eds := h.tg.EditsOf(msg)
 		if len(eds) != 1 || eds[0].ReplyMarkup != nil || !strings.Contains(eds[0].Text, "Rejected") {
 			t.Errorf("edits of message %d = %+v, want the outcome", msg, eds)
@@ -564,30 +564,30 @@ func TestTamperedPressMakesNoCopy(t *testing.T) {
 	x := h.ask("que_1", dbQuestion())
 	y := h.ask("que_2", dbQuestion())
 	// Data naming x, pressed on y's message (whose buttons name y).
-	h.pressSent(alice, data(t, frontend.Pick, x.UID, 0, 0), y.Place.Message)
-	if n := len(h.tg.EditsOf(y.Place.Message)); n != 0 {
+	h.pressSent(alice, data(t, frontend.Pick, x.UID, 0, 0), msgID(y))
+	if n := len(h.tg.EditsOf(msgID(y))); n != 0 {
 		t.Errorf("y's message edited %d times by a press naming x", n)
 	}
-	if got := h.entry(y.UID); got.Place.Message != y.Place.Message {
-		t.Errorf("y's message = %d", got.Place.Message)
+	if got := h.entry(y.UID); msgID(got) != msgID(y) {
+		t.Errorf("y's message = %d", msgID(got))
 	}
 }
 
 func TestPressAdoptsUnsavedMessage(t *testing.T) {
 	h := newHarness(t, harnessConfig{})
 	e := h.ask("que_1", multiSelect())
-	sent := e.Place.Message
+	sent := msgID(e)
 	// The process died before saving the message ID, and the restart
 	// could not post it again yet.
 	if _, err := h.store.Update(e.UID, func(x *pending.Entry) error {
-		x.Place.Message = 0
+		x.Places[telegram.Name] = ""
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
 	h.pressSent(alice, data(t, frontend.Toggle, e.UID, 0, 0), sent)
-	if got := h.entry(e.UID); got.Place.Message != sent {
-		t.Fatalf("entry message = %d, want the pressed %d", got.Place.Message, sent)
+	if got := h.entry(e.UID); msgID(got) != sent {
+		t.Fatalf("entry message = %d, want the pressed %d", msgID(got), sent)
 	}
 	if eds := h.tg.EditsOf(sent); len(eds) != 1 || buttons(t, eds[0].ReplyMarkup)[0][0] != "☑ A" {
 		t.Errorf("edits of the pressed message = %+v", eds)
@@ -649,7 +649,7 @@ func (h *harness) checkAnsweredSQLite(msgs ...int) {
 func TestCopyPostedBeforeACrashAnswers(t *testing.T) {
 	h := newHarness(t, harnessConfig{Server: "http://127.0.0.1:4096"})
 	e := h.ask("que_1", dbQuestion())
-	stale := e.Place.Message
+	stale := msgID(e)
 	if err := h.store.Delete(e.UID); err != nil {
 		t.Fatal(err) // as if never stored
 	}
@@ -658,12 +658,12 @@ func TestCopyPostedBeforeACrashAnswers(t *testing.T) {
 	ev.Listed = true
 	h.b.HandleEvent(context.Background(), ev)
 	now, err := h.store.ByRequestID("", "que_1")
-	if err != nil || now.UID != e.UID || now.Place.Message == stale {
+	if err != nil || now.UID != e.UID || msgID(now) == stale {
 		t.Fatalf("posted again as %+v, %v; want UID %s on a new message", now, err, e.UID)
 	}
 	id := h.pressSent(alice, data(t, frontend.Pick, e.UID, 0, 1), stale)
 	if h.toast(id) != i18n.ToastSending || len(h.oc.Replies()) != 1 {
 		t.Fatalf("toast %q, replies %+v", h.toast(id), h.oc.Replies())
 	}
-	h.checkAnsweredSQLite(now.Place.Message, stale)
+	h.checkAnsweredSQLite(msgID(now), stale)
 }

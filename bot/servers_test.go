@@ -32,7 +32,7 @@ func newTwoServers(t *testing.T) *twoServers {
 	t.Cleanup(func() { _ = store.Close() })
 	s := &twoServers{laptop: &fakeOpencode{}, ci: &fakeOpencode{}}
 	s.core = &core{t: t, fe: &frontendtest.Frontend{}, store: store, now: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}
-	s.b = NewBridge(Config{Servers: map[string]Opencode{"laptop": s.laptop, "ci": s.ci}}, store, s.fe, zerolog.Nop())
+	s.b = NewBridge(Config{Servers: map[string]Opencode{"laptop": s.laptop, "ci": s.ci}}, store, []frontend.Frontend{s.fe}, zerolog.Nop())
 	s.b.now = func() time.Time { return s.now }
 	s.b.lockWait = 50 * time.Millisecond
 	return s
@@ -61,14 +61,14 @@ func TestServersSameRequestIDAnsweredOnItsServer(t *testing.T) {
 	s.b.HandleEvent(ctx, on("laptop", askedEvent("que_1", dbQuestion())))
 	s.b.HandleEvent(ctx, on("ci", askedEvent("que_1", dbQuestion())))
 	l, c := s.held("laptop", "que_1"), s.held("ci", "que_1")
-	if l.UID == c.UID || l.Place.Message == c.Place.Message {
-		t.Fatalf("both servers' que_1 share UID %s / message %d, %d", l.UID, l.Place.Message, c.Place.Message)
+	if l.UID == c.UID || msgID(l) == msgID(c) {
+		t.Fatalf("both servers' que_1 share UID %s / message %d, %d", l.UID, msgID(l), msgID(c))
 	}
-	if m, _ := s.fe.Message(c.Place.Message); len(m.Request.Entries) != 1 || m.Request.Entries[0].Server != "ci" {
+	if m, _ := s.fe.Message(msgID(c)); len(m.Request.Entries) != 1 || m.Request.Entries[0].Server != "ci" {
 		t.Fatalf("ci's message shows %+v, want ci's entry", m.Request)
 	}
 
-	s.press(c.UID, frontend.Pick, 0, 1, ann, c.Place.Message)
+	s.press(c.UID, frontend.Pick, 0, 1, ann, msgID(c))
 	if r := s.ci.Replies(); len(r) != 1 || r[0].RequestID != "que_1" {
 		t.Errorf("ci heard %+v, want the answer to que_1", r)
 	}
@@ -78,7 +78,7 @@ func TestServersSameRequestIDAnsweredOnItsServer(t *testing.T) {
 	if _, err := s.store.ByRequestID("ci", "que_1"); err == nil {
 		t.Error("ci's que_1 still held after its answer")
 	}
-	if m, _ := s.fe.Message(l.Place.Message); !m.Open {
+	if m, _ := s.fe.Message(msgID(l)); !m.Open {
 		t.Errorf("laptop's que_1 closed by ci's answer: %+v", m)
 	}
 
@@ -86,12 +86,12 @@ func TestServersSameRequestIDAnsweredOnItsServer(t *testing.T) {
 	// event of ci's own answer, echoed, finds nothing of ci's to close.
 	s.b.HandleEvent(ctx, on("ci", opencode.Event{Type: opencode.TypeQuestionReplied,
 		QuestionReplied: &opencode.QuestionReplied{SessionID: testSession, RequestID: "que_1"}}))
-	if m, _ := s.fe.Message(l.Place.Message); !m.Open {
+	if m, _ := s.fe.Message(msgID(l)); !m.Open {
 		t.Fatalf("ci's replied event closed laptop's que_1: %+v", m)
 	}
 	s.b.HandleEvent(ctx, on("laptop", opencode.Event{Type: opencode.TypeQuestionReplied,
 		QuestionReplied: &opencode.QuestionReplied{SessionID: testSession, RequestID: "que_1", Answers: [][]string{{"SQLite"}}}}))
-	if m, _ := s.fe.Message(l.Place.Message); m.Open {
+	if m, _ := s.fe.Message(msgID(l)); m.Open {
 		t.Errorf("laptop's que_1 still open after laptop said it was answered: %+v", m)
 	}
 	// ci's asked event read late is not posted again: ci closed it.
@@ -107,7 +107,7 @@ func TestServersPermissionDecidedOnItsServer(t *testing.T) {
 	ctx := context.Background()
 	s.b.HandleEvent(ctx, on("ci", permEvent("per_1", "make test")))
 	e := s.held("ci", "per_1")
-	s.press(e.UID, frontend.AllowOnce, 0, 0, ann, e.Place.Message)
+	s.press(e.UID, frontend.AllowOnce, 0, 0, ann, msgID(e))
 	if p := s.ci.PermReplies(); len(p) != 1 || p[0].RequestID != "per_1" || p[0].Reply != frontend.ReplyOnce {
 		t.Errorf("ci heard %+v, want once for per_1", p)
 	}
@@ -127,10 +127,10 @@ func TestServersSnapshotClosesOnlyItsServer(t *testing.T) {
 	s.now = s.now.Add(time.Minute)
 	s.b.HandleSnapshot(ctx, opencode.Snapshot{Server: "ci", Directory: l.Directory,
 		QuestionsListed: true, PermissionsListed: true, APIQuestionsListed: true, APIPermissionsListed: true, Taken: s.now})
-	if m, _ := s.fe.Message(c.Place.Message); m.Open {
+	if m, _ := s.fe.Message(msgID(c)); m.Open {
 		t.Errorf("ci's que_2 still open after ci listed nothing: %+v", m)
 	}
-	if m, _ := s.fe.Message(l.Place.Message); !m.Open {
+	if m, _ := s.fe.Message(msgID(l)); !m.Open {
 		t.Errorf("ci's listing closed laptop's que_1: %+v", m)
 	}
 	if _, err := s.store.ByRequestID("laptop", "que_1"); err != nil {
@@ -145,7 +145,7 @@ func TestServersUnservedServerRefuses(t *testing.T) {
 	ctx := context.Background()
 	s.b.HandleEvent(ctx, on("old", askedEvent("que_1", dbQuestion())))
 	e := s.held("old", "que_1")
-	s.press(e.UID, frontend.Pick, 0, 1, ann, e.Place.Message)
+	s.press(e.UID, frontend.Pick, 0, 1, ann, msgID(e))
 	if n := len(s.laptop.Replies()) + len(s.ci.Replies()); n != 0 {
 		t.Errorf("%d answers reached a server that did not ask", n)
 	}
@@ -190,10 +190,10 @@ func TestServersIdenticalPermissionsNotShared(t *testing.T) {
 	s.b.HandleEvent(ctx, on("laptop", permEvent("per_1", "make test")))
 	s.b.HandleEvent(ctx, on("ci", permEvent("per_2", "make test")))
 	l, c := s.held("laptop", "per_1"), s.held("ci", "per_2")
-	if c.SharedWith != "" || l.Place.Message == c.Place.Message {
-		t.Fatalf("ci's request joined laptop's message (SharedWith %q, messages %d, %d)", c.SharedWith, l.Place.Message, c.Place.Message)
+	if c.SharedWith != "" || msgID(l) == msgID(c) {
+		t.Fatalf("ci's request joined laptop's message (SharedWith %q, messages %d, %d)", c.SharedWith, msgID(l), msgID(c))
 	}
-	s.press(l.UID, frontend.Reject, 0, 0, ann, l.Place.Message)
+	s.press(l.UID, frontend.Reject, 0, 0, ann, msgID(l))
 	if p := s.ci.PermReplies(); len(p) != 0 {
 		t.Errorf("ci heard %+v after laptop's request was rejected", p)
 	}

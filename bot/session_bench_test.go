@@ -3,6 +3,7 @@ package bot
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"path/filepath"
 	"testing"
 	"time"
@@ -35,7 +36,7 @@ func sessionBenchBridge(b *testing.B) (*Bridge, *pending.Entry) {
 			Directory: fmt.Sprintf("/home/user/projects/p%d", i%7), Project: "global",
 			SessionID: session, RequestID: fmt.Sprintf("per_%07d", i),
 			CallID: "call_" + fmt.Sprint(i), ToolMessageID: "msg_1",
-			Place: pending.Place{Chat: testChat, Message: i + 1}, SessionTitle: "Fix the login bug",
+			Places: map[string]pending.Place{telegram.Name: tgPlace(testChat, i+1)}, SessionTitle: "Fix the login bug",
 			Permission: &pending.Permission{Kind: "bash", Patterns: []string{"go test ./..."}, Always: []string{"go *"}, Metadata: meta},
 			CreatedAt:  now.Add(time.Duration(i) * time.Second), ExpiresAt: now.Add(time.Hour),
 		}
@@ -89,7 +90,7 @@ func sessionBenchBridge(b *testing.B) (*Bridge, *pending.Entry) {
 	}
 	b.Cleanup(func() { _ = store.Close() })
 	fe := telegram.New(telegram.Config{ChatID: testChat}, &fakeTelegram{t: b}, store, zerolog.Nop())
-	br := NewBridge(Config{Servers: map[string]Opencode{"": &fakeOpencode{}}}, store, fe, zerolog.Nop())
+	br := NewBridge(Config{Servers: map[string]Opencode{"": &fakeOpencode{}}}, store, []frontend.Frontend{fe}, zerolog.Nop())
 	if n, err := store.List(); err != nil || len(n) != len(es) {
 		b.Fatalf("store holds %d entries (%v), want %d", len(n), err, len(es))
 	}

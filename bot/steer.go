@@ -81,49 +81,43 @@ func (b *Bridge) steerLog(log zerolog.Logger, ref pending.SessionRef, user front
 		c = c.Str("server", ref.Server)
 	}
 	return c.Str("sessionID", ref.ID).Str("directory", ref.Directory).
-		Int64("userID", user.ID).Str("user", user.DisplayName()).Logger()
+		Str("userID", user.ID).Str("user", user.DisplayName()).Logger()
 }
 
 // SessionAt returns the session the message at is about (see
 // frontend.Steerer).
-func (b *Bridge) SessionAt(_ context.Context, at pending.Place) (pending.SessionRef, bool, error) {
-	if at.Chat == 0 || at.Message == 0 {
+func (b *Bridge) SessionAt(_ context.Context, frontend string, at pending.Place) (pending.SessionRef, bool, error) {
+	if at == "" {
 		return pending.SessionRef{}, false, nil
-	}
-	switch _, err := b.store.ByPrompt(at.Chat, at.Message); {
-	case err == nil:
-		return pending.SessionRef{}, false, nil // a typed answer's prompt
-	case !errors.Is(err, pending.ErrNotFound):
-		return pending.SessionRef{}, false, fmt.Errorf("session of message %d: %w", at.Message, err)
 	}
 	open, err := b.store.List()
 	if err != nil {
-		return pending.SessionRef{}, false, fmt.Errorf("session of message %d: %w", at.Message, err)
+		return pending.SessionRef{}, false, fmt.Errorf("session of message %s: %w", at, err)
 	}
 	if slices.ContainsFunc(open, func(e *pending.Entry) bool {
-		return e.Place.Chat == at.Chat && e.Place.Message == at.Message && !e.ExpiredNotified
+		return e.Places[frontend] == at && !e.ExpiredNotified
 	}) {
 		// A request still waiting is answered with its buttons or its
 		// prompt; a reply to it is no new instruction.
 		return pending.SessionRef{}, false, nil
 	}
-	ref, ok, err := b.store.MessageSession(at.Chat, at.Message)
+	ref, ok, err := b.store.MessageSession(frontend, at)
 	if err == nil && !ok {
 		// The notice may have been posted but its session not yet
 		// remembered.
-		b.prompting.Lock()
-		b.prompting.Unlock()
-		ref, ok, err = b.store.MessageSession(at.Chat, at.Message)
+		b.noticing.Lock()
+		b.noticing.Unlock()
+		ref, ok, err = b.store.MessageSession(frontend, at)
 	}
 	if err != nil {
-		return pending.SessionRef{}, false, fmt.Errorf("session of message %d: %w", at.Message, err)
+		return pending.SessionRef{}, false, fmt.Errorf("session of message %s: %w", at, err)
 	}
 	return ref, ok, nil
 }
 
 // RememberMessage records that the message at is about ref.
-func (b *Bridge) RememberMessage(at pending.Place, ref pending.SessionRef) error {
-	return b.store.RememberMessage(at, ref)
+func (b *Bridge) RememberMessage(frontend string, at pending.Place, ref pending.SessionRef) error {
+	return b.store.RememberMessage(frontend, at, ref)
 }
 
 // ContinueSession sends text to session ref as user's next prompt,
@@ -307,15 +301,23 @@ func (b *Bridge) sessionInfo(server, dir string, s opencode.Session, busy bool) 
 	case b.failed.has(s.ID):
 		info.State = frontend.Failed
 	}
+	info.Latest = map[string]pending.Place{}
+	// A request still open is the latest message; else the one remembered.
 	if es, err := b.store.BySession(s.ID); err == nil {
 		for _, e := range es {
-			if e.SessionID == s.ID && e.Server == server && e.Place.Message != 0 && e.Place.Message > info.Latest.Message {
-				info.Latest = e.Place
+			if e.SessionID == s.ID && e.Server == server {
+				for name, at := range e.Places {
+					if at != "" {
+						info.Latest[name] = at
+					}
+				}
 			}
 		}
 	}
-	if at, _, ok, err := b.store.LatestMessage(s.ID); err == nil && ok && info.Latest.Message == 0 {
-		info.Latest = at
+	for _, fe := range b.fes {
+		if at, _, ok, err := b.store.LatestMessage(fe.Name(), s.ID); err == nil && ok && info.Latest[fe.Name()] == "" {
+			info.Latest[fe.Name()] = at
+		}
 	}
 	return info
 }
@@ -324,8 +326,11 @@ func (b *Bridge) sessionInfo(server, dir string, s opencode.Session, busy bool) 
 // or of a request of it, else in every project of every server.
 func (b *Bridge) FindSession(ctx context.Context, id string) (frontend.SessionInfo, error) {
 	var places []pending.SessionRef
-	if _, ref, ok, err := b.store.LatestMessage(id); err == nil && ok {
-		places = append(places, ref)
+	for _, fe := range b.fes {
+		if _, ref, ok, err := b.store.LatestMessage(fe.Name(), id); err == nil && ok {
+			places = append(places, ref)
+			break
+		}
 	}
 	if es, err := b.store.BySession(id); err == nil {
 		for _, e := range es {
@@ -453,9 +458,9 @@ func (b *Bridge) closeStopped(ctx context.Context, uid, key string, user fronten
 		return false
 	}
 	log.Info().Str("by", user.DisplayName()).Msg("request closed: its session was stopped")
-	text := b.fe.Outcome(requestOf(e), frontend.Outcome{How: frontend.Stopped, By: user})
-	b.deleteEntry(log, e, i18n.ToastDismissed, b.closingEdit(e, text)...)
-	b.closeMessage(ctx, log, e, text, nil)
+	texts := b.outcome(requestOf(e), frontend.Outcome{How: frontend.Stopped, By: user})
+	b.deleteEntry(log, e, i18n.ToastDismissed, b.closingEdits(e, texts)...)
+	b.closeMessage(ctx, log, e, texts, nil)
 	return true
 }
 

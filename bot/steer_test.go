@@ -135,7 +135,7 @@ func TestReplyToNoticeContinuesTheSession(t *testing.T) {
 	if len(ms) != 1 || ms[0].Notice == nil {
 		t.Fatalf("messages %+v, want one notice", ms)
 	}
-	ref, ok, err := c.b.SessionAt(ctx, ms[0].Place)
+	ref, ok, err := c.b.SessionAt(ctx, "test", ms[0].Place)
 	if err != nil || !ok || ref != (pending.SessionRef{Directory: "/p", ID: "ses_1"}) {
 		t.Fatalf("SessionAt(notice) = %+v, %v, %v", ref, ok, err)
 	}
@@ -145,7 +145,7 @@ func TestReplyToNoticeContinuesTheSession(t *testing.T) {
 		t.Fatalf("ContinueSession = %+v, %v", res, err)
 	}
 	// Logged with the user and the session, without the prompt itself.
-	if l := logs.String(); !strings.Contains(l, `"user":"Ann"`) || !strings.Contains(l, `"userID":1`) ||
+	if l := logs.String(); !strings.Contains(l, `"user":"Ann"`) || !strings.Contains(l, `"userID":"1"`) ||
 		!strings.Contains(l, `"sessionID":"ses_1"`) || strings.Contains(l, "now add tests") {
 		t.Errorf("steering log: %s", l)
 	}
@@ -179,11 +179,11 @@ func TestReplyToRequestMessage(t *testing.T) {
 	c, _ := newSteerCore(t)
 	ctx := context.Background()
 	m := c.ask("que_1", dbQuestion())
-	if _, ok, _ := c.b.SessionAt(ctx, m.Place); ok {
+	if _, ok, _ := c.b.SessionAt(ctx, "test", m.Place); ok {
 		t.Fatal("a waiting question's message counts as a session message")
 	}
-	c.press(m.Request.Key, frontend.Pick, 0, 0, ann, m.Place.Message)
-	ref, ok, err := c.b.SessionAt(ctx, m.Place)
+	c.press(m.Request.Key, frontend.Pick, 0, 0, ann, m.ID)
+	ref, ok, err := c.b.SessionAt(ctx, "test", m.Place)
 	if err != nil || !ok || ref.ID != testSession {
 		t.Fatalf("SessionAt(answered question) = %+v, %v, %v; want its session", ref, ok, err)
 	}
@@ -222,7 +222,7 @@ func TestStopSessionClosesItsQuestions(t *testing.T) {
 	if r := c.oc.rejects; len(r) != 1 || !strings.Contains(r[0], "que_1") {
 		t.Fatalf("rejects %q, want que_1", r)
 	}
-	got, _ := c.fe.Message(m.Place.Message)
+	got, _ := c.fe.Message(m.ID)
 	if got.Open || !strings.Contains(got.Outcome, fmt.Sprintf("how=%d", frontend.Stopped)) || !strings.Contains(got.Outcome, "by=Ann") {
 		t.Fatalf("message after stop: %+v", got)
 	}
@@ -278,7 +278,7 @@ func TestSteeringGoesToTheSessionsServer(t *testing.T) {
 		s.sessions = map[string]opencode.Session{testSession: {ID: testSession, Title: "Build"}}
 	}
 	c := &core{t: t, fe: &frontendtest.Frontend{}, store: store, now: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}
-	c.b = NewBridge(Config{Notify: NotifyOptions{Idle: true}, Servers: map[string]Opencode{"laptop": laptop, "ci": ci}}, store, c.fe, zerolog.Nop())
+	c.b = NewBridge(Config{Notify: NotifyOptions{Idle: true}, Servers: map[string]Opencode{"laptop": laptop, "ci": ci}}, store, []frontend.Frontend{c.fe}, zerolog.Nop())
 	c.b.now = func() time.Time { return c.now }
 	ctx := context.Background()
 
@@ -289,7 +289,7 @@ func TestSteeringGoesToTheSessionsServer(t *testing.T) {
 	if len(ms) != 1 {
 		t.Fatalf("%d messages, want the notice", len(ms))
 	}
-	ref, ok, err := c.b.SessionAt(ctx, ms[0].Place)
+	ref, ok, err := c.b.SessionAt(ctx, "test", ms[0].Place)
 	if err != nil || !ok || ref.Server != "ci" {
 		t.Fatalf("SessionAt = %+v, %v, %v; want ci's session", ref, ok, err)
 	}

@@ -36,7 +36,7 @@ func TestAPISurfaceAnsweredThroughIt(t *testing.T) {
 	if err != nil {
 		t.Fatalf("an /api question was not stored: %v", err)
 	}
-	if e.Surface != "api" || e.Place.Message == 0 {
+	if e.Surface != "api" || msgID(e) == 0 {
 		t.Fatalf("entry %+v: want surface api and a message", e)
 	}
 	h.press(alice, data(t, frontend.Pick, e.UID, 0, 1), e)

@@ -232,11 +232,11 @@ func (b *Bridge) closeGone(ctx context.Context, uid string, s opencode.Snapshot,
 		return
 	}
 	log := b.entryLog(e)
-	log.Info().Str("kind", string(e.Kind)).Int("messageID", e.Place.Message).
+	log.Info().Str("kind", string(e.Kind)).
 		Msg("request no longer pending in opencode (answered or dismissed elsewhere); closed")
-	text := b.fe.Outcome(requestOf(e), frontend.Outcome{How: frontend.Gone})
-	b.deleteEntry(log, e, i18n.ToastGone, b.closingEdit(e, text)...)
-	b.closeMessage(ctx, log, e, text, nil)
+	texts := b.outcome(requestOf(e), frontend.Outcome{How: frontend.Gone})
+	b.deleteEntry(log, e, i18n.ToastGone, b.closingEdits(e, texts)...)
+	b.closeMessage(ctx, log, e, texts, nil)
 }
 
 // sessionSnapshot brings the requests held for one session of an

@@ -46,8 +46,8 @@ func TestConfiguredThread(t *testing.T) {
 	h := newHarness(t, harnessConfig{ThreadID: 7})
 	e := h.ask("que_1", dbQuestion())
 	p := h.askPerm(permEvent("per_1", "rm -rf build"))
-	if e.Place.Thread != 7 || h.entry(p.UID).Place.Thread != 7 {
-		t.Fatalf("entries' threads %d, %d; want 7", e.Place.Thread, h.entry(p.UID).Place.Thread)
+	if tgOf(e).Thread != 7 || tgOf(h.entry(p.UID)).Thread != 7 {
+		t.Fatalf("entries' threads %d, %d; want 7", tgOf(e).Thread, tgOf(h.entry(p.UID)).Thread)
 	}
 	wantThreads(t, h, 7, 7)
 	if n := len(h.tg.Topics()); n != 0 {
@@ -56,7 +56,7 @@ func TestConfiguredThread(t *testing.T) {
 	// The prompt for a typed answer and a note about the answer follow.
 	h.press(alice, data(t, frontend.Type, e.UID, 0, 0), e)
 	h.oc.replyErrs = []error{opencode.ErrNotAccepted}
-	h.text(alice, "MySQL", h.entry(e.UID).Prompt)
+	h.text(alice, "MySQL", h.promptOf(e.UID))
 	wantThreads(t, h, 7, 7, 7, 7)
 	if !strings.Contains(h.lastSent().P.Text, "did not accept") {
 		t.Fatalf("last message %q, want the note that opencode refused the answer", h.lastSent().P.Text)
@@ -73,7 +73,7 @@ func TestTopicPerProject(t *testing.T) {
 		t.Fatalf("topics created %q, want one for demo and one for other", got)
 	}
 	for _, e := range []string{e1.UID, e2.UID, p.UID} {
-		if th := h.entry(e).Place.Thread; th != 100 {
+		if th := tgOf(h.entry(e)).Thread; th != 100 {
 			t.Errorf("entry %s in thread %d, want demo's 100", e, th)
 		}
 	}
@@ -154,8 +154,8 @@ func TestPlainTextInTopic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e1.Place.Thread != 100 || e2.Place.Thread != 101 {
-		t.Fatalf("threads %d, %d; want 100, 101", e1.Place.Thread, e2.Place.Thread)
+	if tgOf(e1).Thread != 100 || tgOf(e2).Thread != 101 {
+		t.Fatalf("threads %d, %d; want 100, 101", tgOf(e1).Thread, tgOf(e2).Thread)
 	}
 	h.press(alice, data(t, frontend.Type, e1.UID, 0, 0), e1)
 	h.press(bob, data(t, frontend.Type, e2.UID, 0, 0), e2)

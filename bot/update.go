@@ -72,19 +72,13 @@ func (b *Bridge) HandlePress(ctx context.Context, log zerolog.Logger, p frontend
 		return
 	}
 	elog := withEntry(press, e)
-	if p.From.Chat == 0 && e.Place.Chat != 0 && e.Place.Chat != p.Chat {
-		// The pressed message is inaccessible; the entry says where it is.
-		elog.Info().Int64("chatID", e.Place.Chat).Msg("refusing press on a request of another chat")
-		a.toast(i18n.ToastNotAllowed)
-		return
-	}
 	b.adopt(elog, p, []*pending.Entry{e})
-	by := answerer{User: p.User, at: p.At}
-	if pc := staleCopy(p, e.Place.Chat, e.Place.Message); pc != nil {
+	by := answerer{User: p.User, in: p.Frontend, at: p.At}
+	if pc := staleCopy(p, e.Places[p.Frontend]); pc != nil {
 		// Runs before unlock, deferred earlier: the copy is settled while
 		// the request cannot change.
 		by.copy = pc
-		defer b.settleCopy(ctx, elog, pc, e.UID, e.Place.Message)
+		defer b.settleCopy(ctx, elog, pc, e.UID, e.Places[p.Frontend])
 	}
 	if e.Kind != pending.KindQuestion || (p.Question >= len(e.Questions) && !(e.IsURLForm() && p.Question == 0)) {
 		elog.Info().Str("data", p.Data).Msg("refusing button that does not match its request")
@@ -152,7 +146,7 @@ func (b *Bridge) pressQuestion(ctx context.Context, elog zerolog.Logger, e *pend
 		if !q.AllowsTyped() {
 			break
 		}
-		b.askForText(ctx, elog, e, p.User, a)
+		b.askForText(ctx, elog, e, by, a)
 		return
 	case frontend.Skip:
 		if !q.IsField() || q.Required {
@@ -198,38 +192,36 @@ func (b *Bridge) toggle(ctx context.Context, log zerolog.Logger, e *pending.Entr
 // after the closing edit. A message found gone when the edit is finally
 // tried is posted again, under the lock, as refresh does.
 func (b *Bridge) refreshLater(log zerolog.Logger, e *pending.Entry) {
-	if e.Place.Message == 0 {
-		return
+	for _, m := range b.shownAt(e.Places) {
+		b.running.Add()
+		m.fe.RefreshLater(m.at, requestOf(e), func(err error) {
+			defer b.running.Done()
+			switch {
+			case err == nil:
+			case errors.Is(err, frontend.ErrGone):
+				// Reposting waits for the lock and the chat; done must not
+				// hold up whoever calls it (the front-end's queue).
+				b.running.Add()
+				go func() {
+					defer b.running.Done()
+					b.repostGone(log, e.UID, m)
+				}()
+			default:
+				log.Warn().Err(err).Str("frontend", m.fe.Name()).Msg("could not edit request message")
+			}
+		})
 	}
-	at := e.Place
-	b.running.Add()
-	b.fe.RefreshLater(at, requestOf(e), func(err error) {
-		defer b.running.Done()
-		switch {
-		case err == nil:
-		case errors.Is(err, frontend.ErrGone):
-			// Reposting waits for the lock and the chat; done must not hold
-			// up whoever calls it (the front-end's queue).
-			b.running.Add()
-			go func() {
-				defer b.running.Done()
-				b.repostGone(log, e.UID, at)
-			}()
-		default:
-			log.Warn().Err(err).Int("messageID", at.Message).Msg("could not edit request message")
-		}
-	})
 }
 
 // repostGone posts question uid again when its message at at was found
 // gone after the lock was let go: if it is still open and still shown
 // there (a press since may have closed it, or posted it again already).
-func (b *Bridge) repostGone(log zerolog.Logger, uid string, at pending.Place) {
+func (b *Bridge) repostGone(log zerolog.Logger, uid string, m shown) {
 	ctx, cancel := context.WithTimeout(context.Background(), b.handlerTimeout)
 	defer cancel()
 	unlock, err := b.locks.lock(ctx, uid)
 	if err != nil {
-		log.Warn().Err(err).Int("messageID", at.Message).Msg("request message is gone; could not take its lock to post it again")
+		log.Warn().Err(err).Str("frontend", m.fe.Name()).Msg("request message is gone; could not take its lock to post it again")
 		return
 	}
 	defer unlock()
@@ -240,10 +232,10 @@ func (b *Bridge) repostGone(log zerolog.Logger, uid string, at pending.Place) {
 	case err != nil:
 		log.Error().Err(err).Msg("request message is gone; could not read the request to post it again")
 		return
-	case e.Place.Chat != at.Chat || e.Place.Message != at.Message:
+	case e.Places[m.fe.Name()] != m.at:
 		return
 	}
-	b.repost(ctx, log, e, requestOf(e))
+	b.repost(ctx, log, e, m, requestOf(e))
 }
 
 // rerender shows e's current question and keyboard in its message.
@@ -251,131 +243,100 @@ func (b *Bridge) rerender(ctx context.Context, log zerolog.Logger, e *pending.En
 	b.refresh(ctx, log, e, requestOf(e))
 }
 
-// askForText sends the force_reply prompt for a typed answer to the
-// current question and records it, so a reply to it is the answer.
-func (b *Bridge) askForText(ctx context.Context, log zerolog.Logger, e *pending.Entry, user frontend.User, a *ack) {
-	b.prompt(ctx, log, e, e.Current, false, user, a, "waiting for a typed answer")
+// askForText asks the person, where they pressed, for a typed answer to
+// the current question.
+func (b *Bridge) askForText(ctx context.Context, log zerolog.Logger, e *pending.Entry, who answerer, a *ack) {
+	b.prompt(ctx, log, e, e.Current, false, who, a, "waiting for a typed answer")
 }
 
-// prompt asks user for the text e waits for (the answer to question qi,
-// or with reason a reject's reason), replying to e's message, and records
-// the prompt on e, so a reply to it is taken as that text. It answers the
-// press: i18n.ToastTypeAnswer once recorded.
-func (b *Bridge) prompt(ctx context.Context, log zerolog.Logger, e *pending.Entry, qi int, reason bool, user frontend.User, a *ack, what string) {
-	b.prompting.RLock()
-	defer b.prompting.RUnlock()
-	promptID, err := b.fe.Prompt(ctx, e, qi, reason, user)
-	if err != nil {
-		log.Error().Err(err).Msg("could not send the prompt for a typed answer")
+// prompt asks who's front-end to collect the text e waits for (the
+// answer to question qi, or with reason a reject's reason) from them, and
+// records that e waits for it. It answers the press: i18n.ToastTypeAnswer
+// once asked.
+func (b *Bridge) prompt(ctx context.Context, log zerolog.Logger, e *pending.Entry, qi int, reason bool, who answerer, a *ack, what string) {
+	fe := b.frontendNamed(who.in)
+	at := e.Places[who.in]
+	if fe == nil || at == "" {
+		log.Error().Str("frontend", who.in).Msg("cannot ask for a typed answer where the request is not shown")
 		a.toast(i18n.ToastPromptFailed)
 		return
 	}
-	// Recorded before the toast, so by the time the person sees it a
-	// reply to the prompt is matched.
+	if err := fe.Collect(ctx, at, requestOf(e), qi, reason, who.User); err != nil {
+		log.Error().Err(err).Str("frontend", who.in).Msg("could not ask for a typed answer")
+		a.toast(i18n.ToastPromptFailed)
+		return
+	}
+	// The text takes e's lock, which the caller holds: it comes after this.
 	if _, err := b.store.Update(e.UID, func(x *pending.Entry) error {
-		x.AwaitingText = true
-		x.AwaitingQuestion = qi
-		x.AwaitingUserID = user.ID
-		x.Prompt = promptID
+		x.AwaitingText, x.AwaitingQuestion, x.AwaitingReason = true, qi, reason
 		return nil
 	}); err != nil {
-		log.Error().Err(err).Int("promptMessageID", promptID).Msg("could not save the prompt for a typed answer")
+		log.Error().Err(err).Msg("could not save that a typed answer is awaited")
 		a.toast(i18n.ToastPromptFailed)
 		return
 	}
 	a.toast(i18n.ToastTypeAnswer)
-	log.Info().Int("question", qi).Int("promptMessageID", promptID).Msg(what)
+	log.Info().Int("question", qi).Str("frontend", who.in).Msg(what)
 }
 
-// answerer is who answered, and when the press or text that answered
-// reached hermes-bot, for the answer latency.
+// answerer is who answered, in which front-end, and when the press or
+// text that answered reached hermes-bot, for the answer latency.
 type answerer struct {
 	frontend.User
+	in string
 	at time.Time
 	// copy is the stale copy a press came from, if it did (see
 	// pressedCopy).
 	copy *pressedCopy
 }
 
-// HandleText takes a typed answer the front-end read (see frontend.Text):
-// a reply to a prompt, or, when the text replies to nothing, the answer
-// of the only request in the chat awaiting text. Anything else is not for
-// us. log carries what the front-end knows of the message.
-func (b *Bridge) HandleText(ctx context.Context, log zerolog.Logger, t frontend.Text) {
-	var uid string
-	if t.ReplyTo != 0 {
-		e, err := b.store.ByPrompt(t.At.Chat, t.ReplyTo)
-		if errors.Is(err, pending.ErrNotFound) && t.ReplyToBot {
-			// The prompt may have been sent but not yet recorded.
-			b.prompting.Lock()
-			b.prompting.Unlock()
-			e, err = b.store.ByPrompt(t.At.Chat, t.ReplyTo)
-		}
-		if errors.Is(err, pending.ErrNotFound) {
-			log.Debug().Int("replyTo", t.ReplyTo).Msg("ignoring reply to a message that is not a prompt")
-			return
-		}
-		if err != nil {
-			log.Error().Err(err).Msg("could not look up the prompt a message replies to")
-			return
-		}
-		uid = e.UID
-	} else {
-		waiting, err := b.store.AwaitingText(t.At.Chat)
-		if err != nil {
-			log.Error().Err(err).Msg("could not list requests awaiting text")
-			return
-		}
-		if t.Threaded {
-			// Requests are posted in threads: text answers a prompt of its
-			// own thread only.
-			waiting = slices.DeleteFunc(waiting, func(e *pending.Entry) bool { return e.Place.Thread != t.At.Thread })
-		}
-		if len(waiting) != 1 {
-			log.Debug().Int("awaiting", len(waiting)).Msg("ignoring text that replies to nothing: not exactly one request awaits text")
-			return
-		}
-		uid = waiting[0].UID
-	}
-	log = log.With().Str("uid", uid).Logger()
-	if !t.Allowed {
-		log.Info().Msg("ignoring typed answer from a user not allowed to answer")
-		return
-	}
-	by := answerer{User: t.User, at: t.Received}
-	if e, err := b.store.Get(uid); err == nil && e.Kind == pending.KindPermission {
-		b.reasonReceived(ctx, log, e, t.ReplyTo, t.Text, by)
-		return
-	}
+// Awaits reports whether request key waits for the text of field (with
+// reason, of a reject's reason); see frontend.Core.
+func (b *Bridge) Awaits(key string, field int, reason bool) bool {
+	e, err := b.store.Get(key)
+	return err == nil && awaits(e, field, reason)
+}
 
-	unlock, err := b.locks.lock(ctx, uid)
+// awaits reports whether e waits for the text of field, or of a reason.
+func awaits(e *pending.Entry, field int, reason bool) bool {
+	if !e.AwaitingText || e.ExpiredNotified || e.AwaitingReason != reason {
+		return false
+	}
+	return reason || (e.AwaitingQuestion == field && field == e.Current && field < len(e.Questions))
+}
+
+// HandleInput takes text a front-end collected for a request (see
+// frontend.Input): a typed answer, or the reason of a reject. Text for a
+// request no longer waiting for it at that field is dropped. log carries
+// what the front-end knows of the message.
+func (b *Bridge) HandleInput(ctx context.Context, log zerolog.Logger, in frontend.Input) {
+	log = log.With().Str("uid", in.Key).Str("userID", in.User.ID).Logger()
+	by := answerer{User: in.User, in: in.Frontend, at: in.Received}
+	if in.Reason {
+		b.reasonReceived(ctx, log, in.Key, in.Text, by)
+		return
+	}
+	unlock, err := b.locks.lock(ctx, in.Key)
 	if err != nil {
 		log.Warn().Err(err).Msg("gave up waiting to take a typed answer")
 		return
 	}
 	defer unlock()
-	e, err := b.store.Get(uid)
+	e, err := b.store.Get(in.Key)
 	if err != nil {
 		if !errors.Is(err, pending.ErrNotFound) {
 			log.Error().Err(err).Msg("could not read the request of a typed answer")
 		}
 		return
 	}
-	elog := b.entryLog(e).With().Int("messageID", t.At.Message).Int64("userID", t.User.ID).Logger()
-	switch {
-	case !e.AwaitingText || (t.ReplyTo != 0 && t.ReplyTo != e.Prompt):
-		elog.Debug().Msg("ignoring typed answer: request no longer awaits this prompt")
-		return
-	case e.ExpiredNotified:
-		elog.Info().Msg("ignoring typed answer: the request expired")
-		return
-	case e.AwaitingQuestion != e.Current || e.Current >= len(e.Questions):
-		elog.Info().Int("question", e.AwaitingQuestion).Int("current", e.Current).Msg("ignoring typed answer to a question already answered")
+	elog := withEntry(log, e)
+	if !awaits(e, in.Field, false) {
+		elog.Info().Int("question", in.Field).Int("current", e.Current).Msg("ignoring typed answer: the request no longer awaits it")
 		return
 	}
-	answer, problem := b.typedAnswer(e, t.Text)
+	answer, problem := b.typedAnswer(e, in.Text)
 	if problem != "" {
-		b.refuseTyped(ctx, elog, e, t.User, problem)
+		b.refuseTyped(ctx, elog, e, by, problem)
 		return
 	}
 	elog.Info().Int("question", e.Current).Msg("typed answer received")
@@ -419,10 +380,7 @@ func (b *Bridge) applyAnswer(ctx context.Context, log zerolog.Logger, e *pending
 }
 
 func clearAwaiting(e *pending.Entry) {
-	e.AwaitingText = false
-	e.AwaitingQuestion = 0
-	e.AwaitingUserID = 0
-	e.Prompt = 0
+	e.AwaitingText, e.AwaitingQuestion, e.AwaitingReason = false, 0, false
 }
 
 // submit sends the answers of every question to opencode and shows the
@@ -440,16 +398,16 @@ func (b *Bridge) submit(ctx context.Context, log zerolog.Logger, e *pending.Entr
 		log.Info().Str("by", user.DisplayName()).Msg("answer delivered to opencode")
 		b.tellTerminal(log, e, b.text.TerminalAnswered(user.DisplayName()))
 		b.cfg.Metrics.answerDelivered(user.at, b.now())
-		text := b.fe.Outcome(requestOf(e), frontend.Outcome{How: frontend.Answered, Answers: answers, By: user.User})
-		b.deleteEntry(log, e, i18n.ToastAnswered, owedEdit(e, text)...)
-		b.closeMessage(ctx, log, e, text, user.copy)
+		texts := b.outcome(requestOf(e), frontend.Outcome{How: frontend.Answered, Answers: answers, By: user.User})
+		b.deleteEntry(log, e, i18n.ToastAnswered, owedEdits(e, texts)...)
+		b.closeMessage(ctx, log, e, texts, user.copy)
 	case errors.Is(err, opencode.ErrNotFound):
 		log.Warn().Err(err).Msg("request is no longer pending in opencode; closing it")
-		text := b.fe.Outcome(requestOf(e), frontend.Outcome{How: frontend.NoLongerPending})
-		b.deleteEntry(log, e, i18n.ToastGone, owedEdit(e, text)...)
-		b.closeMessage(ctx, log, e, text, user.copy)
+		texts := b.outcome(requestOf(e), frontend.Outcome{How: frontend.NoLongerPending})
+		b.deleteEntry(log, e, i18n.ToastGone, owedEdits(e, texts)...)
+		b.closeMessage(ctx, log, e, texts, user.copy)
 	case errors.As(err, &invalid):
-		b.formRefused(ctx, log, e, user.User, invalid.Message)
+		b.formRefused(ctx, log, e, user, invalid.Message)
 	case errors.Is(err, opencode.ErrNotAccepted):
 		log.Warn().Err(err).Msg("opencode did not accept the answer")
 		qi := e.Current
@@ -465,10 +423,10 @@ func (b *Bridge) submit(ctx context.Context, log zerolog.Logger, e *pending.Entr
 		} else if len(e.Selected) > 0 {
 			b.rerender(ctx, log, next)
 		}
-		b.tell(ctx, log, e, user.User, b.text.TellAnswerRefused)
+		b.tell(ctx, log, e, user, b.text.TellAnswerRefused)
 	default:
 		log.Error().Err(err).Msg("could not deliver answer to opencode")
-		b.tell(ctx, log, e, user.User, b.text.TellAnswerLost)
+		b.tell(ctx, log, e, user, b.text.TellAnswerLost)
 	}
 }
 
@@ -497,10 +455,15 @@ func (b *Bridge) replyQuestion(ctx context.Context, log zerolog.Logger, e *pendi
 	return err
 }
 
-// tell sends a short note to the person, replying to the request message.
-// msg is HTML.
-func (b *Bridge) tell(ctx context.Context, log zerolog.Logger, e *pending.Entry, user frontend.User, msg string) {
-	if err := b.fe.Tell(ctx, e, user, msg); err != nil {
+// tell sends a short note to the person, by the request's message in the
+// front-end they answered in. msg is HTML.
+func (b *Bridge) tell(ctx context.Context, log zerolog.Logger, e *pending.Entry, who answerer, msg string) {
+	fe, at := b.frontendNamed(who.in), e.Places[who.in]
+	if fe == nil || at == "" {
+		log.Warn().Str("frontend", who.in).Msg("cannot tell the person what happened to their answer: the request is not shown there")
+		return
+	}
+	if err := fe.Tell(ctx, at, lockKey(e), who.User, msg); err != nil {
 		log.Warn().Err(err).Msg("could not tell the person what happened to their answer")
 	}
 }

@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"fmt"
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"net/http"
 	"path/filepath"
 	"slices"
@@ -56,13 +57,13 @@ func BenchmarkDuplicateWindow(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer store.Close()
-	br := NewBridge(Config{Servers: map[string]Opencode{"": &fakeOpencode{}}}, store, telegram.New(telegram.Config{ChatID: testChat}, out, store, zerolog.Nop()), zerolog.Nop())
+	br := NewBridge(Config{Servers: map[string]Opencode{"": &fakeOpencode{}}}, store, []frontend.Frontend{telegram.New(telegram.Config{ChatID: testChat}, out, store, zerolog.Nop())}, zerolog.Nop())
 	var mu sync.Mutex
 	var windows []time.Duration
 	br.stored = func(e *pending.Entry) {
 		now := time.Now()
 		tg.mu.Lock()
-		at, ok := tg.at[e.Place.Message]
+		at, ok := tg.at[msgID(e)]
 		tg.mu.Unlock()
 		if ok {
 			mu.Lock()

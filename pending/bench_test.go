@@ -15,7 +15,6 @@ func benchEntry(i int) *pending.Entry {
 	e := fullEntry()
 	e.UID = ""
 	e.RequestID = fmt.Sprintf("que_%d", i)
-	e.Prompt = i + 1
 	return e
 }
 
@@ -207,7 +206,7 @@ func BenchmarkStoreConcurrentWrites(b *testing.B) {
 				var wg sync.WaitGroup
 				for w := range n {
 					e := benchEntry(next + w)
-					e.Place.Message = 0
+					e.Places = shown("")
 					wg.Go(func() {
 						<-start
 						t0 := time.Now()
@@ -217,7 +216,7 @@ func BenchmarkStoreConcurrentWrites(b *testing.B) {
 						}
 						t1 := time.Now()
 						if _, err := s.Update(e.UID, func(e *pending.Entry) error {
-							e.Place.Message = 42
+							e.Places = shown("42")
 							return nil
 						}); err != nil {
 							b.Error(err)

@@ -37,17 +37,17 @@ type ClosedRequest struct {
 	Toast string `json:"toast"`
 	// At is when it closed; PruneClosed forgets it some time after.
 	At time.Time `json:"at"`
-	// Place is the message that shows the outcome; zero when there was
-	// none, and then left out of the JSON.
-	Place Place `json:"place,omitzero"`
+	// Places are the messages that show the outcome, by front-end.
+	Places map[string]Place `json:"places,omitempty"`
 	// RequestID is opencode's ID of the request, set by DeleteClosed from
 	// the entry it deletes.
 	RequestID string `json:"requestID,omitempty"`
 	// Server is the opencode server of the request, set with RequestID.
 	Server string `json:"server,omitempty"`
-	// Text is the HTML the message ends showing, so a press on it while it
-	// still shows buttons can put the outcome back; empty when unknown.
-	Text string `json:"text,omitempty"`
+	// Texts are what each front-end's message ends showing (Edit.Text),
+	// so a press on it while it still shows buttons can put the outcome
+	// back; none when unknown.
+	Texts map[string]string `json:"texts,omitempty"`
 }
 
 func putClosed(meta *bolt.Bucket, uid string, c ClosedRequest) error {
@@ -120,8 +120,11 @@ func (s *Store) DeleteClosed(uid string, c ClosedRequest, owed ...Edit) error {
 				c.RequestID, c.Server = e.RequestID, e.Server
 				// A reply to the closed request's message goes on with
 				// its session.
-				if e.Place.Chat != 0 && e.Place.Message != 0 && e.SessionID != "" && e.Directory != "" {
-					if err := putMessage(meta, e.Place, SessionRef{Server: e.Server, Directory: e.Directory, ID: e.SessionID}, s.now()); err != nil {
+				for fe, at := range e.Places {
+					if at == "" || e.SessionID == "" || e.Directory == "" {
+						continue
+					}
+					if err := putMessage(meta, fe, at, SessionRef{Server: e.Server, Directory: e.Directory, ID: e.SessionID}, s.now()); err != nil {
 						return fmt.Errorf("remember the message's session: %w", err)
 					}
 				}

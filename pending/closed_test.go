@@ -15,9 +15,9 @@ func TestClosedRememberedAcrossReopen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := mustCreate(t, s, &pending.Entry{Kind: pending.KindQuestion, RequestID: "que_1", Place: pending.Place{Chat: -5, Message: 7}, Prompt: 9})
+	e := mustCreate(t, s, &pending.Entry{Kind: pending.KindQuestion, RequestID: "que_1", Places: shown("-5:7")})
 	at := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
-	want := pending.ClosedRequest{Toast: "answered", At: at, Place: pending.Place{Chat: -5, Message: 7}}
+	want := pending.ClosedRequest{Toast: "answered", At: at, Places: shown("-5:7")}
 	if err := s.DeleteClosed(e.UID, want); err != nil {
 		t.Fatal(err)
 	}
@@ -27,9 +27,6 @@ func TestClosedRememberedAcrossReopen(t *testing.T) {
 	if _, err := s.ByRequestID("", "que_1"); !errors.Is(err, pending.ErrNotFound) {
 		t.Errorf("request index kept: %v", err)
 	}
-	if _, err := s.ByPrompt(-5, 9); !errors.Is(err, pending.ErrNotFound) {
-		t.Errorf("prompt index kept: %v", err)
-	}
 	// The request ID is free again.
 	mustCreate(t, s, &pending.Entry{Kind: pending.KindQuestion, RequestID: "que_1"})
 	if err := s.Close(); err != nil {
@@ -38,7 +35,7 @@ func TestClosedRememberedAcrossReopen(t *testing.T) {
 
 	s = openMetaStore(t, path)
 	got, ok, err := s.Closed(e.UID)
-	if err != nil || !ok || got.Toast != want.Toast || !got.At.Equal(at) || got.Place.Chat != -5 || got.Place.Message != 7 || got.RequestID != "que_1" {
+	if err != nil || !ok || got.Toast != want.Toast || !got.At.Equal(at) || got.Places["t"] != "-5:7" || got.RequestID != "que_1" {
 		t.Fatalf("Closed after reopen = %+v, %v, %v; want %+v for request que_1", got, ok, err, want)
 	}
 	if uid, got, ok, err := s.ClosedByRequestID("", "que_1"); err != nil || !ok || uid != e.UID || got.Toast != want.Toast {

@@ -77,13 +77,13 @@ func TestConcurrentWritersAllCommitted(t *testing.T) {
 	for i := range n {
 		go func() {
 			<-start
-			e := &pending.Entry{RequestID: fmt.Sprintf("que_%d", i), Place: pending.Place{Chat: -5}}
+			e := &pending.Entry{RequestID: fmt.Sprintf("que_%d", i), Places: shown("")}
 			if err := s.Create(e); err != nil {
 				errs <- err
 				return
 			}
 			_, err := s.Update(e.UID, func(e *pending.Entry) error {
-				e.Place.Message = i + 1
+				e.Places = shown(fmt.Sprint(i + 1))
 				return nil
 			})
 			errs <- err
@@ -97,7 +97,7 @@ func TestConcurrentWritersAllCommitted(t *testing.T) {
 	}
 	for i := range n {
 		e, err := s.ByRequestID("", fmt.Sprintf("que_%d", i))
-		if err != nil || e.Place.Message != i+1 {
+		if err != nil || e.Places["t"] != pending.Place(fmt.Sprint(i+1)) {
 			t.Errorf("que_%d: %+v, %v; want MessageID %d", i, e, err, i+1)
 		}
 	}
@@ -151,7 +151,7 @@ func TestFailureInAGroupStaysWithItsCaller(t *testing.T) {
 	writes := map[string]func() error{
 		"create": func() error { return s.Create(&pending.Entry{RequestID: "que_new"}) },
 		"update": func() error {
-			_, err := s.Update(held.UID, func(e *pending.Entry) error { e.Place.Message = 9; return nil })
+			_, err := s.Update(held.UID, func(e *pending.Entry) error { e.Places = shown("9"); return nil })
 			return err
 		},
 		"duplicate": func() error { return s.Create(&pending.Entry{RequestID: "que_held"}) },
@@ -193,7 +193,7 @@ func TestFailureInAGroupStaysWithItsCaller(t *testing.T) {
 	if _, err := s.ByRequestID("", "que_new"); err != nil {
 		t.Errorf("the entry created beside the failures: %v", err)
 	}
-	if e, err := s.Get(held.UID); err != nil || e.Place.Message != 9 {
+	if e, err := s.Get(held.UID); err != nil || e.Places["t"] != "9" {
 		t.Errorf("the entry updated beside the failures: %+v, %v", e, err)
 	}
 	if _, err := s.Get("halfdone"); !errors.Is(err, pending.ErrNotFound) {
@@ -206,7 +206,7 @@ func TestPanicInAGroupStaysWithItsCaller(t *testing.T) {
 	s := mustOpenStore(t)
 	held := mustCreate(t, s, &pending.Entry{RequestID: "que_held"})
 	panicky := func(e *pending.Entry) error {
-		e.Place.Message = 7
+		e.Places = shown("7")
 		panic("boom")
 	}
 	g := holdFirstCommit(t, s)
@@ -242,7 +242,7 @@ func TestPanicInAGroupStaysWithItsCaller(t *testing.T) {
 		_, _ = s.Update(held.UID, panicky)
 	}()
 	mustCreate(t, s, &pending.Entry{RequestID: "que_after"})
-	if e, err := s.Get(held.UID); err != nil || e.Place.Message != 0 {
+	if e, err := s.Get(held.UID); err != nil || e.Places["t"] != "" {
 		t.Errorf("the entry whose update panicked: %+v, %v; want it unchanged", e, err)
 	}
 	if _, err := s.ByRequestID("", "que_other"); err != nil {

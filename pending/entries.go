@@ -89,13 +89,6 @@ func serverSuffix(server string) string {
 	return " of server " + server
 }
 
-// ByPrompt returns the entry whose Prompt is message in chat, or an error
-// wrapping ErrNotFound.
-func (s *Store) ByPrompt(chat int64, message int) (*Entry, error) {
-	key := promptKey(chat, message)
-	return s.byIndex(func(b *buckets) *bolt.Bucket { return b.byPrompt }, key, "prompt "+string(key))
-}
-
 func (s *Store) byIndex(index func(*buckets) *bolt.Bucket, key []byte, what string) (*Entry, error) {
 	var e *Entry
 	err := s.view(func(b *buckets) (err error) {
@@ -118,8 +111,8 @@ func (s *Store) byIndex(index func(*buckets) *bolt.Bucket, key []byte, what stri
 // Update reads the entry, lets fn change it, and writes it back with its
 // index keys, all in one write transaction. An error from fn aborts the
 // transaction and is returned wrapped; nothing is written. A changed
-// RequestID or prompt (Place.Chat, Prompt) moves its index key; taking
-// one that another entry holds fails with ErrExists. fn must not change the
+// RequestID moves its index key; taking one that another entry holds
+// fails with ErrExists. fn must not change the
 // UID (ErrInvalid). Update returns the entry as stored.
 //
 // fn runs inside the transaction, with every other writer waiting: it must

@@ -144,8 +144,8 @@ type Run struct {
 // IsURLForm reports whether e is a form that is a link to open.
 func (e *Entry) IsURLForm() bool { return e.Form != nil && e.Form.Mode == FormModeURL }
 
-// Entry is one request in flight: what opencode asked, where the front-end
-// shows it, and what has been answered so far. Entries are stored as
+// Entry is one request in flight: what opencode asked, where the
+// front-ends show it, and what has been answered so far. Entries are stored as
 // JSON, so fields may be added without a migration.
 type Entry struct {
 	// UID is the short key of the entry; it appears in callback data.
@@ -181,10 +181,9 @@ type Entry struct {
 	// Generation is 2 for a request of an OpenCode 2 server, 0 for 1.x.
 	Generation int `json:"generation,omitempty"`
 
-	// Place is where the request is shown; its Message is 0 until the
-	// message was sent, and its Thread is where every message about the
-	// request goes after (0: the chat itself). Indexed: unsent.
-	Place Place `json:"place"`
+	// Places is where the request is shown, by front-end name: an empty
+	// Place is a front-end still owed its message (indexed: unsent).
+	Places map[string]Place `json:"places,omitempty"`
 
 	// Current is the index of the question being answered.
 	Current int `json:"current,omitempty"`
@@ -195,14 +194,12 @@ type Entry struct {
 	// Selected holds the labels toggled so far for a multi-select question.
 	Selected []string `json:"selected,omitempty"`
 
-	// AwaitingText is set while a prompt waits for a typed answer to
-	// question AwaitingQuestion, asked of AwaitingUserID.
-	AwaitingText     bool  `json:"awaitingText,omitempty"`
-	AwaitingQuestion int   `json:"awaitingQuestion,omitempty"`
-	AwaitingUserID   int64 `json:"awaitingUserID,omitempty"`
-	// Prompt is the message, in Place.Chat, of the prompt waiting for a
-	// typed answer; indexed (ByPrompt).
-	Prompt int `json:"prompt,omitempty"`
+	// AwaitingText is set while a front-end collects a typed answer to
+	// question AwaitingQuestion (with AwaitingReason, the reason of a
+	// reject instead).
+	AwaitingText     bool `json:"awaitingText,omitempty"`
+	AwaitingQuestion int  `json:"awaitingQuestion,omitempty"`
+	AwaitingReason   bool `json:"awaitingReason,omitempty"`
 
 	// SessionTitle is the title of the session that asked, and for a
 	// subagent's child session ParentSessionID and ParentTitle name its
@@ -224,4 +221,24 @@ type Entry struct {
 
 	CreatedAt time.Time `json:"createdAt"`
 	ExpiresAt time.Time `json:"expiresAt"`
+}
+
+// Shown reports whether some front-end shows e.
+func (e *Entry) Shown() bool {
+	for _, at := range e.Places {
+		if at != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// unsent reports whether a front-end is still owed e's message.
+func (e *Entry) unsent() bool {
+	for _, at := range e.Places {
+		if at == "" {
+			return true
+		}
+	}
+	return len(e.Places) == 0
 }

@@ -10,7 +10,7 @@ var (
 	ErrLocked = errors.New("store is locked by another process")
 
 	// ErrCorrupt is returned by Open when the file is not a readable store,
-	// and by Get, ByRequestID, ByPrompt and Update when one entry's JSON
+	// and by Get, ByRequestID and Update when one entry's JSON
 	// cannot be decoded.
 	ErrCorrupt = errors.New("store is corrupt")
 
@@ -22,12 +22,12 @@ var (
 
 // These errors can occur when reading or writing entries.
 var (
-	// ErrNotFound is returned when no entry has the UID, request ID or
-	// prompt message asked for.
+	// ErrNotFound is returned when no entry has the UID or request ID asked
+	// for.
 	ErrNotFound = errors.New("entry not found")
 
-	// ErrExists is returned when an entry would take a UID, request ID or
-	// prompt message that another entry already holds. It is how the
+	// ErrExists is returned when an entry would take a UID or request ID
+	// that another entry already holds. It is how the
 	// caller learns that a request was seen before.
 	ErrExists = errors.New("entry already exists")
 

@@ -22,7 +22,7 @@ var IndexVersionKey = indexVersionKey
 func CheckIndexes(s *Store) error {
 	return s.view(func(b *buckets) error {
 		want := map[string]map[string]string{
-			"byRequest": {}, "byPrompt": {}, "byDirectory": {}, "byExpiry": {}, "unsent": {},
+			"byRequest": {}, "byDirectory": {}, "byExpiry": {}, "unsent": {},
 			"bySession": {}, "bySharedWith": {},
 		}
 		err := b.entries.ForEach(func(k, v []byte) error {
@@ -33,14 +33,11 @@ func CheckIndexes(s *Store) error {
 			if e.RequestID != "" {
 				want["byRequest"][e.RequestID] = e.UID
 			}
-			if e.Prompt != 0 {
-				want["byPrompt"][string(promptKey(e.Place.Chat, e.Prompt))] = e.UID
-			}
 			want["byDirectory"][string(directoryKey(e.Directory, e.UID))] = e.RequestID
 			if !e.ExpiresAt.IsZero() {
 				want["byExpiry"][string(expiryKey(e.ExpiresAt, e.UID))] = ""
 			}
-			if e.Place.Message == 0 {
+			if e.unsent() {
 				want["unsent"][e.UID] = ""
 			}
 			want["bySession"][e.SessionID+"\x00"+e.UID] = ""
@@ -56,7 +53,7 @@ func CheckIndexes(s *Store) error {
 			return err
 		}
 		have := map[string]*bolt.Bucket{
-			"byRequest": b.byRequest, "byPrompt": b.byPrompt, "byDirectory": b.byDirectory,
+			"byRequest": b.byRequest, "byDirectory": b.byDirectory,
 			"byExpiry": b.byExpiry, "unsent": b.unsent, "bySession": b.bySession, "bySharedWith": b.bySharedWith,
 		}
 		var diffs []string

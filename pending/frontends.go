@@ -171,9 +171,6 @@ func (st *State) Delete(key string) error {
 // front-end's state, which reads them in that format.
 var legacyFrontendPrefixes = [][]byte{[]byte("updateOffset:"), []byte("chatMigration:"), []byte("topic:")}
 
-// legacyFrontend is the front-end the meta bucket kept bookkeeping for.
-const legacyFrontend = "telegram"
-
 // moveLegacyFrontendState moves the meta keys of legacyFrontendPrefixes
 // into the frontends bucket of legacyFrontend, in Open's transaction. A
 // key already there is replaced: the meta key is only there if an older

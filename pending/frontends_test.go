@@ -163,6 +163,9 @@ func TestOpenMovesTelegramStateOfOldRelease(t *testing.T) {
 		if err := tx.DeleteBucket([]byte("frontends")); err != nil {
 			return err
 		}
+		if err := tx.Bucket([]byte("meta")).Put([]byte("schema"), []byte("place")); err != nil {
+			return err
+		}
 		for k, v := range old {
 			if err := tx.Bucket([]byte("meta")).Put([]byte(k), []byte(v)); err != nil {
 				return err

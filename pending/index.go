@@ -13,18 +13,17 @@ import (
 // every write goes through put and unindex so the indexes never drift from
 // the entries.
 //
-// byRequest and byPrompt map a request ID and a prompt message to the UID
-// holding it. The others let the frequent listings find their entries
+// byRequest maps a request ID to the UID holding it. The others let the frequent listings find their entries
 // without decoding every one: byDirectory has a key dir + "\x00" + uid per
 // entry, whose value is the request ID; byExpiry has a key expiryStamp +
-// uid per entry with an ExpiresAt; unsent has the UID of every entry whose
-// message was never sent (Place.Message 0). bySession has a key session +
+// uid per entry with an ExpiresAt; unsent has the UID of every entry a
+// front-end is still owed the message of (an empty Place). bySession has a key session +
 // "\x00" + uid per entry under its SessionID, and another under its
 // ParentSessionID when that is set and differs; bySharedWith has a key
 // sharedWith + "\x00" + uid per entry with a SharedWith. Their values are
 // empty.
 type buckets struct {
-	entries, byRequest, byPrompt  *bolt.Bucket
+	entries, byRequest            *bolt.Bucket
 	byDirectory, byExpiry, unsent *bolt.Bucket
 	bySession, bySharedWith       *bolt.Bucket
 	meta                          *bolt.Bucket
@@ -34,7 +33,6 @@ func newBuckets(tx *bolt.Tx) *buckets {
 	return &buckets{
 		entries:      tx.Bucket(bucketEntries),
 		byRequest:    tx.Bucket(bucketByRequest),
-		byPrompt:     tx.Bucket(bucketByPrompt),
 		byDirectory:  tx.Bucket(bucketByDirectory),
 		byExpiry:     tx.Bucket(bucketByExpiry),
 		unsent:       tx.Bucket(bucketUnsent),
@@ -60,18 +58,12 @@ func (b *buckets) get(uid string) (*Entry, error) {
 	return decode(raw)
 }
 
-// checkFree fails with ErrExists when the index keys e would take belong
-// to an entry other than e.
+// checkFree fails with ErrExists when the request ID e would take
+// belongs to an entry other than e.
 func (b *buckets) checkFree(e *Entry) error {
 	if e.RequestID != "" {
 		if owner := b.byRequest.Get(requestKey(e.Server, e.RequestID)); owner != nil && string(owner) != e.UID {
 			return fmt.Errorf("request %s is held by entry %s: %w", e.RequestID, owner, ErrExists)
-		}
-	}
-	if e.Prompt != 0 {
-		key := promptKey(e.Place.Chat, e.Prompt)
-		if owner := b.byPrompt.Get(key); owner != nil && string(owner) != e.UID {
-			return fmt.Errorf("prompt %s is held by entry %s: %w", key, owner, ErrExists)
 		}
 	}
 	return nil
@@ -94,11 +86,6 @@ func (b *buckets) index(e *Entry) error {
 	if e.RequestID != "" {
 		if err := b.byRequest.Put(requestKey(e.Server, e.RequestID), uid); err != nil {
 			return fmt.Errorf("index request %s: %w", e.RequestID, err)
-		}
-	}
-	if e.Prompt != 0 {
-		if err := b.byPrompt.Put(promptKey(e.Place.Chat, e.Prompt), uid); err != nil {
-			return fmt.Errorf("index prompt of entry %s: %w", e.UID, err)
 		}
 	}
 	return b.indexListings(e)
@@ -131,7 +118,7 @@ func (b *buckets) indexListings(e *Entry) error {
 			return fmt.Errorf("index expiry of entry %s: %w", e.UID, err)
 		}
 	}
-	if e.Place.Message == 0 {
+	if e.unsent() {
 		if err := b.unsent.Put(uid, []byte{}); err != nil {
 			return fmt.Errorf("index entry %s as unsent: %w", e.UID, err)
 		}
@@ -147,11 +134,6 @@ func (b *buckets) unindex(e *Entry) error {
 	uid := []byte(e.UID)
 	if e.RequestID != "" {
 		if err := deleteIfOwned(b.byRequest, requestKey(e.Server, e.RequestID), uid); err != nil {
-			return err
-		}
-	}
-	if e.Prompt != 0 {
-		if err := deleteIfOwned(b.byPrompt, promptKey(e.Place.Chat, e.Prompt), uid); err != nil {
 			return err
 		}
 	}
@@ -202,7 +184,6 @@ func (b *buckets) unindexAll(uid []byte) error {
 		owns func(k, v []byte) bool
 	}{
 		{b.byRequest, func(_, v []byte) bool { return bytes.Equal(v, uid) }},
-		{b.byPrompt, func(_, v []byte) bool { return bytes.Equal(v, uid) }},
 		{b.byDirectory, byName},
 		{b.bySession, byName},
 		{b.bySharedWith, byName},

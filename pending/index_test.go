@@ -35,8 +35,8 @@ func uids(es []*pending.Entry) []string {
 func TestIndexesFollowEveryWrite(t *testing.T) {
 	s := mustOpenStore(t)
 	a := mustCreate(t, s, &pending.Entry{RequestID: "que_a", Directory: "/a", ExpiresAt: base.Add(time.Hour)})
-	b := mustCreate(t, s, &pending.Entry{RequestID: "per_b", Directory: "/b", Place: pending.Place{Chat: -5, Message: 10}})
-	c := mustCreate(t, s, &pending.Entry{RequestID: "que_c", Directory: "/a", Place: pending.Place{Chat: -5, Message: 11}, Prompt: 12, AwaitingText: true})
+	b := mustCreate(t, s, &pending.Entry{RequestID: "per_b", Directory: "/b", Places: shown("-5:10")})
+	c := mustCreate(t, s, &pending.Entry{RequestID: "que_c", Directory: "/a", Places: shown("-5:11"), AwaitingText: true})
 	mustCheckIndexes(t, s, "Create")
 
 	if err := s.Create(&pending.Entry{RequestID: "que_a", Directory: "/z"}); !errors.Is(err, pending.ErrExists) {
@@ -54,14 +54,13 @@ func TestIndexesFollowEveryWrite(t *testing.T) {
 		uid  string
 		fn   func(*pending.Entry) error
 	}{
-		{"post", a.UID, func(e *pending.Entry) error { e.Place.Chat, e.Place.Message = -5, 20; return nil }},
+		{"post", a.UID, func(e *pending.Entry) error { e.Places = shown("-5:20"); return nil }},
 		{"move directory and request", a.UID, func(e *pending.Entry) error { e.Directory, e.RequestID = "/c", "que_a2"; return nil }},
 		{"move expiry", a.UID, func(e *pending.Entry) error { e.ExpiresAt = base.Add(-time.Hour); return nil }},
 		{"clear expiry", a.UID, func(e *pending.Entry) error { e.ExpiresAt = time.Time{}; return nil }},
 		{"set expiry", b.UID, func(e *pending.Entry) error { e.ExpiresAt = base; return nil }},
-		{"lose message", b.UID, func(e *pending.Entry) error { e.Place.Message = 0; return nil }},
+		{"lose message", b.UID, func(e *pending.Entry) error { e.Places = shown(""); return nil }},
 		{"drop request ID", b.UID, func(e *pending.Entry) error { e.RequestID = ""; return nil }},
-		{"move prompt", c.UID, func(e *pending.Entry) error { e.Prompt = 13; return nil }},
 		{"aborted", c.UID, func(e *pending.Entry) error { e.Directory = "/x"; return errors.New("no") }},
 		{"taken request", c.UID, func(e *pending.Entry) error { e.Directory, e.RequestID = "/x", "que_d"; return nil }},
 	}
@@ -88,7 +87,7 @@ func TestIndexesFollowEveryWrite(t *testing.T) {
 	}
 	mustCheckIndexes(t, s, "Delete of an undecodable entry")
 
-	d := mustCreate(t, s, &pending.Entry{RequestID: "que_e", Directory: "/e", ExpiresAt: base, Place: pending.Place{Chat: -5}})
+	d := mustCreate(t, s, &pending.Entry{RequestID: "que_e", Directory: "/e", ExpiresAt: base, Places: shown("")})
 	if err := s.DeleteClosed(d.UID, pending.ClosedRequest{Toast: "done", At: base}); err != nil {
 		t.Fatal(err)
 	}
@@ -102,11 +101,11 @@ func TestIndexesFollowEveryWrite(t *testing.T) {
 	}
 	mustCheckIndexes(t, s, "DeleteClosed of an undecodable entry")
 
-	g := mustCreate(t, s, &pending.Entry{RequestID: "que_g", Directory: "/g", Place: pending.Place{Chat: -5, Message: 30}, Prompt: 31, AwaitingText: true})
-	if err := s.MovePlaces(-5, -100999); err != nil {
+	g := mustCreate(t, s, &pending.Entry{RequestID: "que_g", Directory: "/g", Places: shown("-5:30"), AwaitingText: true})
+	if err := s.Unpost("t", func(at pending.Place) bool { return strings.HasPrefix(string(at), "-5:") }); err != nil {
 		t.Fatal(err)
 	}
-	mustCheckIndexes(t, s, "MovePlaces")
+	mustCheckIndexes(t, s, "Unpost")
 	unsent, err := s.Unsent()
 	if err != nil {
 		t.Fatal(err)
@@ -120,7 +119,7 @@ func TestUnsentAfterPost(t *testing.T) {
 	s := mustOpenStore(t)
 	e1 := mustCreate(t, s, &pending.Entry{RequestID: "que_1", CreatedAt: base})
 	e2 := mustCreate(t, s, &pending.Entry{RequestID: "que_2", CreatedAt: base.Add(-time.Second)})
-	mustCreate(t, s, &pending.Entry{RequestID: "que_3", Place: pending.Place{Chat: -5, Message: 9}})
+	mustCreate(t, s, &pending.Entry{RequestID: "que_3", Places: shown("-5:9")})
 
 	want := func(step string, want ...string) {
 		t.Helper()
@@ -133,15 +132,15 @@ func TestUnsentAfterPost(t *testing.T) {
 		}
 	}
 	want("created", e2.UID, e1.UID) // oldest first
-	if _, err := s.Update(e2.UID, func(e *pending.Entry) error { e.Place.Chat, e.Place.Message = -5, 10; return nil }); err != nil {
+	if _, err := s.Update(e2.UID, func(e *pending.Entry) error { e.Places = shown("-5:10"); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	want("one posted", e1.UID)
-	if _, err := s.Update(e1.UID, func(e *pending.Entry) error { e.Place.Chat, e.Place.Message = -5, 11; return nil }); err != nil {
+	if _, err := s.Update(e1.UID, func(e *pending.Entry) error { e.Places = shown("-5:11"); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	want("both posted")
-	if _, err := s.Update(e1.UID, func(e *pending.Entry) error { e.Place.Message = 0; return nil }); err != nil {
+	if _, err := s.Update(e1.UID, func(e *pending.Entry) error { e.Places = shown(""); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	want("message lost", e1.UID)
@@ -267,7 +266,7 @@ func TestIndexesRebuiltOnOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	due := &pending.Entry{RequestID: "que_1", Directory: "/a", ExpiresAt: base}
-	posted := &pending.Entry{RequestID: "que_2", Directory: "/b", Place: pending.Place{Chat: -5, Message: 3}, ExpiresAt: base.Add(time.Hour)}
+	posted := &pending.Entry{RequestID: "que_2", Directory: "/b", Places: shown("-5:3"), ExpiresAt: base.Add(time.Hour)}
 	for _, e := range []*pending.Entry{due, posted} {
 		if err := s.Create(e); err != nil {
 			t.Fatal(err)

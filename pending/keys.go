@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"math"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -86,10 +85,10 @@ func validUID(uid string) bool {
 	return true
 }
 
-// promptKey is the byPrompt key of a prompt: its chat and message in
-// decimal, as files hold them.
-func promptKey(chat int64, message int) []byte {
-	return []byte(strconv.FormatInt(chat, 10) + ":" + strconv.Itoa(message))
+// placeKey is prefix, then the place of front-end frontend: the meta key
+// of what the store keeps about a message (its owed edit, its session).
+func placeKey(prefix, frontend string, at Place) []byte {
+	return []byte(prefix + frontend + "\x00" + string(at))
 }
 
 // nameKey is the key of uid under name in byDirectory, bySession or

@@ -3,6 +3,8 @@ package pending_test
 import (
 	"testing"
 
+	"github.com/hermes-bot/hermes-bot/pending"
+
 	"go.uber.org/goleak"
 )
 
@@ -11,3 +13,7 @@ import (
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
+
+// shown is where a test's request is shown: at p in the front-end "t"
+// ("": owed its message there).
+func shown(p string) map[string]pending.Place { return map[string]pending.Place{"t": pending.Place(p)} }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -17,19 +16,20 @@ import (
 // message to its session, and from the session to its latest message.
 
 // messagePrefix starts the meta key of a message about a session; its
-// chat and message follow in decimal, ":" between them. The value is a
-// messageRecord in JSON.
+// front-end and place follow (placeKey). The value is a messageRecord in
+// JSON.
 const messagePrefix = "msgSession:"
 
-// latestPrefix starts the meta key of a session's latest message; the
-// session ID follows. The value is a messageRecord in JSON.
+// latestPrefix starts the meta key of a session's latest message in a
+// front-end; the front-end's name, a NUL and the session ID follow. The
+// value is a messageRecord in JSON.
 const latestPrefix = "sessionMsg:"
 
-func messageKey(chat int64, message int) []byte {
-	return []byte(messagePrefix + strconv.FormatInt(chat, 10) + ":" + strconv.Itoa(message))
-}
+func messageKey(frontend string, at Place) []byte { return placeKey(messagePrefix, frontend, at) }
 
-func latestKey(session string) []byte { return []byte(latestPrefix + session) }
+func latestKey(frontend, session string) []byte {
+	return []byte(latestPrefix + frontend + "\x00" + session)
+}
 
 // SessionRef names an opencode session: its server (as Entry.Server),
 // project directory and ID. An empty ID names no session yet: a new one
@@ -41,67 +41,68 @@ type SessionRef struct {
 }
 
 type messageRecord struct {
-	Ref   SessionRef `json:"ref"`
-	Place Place      `json:"place"`
-	At    time.Time  `json:"at"`
+	Ref      SessionRef `json:"ref"`
+	Frontend string     `json:"frontend"`
+	Place    Place      `json:"place"`
+	At       time.Time  `json:"at"`
 }
 
-func putMessage(meta *bolt.Bucket, at Place, ref SessionRef, now time.Time) error {
-	raw, err := json.Marshal(messageRecord{Ref: ref, Place: at, At: now.Round(0)})
+func putMessage(meta *bolt.Bucket, frontend string, at Place, ref SessionRef, now time.Time) error {
+	raw, err := json.Marshal(messageRecord{Ref: ref, Frontend: frontend, Place: at, At: now.Round(0)})
 	if err != nil {
 		return fmt.Errorf("encode: %w", err)
 	}
-	if err := meta.Put(messageKey(at.Chat, at.Message), raw); err != nil {
+	if err := meta.Put(messageKey(frontend, at), raw); err != nil {
 		return fmt.Errorf("write: %w", err)
 	}
 	if ref.ID != "" {
-		if err := meta.Put(latestKey(ref.ID), raw); err != nil {
+		if err := meta.Put(latestKey(frontend, ref.ID), raw); err != nil {
 			return fmt.Errorf("write: %w", err)
 		}
 	}
 	return nil
 }
 
-// RememberMessage records that the message at at is about session ref,
-// so MessageSession finds it, and that it is the session's latest message
-// (LatestMessage), for a day (PruneClosed forgets it after). A message
-// remembered again is about the ref given last. at must name a message
-// and ref a directory (ErrInvalid).
-func (s *Store) RememberMessage(at Place, ref SessionRef) error {
-	if at.Chat == 0 || at.Message == 0 || ref.Directory == "" {
-		return fmt.Errorf("remember message %d of chat %d: %w: want a chat, a message and a directory", at.Message, at.Chat, ErrInvalid)
+// RememberMessage records that the message at at of front-end frontend
+// is about session ref, so MessageSession finds it, and that it is the
+// session's latest message there (LatestMessage), for a day (PruneClosed
+// forgets it after). A message remembered again is about the ref given
+// last. frontend, at and ref's directory must not be empty (ErrInvalid).
+func (s *Store) RememberMessage(frontend string, at Place, ref SessionRef) error {
+	if frontend == "" || at == "" || ref.Directory == "" {
+		return fmt.Errorf("remember %s message %s: %w: want a front-end, a place and a directory", frontend, at, ErrInvalid)
 	}
 	now := s.now()
 	err := s.write(func(tx *bolt.Tx) error {
-		return putMessage(tx.Bucket(bucketMeta), at, ref, now)
+		return putMessage(tx.Bucket(bucketMeta), frontend, at, ref, now)
 	})
 	if err != nil {
-		return fmt.Errorf("remember message %d of chat %d: %w", at.Message, at.Chat, err)
+		return fmt.Errorf("remember %s message %s: %w", frontend, at, err)
 	}
 	return nil
 }
 
-// MessageSession returns the session the message of chat is about, as
-// RememberMessage (or DeleteClosed, for a request's message) recorded it;
-// ok is false when none is remembered. A record that cannot be decoded
-// gives an error wrapping ErrCorrupt.
-func (s *Store) MessageSession(chat int64, message int) (ref SessionRef, ok bool, err error) {
-	rec, ok, err := s.messageRecord(messageKey(chat, message))
+// MessageSession returns the session the message at at of front-end
+// frontend is about, as RememberMessage (or DeleteClosed, for a request's
+// message) recorded it; ok is false when none is remembered. A record
+// that cannot be decoded gives an error wrapping ErrCorrupt.
+func (s *Store) MessageSession(frontend string, at Place) (ref SessionRef, ok bool, err error) {
+	rec, ok, err := s.messageRecord(messageKey(frontend, at))
 	if err != nil {
-		return SessionRef{}, false, fmt.Errorf("look up session of message %d of chat %d: %w", message, chat, err)
+		return SessionRef{}, false, fmt.Errorf("look up session of %s message %s: %w", frontend, at, err)
 	}
 	return rec.Ref, ok, nil
 }
 
-// LatestMessage returns where the latest message remembered about
-// session is, and its ref; ok is false when none is.
-func (s *Store) LatestMessage(session string) (at Place, ref SessionRef, ok bool, err error) {
+// LatestMessage returns where the latest message of front-end frontend
+// remembered about session is, and its ref; ok is false when none is.
+func (s *Store) LatestMessage(frontend, session string) (at Place, ref SessionRef, ok bool, err error) {
 	if session == "" {
-		return Place{}, SessionRef{}, false, nil
+		return "", SessionRef{}, false, nil
 	}
-	rec, ok, err := s.messageRecord(latestKey(session))
+	rec, ok, err := s.messageRecord(latestKey(frontend, session))
 	if err != nil {
-		return Place{}, SessionRef{}, false, fmt.Errorf("look up latest message of session %s: %w", session, err)
+		return "", SessionRef{}, false, fmt.Errorf("look up latest message of session %s: %w", session, err)
 	}
 	return rec.Place, rec.Ref, ok, nil
 }

@@ -2,59 +2,49 @@ package pending
 
 import "fmt"
 
-// MovePlaces moves every entry shown in chat oldChat to chat newChat,
-// as a front-end asks when it learns that the chat has a new ID (for
-// Telegram, a group that became a supergroup). Since the messages of the
-// old chat are not those of the new one, each moved entry loses its
-// message: Place.Message and Prompt become 0 and a typed answer is no
-// longer awaited (AwaitingText false). Unsent then lists those entries,
-// so the bridge posts them again; an open prompt is not re-sent, the
-// person presses the button again. Entries that cannot be decoded are
-// left alone, with a warning. Moving again does nothing more; oldChat and
-// newChat must be different non-zero IDs (ErrInvalid). Remembering that
-// the chat moved is the front-end's business.
-func (s *Store) MovePlaces(oldChat, newChat int64) error {
-	if oldChat == 0 || newChat == 0 || oldChat == newChat {
-		return fmt.Errorf("move the entries of chat %d to %d: %w: two different non-zero chat IDs are needed", oldChat, newChat, ErrInvalid)
+// Unpost forgets the places of front-end frontend that gone accepts, as
+// a front-end asks when those messages are lost to it (for Telegram, a
+// group that became a supergroup). Each such entry is owed its message
+// there again (Unsent lists it, so the bridge posts it again) and no
+// longer awaits a typed answer. Entries that cannot be decoded are left
+// alone, with a warning. gone runs inside a write transaction: it must
+// be quick and touch nothing else.
+func (s *Store) Unpost(frontend string, gone func(Place) bool) error {
+	if frontend == "" {
+		return fmt.Errorf("unpost: %w: no front-end named", ErrInvalid)
 	}
-	err := s.update(func(b *buckets) error { return s.moveEntries(b, oldChat, newChat) })
-	if err != nil {
-		return fmt.Errorf("move the entries of chat %d to %d: %w", oldChat, newChat, err)
-	}
-	return nil
-}
-
-// moveEntries moves every entry of chat old to chat to, as
-// MovePlaces describes.
-func (s *Store) moveEntries(b *buckets, old, to int64) error {
-	var stale []*Entry
-	err := b.entries.ForEach(func(k, v []byte) error {
-		e, err := decode(v)
-		if err != nil {
-			s.log.Warn().Err(err).Str("key", string(k)).Str("db", s.path).
-				Msg("not moving an entry of the pending store that cannot be decoded to the upgraded chat")
+	err := s.update(func(b *buckets) error {
+		var stale []*Entry
+		err := b.entries.ForEach(func(k, v []byte) error {
+			e, err := decode(v)
+			if err != nil {
+				s.log.Warn().Err(err).Str("key", string(k)).Str("db", s.path).
+					Msg("not unposting an entry of the pending store that cannot be decoded")
+				return nil
+			}
+			if at := e.Places[frontend]; at != "" && gone(at) {
+				stale = append(stale, e)
+			}
 			return nil
+		})
+		if err != nil {
+			return err
 		}
-		if e.Place.Chat == old {
-			stale = append(stale, e)
+		// Written after the walk: bbolt forbids changing a bucket inside ForEach.
+		for _, e := range stale {
+			if err := b.unindex(e); err != nil {
+				return err
+			}
+			e.Places[frontend] = ""
+			e.AwaitingText, e.AwaitingQuestion, e.AwaitingReason = false, 0, false
+			if err := b.put(e); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
 	if err != nil {
-		return err
-	}
-	// Written after the walk: bbolt forbids changing a bucket inside ForEach.
-	for _, e := range stale {
-		if err := b.unindex(e); err != nil {
-			return err
-		}
-		e.Place.Chat = to
-		e.Place.Message = 0
-		e.Prompt = 0
-		e.AwaitingText, e.AwaitingQuestion, e.AwaitingUserID = false, 0, 0
-		if err := b.put(e); err != nil {
-			return err
-		}
+		return fmt.Errorf("unpost the entries of %s: %w", frontend, err)
 	}
 	return nil
 }

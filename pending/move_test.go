@@ -3,6 +3,7 @@ package pending_test
 import (
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hermes-bot/hermes-bot/pending"
@@ -23,28 +24,18 @@ func openMetaStore(t *testing.T, path string) *pending.Store {
 	return s
 }
 
-func TestMovePlacesRefusesBadIDs(t *testing.T) {
+// Unpost forgets the places a front-end lost: the entries are owed their
+// message there again and no longer await text; others are left alone.
+func TestUnpost(t *testing.T) {
 	s := openMetaStore(t, filepath.Join(t.TempDir(), "pending.db"))
-	for _, ids := range [][2]int64{{0, -1}, {-1, 0}, {-1, -1}} {
-		if err := s.MovePlaces(ids[0], ids[1]); !errors.Is(err, pending.ErrInvalid) {
-			t.Errorf("MovePlaces(%d, %d) = %v, want ErrInvalid", ids[0], ids[1], err)
-		}
+	if err := s.Unpost("", func(pending.Place) bool { return true }); !errors.Is(err, pending.ErrInvalid) {
+		t.Errorf("Unpost of no front-end = %v, want ErrInvalid", err)
 	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.MovePlaces(-1, -2); !errors.Is(err, pending.ErrClosed) {
-		t.Errorf("MovePlaces after Close: %v", err)
-	}
-}
-
-func TestMovePlacesMovesEntries(t *testing.T) {
-	s := openMetaStore(t, filepath.Join(t.TempDir(), "pending.db"))
-	posted := &pending.Entry{RequestID: "que_posted", Place: pending.Place{Chat: -5, Message: 42}}
-	prompting := &pending.Entry{RequestID: "que_prompt", Place: pending.Place{Chat: -5, Message: 43},
-		AwaitingText: true, AwaitingQuestion: 1, AwaitingUserID: 7, Prompt: 44,
-		Answers: [][]string{{"yes"}}, Current: 1}
-	elsewhere := &pending.Entry{RequestID: "que_other", Place: pending.Place{Chat: -6, Message: 50}, AwaitingText: true, Prompt: 51}
+	two := map[string]pending.Place{"t": "-5:42", "m": "$ev"}
+	posted := &pending.Entry{RequestID: "que_posted", Places: two}
+	prompting := &pending.Entry{RequestID: "que_prompt", Places: shown("-5:43"),
+		AwaitingText: true, AwaitingQuestion: 1, Answers: [][]string{{"yes"}}, Current: 1}
+	elsewhere := &pending.Entry{RequestID: "que_other", Places: shown("-6:50"), AwaitingText: true}
 	for _, e := range []*pending.Entry{posted, prompting, elsewhere} {
 		if err := s.Create(e); err != nil {
 			t.Fatal(err)
@@ -53,54 +44,38 @@ func TestMovePlacesMovesEntries(t *testing.T) {
 	if err := pending.PutRaw(s, "broken", []byte("{not json")); err != nil {
 		t.Fatal(err)
 	}
-
-	if err := s.MovePlaces(-5, -100999); err != nil {
-		t.Fatal(err)
+	gone := func(at pending.Place) bool { return strings.HasPrefix(string(at), "-5:") }
+	for range 2 {
+		if err := s.Unpost("t", gone); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if err := s.MovePlaces(-5, -100999); err != nil {
-		t.Fatalf("moving again: %v", err)
-	}
-
 	for _, uid := range []string{posted.UID, prompting.UID} {
 		e, err := s.Get(uid)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if e.Place.Chat != -100999 || e.Place.Message != 0 || e.Prompt != 0 || e.AwaitingText || e.AwaitingUserID != 0 {
-			t.Fatalf("entry %s after migration: %+v", uid, e)
+		if at, ok := e.Places["t"]; !ok || at != "" || e.AwaitingText {
+			t.Fatalf("entry %s after Unpost: %+v", uid, e)
 		}
 	}
-	e, err := s.Get(prompting.UID)
-	if err != nil {
-		t.Fatal(err)
+	if e, err := s.Get(posted.UID); err != nil || e.Places["m"] != "$ev" {
+		t.Fatalf("another front-end's place changed: %+v, %v", e, err)
 	}
-	if e.Current != 1 || len(e.Answers) != 1 {
-		t.Fatalf("answers so far were lost: %+v", e)
-	}
-	if _, err := s.ByPrompt(-5, 44); !errors.Is(err, pending.ErrNotFound) {
-		t.Fatalf("stale prompt still indexed: %v", err)
-	}
-	if _, err := s.ByRequestID("", "que_prompt"); err != nil {
-		t.Fatalf("request index lost: %v", err)
+	if e, err := s.Get(prompting.UID); err != nil || e.Current != 1 || len(e.Answers) != 1 {
+		t.Fatalf("answers so far were lost: %+v, %v", e, err)
 	}
 	unsent, err := s.Unsent()
-	if err != nil {
+	if err != nil || len(unsent) != 2 {
+		t.Fatalf("%d unsent entries after Unpost (%v), want the 2 unposted", len(unsent), err)
+	}
+	if other, err := s.Get(elsewhere.UID); err != nil || other.Places["t"] != "-6:50" || !other.AwaitingText {
+		t.Fatalf("entry of another chat changed: %+v, %v", other, err)
+	}
+	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if len(unsent) != 2 {
-		t.Fatalf("%d unsent entries after migration, want the 2 moved", len(unsent))
-	}
-	other, err := s.Get(elsewhere.UID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if other.Place.Chat != -6 || other.Place.Message != 50 || !other.AwaitingText || other.Prompt != 51 {
-		t.Fatalf("entry of another chat changed: %+v", other)
-	}
-	if _, err := s.ByPrompt(-6, 51); err != nil {
-		t.Fatalf("prompt of another chat lost: %v", err)
-	}
-	if waiting, err := s.AwaitingText(-100999); err != nil || len(waiting) != 0 {
-		t.Fatalf("AwaitingText in the new chat: %d, %v", len(waiting), err)
+	if err := s.Unpost("t", gone); !errors.Is(err, pending.ErrClosed) {
+		t.Errorf("Unpost after Close: %v", err)
 	}
 }

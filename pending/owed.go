@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -20,27 +19,27 @@ import (
 // or a reconnect to send again; so the front-end must take an edit twice
 // harmlessly (Telegram answers "message is not modified").
 
-// owedPrefix starts the meta key of an owed edit; the place's chat, ":"
-// and its message follow, in decimal, so a message owes one edit at most:
-// a later one replaces it.
+// owedPrefix starts the meta key of an owed edit; the front-end and its
+// place follow (placeKey), so a message owes one edit at most: a later
+// one replaces it.
 const owedPrefix = "owed:"
 
-func owedKey(chat int64, message int) []byte {
-	return []byte(owedPrefix + strconv.FormatInt(chat, 10) + ":" + strconv.Itoa(message))
-}
+func owedKey(frontend string, at Place) []byte { return placeKey(owedPrefix, frontend, at) }
 
-// Edit is a closing edit owed to a message: the text (HTML for Telegram)
-// the message must end showing, without buttons.
+// Edit is a closing edit owed to a message of a front-end: the content
+// (the front-end's, which the store does not read) the message must end
+// showing, without buttons.
 type Edit struct {
-	Place Place  `json:"place"`
-	Text  string `json:"text"`
+	Frontend string `json:"frontend"`
+	Place    Place  `json:"place"`
+	Text     string `json:"text"`
 	// At is when it was owed (the store's clock when left zero);
 	// PruneClosed forgets it with the closed requests of that time.
 	At time.Time `json:"at"`
 }
 
 // valid reports whether e names a message and says what it shows.
-func (e Edit) valid() bool { return e.Place.Chat != 0 && e.Place.Message != 0 && e.Text != "" }
+func (e Edit) valid() bool { return e.Frontend != "" && e.Place != "" && e.Text != "" }
 
 // putOwed records the edits that are valid; the others name no message
 // (a request never posted) and are skipped. An edit without a time is
@@ -57,10 +56,10 @@ func putOwed(meta *bolt.Bucket, edits []Edit, now time.Time) error {
 		e.At = e.At.Round(0)
 		raw, err := json.Marshal(e)
 		if err != nil {
-			return fmt.Errorf("encode owed edit of message %d: %w", e.Place.Message, err)
+			return fmt.Errorf("encode owed edit of %s message %s: %w", e.Frontend, e.Place, err)
 		}
-		if err := meta.Put(owedKey(e.Place.Chat, e.Place.Message), raw); err != nil {
-			return fmt.Errorf("record owed edit of message %d: %w", e.Place.Message, err)
+		if err := meta.Put(owedKey(e.Frontend, e.Place), raw); err != nil {
+			return fmt.Errorf("record owed edit of %s message %s: %w", e.Frontend, e.Place, err)
 		}
 	}
 	return nil
@@ -71,7 +70,7 @@ func putOwed(meta *bolt.Bucket, edits []Edit, now time.Time) error {
 // owed since with another text is kept: it was not the one sent.
 // Forgetting an edit nobody owes does nothing.
 func (s *Store) Edited(e Edit) error {
-	key := owedKey(e.Place.Chat, e.Place.Message)
+	key := owedKey(e.Frontend, e.Place)
 	owes := func(meta *bolt.Bucket) bool {
 		var old Edit
 		raw := meta.Get(key)
@@ -92,7 +91,7 @@ func (s *Store) Edited(e Edit) error {
 		})
 	}
 	if err != nil {
-		return fmt.Errorf("forget owed edit of message %d: %w", e.Place.Message, err)
+		return fmt.Errorf("forget owed edit of %s message %s: %w", e.Frontend, e.Place, err)
 	}
 	return nil
 }

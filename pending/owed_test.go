@@ -18,13 +18,13 @@ func TestOwedEditsSurviveReopenUntilEdited(t *testing.T) {
 		t.Fatal(err)
 	}
 	at := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
-	q := mustCreate(t, s, &pending.Entry{Kind: pending.KindQuestion, RequestID: "que_1", Place: pending.Place{Chat: -5, Message: 7}})
-	p := mustCreate(t, s, &pending.Entry{Kind: pending.KindPermission, RequestID: "per_1", Place: pending.Place{Chat: -5, Message: 8}})
-	answered := pending.Edit{Place: pending.Place{Chat: -5, Message: 7}, Text: "✅ answered", At: at}
+	q := mustCreate(t, s, &pending.Entry{Kind: pending.KindQuestion, RequestID: "que_1", Places: shown("-5:7")})
+	p := mustCreate(t, s, &pending.Entry{Kind: pending.KindPermission, RequestID: "per_1", Places: shown("-5:8")})
+	answered := pending.Edit{Frontend: "t", Place: "-5:7", Text: "✅ answered", At: at}
 	if err := s.DeleteClosed(q.UID, pending.ClosedRequest{Toast: "answered", At: at}, answered); err != nil {
 		t.Fatal(err)
 	}
-	expired := pending.Edit{Place: pending.Place{Chat: -5, Message: 8}, Text: "⌛ expired", At: at.Add(time.Second)}
+	expired := pending.Edit{Frontend: "t", Place: "-5:8", Text: "⌛ expired", At: at.Add(time.Second)}
 	if _, err := s.Update(p.UID, func(e *pending.Entry) error {
 		e.ExpiredNotified = true
 		return nil
@@ -32,8 +32,8 @@ func TestOwedEditsSurviveReopenUntilEdited(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A request never posted owes nothing.
-	u := mustCreate(t, s, &pending.Entry{Kind: pending.KindQuestion, RequestID: "que_2", Place: pending.Place{Chat: -5}})
-	if err := s.DeleteClosed(u.UID, pending.ClosedRequest{Toast: "gone", At: at}, pending.Edit{Place: pending.Place{Chat: -5}, Text: "x", At: at}); err != nil {
+	u := mustCreate(t, s, &pending.Entry{Kind: pending.KindQuestion, RequestID: "que_2", Places: shown("")})
+	if err := s.DeleteClosed(u.UID, pending.ClosedRequest{Toast: "gone", At: at}, pending.Edit{Frontend: "t", Place: "", Text: "x", At: at}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
@@ -46,7 +46,7 @@ func TestOwedEditsSurviveReopenUntilEdited(t *testing.T) {
 		t.Fatalf("OwedEdits after reopen = %+v, %v; want %+v then %+v", got, err, answered, expired)
 	}
 	// An edit reported with an older text leaves the newer one owed.
-	if err := s.Edited(pending.Edit{Place: pending.Place{Chat: -5, Message: 8}, Text: "⌛ expired, not told"}); err != nil {
+	if err := s.Edited(pending.Edit{Frontend: "t", Place: "-5:8", Text: "⌛ expired, not told"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Edited(answered); err != nil {
@@ -63,12 +63,12 @@ func TestOwedEditsSurviveReopenUntilEdited(t *testing.T) {
 func TestPruneClosedForgetsOldOwedEdits(t *testing.T) {
 	s := mustOpenStore(t)
 	at := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
-	old := mustCreate(t, s, &pending.Entry{Kind: pending.KindQuestion, RequestID: "que_1", Place: pending.Place{Chat: -5, Message: 7}})
-	recent := mustCreate(t, s, &pending.Entry{Kind: pending.KindQuestion, RequestID: "que_2", Place: pending.Place{Chat: -5, Message: 9}})
-	if err := s.DeleteClosed(old.UID, pending.ClosedRequest{Toast: "a", At: at}, pending.Edit{Place: pending.Place{Chat: -5, Message: 7}, Text: "old", At: at}); err != nil {
+	old := mustCreate(t, s, &pending.Entry{Kind: pending.KindQuestion, RequestID: "que_1", Places: shown("-5:7")})
+	recent := mustCreate(t, s, &pending.Entry{Kind: pending.KindQuestion, RequestID: "que_2", Places: shown("-5:9")})
+	if err := s.DeleteClosed(old.UID, pending.ClosedRequest{Toast: "a", At: at}, pending.Edit{Frontend: "t", Place: "-5:7", Text: "old", At: at}); err != nil {
 		t.Fatal(err)
 	}
-	keep := pending.Edit{Place: pending.Place{Chat: -5, Message: 9}, Text: "new", At: at.Add(time.Hour)}
+	keep := pending.Edit{Frontend: "t", Place: "-5:9", Text: "new", At: at.Add(time.Hour)}
 	if err := s.DeleteClosed(recent.UID, pending.ClosedRequest{Toast: "a", At: keep.At}, keep); err != nil {
 		t.Fatal(err)
 	}
@@ -111,13 +111,13 @@ func TestOwedEditWithoutTimeIsStampedAndSurvivesPrune(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	q := mustCreate(t, s, &pending.Entry{Kind: pending.KindQuestion, RequestID: "que_1", Place: pending.Place{Chat: -5, Message: 7}})
-	p := mustCreate(t, s, &pending.Entry{Kind: pending.KindPermission, RequestID: "per_1", Place: pending.Place{Chat: -5, Message: 8}})
-	if err := s.DeleteClosed(q.UID, pending.ClosedRequest{Toast: "answered", At: now}, pending.Edit{Place: pending.Place{Chat: -5, Message: 7}, Text: "✅"}); err != nil {
+	q := mustCreate(t, s, &pending.Entry{Kind: pending.KindQuestion, RequestID: "que_1", Places: shown("-5:7")})
+	p := mustCreate(t, s, &pending.Entry{Kind: pending.KindPermission, RequestID: "per_1", Places: shown("-5:8")})
+	if err := s.DeleteClosed(q.UID, pending.ClosedRequest{Toast: "answered", At: now}, pending.Edit{Frontend: "t", Place: "-5:7", Text: "✅"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Update(p.UID, func(e *pending.Entry) error { e.ExpiredNotified = true; return nil },
-		pending.Edit{Place: pending.Place{Chat: -5, Message: 8}, Text: "⌛"}); err != nil {
+		pending.Edit{Frontend: "t", Place: "-5:8", Text: "⌛"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.PruneClosed(now.Add(-24 * time.Hour)); err != nil {
@@ -129,7 +129,7 @@ func TestOwedEditWithoutTimeIsStampedAndSurvivesPrune(t *testing.T) {
 	}
 	for _, e := range got {
 		if !e.At.Equal(now) {
-			t.Errorf("edit of message %d owed at %v, want the store's clock %v", e.Place.Message, e.At, now)
+			t.Errorf("edit of message %s owed at %v, want the store's clock %v", e.Place, e.At, now)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package pending_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -42,20 +41,63 @@ func rawGet(t *testing.T, path, bucket, key string) []byte {
 	return out
 }
 
-func TestPlaceJSON(t *testing.T) {
-	raw, err := json.Marshal(pending.Entry{UID: "u1", Place: pending.Place{Chat: -5, Message: 7, Thread: 3}, Prompt: 9})
+// A file of the last release, with one place per record (Telegram's),
+// is rewritten once with a place per front-end: the entry, its closed
+// record, an owed edit and a remembered message all name the place of
+// "telegram", whose encoding is the old place's JSON.
+func TestOpenUpgradesOneTelegramPlace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pending.db")
+	s, err := pending.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(raw), `"place":{"chat":-5,"message":7,"thread":3}`) || !strings.Contains(string(raw), `"prompt":9`) {
-		t.Errorf("entry encodes as %s", raw)
-	}
-	raw, err = json.Marshal(pending.ClosedRequest{Toast: "gone"})
-	if err != nil {
+	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(string(raw), "place") {
-		t.Errorf("a closed request shown nowhere encodes a place: %s", raw)
+	const at = `{"chat":-5,"message":7,"thread":3}`
+	rawEdit(t, path, func(tx *bolt.Tx) error {
+		meta := tx.Bucket([]byte("meta"))
+		for k, v := range map[string]string{
+			"schema":           "place",
+			"owed:-5:7":        `{"place":` + at + `,"text":"✅ done","at":"2030-01-01T12:00:00Z"}`,
+			"msgSession:-5:7":  `{"ref":{"directory":"/p","session":"ses_1"},"place":` + at + `,"at":"2030-01-01T12:00:00Z"}`,
+			"sessionMsg:ses_1": `{"ref":{"directory":"/p","session":"ses_1"},"place":` + at + `,"at":"2030-01-01T12:00:00Z"}`,
+			"closed:closed01":  `{"toast":"answered","at":"2030-01-01T12:00:00Z","place":` + at + `,"text":"✅ done"}`,
+		} {
+			if err := meta.Put([]byte(k), []byte(v)); err != nil {
+				return err
+			}
+		}
+		entries := tx.Bucket([]byte("entries"))
+		if err := entries.Put([]byte("posted01"), []byte(`{"uid":"posted01","kind":"question","requestID":"que_1","place":`+at+`,"prompt":9,"awaitingText":true}`)); err != nil {
+			return err
+		}
+		return entries.Put([]byte("unsent01"), []byte(`{"uid":"unsent01","kind":"question","requestID":"que_2","place":{"chat":-5}}`))
+	})
+	s = openMetaStore(t, path)
+	if e, err := s.Get("posted01"); err != nil || e.Places["telegram"] != at || !e.AwaitingText {
+		t.Errorf("posted entry after the upgrade: %+v, %v", e, err)
+	}
+	if unsent, err := s.Unsent(); err != nil || len(unsent) != 1 || unsent[0].UID != "unsent01" {
+		t.Errorf("Unsent after the upgrade: %+v, %v", unsent, err)
+	}
+	if owed, err := s.OwedEdits(); err != nil || len(owed) != 1 || owed[0].Frontend != "telegram" || owed[0].Place != at || owed[0].Text != "✅ done" {
+		t.Errorf("owed edits after the upgrade: %+v, %v", owed, err)
+	}
+	if ref, ok, err := s.MessageSession("telegram", at); err != nil || !ok || ref.ID != "ses_1" {
+		t.Errorf("message session after the upgrade: %+v, %v, %v", ref, ok, err)
+	}
+	if p, _, ok, err := s.LatestMessage("telegram", "ses_1"); err != nil || !ok || p != at {
+		t.Errorf("latest message after the upgrade: %q, %v, %v", p, ok, err)
+	}
+	if c, ok, err := s.Closed("closed01"); err != nil || !ok || c.Places["telegram"] != at || c.Texts["telegram"] != "✅ done" {
+		t.Errorf("closed request after the upgrade: %+v, %v, %v", c, ok, err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(rawGet(t, path, "meta", "schema")); got != "places" {
+		t.Errorf("schema after the upgrade %q", got)
 	}
 }
 
@@ -69,8 +111,8 @@ func TestNewStoreIsMarked(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if got := string(rawGet(t, path, "meta", "schema")); got != "place" {
-		t.Errorf("schema marker of a new file %q, want %q", got, "place")
+	if got := string(rawGet(t, path, "meta", "schema")); got != "places" {
+		t.Errorf("schema marker of a new file %q, want %q", got, "places")
 	}
 }
 
@@ -84,7 +126,7 @@ func TestOpenRefusesFileOfAnotherShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustCreate(t, s, &pending.Entry{Kind: pending.KindQuestion, RequestID: "que_1", Place: pending.Place{Chat: -5, Message: 7}})
+	mustCreate(t, s, &pending.Entry{Kind: pending.KindQuestion, RequestID: "que_1", Places: shown("-5:7")})
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}

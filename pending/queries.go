@@ -103,16 +103,8 @@ func (s *Store) Expired(now time.Time) ([]*Entry, error) {
 	return out, nil
 }
 
-// AwaitingText returns the entries in chat waiting for a typed answer,
-// oldest first.
-func (s *Store) AwaitingText(chat int64) ([]*Entry, error) {
-	return s.scan("list entries awaiting text", func(e *Entry) bool {
-		return e.AwaitingText && e.Place.Chat == chat
-	})
-}
-
-// Unsent returns the entries whose message was never sent
-// (Place.Message 0), oldest first, so start-up can send them again. Only those
+// Unsent returns the entries a front-end is still owed the message of
+// (an empty Place), oldest first, so start-up can send them again. Only those
 // entries are decoded.
 func (s *Store) Unsent() ([]*Entry, error) {
 	var out []*Entry
@@ -125,7 +117,7 @@ func (s *Store) Unsent() ([]*Entry, error) {
 		if err != nil {
 			return err
 		}
-		out = s.lookup(b, uids, func(e *Entry) bool { return e.Place.Message == 0 })
+		out = s.lookup(b, uids, (*Entry).unsent)
 		return nil
 	})
 	if err != nil {

@@ -55,7 +55,7 @@ func TestReleaseMappedDropsResidentPages(t *testing.T) {
 			for i := w; i < 2000; i += 20 {
 				if err := s.Create(&pending.Entry{
 					Kind: pending.KindQuestion, Directory: fmt.Sprintf("/p/%d", i%7), SessionID: fmt.Sprintf("ses_%d", i%50),
-					RequestID: fmt.Sprintf("que_%05d", i), Place: pending.Place{Chat: -100, Message: i + 1},
+					RequestID: fmt.Sprintf("que_%05d", i), Places: shown(fmt.Sprint(-100, ":", i+1)),
 					Questions: []pending.Question{{Text: strings.Repeat("Which one? ", 20), Options: []pending.Option{{Label: "A"}, {Label: "B"}}}},
 				}); err != nil {
 					t.Errorf("create %d: %v", i, err)
@@ -80,7 +80,7 @@ func TestReleaseMappedDropsResidentPages(t *testing.T) {
 	}
 	// Nothing is lost: the pages come back from the page cache.
 	e, err := s.ByRequestID("", "que_01234")
-	if err != nil || e.Place.Message != 1235 {
+	if err != nil || e.Places["t"] != "-100:1235" {
 		t.Fatalf("after ReleaseMapped: %+v, %v", e, err)
 	}
 	if all, err := s.List(); err != nil || len(all) != 2000 {

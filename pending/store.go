@@ -21,7 +21,6 @@ const DefaultLockTimeout = 3 * time.Second
 var (
 	bucketEntries   = []byte("entries")
 	bucketByRequest = []byte("byRequest")
-	bucketByPrompt  = []byte("byPrompt")
 	// The indexes that spare the listings a decode of every entry
 	// (entries.go, buckets), built by Open when missing (rebuildIndexes).
 	bucketByDirectory = []byte("byDirectory")
@@ -149,17 +148,21 @@ var listingIndexes = [][]byte{bucketByDirectory, bucketByExpiry, bucketUnsent, b
 // added or its keys change.
 var indexVersionKey = []byte("indexVersion")
 
-const indexVersion = "3"
+const indexVersion = "4"
 
-// schemaKey is the meta key naming the shape of the file's records, and
-// schemaPlace today's, the front-end neutral one (records name a Place).
+// schemaKey is the meta key naming the shape of the file's records:
+// schemaPlaces today's (a place per front-end), schemaPlace that of
+// OldestRelease (one place, Telegram's), which Open rewrites (legacy.go).
 // Every release since OldestRelease has written it, and a new file gets
 // it at once; a file holding the store's buckets without it was written
 // by an older release, whose records Open refuses (ErrTooOld) rather than
 // misread.
 var schemaKey = []byte("schema")
 
-const schemaPlace = "place"
+const (
+	schemaPlace  = "place"
+	schemaPlaces = "places"
+)
 
 // OldestRelease is the oldest hermes-bot release whose files this one
 // reads: the last release before forms, whose records are today's less
@@ -182,7 +185,7 @@ func checkSchema(tx *bolt.Tx) (fresh bool, err error) {
 	switch {
 	case schema == nil:
 		return false, ErrTooOld
-	case string(schema) != schemaPlace:
+	case string(schema) != schemaPlace && string(schema) != schemaPlaces:
 		return false, fmt.Errorf("%w: its records are marked %q, a shape this hermes-bot does not know (written by a newer one?)", ErrCorrupt, schema)
 	}
 	return false, nil
@@ -210,17 +213,19 @@ func createBuckets(db *bolt.DB, log zerolog.Logger, path string) (err error) {
 		if err != nil {
 			return err
 		}
-		for _, name := range [][]byte{bucketEntries, bucketByRequest, bucketByPrompt, bucketMeta, bucketFrontends} {
+		for _, name := range [][]byte{bucketEntries, bucketByRequest, bucketMeta, bucketFrontends} {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return fmt.Errorf("bucket %s: %w", name, err)
 			}
 		}
 		if fresh {
-			if err := tx.Bucket(bucketMeta).Put(schemaKey, []byte(schemaPlace)); err != nil {
+			if err := tx.Bucket(bucketMeta).Put(schemaKey, []byte(schemaPlaces)); err != nil {
 				return fmt.Errorf("record the schema: %w", err)
 			}
-		} else if err := moveLegacyFrontendState(tx); err != nil {
-			return fmt.Errorf("move the Telegram state of the meta bucket: %w", err)
+		} else if string(tx.Bucket(bucketMeta).Get(schemaKey)) == schemaPlace {
+			if err := upgradePlaces(tx, log, path); err != nil {
+				return fmt.Errorf("upgrade the file of %s: %w", OldestRelease, err)
+			}
 		}
 		rebuild := string(tx.Bucket(bucketMeta).Get(indexVersionKey)) != indexVersion
 		for _, name := range listingIndexes {

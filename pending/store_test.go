@@ -84,14 +84,13 @@ func fullEntry() *pending.Entry {
 			Always:   []string{"ls"},
 			Metadata: json.RawMessage(`{"command":"ls -la"}`),
 		},
-		Place:            pending.Place{Chat: -100123, Message: 42, Thread: 7},
+		Places:           shown("-100123:42"),
 		Current:          1,
 		Answers:          [][]string{{"red", "blue"}},
 		Selected:         []string{"red"},
 		AwaitingText:     true,
 		AwaitingQuestion: 1,
-		AwaitingUserID:   777,
-		Prompt:           43,
+		AwaitingReason:   true,
 		SessionTitle:     "Fix the login bug",
 		ParentSessionID:  "ses_parent",
 		ParentTitle:      "Plan the release",
@@ -120,7 +119,6 @@ func TestRoundTripEveryField(t *testing.T) {
 	for name, get := range map[string]func() (*pending.Entry, error){
 		"Get":         func() (*pending.Entry, error) { return s.Get(want.UID) },
 		"ByRequestID": func() (*pending.Entry, error) { return s.ByRequestID(want.Server, want.RequestID) },
-		"ByPrompt":    func() (*pending.Entry, error) { return s.ByPrompt(want.Place.Chat, want.Prompt) },
 	} {
 		got, err := get()
 		if err != nil {
@@ -206,59 +204,34 @@ func TestCreateSameRequestConcurrently(t *testing.T) {
 
 func TestUpdateReindexes(t *testing.T) {
 	s := mustOpenStore(t)
-	e := mustCreate(t, s, &pending.Entry{RequestID: "que_old", Place: pending.Place{Chat: 5}, Prompt: 10})
-	other := mustCreate(t, s, &pending.Entry{RequestID: "que_other", Place: pending.Place{Chat: 5}, Prompt: 20})
+	e := mustCreate(t, s, &pending.Entry{RequestID: "que_old", Places: shown("")})
+	other := mustCreate(t, s, &pending.Entry{RequestID: "que_other", Places: shown("")})
 
 	got, err := s.Update(e.UID, func(e *pending.Entry) error {
 		e.RequestID = "que_new"
-		e.Prompt = 11
-		e.Place.Message = 99
+		e.Places = shown("99")
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.RequestID != "que_new" || got.Place.Message != 99 {
+	if got.RequestID != "que_new" || got.Places["t"] != "99" {
 		t.Errorf("Update returned %+v", got)
 	}
 	if _, err := s.ByRequestID("", "que_old"); !errors.Is(err, pending.ErrNotFound) {
 		t.Errorf("old request key: %v, want ErrNotFound", err)
 	}
-	if _, err := s.ByPrompt(5, 10); !errors.Is(err, pending.ErrNotFound) {
-		t.Errorf("old prompt key: %v, want ErrNotFound", err)
-	}
 	for name, get := range map[string]func() (*pending.Entry, error){
 		"new request": func() (*pending.Entry, error) { return s.ByRequestID("", "que_new") },
-		"new prompt":  func() (*pending.Entry, error) { return s.ByPrompt(5, 11) },
 	} {
-		if found, err := get(); err != nil || found.UID != e.UID || found.Place.Message != 99 {
+		if found, err := get(); err != nil || found.UID != e.UID || found.Places["t"] != "99" {
 			t.Errorf("%s: %+v, %v", name, found, err)
 		}
-	}
-
-	// The prompt key depends on the chat too.
-	if _, err := s.Update(e.UID, func(e *pending.Entry) error { e.Place.Chat = 6; return nil }); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.ByPrompt(5, 11); !errors.Is(err, pending.ErrNotFound) {
-		t.Errorf("prompt key of the old chat: %v, want ErrNotFound", err)
-	}
-	if found, err := s.ByPrompt(6, 11); err != nil || found.UID != e.UID {
-		t.Errorf("prompt key of the new chat: %+v, %v", found, err)
-	}
-
-	// Clearing the prompt removes its key.
-	if _, err := s.Update(e.UID, func(e *pending.Entry) error { e.Prompt = 0; return nil }); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.ByPrompt(6, 11); !errors.Is(err, pending.ErrNotFound) {
-		t.Errorf("cleared prompt key: %v, want ErrNotFound", err)
 	}
 
 	// Taking another entry's keys fails and changes nothing.
 	for name, fn := range map[string]func(*pending.Entry){
 		"request": func(x *pending.Entry) { x.RequestID = other.RequestID },
-		"prompt":  func(x *pending.Entry) { x.Place.Chat, x.Prompt = 5, 20 },
 	} {
 		_, err := s.Update(e.UID, func(x *pending.Entry) error { fn(x); x.Directory = "/changed"; return nil })
 		if !errors.Is(err, pending.ErrExists) {
@@ -267,9 +240,6 @@ func TestUpdateReindexes(t *testing.T) {
 	}
 	if found, err := s.ByRequestID("", other.RequestID); err != nil || found.UID != other.UID {
 		t.Errorf("other entry's request key: %+v, %v", found, err)
-	}
-	if found, err := s.ByPrompt(5, 20); err != nil || found.UID != other.UID {
-		t.Errorf("other entry's prompt key: %+v, %v", found, err)
 	}
 	if found, err := s.Get(e.UID); err != nil || found.Directory != "" {
 		t.Errorf("entry after failed updates: %+v, %v", found, err)
@@ -302,8 +272,8 @@ func TestUpdateAborts(t *testing.T) {
 
 func TestDelete(t *testing.T) {
 	s := mustOpenStore(t)
-	e := mustCreate(t, s, &pending.Entry{RequestID: "que_1", Place: pending.Place{Chat: 5}, Prompt: 10})
-	keep := mustCreate(t, s, &pending.Entry{RequestID: "que_2", Place: pending.Place{Chat: 5}, Prompt: 11})
+	e := mustCreate(t, s, &pending.Entry{RequestID: "que_1", Places: shown("")})
+	keep := mustCreate(t, s, &pending.Entry{RequestID: "que_2", Places: shown("")})
 
 	if err := s.Delete(e.UID); err != nil {
 		t.Fatal(err)
@@ -314,13 +284,10 @@ func TestDelete(t *testing.T) {
 	if _, err := s.ByRequestID("", "que_1"); !errors.Is(err, pending.ErrNotFound) {
 		t.Errorf("ByRequestID after Delete: %v, want ErrNotFound", err)
 	}
-	if _, err := s.ByPrompt(5, 10); !errors.Is(err, pending.ErrNotFound) {
-		t.Errorf("ByPrompt after Delete: %v, want ErrNotFound", err)
-	}
 	if err := s.Delete(e.UID); !errors.Is(err, pending.ErrNotFound) {
 		t.Errorf("second Delete: %v, want ErrNotFound", err)
 	}
-	if got, err := s.ByPrompt(5, 11); err != nil || got.UID != keep.UID {
+	if got, err := s.Get(keep.UID); err != nil || got.UID != keep.UID {
 		t.Errorf("other entry after Delete: %+v, %v", got, err)
 	}
 	// The request can be created again once its entry is gone.
@@ -331,10 +298,10 @@ func TestQueries(t *testing.T) {
 	s := mustOpenStore(t)
 	now := base.Add(time.Hour)
 	// Created out of order, so List must sort.
-	late := mustCreate(t, s, &pending.Entry{Directory: "/b", CreatedAt: base.Add(3 * time.Second), ExpiresAt: now, Place: pending.Place{Message: 1, Chat: 1}})
-	early := mustCreate(t, s, &pending.Entry{Directory: "/a", CreatedAt: base.Add(1 * time.Second), ExpiresAt: now.Add(-time.Second), Place: pending.Place{Chat: 1}, AwaitingText: true})
-	mid := mustCreate(t, s, &pending.Entry{Directory: "/b", CreatedAt: base.Add(2 * time.Second), ExpiresAt: now.Add(time.Nanosecond), Place: pending.Place{Message: 2, Chat: 2}, AwaitingText: true})
-	never := mustCreate(t, s, &pending.Entry{CreatedAt: base.Add(4 * time.Second), Place: pending.Place{Message: 3, Chat: 1}, AwaitingText: true})
+	late := mustCreate(t, s, &pending.Entry{Directory: "/b", CreatedAt: base.Add(3 * time.Second), ExpiresAt: now, Places: shown("1:1")})
+	early := mustCreate(t, s, &pending.Entry{Directory: "/a", CreatedAt: base.Add(1 * time.Second), ExpiresAt: now.Add(-time.Second), Places: shown(""), AwaitingText: true})
+	mid := mustCreate(t, s, &pending.Entry{Directory: "/b", CreatedAt: base.Add(2 * time.Second), ExpiresAt: now.Add(time.Nanosecond), Places: shown("2:2"), AwaitingText: true})
+	never := mustCreate(t, s, &pending.Entry{CreatedAt: base.Add(4 * time.Second), Places: shown("1:3"), AwaitingText: true})
 
 	check := func(name string, got []*pending.Entry, err error, want ...*pending.Entry) {
 		t.Helper()
@@ -356,10 +323,6 @@ func TestQueries(t *testing.T) {
 	check("List", all, err, early, mid, late, never)
 	expired, err := s.Expired(now)
 	check("Expired", expired, err, early, late)
-	awaiting, err := s.AwaitingText(1)
-	check("AwaitingText(1)", awaiting, err, early, never)
-	awaiting, err = s.AwaitingText(3)
-	check("AwaitingText(3)", awaiting, err)
 	unsent, err := s.Unsent()
 	check("Unsent", unsent, err, early)
 
@@ -549,7 +512,7 @@ func TestOpenCorrupt(t *testing.T) {
 func TestUndecodableEntrySkipped(t *testing.T) {
 	var logs bytes.Buffer
 	s := mustOpenStore(t, pending.WithLogger(zerolog.New(&logs)))
-	good := mustCreate(t, s, &pending.Entry{RequestID: "que_1", Directory: "/a", ExpiresAt: base, AwaitingText: true, Place: pending.Place{Chat: 1}})
+	good := mustCreate(t, s, &pending.Entry{RequestID: "que_1", Directory: "/a", ExpiresAt: base, AwaitingText: true, Places: shown("")})
 	if err := pending.PutRaw(s, "broken01", []byte("{not json")); err != nil {
 		t.Fatal(err)
 	}
@@ -567,10 +530,9 @@ func TestUndecodableEntrySkipped(t *testing.T) {
 	}
 
 	for name, call := range map[string]func() (int, error){
-		"Expired":      func() (int, error) { l, err := s.Expired(base); return len(l), err },
-		"AwaitingText": func() (int, error) { l, err := s.AwaitingText(1); return len(l), err },
-		"Unsent":       func() (int, error) { l, err := s.Unsent(); return len(l), err },
-		"Directories":  func() (int, error) { l, err := s.Directories(); return len(l), err },
+		"Expired":     func() (int, error) { l, err := s.Expired(base); return len(l), err },
+		"Unsent":      func() (int, error) { l, err := s.Unsent(); return len(l), err },
+		"Directories": func() (int, error) { l, err := s.Directories(); return len(l), err },
 	} {
 		if n, err := call(); err != nil || n != 1 {
 			t.Errorf("%s: %d results, %v; want the one good entry", name, n, err)
@@ -625,19 +587,15 @@ func TestConcurrentUse(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for r := range rounds {
-				e := &pending.Entry{RequestID: fmt.Sprintf("que_%d_%d", w, r), Place: pending.Place{Chat: int64(w)}}
+				e := &pending.Entry{RequestID: fmt.Sprintf("que_%d_%d", w, r), Places: shown("")}
 				if err := s.Create(e); err != nil {
 					errs <- err
 					return
 				}
 				if _, err := s.Update(e.UID, func(e *pending.Entry) error {
-					e.Place.Message = r + 1
-					e.Prompt = r + 1
+					e.Places = shown(fmt.Sprint(w, ":", r+1))
 					return nil
 				}); err != nil {
-					errs <- err
-				}
-				if _, err := s.ByPrompt(int64(w), r+1); err != nil {
 					errs <- err
 				}
 				if r%2 == 0 {
@@ -673,9 +631,6 @@ func TestConcurrentUse(t *testing.T) {
 	for _, e := range all {
 		if got, err := s.ByRequestID("", e.RequestID); err != nil || got.UID != e.UID {
 			t.Errorf("ByRequestID(%s): %+v, %v", e.RequestID, got, err)
-		}
-		if got, err := s.ByPrompt(e.Place.Chat, e.Prompt); err != nil || got.UID != e.UID {
-			t.Errorf("ByPrompt(%d, %d): %+v, %v", e.Place.Chat, e.Prompt, got, err)
 		}
 	}
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hermes-bot/hermes-bot/bot"
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/telegram"
 	"github.com/hermes-bot/hermes-bot/config"
 	"github.com/hermes-bot/hermes-bot/opencode"
@@ -292,7 +293,7 @@ func (d *daemon) wire(ctx context.Context, botID int64, botName string) error {
 		tc.Servers = append(tc.Servers, telegram.ServerStatus{Name: s.name, Status: s.client})
 	}
 	d.fe = telegram.New(tc, d.out, d.store, log)
-	d.bridge = bot.NewBridge(bc, d.store, d.fe, log)
+	d.bridge = bot.NewBridge(bc, d.store, []frontend.Frontend{d.fe}, log)
 	d.tg.Handle(d.fe, d.bridge)
 	// Requests of different sessions are handled side by side, so a burst
 	// of questions is not posted one after the other; each server has

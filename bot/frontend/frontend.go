@@ -1,13 +1,14 @@
 // Package frontend is the seam between hermes-bot's request life cycle
-// (package bot) and the chat that shows requests to people (package
-// bot/telegram is the one there is). Like database/sql/driver, it holds
-// only what both sides must agree on: the Frontend interface the life
-// cycle drives, and the values that cross it. It owns no behaviour.
+// (package bot) and the chats that show requests to people (package
+// bot/telegram is one; several run at once). Like database/sql/driver, it
+// holds only what both sides must agree on: the Frontend interface the
+// life cycle drives, and the values that cross it. It owns no behaviour.
 //
 // The life cycle decides what happens to a request and when; a front-end
-// decides how it looks (markup, buttons, limits of its chat) and where it
-// goes (chat, thread), and reports where it put it as a pending.Place,
-// which the store keeps without reading.
+// decides how it looks (markup, buttons, limits of its chat), where it
+// goes (chat, thread) and how typed text is collected, and reports where
+// it put a message as a pending.Place, its own encoding, which the life
+// cycle and the store keep, by the front-end's Name, without reading.
 //
 // A request is one model for both opencode generations (see package
 // pending): a 1.x question request, or an OpenCode 2 form whose fields
@@ -20,7 +21,6 @@ package frontend
 import (
 	"context"
 	"errors"
-	"strconv"
 	"strings"
 	"time"
 
@@ -40,7 +40,12 @@ var ErrRefused = errors.New("refused for good")
 // Frontend shows requests to people. Showing something that is shown
 // already is not an error. Its methods are called concurrently, for
 // different requests; the life cycle serialises the calls about one.
+// Every request is shown by every front-end; a place is always the one
+// the same front-end returned.
 type Frontend interface {
+	// Name names the front-end ("telegram"): its places and owed edits
+	// are kept under it, so it must not change across restarts.
+	Name() string
 	// Post shows r, open, as a new message, where r's project goes (the
 	// front-end's chat, a thread of it), and returns where it put it.
 	Post(ctx context.Context, r Request) (pending.Place, error)
@@ -68,12 +73,13 @@ type Frontend interface {
 	// twice across a crash) point to the message at current, which shows
 	// the request now; closed says it is closed there.
 	Moved(ctx context.Context, stale, current pending.Place, closed bool) error
-	// Prompt asks user, replying to e's message, for the text e waits
-	// for: the answer to question qi, or with reason, the reason of a
-	// reject. It returns the prompt's message ID.
-	Prompt(ctx context.Context, e *pending.Entry, qi int, reason bool, user User) (int, error)
-	// Tell replies to e's message with note, addressed to user.
-	Tell(ctx context.Context, e *pending.Entry, user User, note string) error
+	// Collect asks user for the text r waits for, by the message at at:
+	// the answer to question field, or with reason, the reason of a
+	// reject. The front-end decides how (Telegram: a reply prompt) and
+	// hands what user types to Core.HandleInput, bound to r.Key and field.
+	Collect(ctx context.Context, at pending.Place, r Request, field int, reason bool, user User) error
+	// Tell answers user with note by the message at at, of request key.
+	Tell(ctx context.Context, at pending.Place, key string, user User, note string) error
 	// Notify posts n where n's project goes and returns where it put
 	// it, so a reply to it can go on with n's session.
 	Notify(ctx context.Context, n Notice) (pending.Place, error)
@@ -100,7 +106,8 @@ type Request struct {
 
 // User is a person who answered or is asked, as the front-end knows them.
 type User struct {
-	ID int64
+	// ID is the front-end's ID of them ("42" on Telegram).
+	ID string
 	// Name is how they are called (first and last name); may be empty.
 	Name string
 	// Username is their handle, without "@"; may be empty.
@@ -117,7 +124,7 @@ func (u User) DisplayName() string {
 	case u.Username != "":
 		return "@" + u.Username
 	}
-	return "user " + strconv.FormatInt(u.ID, 10)
+	return "user " + u.ID
 }
 
 // The replies opencode takes for a permission request, as Outcome.Reply
@@ -134,8 +141,12 @@ type Core interface {
 	// HandlePress acts on a press; log carries what the front-end knows
 	// of it. It calls p.Ack exactly once.
 	HandlePress(ctx context.Context, log zerolog.Logger, p Press)
-	// HandleText takes text that may answer a prompt.
-	HandleText(ctx context.Context, log zerolog.Logger, t Text)
+	// HandleInput takes text typed for a request (see Frontend.Collect).
+	HandleInput(ctx context.Context, log zerolog.Logger, in Input)
+	// Awaits reports whether request key still waits for the text of
+	// field (with reason, of a reject's reason), so a front-end can tell
+	// which of its prompts are still open.
+	Awaits(key string, field int, reason bool) bool
 	// Open returns the requests still waiting for an answer, oldest first.
 	// With settled, it first lets requests being posted right now get
 	// their place (briefly), so one that just appeared is listed with it.

@@ -57,12 +57,10 @@ type Press struct {
 	// question's buttons.
 	Question, Option int
 	User             User
-	// From is the message pressed; its Message is 0 when the chat did not
-	// say (a message too old to be shown to the bot).
-	From pending.Place
-	// Chat is the chat the front-end serves now: a press whose message
-	// is unknown is refused for a request of another chat.
-	Chat int64
+	// Frontend names the front-end pressed in; From is the message
+	// pressed, "" when the chat did not say (a message too old).
+	Frontend string
+	From     pending.Place
 	// FromCarries says the message pressed has buttons of Key, so it is a
 	// message of that request (perhaps a copy the store never knew).
 	FromCarries bool
@@ -75,22 +73,19 @@ type Press struct {
 	Ack func(text string)
 }
 
-// Text is text a person typed in the chat, as the front-end read it: not
-// a command, not from a bot.
-type Text struct {
-	// At is where it was typed: its chat, thread and own message.
-	At pending.Place
-	// ReplyTo is the message it replies to (0: none); ReplyToBot says
-	// that message is the bot's own.
-	ReplyTo    int
-	ReplyToBot bool
-	// Threaded says requests are posted in threads, so text that replies
-	// to nothing answers only a prompt of its own thread.
-	Threaded bool
-	Text     string
-	User     User
-	// Allowed says the person may answer.
-	Allowed bool
+// Input is text a person typed for a request, as the front-end collected
+// it (Frontend.Collect) and checked it: by someone allowed to answer.
+type Input struct {
+	// Key is the request: a question's UID, or a permission's.
+	Key string
+	// Field is the question the text answers; Reason says it is the
+	// reason of a reject instead.
+	Field  int
+	Reason bool
+	Text   string
+	User   User
+	// Frontend names the front-end it was typed in.
+	Frontend string
 	// Received is when it reached hermes-bot, for the answer latency.
 	Received time.Time
 }

@@ -54,8 +54,9 @@ type SessionInfo struct {
 	Title   string
 	State   SessionState
 	Updated time.Time
-	// Latest is the latest message shown about the session; zero: none.
-	Latest pending.Place
+	// Latest is the latest message shown about the session in each
+	// front-end, by name.
+	Latest map[string]pending.Place
 }
 
 // Delivery is how a prompt reaches a session that is running a turn.
@@ -98,10 +99,12 @@ type Steerer interface {
 	// to RememberMessage. ok is false for a message about no session, and
 	// for one whose reply means something else already (a prompt for a
 	// typed answer, a request still waiting).
-	SessionAt(ctx context.Context, at pending.Place) (ref pending.SessionRef, ok bool, err error)
-	// RememberMessage records that the message at is about ref (with no
-	// ID: a new session to start in ref.Directory), for SessionAt.
-	RememberMessage(at pending.Place, ref pending.SessionRef) error
+	// The message is at at in front-end frontend.
+	SessionAt(ctx context.Context, frontend string, at pending.Place) (ref pending.SessionRef, ok bool, err error)
+	// RememberMessage records that the message at of front-end frontend
+	// is about ref (with no ID: a new session to start in ref.Directory),
+	// for SessionAt.
+	RememberMessage(frontend string, at pending.Place, ref pending.SessionRef) error
 	// ContinueSession sends text to session ref as user's next prompt,
 	// delivered as how says.
 	ContinueSession(ctx context.Context, log zerolog.Logger, ref pending.SessionRef, text string, user User, how Delivery) (Steered, error)

@@ -151,7 +151,7 @@ func (f *Frontend) handleResumePress(ctx context.Context, core frontend.Core, lo
 		return
 	}
 	text, kb := f.renderAutoApproval(st, note)
-	if err := f.editMessage(ctx, pending.Place{Chat: m.Chat.ID, Message: m.ID}, text, kb); err != nil {
+	if err := f.editMessage(ctx, place{Chat: m.Chat.ID, Message: m.ID}, text, kb); err != nil {
 		log.Warn().Err(err).Msg("could not show the Resume in its message")
 	}
 }

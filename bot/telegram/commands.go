@@ -163,11 +163,12 @@ func pendingLine(tx *i18n.Text, e *pending.Entry, now time.Time) string {
 		what = title(tx, e, e.Current) + ": " + oneLine(e.Questions[e.Current].Text)
 	}
 	label := "<b>" + kind + "</b>"
-	switch link := messageLink(e.Place.Chat, e.Place.Message); {
+	at := placeAt(e.Places[Name])
+	switch link := messageLink(at.Chat, at.Message); {
 	case link != "":
 		label = `<a href="` + link + `">` + label + "</a>"
-	case e.Place.Message != 0:
-		label += tx.MessageN(e.Place.Message)
+	case at.Message != 0:
+		label += tx.MessageN(at.Message)
 	default:
 		label += tx.NotPostedYet
 	}

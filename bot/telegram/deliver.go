@@ -138,13 +138,13 @@ func (f *Frontend) handleDeliveryPress(ctx context.Context, core frontend.Core, 
 	default:
 		text = tx.Queued(esc(res.Title, 80))
 	}
-	at := pending.Place{Chat: m.Chat.ID, Message: m.ID, Thread: threadOf(m)}
+	at := place{Chat: m.Chat.ID, Message: m.ID, Thread: threadOf(m)}
 	if eerr := f.editMessage(ctx, at, text, nil); eerr != nil {
 		log.Warn().Err(eerr).Msg("steering: could not say how the reply was delivered")
 		return
 	}
 	if err == nil && res.Ref.ID != "" {
 		// The confirmation is a message about the session too.
-		_ = core.RememberMessage(at, res.Ref)
+		_ = core.RememberMessage(Name, at.encode(), res.Ref)
 	}
 }

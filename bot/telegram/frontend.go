@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -91,8 +92,9 @@ type Frontend struct {
 
 	// asking is read-held while a steering prompt is sent and remembered;
 	// a reply to an unknown bot message takes it once, so it cannot
-	// overtake the remembering.
-	asking sync.RWMutex
+	// overtake the remembering. prompting is the same for the prompts of
+	// typed answers (prompts.go).
+	asking, prompting sync.RWMutex
 	// held are the replies waiting for a choice of delivery (deliver.go).
 	held heldPrompts
 	// revokeMu serialises Revoke presses: handlers run concurrently, and
@@ -160,22 +162,25 @@ func (f *Frontend) render(r frontend.Request) (string, *models.InlineKeyboardMar
 	return renderQuestion(f.text, r.Entries[0])
 }
 
+// Name is Name: the front-end's places and state are kept under it.
+func (f *Frontend) Name() string { return Name }
+
 func (f *Frontend) Post(ctx context.Context, r frontend.Request) (pending.Place, error) {
 	chat := f.ChatID()
 	text, kb, err := f.render(r)
 	if err != nil {
-		return pending.Place{}, fmt.Errorf("post %s: %w", r.Key, err)
+		return "", fmt.Errorf("post %s: %w", r.Key, err)
 	}
 	thread := f.threadFor(ctx, f.log.With().Str("uid", r.Key).Logger(), chat, r.Entries[0].Directory)
 	msg, err := f.tg.SendMessage(ctx, htmlMessage(chat, thread, text, kb, 0))
 	if err != nil {
-		return pending.Place{}, fmt.Errorf("post %s: %w", r.Key, err)
+		return "", fmt.Errorf("post %s: %w", r.Key, err)
 	}
-	at := pending.Place{Chat: chat, Message: msg.ID, Thread: thread}
+	at := place{Chat: chat, Message: msg.ID, Thread: thread}
 	if full := f.cutTexts(r); len(full) > 0 {
 		f.sendFull(r.Key, at, full)
 	}
-	return at, nil
+	return at.encode(), nil
 }
 
 func (f *Frontend) Refresh(ctx context.Context, at pending.Place, r frontend.Request) error {
@@ -183,7 +188,7 @@ func (f *Frontend) Refresh(ctx context.Context, at pending.Place, r frontend.Req
 	if err != nil {
 		return fmt.Errorf("refresh %s: %w", r.Key, err)
 	}
-	return f.editMessage(ctx, at, text, kb)
+	return f.editMessage(ctx, placeAt(at), text, kb)
 }
 
 // LaterEditor hands an edit over without waiting for it (Config.Later):
@@ -201,7 +206,8 @@ var _ LaterEditor = (*Outbox)(nil)
 // none (a front-end over a bare client, which does not pace) the edit is
 // waited for, within handlerTimeout, before it returns: nothing else would
 // keep the edits of a message in order.
-func (f *Frontend) RefreshLater(at pending.Place, r frontend.Request, done func(error)) {
+func (f *Frontend) RefreshLater(pat pending.Place, r frontend.Request, done func(error)) {
+	at := placeAt(pat)
 	finish := func(err error) {
 		if done != nil {
 			done(err)
@@ -229,13 +235,13 @@ func (f *Frontend) RefreshLater(at pending.Place, r frontend.Request, done func(
 // editMessage makes the message at at show text and kb (none: no
 // buttons). An edit that changes nothing is done; a message that is gone
 // or an edit refused for good say so (frontend.ErrGone, ErrRefused).
-func (f *Frontend) editMessage(ctx context.Context, at pending.Place, text string, kb *models.InlineKeyboardMarkup) error {
+func (f *Frontend) editMessage(ctx context.Context, at place, text string, kb *models.InlineKeyboardMarkup) error {
 	_, err := f.tg.EditMessageText(ctx, editParams(at, text, kb))
 	return editResult(at, err)
 }
 
 // editParams is the edit making the message at at show text and kb.
-func editParams(at pending.Place, text string, kb *models.InlineKeyboardMarkup) *tgbot.EditMessageTextParams {
+func editParams(at place, text string, kb *models.InlineKeyboardMarkup) *tgbot.EditMessageTextParams {
 	p := &tgbot.EditMessageTextParams{
 		ChatID:             at.Chat,
 		MessageID:          at.Message,
@@ -251,7 +257,7 @@ func editParams(at pending.Place, text string, kb *models.InlineKeyboardMarkup) 
 
 // editResult is what an edit of the message at at that returned err means
 // to the life cycle.
-func editResult(at pending.Place, err error) error {
+func editResult(at place, err error) error {
 	switch {
 	case err == nil || isNotModified(err):
 		return nil
@@ -325,34 +331,20 @@ func (f *Frontend) footer(e *pending.Entry, o frontend.Outcome) (icon, footer st
 }
 
 func (f *Frontend) Close(ctx context.Context, at pending.Place, content string) error {
-	return f.editMessage(ctx, at, content, nil)
+	p := placeAt(at)
+	f.forgetPrompts(p)
+	return f.editMessage(ctx, p, content, nil)
 }
 
-func (f *Frontend) Moved(ctx context.Context, stale, current pending.Place, closed bool) error {
+func (f *Frontend) Moved(ctx context.Context, stalePlace, currentPlace pending.Place, closed bool) error {
+	stale, current := placeAt(stalePlace), placeAt(currentPlace)
 	return f.editMessage(ctx, stale, renderMoved(f.text, stale.Chat, stale.Message, current.Message, closed), nil)
 }
 
-func (f *Frontend) Prompt(ctx context.Context, e *pending.Entry, qi int, reason bool, user frontend.User) (int, error) {
-	var text, placeholder string
-	if reason {
-		text, placeholder = renderReasonPrompt(f.text, e, user)
-	} else {
-		text, placeholder = renderPrompt(f.text, e, qi, user)
-	}
-	msg, err := f.tg.SendMessage(ctx, htmlMessage(e.Place.Chat, e.Place.Thread, text, &models.ForceReply{
-		ForceReply:            true,
-		InputFieldPlaceholder: placeholder,
-		Selective:             true,
-	}, e.Place.Message))
-	if err != nil {
-		return 0, fmt.Errorf("prompt for %s: %w", e.UID, err)
-	}
-	return msg.ID, nil
-}
-
-func (f *Frontend) Tell(ctx context.Context, e *pending.Entry, user frontend.User, note string) error {
-	if _, err := f.tg.SendMessage(ctx, htmlMessage(e.Place.Chat, e.Place.Thread, mention(user)+": "+note, nil, e.Place.Message)); err != nil {
-		return fmt.Errorf("tell about %s: %w", e.UID, err)
+func (f *Frontend) Tell(ctx context.Context, at pending.Place, key string, user frontend.User, note string) error {
+	p := placeAt(at)
+	if _, err := f.tg.SendMessage(ctx, htmlMessage(p.Chat, p.Thread, mention(user)+": "+note, nil, p.Message)); err != nil {
+		return fmt.Errorf("tell about %s: %w", key, err)
 	}
 	return nil
 }
@@ -376,9 +368,9 @@ func (f *Frontend) Notify(ctx context.Context, n frontend.Notice) (pending.Place
 	}
 	msg, err := f.tg.SendMessage(ctx, htmlMessage(chat, thread, text, markup, 0))
 	if err != nil {
-		return pending.Place{}, fmt.Errorf("notice of session %s: %w", n.SessionID, err)
+		return "", fmt.Errorf("notice of session %s: %w", n.SessionID, err)
 	}
-	return pending.Place{Chat: chat, Message: msg.ID, Thread: thread}, nil
+	return place{Chat: chat, Message: msg.ID, Thread: thread}.encode(), nil
 }
 
 func (f *Frontend) AutoApproved(ctx context.Context, e *pending.Entry) error {
@@ -395,7 +387,7 @@ func userOf(u *models.User) frontend.User {
 	if u == nil {
 		return frontend.User{}
 	}
-	return frontend.User{ID: u.ID, Name: strings.TrimSpace(u.FirstName + " " + u.LastName), Username: u.Username}
+	return frontend.User{ID: strconv.FormatInt(u.ID, 10), Name: strings.TrimSpace(u.FirstName + " " + u.LastName), Username: u.Username}
 }
 
 // isMessageGone reports Telegram's refusal to edit a message it no longer

@@ -114,7 +114,7 @@ func (f *Frontend) cutTexts(r frontend.Request) []fullText {
 // waiting for the request's lock), which follow it through the same
 // queue. A file that cannot be sent is logged; the request is posted all
 // the same.
-func (f *Frontend) sendFull(key string, at pending.Place, full []fullText) {
+func (f *Frontend) sendFull(key string, at place, full []fullText) {
 	log := f.log.With().Str("uid", key).Int("messageID", at.Message).Logger()
 	f.running.Add()
 	go func() {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
+	"github.com/hermes-bot/hermes-bot/bot/telegram"
 	"github.com/hermes-bot/hermes-bot/bot/telegramtest"
 	"github.com/hermes-bot/hermes-bot/opencode"
 	"github.com/hermes-bot/hermes-bot/pending"
@@ -55,7 +56,7 @@ func TestLongDiffFollowsWhole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	msg, _ := r.srv.Message(chatID, e.Place.Message)
+	msg, _ := r.srv.Message(chatID, telegram.MessageAt(e.Places[telegram.Name]))
 	if !strings.Contains(msg.PlainText, "Cut to fit a message: the whole text follows as a file.") || msg.Keyboard == nil {
 		t.Errorf("permission message does not say its diff is cut (or lost its buttons):\n%s", msg.PlainText)
 	}
@@ -104,7 +105,7 @@ func TestLongCommandAndQuestionFollowWhole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	msg, _ := r.srv.Message(chatID, e.Place.Message)
+	msg, _ := r.srv.Message(chatID, telegram.MessageAt(e.Places[telegram.Name]))
 	if !strings.Contains(msg.PlainText, "Cut to fit") {
 		t.Errorf("permission message does not say its command is cut:\n%s", msg.PlainText)
 	}
@@ -120,7 +121,7 @@ func TestLongCommandAndQuestionFollowWhole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	qm, _ := r.srv.Message(chatID, q.Place.Message)
+	qm, _ := r.srv.Message(chatID, telegram.MessageAt(q.Places[telegram.Name]))
 	if !strings.Contains(qm.PlainText, "Cut to fit") || strings.Contains(qm.PlainText, "THE END") || !hasButtons(qm, "Postgres", "SQLite") {
 		t.Errorf("question message does not say its text is cut, or lost its options:\n%s", qm.PlainText)
 	}
@@ -143,7 +144,7 @@ func TestFileThroughOutboxRetriedWholeAndFailureKeepsRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if doc := document(t, ctx, srv, at.Message); string(doc.Document.Content) != diff {
+	if doc := document(t, ctx, srv, telegram.MessageAt(at)); string(doc.Document.Content) != diff {
 		t.Errorf("file after a retry holds %d bytes, want the whole diff (%d)", len(doc.Document.Content), len(diff))
 	}
 
@@ -159,7 +160,7 @@ func TestFileThroughOutboxRetriedWholeAndFailureKeepsRequest(t *testing.T) {
 	if err := fe.Wait(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if m, ok := srv.Message(chatID, at2.Message); !ok || m.Keyboard == nil {
+	if m, ok := srv.Message(chatID, telegram.MessageAt(at2)); !ok || m.Keyboard == nil {
 		t.Errorf("the request's message is not there with its buttons: %+v", m)
 	}
 }

@@ -69,7 +69,7 @@ func TestRefreshLaterDoesNotWaitForPacing(t *testing.T) {
 		})
 	}
 	// Handed over, not sent: the pacing holds them, and nothing waited.
-	if m, _ := srv.Message(chatID, at.Message); m.Edits != 0 {
+	if m, _ := srv.Message(chatID, telegram.MessageAt(at)); m.Edits != 0 {
 		t.Fatalf("message edited %d times before its token was due", m.Edits)
 	}
 	if err := fe.Close(ctx, at, "closed: Auth, Cache, Logs"); err != nil {
@@ -82,7 +82,7 @@ func TestRefreshLaterDoesNotWaitForPacing(t *testing.T) {
 		}
 	}
 	// The refreshes coalesced into the closing edit, which came last.
-	m, _ := srv.Message(chatID, at.Message)
+	m, _ := srv.Message(chatID, telegram.MessageAt(at))
 	if m.Edits != 1 || m.Keyboard != nil || m.PlainText != "closed: Auth, Cache, Logs" {
 		t.Fatalf("message after %d edits shows %q with buttons %v, want the closing edit alone", m.Edits, m.PlainText, m.Keyboard)
 	}
@@ -101,7 +101,7 @@ func TestRefreshLaterShowsTheLastSelection(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	m, _ := srv.Message(chatID, at.Message)
+	m, _ := srv.Message(chatID, telegram.MessageAt(at))
 	if !hasButtons(m, "☑ Cache", "☐ Auth") {
 		t.Errorf("buttons %v, want Cache selected", m.Keyboard)
 	}

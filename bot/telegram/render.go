@@ -485,7 +485,7 @@ func displayName(u frontend.User) string {
 	case u.Username != "":
 		return "@" + u.Username
 	}
-	return "user " + strconv.FormatInt(u.ID, 10)
+	return "user " + esc(u.ID, 32)
 }
 
 // who names the person who answered: name and @username, escaped.
@@ -500,7 +500,7 @@ func who(u frontend.User) string {
 // mention links to the person, so Telegram notifies them and a selective
 // force_reply targets them.
 func mention(u frontend.User) string {
-	return `<a href="tg://user?id=` + strconv.FormatInt(u.ID, 10) + `">` + esc(displayName(u), 64) + `</a>`
+	return `<a href="tg://user?id=` + esc(u.ID, 32) + `">` + esc(displayName(u), 64) + `</a>`
 }
 
 // renderPrompt is the force_reply prompt asking u for a typed answer to

@@ -23,7 +23,6 @@ func entryWith(qs ...pending.Question) *pending.Entry {
 		SessionID: "ses_dd4235358ffeK4sOj0rQeppn49",
 		RequestID: "que_1",
 		Questions: qs,
-		Place:     pending.Place{Chat: testChat},
 	}
 }
 

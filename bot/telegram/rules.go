@@ -12,7 +12,6 @@ import (
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
-	"github.com/hermes-bot/hermes-bot/pending"
 )
 
 // On OpenCode 2 an "Always allow" saves a rule for the project, kept
@@ -190,7 +189,7 @@ func (f *Frontend) handleRevokePress(ctx context.Context, core frontend.Core, lo
 		}
 	}
 	text, kb := f.renderRules(rs, note)
-	if err := f.editMessage(ctx, pending.Place{Chat: m.Chat.ID, Message: m.ID}, text, kb); err != nil {
+	if err := f.editMessage(ctx, place{Chat: m.Chat.ID, Message: m.ID}, text, kb); err != nil {
 		log.Warn().Err(err).Msg("could not show the Revoke in its message")
 	}
 }

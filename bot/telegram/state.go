@@ -11,7 +11,7 @@ import (
 
 // stateName names the front-end's key/value space in the store
 // (pending.Store.FrontendState).
-const stateName = "telegram"
+const stateName = Name
 
 // State is the Telegram front-end's own bookkeeping, kept in its
 // key/value space of the store and committed like the entries: the last
@@ -80,7 +80,7 @@ func (st *State) ChatFor(configured int64) (int64, error) {
 // MoveChat records that chat oldID is now chat newID, as Telegram reports
 // when a group becomes a supergroup, so ChatFor(oldID) returns newID from
 // now on, across restarts; then it moves the store's entries of chat
-// oldID there (pending.Store.MovePlaces: they lose their message and are
+// oldID there (pending.Store.Unpost: they lose their message and are
 // posted again). Should the process stop between the two, the entries
 // still name the old chat: the first edit of one fails with the
 // migration again, which moves them. Moving a chat again does nothing
@@ -125,7 +125,7 @@ func (st *State) MoveChat(oldID, newID int64) error {
 	if err != nil {
 		return fmt.Errorf("remember migration of chat %d to %d: %w", oldID, newID, err)
 	}
-	return st.store.MovePlaces(oldID, to)
+	return st.store.Unpost(Name, func(at pending.Place) bool { return placeAt(at).Chat == oldID })
 }
 
 // updateOffsetPrefix starts the key of a bot's update offset

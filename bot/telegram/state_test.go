@@ -102,8 +102,8 @@ func TestMoveChatRefusesBadIDs(t *testing.T) {
 
 func TestMoveChatMovesEntries(t *testing.T) {
 	s, st := openState(t, filepath.Join(t.TempDir(), "pending.db"))
-	posted := &pending.Entry{RequestID: "que_posted", Place: pending.Place{Chat: -5, Message: 42}, Prompt: 43, AwaitingText: true}
-	elsewhere := &pending.Entry{RequestID: "que_other", Place: pending.Place{Chat: -6, Message: 50}}
+	posted := &pending.Entry{RequestID: "que_posted", Places: map[string]pending.Place{telegram.Name: telegram.PlaceFor(-5, 42)}, AwaitingText: true}
+	elsewhere := &pending.Entry{RequestID: "que_other", Places: map[string]pending.Place{telegram.Name: telegram.PlaceFor(-6, 50)}}
 	for _, e := range []*pending.Entry{posted, elsewhere} {
 		if err := s.Create(e); err != nil {
 			t.Fatal(err)
@@ -118,10 +118,10 @@ func TestMoveChatMovesEntries(t *testing.T) {
 	}
 	wantChatFor(t, st, -2, -100999)
 	e, err := s.Get(posted.UID)
-	if err != nil || e.Place.Chat != -100999 || e.Place.Message != 0 || e.Prompt != 0 || e.AwaitingText {
+	if at, ok := e.Places[telegram.Name]; err != nil || !ok || at != "" || e.AwaitingText {
 		t.Fatalf("entry after migration: %+v, %v", e, err)
 	}
-	if e, err := s.Get(elsewhere.UID); err != nil || e.Place.Chat != -6 || e.Place.Message != 50 {
+	if e, err := s.Get(elsewhere.UID); err != nil || e.Places[telegram.Name] != telegram.PlaceFor(-6, 50) {
 		t.Fatalf("entry of another chat: %+v, %v", e, err)
 	}
 }

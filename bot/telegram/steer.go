@@ -178,9 +178,10 @@ func (f *Frontend) steerCommand(ctx context.Context, core frontend.Core, log zer
 		if m.ReplyToMessage == nil {
 			return tx.StopHow, nil
 		}
-		ref, ok, err := core.SessionAt(ctx, pending.Place{Chat: m.Chat.ID, Message: m.ReplyToMessage.ID})
+		at := place{Chat: m.Chat.ID, Message: m.ReplyToMessage.ID, Thread: threadOf(m.ReplyToMessage)}.encode()
+		ref, ok, err := core.SessionAt(ctx, Name, at)
 		if err != nil || !ok {
-			if e := f.openRequestSession(ctx, core, m.Chat.ID, m.ReplyToMessage.ID); e != nil {
+			if e := f.openRequestSession(ctx, core, at); e != nil {
 				ref, ok = *e, true
 			}
 		}
@@ -194,14 +195,14 @@ func (f *Frontend) steerCommand(ctx context.Context, core frontend.Core, log zer
 }
 
 // openRequestSession is the session of the request still waiting whose
-// message is msg: /stop may name a session by its question.
-func (f *Frontend) openRequestSession(ctx context.Context, core frontend.Core, chat int64, msg int) *pending.SessionRef {
+// message is at: /stop may name a session by its question.
+func (f *Frontend) openRequestSession(ctx context.Context, core frontend.Core, at pending.Place) *pending.SessionRef {
 	open, err := core.Open(ctx, false)
 	if err != nil {
 		return nil
 	}
 	for _, e := range open {
-		if e.Place.Chat == chat && e.Place.Message == msg && e.SessionID != "" {
+		if e.Places[Name] == at && e.SessionID != "" {
 			return &pending.SessionRef{Directory: e.Directory, ID: e.SessionID}
 		}
 	}
@@ -248,8 +249,10 @@ func (f *Frontend) renderSessions(ss []frontend.SessionInfo) (string, models.Rep
 			frontend.Idle: "💤 " + tx.Idle, frontend.Failed: "❌ " + tx.Failed}[s.State]
 		project := f.projectLabel(frontend.Project{Server: s.Ref.Server, Directory: s.Ref.Directory})
 		fmt.Fprintf(&b, "\n%d. <b>%s</b> · <i>%s</i> — %s", i+1, esc(project, 40), esc(s.Title, 60), state)
-		if link := messageLink(s.Latest.Chat, s.Latest.Message); link != "" {
-			b.WriteString(` · <a href="` + link + `">` + tx.Latest + "</a>")
+		if latest := placeAt(s.Latest[Name]); latest.Message != 0 {
+			if link := messageLink(latest.Chat, latest.Message); link != "" {
+				b.WriteString(` · <a href="` + link + `">` + tx.Latest + "</a>")
+			}
 		}
 		if btn, err := steerButton(fmt.Sprintf("%s %d. %s", tx.BtnStop, i+1, plain(s.Title, 24)), actStop, s.Ref.ID); err == nil {
 			rows = append(rows, []models.InlineKeyboardButton{btn})
@@ -304,7 +307,7 @@ func (f *Frontend) handleSteerPress(ctx context.Context, core frontend.Core, log
 		}
 	case actStopNo:
 		answer("")
-		if err := f.editMessage(ctx, pending.Place{Chat: m.Chat.ID, Message: m.ID}, tx.StopCancelled, nil); err != nil {
+		if err := f.editMessage(ctx, place{Chat: m.Chat.ID, Message: m.ID}, tx.StopCancelled, nil); err != nil {
 			log.Debug().Err(err).Msg("could not close the stop confirmation")
 		}
 	case actStopYes:
@@ -321,7 +324,7 @@ func (f *Frontend) handleSteerPress(ctx context.Context, core frontend.Core, log
 		} else {
 			text = tx.StoppedBy(esc(res.Title, 80), who(user), res.Closed)
 		}
-		if err := f.editMessage(ctx, pending.Place{Chat: m.Chat.ID, Message: m.ID}, text, nil); err != nil {
+		if err := f.editMessage(ctx, place{Chat: m.Chat.ID, Message: m.ID}, text, nil); err != nil {
 			log.Warn().Err(err).Msg("steering: could not say the stop's outcome")
 		}
 	}
@@ -339,7 +342,7 @@ func (f *Frontend) askSteerText(ctx context.Context, core frontend.Core, log zer
 		log.Warn().Err(err).Msg("steering: could not ask for the prompt")
 		return
 	}
-	if err := core.RememberMessage(pending.Place{Chat: m.Chat.ID, Message: msg.ID, Thread: threadOf(m)}, ref); err != nil {
+	if err := core.RememberMessage(Name, place{Chat: m.Chat.ID, Message: msg.ID, Thread: threadOf(m)}.encode(), ref); err != nil {
 		log.Error().Err(err).Msg("steering: could not remember what the prompt is for; a reply to it is not taken")
 	}
 }
@@ -348,11 +351,11 @@ func (f *Frontend) askSteerText(ctx context.Context, core frontend.Core, log zer
 // to that session (or starts one), and the person is told in one line. It
 // reports whether the text was steering; otherwise it may answer a
 // request (HandleText).
-func (f *Frontend) steerReply(ctx context.Context, core frontend.Core, log zerolog.Logger, m *models.Message, t frontend.Text) bool {
-	if t.ReplyTo == 0 || !t.ReplyToBot {
+func (f *Frontend) steerReply(ctx context.Context, core frontend.Core, log zerolog.Logger, m *models.Message, t typed) bool {
+	if t.ReplyTo.Message == 0 || !t.ReplyToBot {
 		return false
 	}
-	ref, ok, err := core.SessionAt(ctx, pending.Place{Chat: t.At.Chat, Message: t.ReplyTo})
+	ref, ok, err := core.SessionAt(ctx, Name, t.ReplyTo.encode())
 	if err != nil {
 		log.Error().Err(err).Msg("steering: could not look up the session of the message replied to")
 		return false
@@ -362,11 +365,11 @@ func (f *Frontend) steerReply(ctx context.Context, core frontend.Core, log zerol
 		// remembered (askSteerText).
 		f.asking.Lock()
 		f.asking.Unlock()
-		if ref, ok, err = core.SessionAt(ctx, pending.Place{Chat: t.At.Chat, Message: t.ReplyTo}); err != nil || !ok {
+		if ref, ok, err = core.SessionAt(ctx, Name, t.ReplyTo.encode()); err != nil || !ok {
 			return false
 		}
 	}
-	if !f.maySteer(t.User.ID) {
+	if !f.maySteer(m.From.ID) {
 		log.Info().Str("sessionID", ref.ID).Msg("steering: ignoring a reply from a user not allowed to steer")
 		if !f.steering() {
 			f.replyLine(ctx, log, m, f.text.Steer.Off)
@@ -380,7 +383,7 @@ func (f *Frontend) steerReply(ctx context.Context, core frontend.Core, log zerol
 		if err == nil {
 			line = f.text.Steer.Started(esc(f.projectLabel(frontend.Project{Server: ref.Server, Directory: ref.Directory}), 64), esc(res.Title, 80))
 			// Later replies to the prompt go on with the new session.
-			if rerr := core.RememberMessage(pending.Place{Chat: t.At.Chat, Message: t.ReplyTo, Thread: t.At.Thread}, res.Ref); rerr != nil {
+			if rerr := core.RememberMessage(Name, t.ReplyTo.encode(), res.Ref); rerr != nil {
 				log.Warn().Err(rerr).Msg("steering: could not remember the new session")
 			}
 		}
@@ -400,7 +403,7 @@ func (f *Frontend) steerReply(ctx context.Context, core frontend.Core, log zerol
 	if err == nil && res.Ref.ID != "" {
 		// The confirmation is a message about the session too.
 		if at := f.replyLine(ctx, log, m, line); at.Message != 0 {
-			_ = core.RememberMessage(at, res.Ref)
+			_ = core.RememberMessage(Name, at.encode(), res.Ref)
 		}
 		return true
 	}
@@ -409,11 +412,11 @@ func (f *Frontend) steerReply(ctx context.Context, core frontend.Core, log zerol
 }
 
 // replyLine answers m with one line and returns where it went.
-func (f *Frontend) replyLine(ctx context.Context, log zerolog.Logger, m *models.Message, line string) pending.Place {
+func (f *Frontend) replyLine(ctx context.Context, log zerolog.Logger, m *models.Message, line string) place {
 	msg, err := f.tg.SendMessage(ctx, htmlMessage(m.Chat.ID, threadOf(m), line, nil, m.ID))
 	if err != nil {
 		log.Warn().Err(err).Msg("steering: could not answer")
-		return pending.Place{}
+		return place{}
 	}
-	return pending.Place{Chat: m.Chat.ID, Message: msg.ID, Thread: threadOf(m)}
+	return place{Chat: m.Chat.ID, Message: msg.ID, Thread: threadOf(m)}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hermes-bot/hermes-bot/bot"
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/internal/testlog"
 	"github.com/hermes-bot/hermes-bot/bot/telegram"
 	"github.com/hermes-bot/hermes-bot/bot/telegramtest"
@@ -134,7 +135,7 @@ func startSteerRig(t *testing.T, allowed ...int64) (*rig, *steerOpencode, contex
 	oc := &recordingOpencode{changed: make(chan struct{}, 1), steer: st}
 	fe := telegram.New(telegram.Config{ChatID: chatID, AllowedUserIDs: allowed, BotID: tb.ID(), BotUsername: srv.BotUser().Username},
 		telegram.RedactTelegram(tb, telegram.NewRedactor(token)), store, log)
-	br := bot.NewBridge(bot.Config{Notify: bot.NotifyOptions{Idle: true}, Servers: map[string]bot.Opencode{"": oc}}, store, fe, log)
+	br := bot.NewBridge(bot.Config{Notify: bot.NotifyOptions{Idle: true}, Servers: map[string]bot.Opencode{"": oc}}, store, []frontend.Frontend{fe}, log)
 	tb.RegisterHandlerMatchFunc(func(*models.Update) bool { return true }, fe.Handler(br), fe.Middlewares()...)
 	polling, stop := context.WithCancel(ctx)
 	stopped := make(chan struct{})

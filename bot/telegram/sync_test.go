@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hermes-bot/hermes-bot/bot"
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/internal/testlog"
 	"github.com/hermes-bot/hermes-bot/bot/telegram"
 	"github.com/hermes-bot/hermes-bot/bot/telegramtest"
@@ -88,7 +89,7 @@ func (r *syncRig) open() {
 	redactor := telegram.NewRedactor(syncToken)
 	r.store = store
 	fe := telegram.New(telegram.Config{ChatID: syncChat}, telegram.RedactTelegram(r.tb, redactor), store, zerolog.New(&r.logs))
-	r.bridge = bot.NewBridge(bot.Config{Servers: map[string]bot.Opencode{"": r.client()}}, store, fe, zerolog.New(&r.logs))
+	r.bridge = bot.NewBridge(bot.Config{Servers: map[string]bot.Opencode{"": r.client()}}, store, []frontend.Frontend{fe}, zerolog.New(&r.logs))
 	r.connected = make(chan struct{}, 10)
 }
 
@@ -203,7 +204,7 @@ func (r *syncRig) held(requestID string) *pending.Entry {
 	if err != nil {
 		r.t.Fatalf("request %s not held: %v", requestID, err)
 	}
-	if e.Place.Message == 0 {
+	if telegram.MessageAt(e.Places[telegram.Name]) == 0 {
 		r.t.Fatalf("request %s not posted", requestID)
 	}
 	return e
@@ -265,7 +266,7 @@ func TestSyncPostsWhatOnlyProjectsKnow(t *testing.T) {
 	r.waitConnected()
 
 	m := r.one("Asked while the bot was down?")
-	if e := r.held("que_repo"); e.Directory != repo || e.Place.Message != m.ID || e.CallID != "call_repo" {
+	if e := r.held("que_repo"); e.Directory != repo || telegram.MessageAt(e.Places[telegram.Name]) != m.ID || e.CallID != "call_repo" {
 		t.Errorf("entry %+v, want directory %s and message %d", e, repo, m.ID)
 	}
 	if e := r.held("per_sandbox"); e.Directory != sandbox || e.Kind != pending.KindPermission {
@@ -288,11 +289,11 @@ func TestSyncClosesWhatIsGoneAfterRestart(t *testing.T) {
 	r.watch()
 	r.waitConnected()
 
-	r.closedGone(q.Place.Message)
-	r.closedGone(p.Place.Message)
+	r.closedGone(telegram.MessageAt(q.Places[telegram.Name]))
+	r.closedGone(telegram.MessageAt(p.Places[telegram.Name]))
 	r.notHeld("que_gone")
 	r.notHeld("per_gone")
-	r.untouched(k.Place.Message)
+	r.untouched(telegram.MessageAt(k.Places[telegram.Name]))
 	if e := r.held("que_kept"); e.UID != k.UID {
 		t.Errorf("kept question is now %+v", e)
 	}
@@ -312,16 +313,16 @@ func TestSyncKeepsWhatAFailedListCannotProve(t *testing.T) {
 	r.watch()
 	r.waitConnected()
 
-	r.untouched(q.Place.Message)
+	r.untouched(telegram.MessageAt(q.Places[telegram.Name]))
 	r.held("que_1")
 	// The permission list worked: that one is gone.
-	r.closedGone(p.Place.Message)
+	r.closedGone(telegram.MessageAt(p.Places[telegram.Name]))
 	r.notHeld("per_1")
 
 	// The next connect lists questions again and closes the question.
 	r.oc.DropStreams()
 	r.waitConnected()
-	r.closedGone(q.Place.Message)
+	r.closedGone(telegram.MessageAt(q.Places[telegram.Name]))
 	r.notHeld("que_1")
 }
 
@@ -407,11 +408,11 @@ func TestSyncSparesRequestsNewerThanTheListing(t *testing.T) {
 	// Asked after the listing began: an empty list does not prove it gone.
 	e := r.ask(syncQuestion("que_new", "call_new", "Asked during the listing"))
 	r.bridge.HandleSnapshot(r.ctx, opencode.Snapshot{Directory: syncDir, QuestionsListed: true, PermissionsListed: true, Taken: taken})
-	r.untouched(e.Place.Message)
+	r.untouched(telegram.MessageAt(e.Places[telegram.Name]))
 	r.held("que_new")
 
 	r.bridge.HandleSnapshot(r.ctx, opencode.Snapshot{Directory: syncDir, QuestionsListed: true, PermissionsListed: true, Taken: time.Now()})
-	r.closedGone(e.Place.Message)
+	r.closedGone(telegram.MessageAt(e.Places[telegram.Name]))
 	r.notHeld("que_new")
 }
 
@@ -419,7 +420,7 @@ func TestSyncSparesOtherDirectories(t *testing.T) {
 	r := newSyncRig(t)
 	e := r.ask(syncQuestion("que_1", "call_1", "Somewhere else"))
 	r.bridge.HandleSnapshot(r.ctx, opencode.Snapshot{Directory: syncDir + "-other", QuestionsListed: true, PermissionsListed: true, Taken: time.Now()})
-	r.untouched(e.Place.Message)
+	r.untouched(telegram.MessageAt(e.Places[telegram.Name]))
 	r.held("que_1")
 }
 
@@ -434,11 +435,11 @@ func TestSyncNewRequestIDOfSameToolCallKeepsMessage(t *testing.T) {
 	r.waitConnected()
 
 	e := r.held("que_new")
-	if e.UID != old.UID || e.Place.Message != old.Place.Message {
+	if e.UID != old.UID || telegram.MessageAt(e.Places[telegram.Name]) != telegram.MessageAt(old.Places[telegram.Name]) {
 		t.Errorf("entry %+v, want the old entry %s under the new ID", e, old.UID)
 	}
 	r.notHeld("que_old")
-	r.untouched(old.Place.Message)
+	r.untouched(telegram.MessageAt(old.Places[telegram.Name]))
 	r.one("Asked before opencode restarted")
 	if n := r.logLines("opencode lists the question under a new request ID"); n != 1 {
 		t.Errorf("%d log lines about the new ID, want 1", n)
@@ -447,7 +448,7 @@ func TestSyncNewRequestIDOfSameToolCallKeepsMessage(t *testing.T) {
 	// Events name the new ID now.
 	r.oc.AnswerQuestion(syncDir, "que_new", [][]string{{"Yes"}})
 	if _, err := r.tg.WaitMessage(r.ctx, syncChat, func(m telegramtest.Message) bool {
-		return m.ID == old.Place.Message && m.Keyboard == nil && strings.Contains(m.PlainText, "Answered in opencode")
+		return m.ID == telegram.MessageAt(old.Places[telegram.Name]) && m.Keyboard == nil && strings.Contains(m.PlainText, "Answered in opencode")
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hermes-bot/hermes-bot/bot"
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/internal/testlog"
 	"github.com/hermes-bot/hermes-bot/bot/telegram"
 	"github.com/hermes-bot/hermes-bot/bot/telegramtest"
@@ -251,7 +252,7 @@ func startRig(t *testing.T, allowed ...int64) (*rig, context.Context) {
 	oc := &recordingOpencode{changed: make(chan struct{}, 1)}
 	fe := telegram.New(telegram.Config{ChatID: chatID, AllowedUserIDs: allowed, BotID: tb.ID(), BotUsername: srv.BotUser().Username},
 		telegram.RedactTelegram(tb, redactor), store, log)
-	br := bot.NewBridge(bot.Config{Servers: map[string]bot.Opencode{"": oc}}, store, fe, log)
+	br := bot.NewBridge(bot.Config{Servers: map[string]bot.Opencode{"": oc}}, store, []frontend.Frontend{fe}, log)
 	tb.RegisterHandlerMatchFunc(func(*models.Update) bool { return true }, fe.Handler(br), fe.Middlewares()...)
 
 	polling, stop := context.WithCancel(ctx)
@@ -298,9 +299,9 @@ func (r *rig) posted(t *testing.T, ctx context.Context, id string) telegramtest.
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, ok := r.srv.Message(chatID, e.Place.Message)
-	if !ok || e.Place.Message == 0 {
-		t.Fatalf("message of %s not posted (message ID %d)", id, e.Place.Message)
+	m, ok := r.srv.Message(chatID, telegram.MessageAt(e.Places[telegram.Name]))
+	if !ok || telegram.MessageAt(e.Places[telegram.Name]) == 0 {
+		t.Fatalf("message of %s not posted (message ID %d)", id, telegram.MessageAt(e.Places[telegram.Name]))
 	}
 	return m
 }

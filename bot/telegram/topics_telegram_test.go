@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hermes-bot/hermes-bot/bot"
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/internal/testlog"
 	"github.com/hermes-bot/hermes-bot/bot/telegram"
 	"github.com/hermes-bot/hermes-bot/bot/telegramtest"
@@ -68,7 +69,7 @@ func startTopicRig(t *testing.T, forum bool) (*topicRig, context.Context) {
 func (r *topicRig) bridge(ctx context.Context, cfg telegram.Config) *bot.Bridge {
 	cfg.ChatID, cfg.BotID, cfg.Later = chatID, r.tb.ID(), r.out
 	r.fe = telegram.New(cfg, r.out, r.store, zerolog.New(r.logs))
-	return bot.NewBridge(bot.Config{Servers: map[string]bot.Opencode{"": r.oc}}, r.store, r.fe, zerolog.New(r.logs))
+	return bot.NewBridge(bot.Config{Servers: map[string]bot.Opencode{"": r.oc}}, r.store, []frontend.Frontend{r.fe}, zerolog.New(r.logs))
 }
 
 // poll delivers updates to br until the test ends.
@@ -99,9 +100,9 @@ func (r *topicRig) message(ctx context.Context, br *bot.Bridge, id, dir string) 
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	m, ok := r.srv.Message(chatID, e.Place.Message)
-	if !ok || e.Place.Message == 0 {
-		r.t.Fatalf("message of %s not posted (message ID %d)", id, e.Place.Message)
+	m, ok := r.srv.Message(chatID, telegram.MessageAt(e.Places[telegram.Name]))
+	if !ok || telegram.MessageAt(e.Places[telegram.Name]) == 0 {
+		r.t.Fatalf("message of %s not posted (message ID %d)", id, telegram.MessageAt(e.Places[telegram.Name]))
 	}
 	return m
 }

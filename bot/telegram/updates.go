@@ -12,7 +12,6 @@ import (
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
-	"github.com/hermes-bot/hermes-bot/pending"
 )
 
 // The Telegram side of what people do: updates are read here, checked
@@ -94,13 +93,17 @@ func (f *Frontend) handleCallback(ctx context.Context, core frontend.Core, cq *m
 		return
 	}
 	p := frontend.Press{Key: data.UID, Action: actions[data.Action], Question: data.Question, Option: data.Option,
-		User: userOf(&cq.From), Data: cq.Data, At: received, Ack: answer, Chat: f.ChatID()}
+		User: userOf(&cq.From), Frontend: Name, Data: cq.Data, At: received, Ack: answer}
+	var chat int64
 	if m := cq.Message.Message; m != nil {
-		p.From = pending.Place{Chat: m.Chat.ID, Message: m.ID, Thread: threadOf(m)}
+		chat = m.Chat.ID
+		p.From = place{Chat: m.Chat.ID, Message: m.ID, Thread: threadOf(m)}.encode()
 		p.FromCarries = m.ID != 0 && carries(m, data.UID)
+	} else if m := cq.Message.InaccessibleMessage; m != nil {
+		chat = m.Chat.ID
 	}
-	if (p.From.Chat != 0 && p.From.Chat != f.ChatID()) || !f.allowed(cq.From.ID) {
-		log.Info().Str("uid", data.UID).Int64("chatID", p.From.Chat).Msg("refusing press from a chat or user not allowed")
+	if (chat != 0 && chat != f.ChatID()) || !f.allowed(cq.From.ID) {
+		log.Info().Str("uid", data.UID).Int64("chatID", chat).Msg("refusing press from a chat or user not allowed")
 		answer(f.text.Toast(i18n.ToastNotAllowed))
 		return
 	}
@@ -152,24 +155,36 @@ func (f *Frontend) handleMessage(ctx context.Context, core frontend.Core, m *mod
 		f.handleCommand(ctx, core, log, m, text)
 		return
 	}
-	t := frontend.Text{
-		At:       pending.Place{Chat: m.Chat.ID, Message: m.ID, Thread: threadOf(m)},
-		Threaded: f.cfg.ThreadID != 0 || f.cfg.TopicPerProject,
-		Text:     text,
-		User:     userOf(m.From),
-		Allowed:  f.allowed(m.From.ID),
-		Received: received,
-	}
+	t := typed{At: place{Chat: m.Chat.ID, Message: m.ID, Thread: threadOf(m)}, Text: text, User: userOf(m.From)}
 	// In a forum topic every message replies to the topic's first message,
 	// so that reply says nothing about which prompt is meant.
 	if reply := m.ReplyToMessage; reply != nil && reply.ForumTopicCreated == nil {
-		t.ReplyTo = reply.ID
+		t.ReplyTo = place{Chat: m.Chat.ID, Message: reply.ID, Thread: threadOf(reply)}
 		t.ReplyToBot = reply.From != nil && reply.From.ID == f.cfg.BotID
 	}
-	if f.steerReply(ctx, core, log, m, t) {
+	b, ok := f.bound(core, log, m.Chat.ID, t.ReplyTo.Message, t.At.Thread, t.ReplyToBot)
+	if !ok && f.steerReply(ctx, core, log, m, t) {
 		return
 	}
-	core.HandleText(ctx, log, t)
+	if !ok {
+		log.Debug().Int("replyTo", t.ReplyTo.Message).Msg("ignoring text that answers no prompt")
+		return
+	}
+	if !f.allowed(m.From.ID) {
+		log.Info().Str("uid", b.Key).Msg("ignoring typed answer from a user not allowed to answer")
+		return
+	}
+	core.HandleInput(ctx, log, frontend.Input{Key: b.Key, Field: b.Field, Reason: b.Reason, Text: text,
+		User: t.User, Frontend: Name, Received: received})
+}
+
+// typed is text a person typed in the chat: where, and the message it
+// replies to (none: zero), which may be the bot's.
+type typed struct {
+	At, ReplyTo place
+	ReplyToBot  bool
+	Text        string
+	User        frontend.User
 }
 
 // Middlewares returns the middlewares to install with the front-end's

@@ -59,7 +59,7 @@ func seed(o *options, r *rig, n int) (string, error) {
 			CallID:        q.Tool.CallID,
 			ToolMessageID: q.Tool.MessageID,
 			RequestID:     q.ID,
-			Place:         pending.Place{Chat: benchChatID, Message: 1_000_000 + i},
+			Places:        map[string]pending.Place{"telegram": pending.Place(fmt.Sprintf(`{"chat":%d,"message":%d}`, benchChatID, 1_000_000+i))},
 			SessionTitle:  fmt.Sprintf("Bench session %d", sess),
 			CreatedAt:     now.Add(-time.Hour + time.Duration(i)*time.Millisecond),
 			ExpiresAt:     now.Add(24 * time.Hour),

@@ -3,10 +3,12 @@
 // network: it records what the life cycle shows, in a form a test can
 // read, and lets a test press buttons and type text as a person would.
 //
-// Messages are numbered from 1 in one chat (Chat); a message can be
-// deleted (Delete) to see the life cycle post it again, and any method can
-// be made to fail (Fail). Refreshes handed over with RefreshLater show at
-// once unless held (HoldLater), as a chat's pacing would hold them.
+// Several can run at once, each with its own name (New); the zero value
+// is named "test". Messages are numbered from 1 in each, and a message's
+// place is its number; a message can be deleted (Delete) to see the life
+// cycle post it again, and any method can be made to fail (Fail).
+// Refreshes handed over with RefreshLater show at once unless held
+// (HoldLater), as a chat's pacing would hold them.
 package frontendtest
 
 import (
@@ -14,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -21,11 +24,9 @@ import (
 	"github.com/hermes-bot/hermes-bot/pending"
 )
 
-// Chat is the one chat the front-end posts to.
-const Chat int64 = -42
-
 // Message is a message as the front-end shows it.
 type Message struct {
+	ID    int
 	Place pending.Place
 	// Request is what the message shows while open; its entries are the
 	// life cycle's, as they were when last shown.
@@ -40,9 +41,11 @@ type Message struct {
 	Notice *frontend.Notice
 }
 
-// Prompt is a prompt the life cycle asked a person to answer.
+// Prompt is text the life cycle asked a person for (Collect).
 type Prompt struct {
-	ID     int
+	// At is the request's message the prompt is by.
+	At     int
+	Key    string
 	Entry  *pending.Entry
 	Qi     int
 	Reason bool
@@ -52,6 +55,7 @@ type Prompt struct {
 // Frontend is an in-memory frontend.Frontend. The zero value is ready to
 // use; it is safe for concurrent use.
 type Frontend struct {
+	name     string
 	mu       sync.Mutex
 	next     int
 	messages map[int]*Message
@@ -75,6 +79,29 @@ type later struct {
 }
 
 var _ frontend.Frontend = (*Frontend)(nil)
+
+// New returns a front-end named name.
+func New(name string) *Frontend { return &Frontend{name: name} }
+
+// Name is the name New was given; "test" for the zero value.
+func (f *Frontend) Name() string {
+	if f.name == "" {
+		return "test"
+	}
+	return f.name
+}
+
+// Place is where message id is, as the life cycle keeps it.
+func Place(id int) pending.Place { return pending.Place(strconv.Itoa(id)) }
+
+// ID is the message at at; 0 when at is none of this front-end's.
+func ID(at pending.Place) int {
+	n, err := strconv.Atoi(string(at))
+	if err != nil {
+		return 0
+	}
+	return n
+}
 
 // Fail makes every later call of method (e.g. "Post") fail with err; a
 // nil err stops that.
@@ -162,7 +189,7 @@ func (f *Frontend) post() *Message {
 		f.messages = make(map[int]*Message)
 	}
 	f.next++
-	m := &Message{Place: pending.Place{Chat: Chat, Message: f.next}}
+	m := &Message{ID: f.next, Place: Place(f.next)}
 	f.messages[f.next] = m
 	return m
 }
@@ -172,10 +199,10 @@ func (f *Frontend) Post(_ context.Context, r frontend.Request) (pending.Place, e
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.failing("Post"); err != nil {
-		return pending.Place{}, err
+		return "", err
 	}
 	if len(r.Entries) == 0 {
-		return pending.Place{}, errors.New("frontendtest Post: no request")
+		return "", errors.New("frontendtest Post: no request")
 	}
 	m := f.post()
 	m.Request, m.Open = snapshot(r), true
@@ -187,9 +214,9 @@ func (f *Frontend) edit(method string, at pending.Place) (*Message, error) {
 	if err := f.failing(method); err != nil {
 		return nil, err
 	}
-	m, ok := f.messages[at.Message]
-	if !ok || f.deleted[at.Message] || at.Chat != Chat {
-		return nil, fmt.Errorf("frontendtest %s of message %d: %w", method, at.Message, frontend.ErrGone)
+	m, ok := f.messages[ID(at)]
+	if !ok || f.deleted[ID(at)] {
+		return nil, fmt.Errorf("frontendtest %s of message %s: %w", method, at, frontend.ErrGone)
 	}
 	return m, nil
 }
@@ -236,7 +263,7 @@ func (l later) finish(err error) {
 // with result err has replaced, and returns err.
 func (f *Frontend) supersede(at pending.Place, err error) error {
 	f.held = slices.DeleteFunc(f.held, func(l later) bool {
-		if l.at.Chat != at.Chat || l.at.Message != at.Message {
+		if l.at != at {
 			return false
 		}
 		l.finish(err)
@@ -318,25 +345,33 @@ func (f *Frontend) Moved(_ context.Context, stale, current pending.Place, closed
 	if err != nil {
 		return f.supersede(stale, err)
 	}
-	m.Open, m.MovedTo = false, current.Message
+	m.Open, m.MovedTo = false, ID(current)
 	return f.supersede(stale, nil)
 }
 
-// Prompt records a prompt, as a message replying to e's.
-func (f *Frontend) Prompt(_ context.Context, e *pending.Entry, qi int, reason bool, user frontend.User) (int, error) {
+// Collect records a prompt by the message at at; a test answers it with
+// the life cycle's HandleInput (see Input).
+func (f *Frontend) Collect(_ context.Context, at pending.Place, r frontend.Request, field int, reason bool, user frontend.User) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if err := f.failing("Prompt"); err != nil {
-		return 0, err
+	if err := f.failing("Collect"); err != nil {
+		return err
 	}
-	m := f.post()
-	cp := *e
-	f.prompts = append(f.prompts, Prompt{ID: m.Place.Message, Entry: &cp, Qi: qi, Reason: reason, User: user})
-	return m.Place.Message, nil
+	if len(r.Entries) == 0 {
+		return errors.New("frontendtest Collect: no request")
+	}
+	cp := *r.Entries[0]
+	f.prompts = append(f.prompts, Prompt{At: ID(at), Key: r.Key, Entry: &cp, Qi: field, Reason: reason, User: user})
+	return nil
+}
+
+// Input is what user typing text for prompt p hands the life cycle.
+func (f *Frontend) Input(p Prompt, text string) frontend.Input {
+	return frontend.Input{Key: p.Key, Field: p.Qi, Reason: p.Reason, Text: text, User: p.User, Frontend: f.Name()}
 }
 
 // Tell records a note.
-func (f *Frontend) Tell(_ context.Context, e *pending.Entry, user frontend.User, note string) error {
+func (f *Frontend) Tell(_ context.Context, _ pending.Place, _ string, user frontend.User, note string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.failing("Tell"); err != nil {
@@ -351,7 +386,7 @@ func (f *Frontend) Notify(_ context.Context, n frontend.Notice) (pending.Place, 
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.failing("Notify"); err != nil {
-		return pending.Place{}, err
+		return "", err
 	}
 	f.notices = append(f.notices, n)
 	m := f.post()
@@ -401,13 +436,17 @@ func snapshot(r frontend.Request) frontend.Request {
 }
 
 // Press is a press of a's button of request key by user, on the
-// message at from (whose buttons are key's), for HandlePress. Its Ack
-// records the text in acks, if not nil.
-func Press(key string, a frontend.Action, question, option int, user frontend.User, from int, acks *[]string) frontend.Press {
+// message from of f (whose buttons are key's; 0: not said), for
+// HandlePress. Its Ack records the text in acks, if not nil.
+func (f *Frontend) Press(key string, a frontend.Action, question, option int, user frontend.User, from int, acks *[]string) frontend.Press {
 	var mu sync.Mutex
+	var at pending.Place
+	if from != 0 {
+		at = Place(from)
+	}
 	return frontend.Press{
 		Key: key, Action: a, Question: question, Option: option, User: user,
-		From: pending.Place{Chat: Chat, Message: from}, FromCarries: from != 0, Chat: Chat,
+		Frontend: f.Name(), From: at, FromCarries: from != 0,
 		Ack: func(text string) {
 			mu.Lock()
 			defer mu.Unlock()
