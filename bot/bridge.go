@@ -421,7 +421,7 @@ func (b *Bridge) postNew(ctx context.Context, log zerolog.Logger, ev opencode.Ev
 	if b.stored != nil {
 		b.stored(e)
 	}
-	log.Info().Bool("everywhere", sendErr == nil).Msg("question posted")
+	log.Info().Interface("places", posted).Bool("everywhere", sendErr == nil).Msg("question posted")
 	b.cfg.Metrics.requestPosted(b.now().Sub(e.CreatedAt))
 }
 
@@ -514,7 +514,7 @@ func (b *Bridge) post(ctx context.Context, uid string) error {
 			log.Error().Err(err).Msg("posted question but could not save where")
 			return fmt.Errorf("post %s: %w", uid, err)
 		}
-		log.Info().Int("frontends", len(posted)).Msg("question posted")
+		log.Info().Interface("places", posted).Msg("question posted")
 		if first {
 			b.cfg.Metrics.requestPosted(b.now().Sub(e.CreatedAt))
 		}
@@ -530,7 +530,7 @@ func (b *Bridge) post(ctx context.Context, uid string) error {
 // logged.
 func (b *Bridge) sendQuestion(ctx context.Context, log zerolog.Logger, e *pending.Entry, fes []frontend.Frontend) (map[string]pending.Place, error) {
 	b.addContext(ctx, e)
-	return b.postTo(ctx, log, frontend.Request{Key: e.UID, Entries: []*pending.Entry{e}}, fes)
+	return b.postTo(ctx, log, "question", frontend.Request{Key: e.UID, Entries: []*pending.Entry{e}}, fes)
 }
 
 // SendUnsent posts every stored request whose message was never sent.

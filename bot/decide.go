@@ -79,7 +79,7 @@ func (b *Bridge) pressPermission(ctx context.Context, press zerolog.Logger, p fr
 	b.decide(ctx, elog, p.Key, members, reply, "", by)
 }
 
-// askForReason sends the force_reply prompt for the reason of a reject
+// askForReason asks, where the person pressed, for the reason of a reject
 // and records it on the group's first request.
 func (b *Bridge) askForReason(ctx context.Context, log zerolog.Logger, key string, members []*pending.Entry, user answerer, a *ack) {
 	holder := members[0]

@@ -14,10 +14,11 @@
 //
 // # Basics
 //
-// Build a Bridge with NewBridge, giving it the front-end and, in
-// Config.Servers, the opencode clients. The opencode watcher calls
-// HandleEvent for every event; the front-end calls
-// HandlePress and HandleText for what people do. Watch the event stream
+// Build a Bridge with NewBridge, giving it the front-ends (every request
+// is shown in each; the first answer wins and the others' copies close
+// with the outcome) and, in Config.Servers, the opencode clients. The
+// opencode watcher calls HandleEvent for every event; the front-ends call
+// HandlePress and HandleInput for what people do. Watch the event stream
 // with NewLanes(bridge, 0) rather than the bridge itself: the lanes hand
 // each opencode session's events to HandleEvent in order, and different
 // sessions' at the same time, so a burst of questions is not posted one
@@ -169,7 +170,7 @@
 //
 // # Concurrency
 //
-// HandleEvent, HandlePress, HandleText, Open, SendUnsent, SendOwed,
+// HandleEvent, HandlePress, HandleInput, Open, SendUnsent, SendOwed,
 // ExpireDue and Wait are safe for concurrent use. Work on one request is
 // serialised by a lock per entry UID (per group of identical permission
 // requests: the group's, then each member's), and the entry is read again

@@ -77,9 +77,10 @@ func (b *Bridge) outcome(r frontend.Request, o frontend.Outcome) rendered {
 	return out
 }
 
-// postTo posts r in each of fes at once, and returns where each that
-// took it put it; the failures are logged and returned joined.
-func (b *Bridge) postTo(ctx context.Context, log zerolog.Logger, r frontend.Request, fes []frontend.Frontend) (map[string]pending.Place, error) {
+// postTo posts r, a request of kind what, in each of fes at once, and
+// returns where each that took it put it; the failures are logged and
+// returned joined.
+func (b *Bridge) postTo(ctx context.Context, log zerolog.Logger, what string, r frontend.Request, fes []frontend.Frontend) (map[string]pending.Place, error) {
 	places := make(map[string]pending.Place, len(fes))
 	var mu sync.Mutex
 	var errs []error
@@ -94,7 +95,7 @@ func (b *Bridge) postTo(ctx context.Context, log zerolog.Logger, r frontend.Requ
 			defer mu.Unlock()
 			if err != nil {
 				log.Error().Err(err).Str("frontend", fe.Name()).
-					Msg("could not post the request; it is posted there again at start-up or after a reconnect")
+					Msg("could not post " + what + " to the chat; it is sent again at start-up or after a reconnect")
 				errs = append(errs, fmt.Errorf("post to %s: %w", fe.Name(), err))
 				return
 			}

@@ -192,7 +192,7 @@ func (b *Bridge) postPermission(ctx context.Context, uid, key string) error {
 			}
 		}
 		var posted map[string]pending.Place
-		posted, sendErr = b.postTo(ctx, log, b.withGeneration(frontend.Request{Key: key, Entries: open(members)}), toPost)
+		posted, sendErr = b.postTo(ctx, log, "permission request", b.withGeneration(frontend.Request{Key: key, Entries: open(members)}), toPost)
 		for name, at := range posted {
 			places[name] = at
 		}
@@ -220,7 +220,7 @@ func (b *Bridge) postPermission(ctx context.Context, uid, key string) error {
 	}
 	switch {
 	case len(toPost) > 0 && len(places) > 0:
-		log.Info().Int("frontends", len(places)).Int("requests", len(members)).Msg("permission request posted")
+		log.Info().Interface("places", places).Int("requests", len(members)).Msg("permission request posted")
 		if first {
 			b.cfg.Metrics.requestPosted(b.now().Sub(e.CreatedAt))
 		}

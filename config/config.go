@@ -70,10 +70,10 @@ type Setting struct {
 func Settings() []Setting {
 	return []Setting{
 		{Env: "TELEGRAM_BOT_TOKEN", Flag: "telegram-bot-token", Secret: true,
-			Usage: "bot token from @BotFather (required; prefer the environment or an env-file)",
+			Usage: "bot token from @BotFather (with TELEGRAM_CHAT_ID, the chat requests go to; one chat is required; prefer the environment or an env-file)",
 			set:   func(c *Config, v string) error { c.BotToken = v; return nil }},
 		{Env: "TELEGRAM_CHAT_ID", Flag: "telegram-chat-id",
-			Usage: "ID of the group or chat where requests are posted (required)",
+			Usage: "ID of the group or chat where requests are posted (required with TELEGRAM_BOT_TOKEN)",
 			set: func(c *Config, v string) (err error) {
 				c.ChatID, err = strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 				if err != nil || c.ChatID == 0 {
@@ -344,8 +344,17 @@ func Load(src Sources) (*Config, error) {
 	return c, nil
 }
 
+// Telegram reports whether the Telegram chat is configured: its settings
+// are optional, but hermes-bot needs one chat, and Telegram's is the one
+// there is.
+func (c *Config) Telegram() bool { return c.BotToken != "" || c.ChatID != 0 }
+
 // Validate checks what Load cannot check one variable at a time.
 func (c *Config) Validate() error {
+	if !c.Telegram() {
+		return &ValidationError{Var: "TELEGRAM_BOT_TOKEN", Err: ErrMissing,
+			Reason: "no chat is configured: set TELEGRAM_BOT_TOKEN and TELEGRAM_CHAT_ID (create a bot with @BotFather for its token)"}
+	}
 	if c.BotToken == "" {
 		return &ValidationError{Var: "TELEGRAM_BOT_TOKEN", Err: ErrMissing,
 			Reason: "create a bot with @BotFather and set its token"}

@@ -356,3 +356,16 @@ func TestValidationErrorFrom(t *testing.T) {
 		})
 	}
 }
+
+// Telegram's settings are optional one by one, but hermes-bot needs a
+// chat: with none configured the error names the settings to set.
+func TestNoChatConfigured(t *testing.T) {
+	e := minimal()
+	delete(e, "TELEGRAM_BOT_TOKEN")
+	delete(e, "TELEGRAM_CHAT_ID")
+	_, err := config.Load(config.Sources{Getenv: env(e)})
+	if !errors.Is(err, config.ErrMissing) || !strings.Contains(err.Error(), "no chat is configured") ||
+		!strings.Contains(err.Error(), "TELEGRAM_BOT_TOKEN") || !strings.Contains(err.Error(), "TELEGRAM_CHAT_ID") {
+		t.Fatalf("Load without a chat: %v; want it to say no chat is configured, naming the settings", err)
+	}
+}

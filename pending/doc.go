@@ -1,10 +1,10 @@
 // Package pending owns the bbolt file of requests in flight: each Entry,
 // keyed by a short UID derived from its request (UIDFor), and the indexes
 // kept consistent with it in the same transaction (by opencode request ID,
-// by the prompt that awaits a typed answer, by directory, by expiry time,
-// by session and parent session, by the message a request shares, and of
-// entries not yet posted), the queries the bridge runs (Expired, Unsent,
-// Directories, SessionsOf, CompareListed, AwaitingText, BySession, Group), a small
+// by directory, by expiry time, by session and parent session, by the
+// message a request shares, and of entries a front-end is still owed the
+// message of), the queries the bridge runs (Expired, Unsent, Directories,
+// SessionsOf, CompareListed, BySession, Group), a small
 // meta bucket (requests closed in the last day so a late press is told
 // how they closed, the closing edits still owed to their messages,
 // recorded in the transaction that closes them, which session a message
@@ -21,13 +21,14 @@
 // hermes-bot 03d8d17, the last release before forms, read, and are
 // answered, exactly as it wrote them.
 //
-// The store is front-end neutral. Where a request is shown is a Place: a
-// chat, a message in it and the thread of the chat it is in, numbers the
-// front-end gives and reads (for Telegram a chat ID, a message ID and a
-// forum topic's thread ID); the store keeps them and indexes them (a prompt
-// by its chat and message, an unsent entry by its message 0) without
-// knowing what they mean. When a front-end learns that a chat has a new
-// ID, MovePlaces moves the entries shown there.
+// The store is front-end neutral. Where a request is shown is a Place per
+// front-end, by the front-end's name: a string of the front-end's own
+// encoding, which the store keeps and compares but never reads (an empty
+// one is a front-end still owed the message, which Unsent lists). Owed
+// edits, the messages remembered about sessions and closed requests are
+// keyed by front-end and place alike. When a front-end loses messages
+// (Telegram: a group that became a supergroup), Unpost forgets their
+// places, so those entries are posted there again.
 //
 // A front-end's own bookkeeping is the front-end's: FrontendState gives
 // each front-end, by name, a key/value space of its own (a bucket under
@@ -76,7 +77,9 @@
 // the meta bucket, under the keys "updateOffset:", "chatMigration:" and
 // "topic:" and what follows them: Open moves them, verbatim and in the
 // transaction of its other work on the file, to the frontends bucket of
-// "telegram", which reads them in that format. (03d8d17 opening a file
-// written since does not see them there: it polls from whatever Telegram
-// holds, posts to the configured chat and creates the topics again.)
+// "telegram", which reads them in that format. Its records name one place,
+// Telegram's {chat, message, thread}: Open rewrites them once with a
+// place per front-end, that JSON becoming the "telegram" front-end's
+// Place (legacy.go), and marks the file with today's schema, which
+// 03d8d17 refuses as newer than itself.
 package pending

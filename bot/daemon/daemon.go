@@ -1,7 +1,8 @@
 // Package daemon runs hermes-bot: it opens the store, connects the
-// opencode clients and the Telegram client, wires them to the bridge (and
-// its lanes, outbox and metrics), serves /healthz and /metrics, sweeps
-// expired requests, and stops everything in order when its context ends.
+// opencode clients and the chats (front-ends: Telegram's is the one
+// there is, see chat), wires them to the bridge (and its lanes and
+// metrics), serves /healthz and /metrics, sweeps expired requests, and
+// stops everything in order when its context ends.
 //
 // Each opencode server OPENCODE_URL gives gets a client, a watcher and
 // lanes of its own, which stamp its events with its name ("" for a bare
@@ -19,7 +20,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -100,8 +100,15 @@ func Run(ctx context.Context, cfg *config.Config, log zerolog.Logger, opts Optio
 	d.poll.log = log
 	d.metrics.LastPoll = d.poll.LastOK
 	d.metrics.Frontend = "telegram"
-	if err := d.newTelegram(); err != nil {
-		return err
+	if cfg.Telegram() {
+		tc, err := d.newTelegram(ctx)
+		if err != nil || tc == nil {
+			return err // nil with no error: stopped while waiting for Telegram
+		}
+		d.chats = append(d.chats, tc)
+	}
+	if len(d.chats) == 0 {
+		return &ConfigError{Setting: "TELEGRAM_BOT_TOKEN", Err: errors.New("no chat is configured")}
 	}
 
 	if cfg.HTTPAddr != "" {
@@ -118,15 +125,7 @@ func Run(ctx context.Context, cfg *config.Config, log zerolog.Logger, opts Optio
 		}()
 	}
 
-	botID, botName, err := d.tg.Me(ctx)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil // stopped by a signal while waiting for Telegram
-		}
-		return err
-	}
-	d.tg.DropWebhook(ctx)
-	if err := d.wire(ctx, botID, botName); err != nil {
+	if err := d.wire(ctx); err != nil {
 		return err
 	}
 	d.start(ctx)
@@ -150,11 +149,8 @@ type daemon struct {
 	servers []*server
 	metrics *bot.Metrics
 	poll    *pollTracker
-	tg      *telegram.Client
-	offset  int64
-
-	out    *telegram.Outbox
-	fe     *telegram.Frontend
+	// chats are the front-ends, each showing every request.
+	chats  []chat
 	bridge *bot.Bridge
 	// wg counts the goroutines start and a chat migration start.
 	wg sync.WaitGroup
@@ -220,63 +216,9 @@ func (d *daemon) streams() []bot.ServerStream {
 	return out
 }
 
-// newTelegram makes the Telegram client. Polling resumes after the last
-// update handled before a restart, so Telegram does not send it again.
-// Update IDs count per bot, whose ID leads the token.
-func (d *daemon) newTelegram() error {
-	botID, _ := strconv.ParseInt(strings.SplitN(d.cfg.BotToken, ":", 2)[0], 10, 64)
-	offset, err := telegram.InitialOffset(d.store, botID, time.Now())
-	if err != nil {
-		d.log.Warn().Err(err).Msg("could not read the last Telegram update handled; polling from what Telegram holds")
-		offset = 0
-	}
-	d.offset = offset
-	d.tg, err = telegram.NewClient(telegram.ClientOptions{
-		Token:       d.cfg.BotToken,
-		APIURL:      d.cfg.TelegramAPIURL,
-		Offset:      offset,
-		PollTimeout: pollTimeout,
-		// poll records getUpdates answers, for /healthz, and says a
-		// conflict with another poller plainly.
-		Transport: d.poll,
-	}, d.redact, d.log)
-	return err
-}
-
-// wire builds the outbox, the bridge and its lanes for the bot botID, in the
-// chat the store remembers (a group upgraded to a supergroup gets a new
-// ID, which a restart keeps using).
-func (d *daemon) wire(ctx context.Context, botID int64, botName string) error {
+// wire builds the bridge over the chats, and its lanes.
+func (d *daemon) wire(ctx context.Context) error {
 	cfg, log := d.cfg, d.log
-	chatID, err := telegram.StateOf(d.store).ChatFor(cfg.ChatID)
-	if err != nil {
-		return fmt.Errorf("read remembered chat ID: %w", err)
-	}
-	if chatID != cfg.ChatID {
-		log.Warn().Int64("configured", cfg.ChatID).Int64("chat", chatID).
-			Msg("TELEGRAM_CHAT_ID was migrated to a supergroup; using the new ID (update your settings)")
-	}
-	d.out = telegram.NewOutbox(d.tg.API(), telegram.OutboxOptions{
-		PerMinute: cfg.TelegramRate,
-		OnMigrate: func(oldID, newID int64) { d.migrated(ctx, oldID, newID) },
-		Metrics:   d.metrics,
-	}, log)
-	tc := telegram.Config{
-		ChatID:          chatID,
-		AllowedUserIDs:  cfg.AllowedUserIDs,
-		BotID:           botID,
-		BotUsername:     botName,
-		ThreadID:        cfg.ThreadID,
-		TopicPerProject: cfg.TopicPerProject,
-		Lang:            cfg.Lang,
-		Version:         d.opts.Version,
-		StartedAt:       d.started,
-		Later:           d.out,
-		OnChatMigrated: func(oldID, newID int64) {
-			d.out.FollowMigration(oldID, newID)
-			d.migrated(ctx, oldID, newID)
-		},
-	}
 	bc := bot.Config{
 		TTL:         cfg.QuestionTTL,
 		Metrics:     d.metrics,
@@ -290,11 +232,14 @@ func (d *daemon) wire(ctx context.Context, botID int64, botName string) error {
 		if s.name == "" {
 			bc.URL = s.url
 		}
-		tc.Servers = append(tc.Servers, telegram.ServerStatus{Name: s.name, Status: s.client})
 	}
-	d.fe = telegram.New(tc, d.out, d.store, log)
-	d.bridge = bot.NewBridge(bc, d.store, []frontend.Frontend{d.fe}, log)
-	d.tg.Handle(d.fe, d.bridge)
+	fes := make([]frontend.Frontend, len(d.chats))
+	for i, c := range d.chats {
+		if fes[i] = c.frontend(); fes[i] == nil {
+			return fmt.Errorf("wire chat %d: no front-end", i)
+		}
+	}
+	d.bridge = bot.NewBridge(bc, d.store, fes, log)
 	// Requests of different sessions are handled side by side, so a burst
 	// of questions is not posted one after the other; each server has
 	// lanes of its own, so a listing after one server's connect waits for
@@ -302,13 +247,10 @@ func (d *daemon) wire(ctx context.Context, botID int64, botName string) error {
 	for _, s := range d.servers {
 		s.lanes = bot.NewLanes(d.bridge, 0)
 	}
-
-	d.tg.RegisterCommands(ctx, chatID, cfg.Lang)
-	if len(cfg.AllowedUserIDs) == 0 {
-		log.Warn().Int64("chat", chatID).Msg("TELEGRAM_ALLOWED_USER_IDS is empty: any member of the chat may answer")
+	for _, c := range d.chats {
+		c.ready(ctx, d.bridge)
 	}
-	log.Info().Str("bot", botName).Int64("chat", chatID).Str("opencode", opencodeURLs(cfg)).
-		Str("db", cfg.DBPath).Int64("resumeAfterUpdate", d.offset).Str("version", d.opts.Version).Msg("hermes-bot started")
+	log.Info().Str("opencode", opencodeURLs(cfg)).Str("db", cfg.DBPath).Str("version", d.opts.Version).Msg("hermes-bot started")
 	return nil
 }
 
@@ -325,35 +267,14 @@ func opencodeURLs(cfg *config.Config) string {
 	return strings.Join(pairs, ",")
 }
 
-// migrated records a supergroup migration, from a failed send (the
-// outbox) or the chat's service message (the bridge). It runs on the
-// chat's send queue, so the re-posting of moved requests, which sends,
-// runs apart from it.
-func (d *daemon) migrated(ctx context.Context, oldID, newID int64) {
-	if err := telegram.StateOf(d.store).MoveChat(oldID, newID); err != nil {
-		d.log.Error().Err(err).Int64("oldChatID", oldID).Int64("newChatID", newID).Msg("could not remember the chat migration")
-	}
-	d.fe.SetChatID(newID)
-	if ctx.Err() != nil {
-		return // shutting down: the next start posts them
-	}
-	d.wg.Add(1)
-	go func() {
-		defer d.wg.Done()
-		if err := d.bridge.SendUnsent(ctx); err != nil {
-			d.log.Warn().Err(err).Msg("re-posting requests in the migrated chat failed; will retry after the next connect")
-		}
-	}()
-}
-
 // start runs, until ctx ends: the closing edits a crash or a stop left
-// unsent, the expiry sweep, Telegram polling, and the opencode event
+// unsent, the expiry sweep, each chat's input, and the opencode event
 // stream. Requests stored but never posted are posted after the first
 // connect to opencode (the bridge does it on server.connected), once the
 // listing has closed those that went away meanwhile.
 func (d *daemon) start(ctx context.Context) {
 	release := releaseMapped(d.store, d.log)
-	d.wg.Add(3 + len(d.servers))
+	d.wg.Add(2 + len(d.chats) + len(d.servers))
 	go func() {
 		defer d.wg.Done()
 		// The bridge sends owed edits again after each connect, but
@@ -364,10 +285,12 @@ func (d *daemon) start(ctx context.Context) {
 		defer d.wg.Done()
 		expireLoop(ctx, d.bridge, sweepInterval(d.cfg.QuestionTTL), resendInterval, release, d.log)
 	}()
-	go func() {
-		defer d.wg.Done()
-		d.tg.Poll(ctx)
-	}()
+	for _, c := range d.chats {
+		go func() {
+			defer d.wg.Done()
+			c.serve(ctx)
+		}()
+	}
 	for _, s := range d.servers {
 		go func() {
 			defer d.wg.Done()
@@ -412,8 +335,10 @@ func (d *daemon) stop() {
 			d.log.Warn().Err(err).Msg("opencode events in hand did not finish in time")
 		}
 	}
-	if err := d.fe.Wait(sctx); err != nil {
-		d.log.Warn().Err(err).Msg("in-flight answers did not finish in time")
+	for _, c := range d.chats {
+		if err := c.wait(sctx); err != nil {
+			d.log.Warn().Err(err).Msg("in-flight answers did not finish in time")
+		}
 	}
 	if err := d.bridge.Wait(sctx); err != nil {
 		d.log.Warn().Err(err).Msg("in-flight work on requests did not finish in time")
@@ -421,7 +346,9 @@ func (d *daemon) stop() {
 	dctx, dcancel := context.WithTimeout(context.Background(), drainTimeout)
 	d.bridge.SendOwed(dctx)
 	dcancel()
-	d.out.Close()
+	for _, c := range d.chats {
+		c.close()
+	}
 	d.log.Info().Msg("stopped")
 }
 

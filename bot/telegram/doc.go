@@ -14,10 +14,14 @@
 // not refused. A request of a named opencode server
 // (pending.Entry.Server, set when OPENCODE_URL names servers) has the
 // server's name at the head of its message, its /pending line and its
-// notices; /status has a line per server (Config.Servers). Its Handler
-// reads updates: a button press becomes a frontend.Press, a typed answer
-// or reason a frontend.Text, after checking the chat and the person
-// (Config.AllowedUserIDs); it answers the commands /pending, /status,
+// notices; /status has a line per server (Config.Servers). Its places
+// (pending.Place) are the JSON of a chat, a message and a forum topic,
+// the shape the store of 03d8d17 kept, under the name "telegram" (Name).
+// Its Handler reads updates: a button press becomes a frontend.Press; a
+// reply to a force_reply prompt of Collect (whose binding to the request
+// and field it keeps in its State), or text replying to nothing when one
+// prompt is open in its topic, a frontend.Input; each after checking the
+// chat and the person (Config.AllowedUserIDs); it answers the commands /pending, /status,
 // /autoapprove and /help itself (Commands lists them for setMyCommands). Its Middlewares
 // count running handlers (Wait), record the update ID up to which every
 // update was handled (InitialOffset reads it for ClientOptions.Offset, so
@@ -26,11 +30,12 @@
 // State is the front-end's own bookkeeping, in its key/value space of the
 // store (pending.Store.FrontendState "telegram"): the update ID up to
 // which each bot handled its updates (SetInputCursor, InputCursor), the
-// chats that became supergroups (MoveChat, which also moves the store's
-// entries there with pending.Store.MovePlaces, and ChatFor, which
-// bot/daemon asks at start-up) and the forum topic of each project
-// (ThreadFor, RememberThread). Its keys and values are those hermes-bot
-// 03d8d17 kept in the store's meta bucket, which pending.Open moves here.
+// chats that became supergroups (MoveChat, which also has the store's
+// entries shown in the old chat posted again, with pending.Store.Unpost,
+// and ChatFor, which bot/daemon asks at start-up), the forum topic of
+// each project (ThreadFor, RememberThread), and the prompts waiting for
+// typed text. The first three are as hermes-bot 03d8d17 kept them in the
+// store's meta bucket, which pending.Open moves here.
 //
 // Client is the connection to the Bot API, the one place besides the
 // command line that makes a go-telegram/bot client: it asks who the bot

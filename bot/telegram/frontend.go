@@ -68,7 +68,7 @@ type Config struct {
 // Frontend shows requests in a Telegram group and reads what people do
 // there: it renders requests as HTML with inline keyboards, makes the Bot
 // API calls (through the Telegram it is given: the Outbox, in a
-// deployment), and turns updates into frontend.Press and frontend.Text
+// deployment), and turns updates into frontend.Press and frontend.Input
 // for the life cycle (see Handler). Make one with New.
 type Frontend struct {
 	cfg   Config

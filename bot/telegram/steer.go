@@ -350,7 +350,7 @@ func (f *Frontend) askSteerText(ctx context.Context, core frontend.Core, log zer
 // steerReply handles text replying to a message about a session: it goes
 // to that session (or starts one), and the person is told in one line. It
 // reports whether the text was steering; otherwise it may answer a
-// request (HandleText).
+// request (HandleInput).
 func (f *Frontend) steerReply(ctx context.Context, core frontend.Core, log zerolog.Logger, m *models.Message, t typed) bool {
 	if t.ReplyTo.Message == 0 || !t.ReplyToBot {
 		return false

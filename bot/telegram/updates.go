@@ -16,7 +16,7 @@ import (
 
 // The Telegram side of what people do: updates are read here, checked
 // (the chat, the person), and handed to the life cycle as a
-// frontend.Press or a frontend.Text; commands are answered here.
+// frontend.Press or a frontend.Input; commands are answered here.
 
 // Handler returns the handler of Telegram updates that hands what people
 // do to core: a button press, a typed answer, a command. It has
@@ -128,8 +128,8 @@ func carries(m *models.Message, uid string) bool {
 }
 
 // handleMessage reads a message of the chat: a migration to a
-// supergroup, a command, or text for HandleText. Anything else is not for
-// us.
+// supergroup, a command, a reply that steers a session, or text for a
+// prompt (HandleInput). Anything else is not for us.
 func (f *Frontend) handleMessage(ctx context.Context, core frontend.Core, m *models.Message, received time.Time) {
 	if m.MigrateToChatID != 0 && m.Chat.ID == f.ChatID() {
 		old := m.Chat.ID

@@ -717,7 +717,7 @@ func TestE2ERestart(t *testing.T) {
 	// Killed between sending and saving the message ID, the bot cannot
 	// know the message exists and must send it again; that window is not
 	// this scenario. Kill once the bot says it saved the message.
-	first.waitLog(ctx, t, 1, fmt.Sprintf(`"messageID":%d`, msg8.ID), "posted")
+	first.waitLog(ctx, t, 1, fmt.Sprintf(`\"message\":%d}`, msg8.ID), "posted")
 	first.kill(t)
 	r.checkSecrets(t, first)
 
