@@ -72,7 +72,7 @@ func (e *ConfigError) Unwrap() error { return e.Err }
 // send what closing edits it can, close the store. A setting it cannot
 // work with is a *ConfigError.
 func Run(ctx context.Context, cfg *config.Config, log zerolog.Logger, opts Options) (err error) {
-	secrets := []string{cfg.BotToken}
+	secrets := []string{cfg.BotToken, cfg.MatrixAccessToken, cfg.MatrixPassword}
 	for _, s := range cfg.Servers {
 		secrets = append(secrets, s.Password) // every server's: any may be echoed in an error
 	}
@@ -106,6 +106,13 @@ func Run(ctx context.Context, cfg *config.Config, log zerolog.Logger, opts Optio
 			return err // nil with no error: stopped while waiting for Telegram
 		}
 		d.chats = append(d.chats, tc)
+	}
+	if cfg.Matrix() {
+		mc, err := d.newMatrix(ctx)
+		if err != nil || mc == nil {
+			return err // nil with no error: stopped while waiting for the homeserver
+		}
+		d.chats = append(d.chats, mc)
 	}
 	if len(d.chats) == 0 {
 		return &ConfigError{Setting: "TELEGRAM_BOT_TOKEN", Err: errors.New("no chat is configured")}

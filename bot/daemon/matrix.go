@@ -1,0 +1,100 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"maunium.net/go/mautrix"
+
+	"github.com/hermes-bot/hermes-bot/bot"
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
+	"github.com/hermes-bot/hermes-bot/bot/matrix"
+)
+
+// matrixChat is the Matrix room: its client, which keeps its session and
+// sync token in the store's "matrix" space, and its front-end.
+type matrixChat struct {
+	d    *daemon
+	c    *matrix.Client
+	fe   *matrix.Frontend
+	core frontend.Core
+}
+
+// newMatrix connects the Matrix room, waiting for a homeserver that cannot
+// be reached yet. Credentials it refuses, or settings it cannot use, stop
+// hermes-bot: a restart would not mend them. It returns nil and no error
+// when ctx ended while waiting.
+func (d *daemon) newMatrix(ctx context.Context) (*matrixChat, error) {
+	cfg, log := d.cfg, d.log.With().Str("frontend", matrix.Name).Logger()
+	st := d.store.FrontendState(matrix.Name)
+	settings := matrix.Settings{
+		HomeserverURL:  cfg.MatrixHomeserverURL,
+		UserID:         cfg.MatrixUserID,
+		AccessToken:    cfg.MatrixAccessToken,
+		Password:       cfg.MatrixPassword,
+		RoomID:         cfg.MatrixRoomID,
+		AllowedUserIDs: cfg.MatrixAllowedUserIDs,
+	}
+	wait := time.Second
+	for {
+		c, err := matrix.New(ctx, settings, st, log)
+		if err == nil {
+			fc := matrix.FrontendConfig{Version: d.opts.Version, StartedAt: d.started}
+			for _, s := range d.servers {
+				fc.Servers = append(fc.Servers, matrix.ServerStatus{Name: s.name, Status: s.client})
+			}
+			log.Info().Str("user", cfg.MatrixUserID).Str("room", cfg.MatrixRoomID).Msg("Matrix room connected")
+			return &matrixChat{d: d, c: c, fe: matrix.NewFrontend(c, st, fc, log)}, nil
+		}
+		if ctx.Err() != nil {
+			return nil, nil
+		}
+		if permanent(err) {
+			setting := "MATRIX_ACCESS_TOKEN"
+			if cfg.MatrixAccessToken == "" {
+				setting = "MATRIX_PASSWORD"
+			}
+			return nil, &ConfigError{Setting: setting, Err: d.redact.Error(err)}
+		}
+		log.Warn().Err(d.redact.Error(err)).Dur("retryIn", wait).Msg("cannot reach the Matrix homeserver; retrying")
+		select {
+		case <-ctx.Done():
+			return nil, nil
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 30*time.Second)
+	}
+}
+
+func (m *matrixChat) frontend() frontend.Frontend { return m.fe }
+
+func (m *matrixChat) ready(_ context.Context, b *bot.Bridge) { m.core = b }
+
+func (m *matrixChat) serve(ctx context.Context) {
+	if err := m.fe.Serve(ctx, m.core); err != nil && !errors.Is(err, context.Canceled) {
+		m.d.log.Error().Err(m.d.redact.Error(err)).Msg("Matrix sync stopped")
+	}
+}
+
+// wait has nothing to wait for: Serve handles one event at a time and
+// returns after it.
+func (m *matrixChat) wait(context.Context) error { return nil }
+
+func (m *matrixChat) close() { m.c.Close() }
+
+// permanent reports whether err, from matrix.New, is an answer that
+// trying again cannot change: the homeserver refused the credentials, or
+// they are another account's. A homeserver that cannot be reached, or
+// answers 429 or 5xx, may answer later.
+func permanent(err error) bool {
+	var he mautrix.HTTPError
+	if !errors.As(err, &he) {
+		return true
+	}
+	if he.Response == nil {
+		return false
+	}
+	code := he.Response.StatusCode
+	return code/100 == 4 && code != 429
+}

@@ -1,0 +1,369 @@
+package main_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hermes-bot/hermes-bot/bot/matrix/matrixtest"
+	"github.com/hermes-bot/hermes-bot/opencode"
+	"github.com/hermes-bot/hermes-bot/opencode/opencodetest"
+)
+
+// These tests run the built hermes-bot against a real Dendrite and the
+// fake opencode: people vote, react and reply in the room as Element
+// would, and the answers must reach opencode.
+
+const (
+	mxDir      = "/srv/projects/mx"
+	mxPassword = "mx-oc-password"
+	mxBotPass  = "mx-bot-password-SECRET"
+)
+
+// mxRig is a Dendrite with a room of Alice (allowed), Mallory (not) and the
+// bot's account, a fake opencode, and the environment of a hermes-bot
+// bridging them.
+type mxRig struct {
+	hs             *matrixtest.Homeserver
+	alice, mallory *matrixtest.User
+	botID, room    string
+	oc             *opencodetest.Server
+	env            []string
+}
+
+func newMxRig(t *testing.T, ctx context.Context) *mxRig {
+	t.Helper()
+	hs := matrixtest.StartDendrite(t)
+	r := &mxRig{hs: hs, oc: fakeOpencode(t)}
+	var err error
+	if r.alice, err = hs.Register(ctx, "alice", ""); err != nil {
+		t.Fatal(err)
+	}
+	if r.mallory, err = hs.Register(ctx, "mallory", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err = hs.Register(ctx, "hermes", mxBotPass); err != nil {
+		t.Fatal(err)
+	}
+	r.botID = hs.UserID("hermes")
+	if r.room, err = r.alice.CreateRoom(ctx, r.botID, r.mallory.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.mallory.Join(ctx, r.room); err != nil {
+		t.Fatal(err)
+	}
+	r.env = []string{
+		"HOME=" + t.TempDir(),
+		"PATH=" + os.Getenv("PATH"),
+		"MATRIX_HOMESERVER_URL=" + hs.URL,
+		"MATRIX_USER_ID=" + r.botID,
+		"MATRIX_PASSWORD=" + mxBotPass,
+		"MATRIX_ROOM_ID=" + r.room,
+		"MATRIX_ALLOWED_USER_IDS=" + r.alice.ID,
+		"OPENCODE_URL=" + r.oc.URL,
+		"OPENCODE_SERVER_PASSWORD=" + mxPassword,
+		"HERMES_DB=" + filepath.Join(t.TempDir(), "state", "pending.db"),
+		"HERMES_LOG_LEVEL=debug",
+		"HERMES_LOG_FORMAT=json",
+	}
+	return r
+}
+
+// fakeOpencode is the fake opencode these tests use, with one project.
+func fakeOpencode(t *testing.T) *opencodetest.Server {
+	t.Helper()
+	oc := opencodetest.NewServer(opencodetest.WithAuth("", mxPassword))
+	t.Cleanup(oc.Close)
+	oc.SetProjects([]opencode.Project{{ID: "mx", Worktree: mxDir}})
+	return oc
+}
+
+func (r *mxRig) question(id, text string, multiple bool, options ...string) {
+	q := opencode.Question{Question: text, Header: "Pick", Multiple: multiple}
+	for _, o := range options {
+		q.Options = append(q.Options, opencode.Option{Label: o})
+	}
+	if len(options) == 0 {
+		yes := true
+		q.Custom = &yes
+	}
+	r.oc.AddQuestion(mxDir, opencode.QuestionRequest{ID: id, SessionID: "ses_" + id, Questions: []opencode.Question{q},
+		Tool: &opencode.ToolRef{MessageID: "msg_" + id, CallID: "call_" + id}})
+}
+
+func (r *mxRig) permission(id, command string) {
+	meta, _ := json.Marshal(map[string]string{"command": command})
+	r.oc.AddPermission(mxDir, opencode.PermissionRequest{ID: id, SessionID: "ses_" + id, Permission: "bash",
+		Patterns: []string{command}, Metadata: meta, Tool: &opencode.ToolRef{MessageID: "msg_" + id, CallID: "call_" + id}})
+}
+
+// content decodes ev's content, failing the test when it cannot.
+func content(t *testing.T, ev matrixtest.Event) map[string]any {
+	t.Helper()
+	var c map[string]any
+	if err := ev.Decode(&c); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// waitPoll waits, as u, for the poll whose question holds text and
+// returns it and the request message it replies to.
+func waitPoll(ctx context.Context, t *testing.T, u *matrixtest.User, text string) (poll, msg string) {
+	t.Helper()
+	ev, err := u.WaitFor(ctx, func(ev matrixtest.Event) bool {
+		return ev.Type == "org.matrix.msc3381.poll.start" && strings.Contains(string(ev.Content), text)
+	})
+	if err != nil {
+		t.Fatalf("no poll asking %q: %v", text, err)
+	}
+	var c struct {
+		Rel struct {
+			Reply struct {
+				ID string `json:"event_id"`
+			} `json:"m.in_reply_to"`
+		} `json:"m.relates_to"`
+	}
+	if err := ev.Decode(&c); err != nil {
+		t.Fatal(err)
+	}
+	return ev.ID, c.Rel.Reply.ID
+}
+
+// waitMessage waits, as u, for a message of the bot holding text.
+func waitMessage(ctx context.Context, t *testing.T, u *matrixtest.User, bot, text string) matrixtest.Event {
+	t.Helper()
+	ev, err := u.WaitFor(ctx, func(ev matrixtest.Event) bool {
+		return ev.Type == "m.room.message" && ev.Sender == bot && strings.Contains(string(ev.Content), text)
+	})
+	if err != nil {
+		t.Fatalf("no message with %q: %v", text, err)
+	}
+	return ev
+}
+
+// waitEnd waits, as u, for the end of poll and the edit of its message
+// that follows, which must hold want.
+func waitEnd(ctx context.Context, t *testing.T, u *matrixtest.User, poll, msg, want string) {
+	t.Helper()
+	if _, err := u.WaitFor(ctx, func(ev matrixtest.Event) bool {
+		return ev.Type == "org.matrix.msc3381.poll.end" && strings.Contains(string(ev.Content), poll)
+	}); err != nil {
+		t.Fatalf("poll %s not ended: %v", poll, err)
+	}
+	ev, err := u.WaitFor(ctx, func(ev matrixtest.Event) bool {
+		return ev.Type == "m.room.message" && strings.Contains(string(ev.Content), `"m.new_content"`) &&
+			strings.Contains(string(ev.Content), msg)
+	})
+	if err != nil {
+		t.Fatalf("message %s not edited: %v", msg, err)
+	}
+	if !strings.Contains(string(ev.Content), want) {
+		t.Fatalf("message %s edited to %s; want %q in it", msg, ev.Content, want)
+	}
+}
+
+func waitReply(ctx context.Context, t *testing.T, oc *opencodetest.Server, n int) opencodetest.Reply {
+	t.Helper()
+	reps, err := oc.WaitReplies(ctx, n)
+	if err != nil {
+		t.Fatalf("opencode got %d answers, want %d: %v", len(reps), n, err)
+	}
+	return reps[n-1]
+}
+
+func (r *mxRig) checkSecrets(t *testing.T, p *botProcess) {
+	t.Helper()
+	if out := p.out.String(); strings.Contains(out, mxBotPass) || strings.Contains(out, mxPassword) {
+		t.Errorf("hermes-bot output contains a secret")
+	}
+}
+
+// TestE2EMatrix answers requests in a Matrix room: by poll, a multiple
+// choice with ✅, a typed reply, permissions allowed once and rejected,
+// while a stranger's votes and ✅ change nothing; one answered in opencode
+// ends its poll; a restart re-attaches the one pending without posting it
+// again; the bot joined the room it was invited to.
+func TestE2EMatrix(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*stepTimeout)
+	defer cancel()
+	r := newMxRig(t, ctx)
+	bot := startBot(t, r.env)
+
+	// It joins the room it was invited to.
+	if _, err := r.alice.WaitFor(ctx, func(ev matrixtest.Event) bool {
+		return ev.Type == "m.room.member" && strings.Contains(string(ev.Content), `"join"`) && ev.Sender == r.botID
+	}); err != nil {
+		t.Fatalf("the bot did not join: %v", err)
+	}
+
+	// A question answered by poll; Mallory's vote first changes nothing.
+	r.question("que_1", "Which colour?", false, "red", "blue")
+	poll, msg := waitPoll(ctx, t, r.alice, "Which colour?")
+	if _, err := r.mallory.Vote(ctx, r.room, poll, "o0"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.alice.Vote(ctx, r.room, poll, "o1"); err != nil {
+		t.Fatal(err)
+	}
+	if rep := waitReply(ctx, t, r.oc, 1); rep.RequestID != "que_1" || fmt.Sprint(rep.Answers) != "[[blue]]" {
+		t.Fatalf("answer %+v; want que_1 [[blue]] (Mallory's vote ignored)", rep)
+	}
+	waitEnd(ctx, t, r.alice, poll, msg, "Answered")
+
+	// A multiple choice: votes, then ✅; Mallory's vote and ✅ change nothing.
+	r.question("que_2", "Which sizes?", true, "S", "M", "L")
+	poll, msg = waitPoll(ctx, t, r.alice, "Which sizes?")
+	if _, err := r.alice.Vote(ctx, r.room, poll, "o0", "o2"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.mallory.Vote(ctx, r.room, poll, "o1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.mallory.React(ctx, r.room, poll, "✅"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.alice.React(ctx, r.room, poll, "✅\uFE0F"); err != nil {
+		t.Fatal(err)
+	}
+	if rep := waitReply(ctx, t, r.oc, 2); rep.RequestID != "que_2" || fmt.Sprint(rep.Answers) != "[[S L]]" {
+		t.Fatalf("answer %+v; want que_2 [[S L]]", rep)
+	}
+	waitEnd(ctx, t, r.alice, poll, msg, "Answered")
+
+	// A typed answer: a reply to the request's message, quoted fallback
+	// and all; Mallory's reply first is no answer.
+	r.question("que_3", "Name the branch", false)
+	ev := waitMessage(ctx, t, r.alice, r.botID, "Name the branch")
+	if _, err := r.mallory.Reply(ctx, r.room, ev.ID, "", "evil"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.alice.Reply(ctx, r.room, ev.ID, "Name the branch", "feature/mx"); err != nil {
+		t.Fatal(err)
+	}
+	if rep := waitReply(ctx, t, r.oc, 3); rep.RequestID != "que_3" || fmt.Sprint(rep.Answers) != "[[feature/mx]]" {
+		t.Fatalf("answer %+v; want que_3 [[feature/mx]]", rep)
+	}
+
+	// A permission allowed once, its command in full in a code block.
+	r.permission("per_1", "git status --short")
+	poll, msg = waitPoll(ctx, t, r.alice, "git status --short")
+	m, err := r.alice.Event(ctx, r.room, msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if html, _ := content(t, m)["formatted_body"].(string); !strings.Contains(html, "<pre><code>git status --short</code></pre>") ||
+		!strings.Contains(html, "Risk:") {
+		t.Fatalf("permission message %s; want the command in a code block and the risk", html)
+	}
+	if _, err := r.mallory.Vote(ctx, r.room, poll, "reject"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.alice.Vote(ctx, r.room, poll, "once"); err != nil {
+		t.Fatal(err)
+	}
+	if rep := waitReply(ctx, t, r.oc, 4); rep.RequestID != "per_1" || rep.Reply != "once" {
+		t.Fatalf("answer %+v; want per_1 once", rep)
+	}
+	waitEnd(ctx, t, r.alice, poll, msg, "Allowed once")
+
+	// A permission rejected; a vote after the end changes nothing.
+	r.permission("per_2", "rm -rf build")
+	poll, msg = waitPoll(ctx, t, r.alice, "rm -rf build")
+	if _, err := r.alice.Vote(ctx, r.room, poll, "reject"); err != nil {
+		t.Fatal(err)
+	}
+	if rep := waitReply(ctx, t, r.oc, 5); rep.RequestID != "per_2" || rep.Reply != "reject" {
+		t.Fatalf("answer %+v; want per_2 reject", rep)
+	}
+	waitEnd(ctx, t, r.alice, poll, msg, "Rejected")
+	if _, err := r.alice.Vote(ctx, r.room, poll, "once"); err != nil {
+		t.Fatal(err)
+	}
+
+	// Answered in opencode: the poll ends and the message says so.
+	r.question("que_4", "Deploy now?", false, "yes", "no")
+	poll, msg = waitPoll(ctx, t, r.alice, "Deploy now?")
+	if !r.oc.AnswerQuestion(mxDir, "que_4", [][]string{{"no"}}) {
+		t.Fatal("que_4 was not pending")
+	}
+	waitEnd(ctx, t, r.alice, poll, msg, "Answered in opencode")
+
+	// /pending and !status answer in the room.
+	if _, err := r.alice.SendText(ctx, r.room, "!status"); err != nil {
+		t.Fatal(err)
+	}
+	waitMessage(ctx, t, r.alice, r.botID, "Requests waiting: 0")
+
+	// A restart with one request pending re-attaches it: the same poll
+	// takes the vote.
+	r.question("que_5", "Merge it?", false, "merge", "wait")
+	poll, msg = waitPoll(ctx, t, r.alice, "Merge it?")
+	if err := bot.stop(t); err != nil {
+		t.Fatalf("hermes-bot exited with %v after SIGTERM, want 0", err)
+	}
+	r.checkSecrets(t, bot)
+	bot = startBot(t, r.env)
+	if _, err := r.alice.SendText(ctx, r.room, "/pending"); err != nil {
+		t.Fatal(err)
+	}
+	waitMessage(ctx, t, r.alice, r.botID, "1 waiting")
+	if _, err := r.alice.Vote(ctx, r.room, poll, "o0"); err != nil {
+		t.Fatal(err)
+	}
+	if rep := waitReply(ctx, t, r.oc, 6); rep.RequestID != "que_5" || fmt.Sprint(rep.Answers) != "[[merge]]" {
+		t.Fatalf("answer %+v; want que_5 [[merge]]", rep)
+	}
+	waitEnd(ctx, t, r.alice, poll, msg, "Answered")
+	if err := bot.stop(t); err != nil {
+		t.Fatalf("hermes-bot exited with %v after SIGTERM, want 0", err)
+	}
+	r.checkSecrets(t, bot)
+
+	// Every request was posted once, and the stranger's acts and the late
+	// vote reached opencode never.
+	if reps := r.oc.Replies(); len(reps) != 6 {
+		t.Errorf("opencode got %d answers, want 6: %+v", len(reps), reps)
+	}
+	polls := countEvents(ctx, t, r.hs, r.mallory, r.room, "org.matrix.msc3381.poll.start")
+	if want := 6; polls != want {
+		t.Errorf("%d polls posted, want %d (one per request with choices)", polls, want)
+	}
+}
+
+// countEvents counts the events of type typ in room, read back as u
+// from the room's history.
+func countEvents(ctx context.Context, t *testing.T, hs *matrixtest.Homeserver, u *matrixtest.User, room, typ string) int {
+	t.Helper()
+	q := url.Values{"dir": {"b"}, "limit": {"1000"}}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet,
+		hs.URL+"/_matrix/client/v3/rooms/"+url.PathEscape(room)+"/messages?"+q.Encode(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+u.AccessToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var page struct {
+		Chunk []matrixtest.Event `json:"chunk"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&page); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("room history: %s, %v", resp.Status, err)
+	}
+	n := 0
+	for _, ev := range page.Chunk {
+		if ev.Type == typ {
+			n++
+		}
+	}
+	return n
+}
