@@ -589,9 +589,9 @@ func (b *Bridge) closedElsewhere(ctx context.Context, server, requestID string, 
 	}
 	log := b.entryLog(e)
 	log.Info().Str("outcome", string(toast)).Msg("request closed in opencode")
-	texts := b.outcome(requestOf(e), o)
-	b.deleteEntry(log, e, toast, owedEdits(e, texts)...)
-	b.closeMessage(ctx, log, e, texts, nil)
+	done := b.outcome(requestOf(e), o)
+	b.deleteEntry(log, e, toast, owedEdits(e, done)...)
+	b.closeMessage(ctx, log, e, done, nil)
 }
 
 // Wait blocks until the work the bridge started beside its callers has

@@ -61,8 +61,8 @@ func (b *Bridge) rememberGroup(log zerolog.Logger, key string, closed []*pending
 }
 
 // closedRecord is what is remembered of e, closed with toast: its
-// messages, and the text of their closing edits, if owed, so a press on
-// one while it still shows buttons can put the outcome back.
+// messages, and their closing, if owed, so a press on one while it still
+// shows buttons can put the outcome back.
 func (b *Bridge) closedRecord(e *pending.Entry, toast i18n.Toast, owed []pending.Edit) pending.ClosedRequest {
 	c := pending.ClosedRequest{Toast: string(toast), At: b.now()}
 	if e == nil {
@@ -73,12 +73,12 @@ func (b *Bridge) closedRecord(e *pending.Entry, toast i18n.Toast, owed []pending
 			continue
 		}
 		if c.Places == nil {
-			c.Places, c.Texts = map[string]pending.Place{}, map[string]string{}
+			c.Places = map[string]pending.Place{}
 		}
 		c.Places[name] = at
 		for _, o := range owed {
 			if o.Frontend == name && o.Place == at {
-				c.Texts[name] = o.Text
+				c.Closing = o.Data
 			}
 		}
 	}
@@ -132,8 +132,8 @@ func requestOf(e *pending.Entry) frontend.Request {
 	return frontend.Request{Key: e.UID, Entries: []*pending.Entry{e}, Generation: e.Generation}
 }
 
-// closeMessage makes e's messages show texts, the outcome each front-end
-// rendered, without buttons. The caller holds e's lock (its group's, for
+// closeMessage makes e's messages show how e closed, done, without
+// buttons. The caller holds e's lock (its group's, for
 // a permission).
 //
 // Closing a permission request's message while identical requests still
@@ -142,7 +142,10 @@ func requestOf(e *pending.Entry) frontend.Request {
 // has nowhere to show the outcome, which is dropped. The outcome also
 // goes to pc, the stale copy of the message the press being handled came
 // from, if any (see pressedCopy).
-func (b *Bridge) closeMessage(ctx context.Context, log zerolog.Logger, e *pending.Entry, texts rendered, pc *pressedCopy) {
+func (b *Bridge) closeMessage(ctx context.Context, log zerolog.Logger, e *pending.Entry, done closing, pc *pressedCopy) {
+	if done == "" {
+		return // logged by outcome
+	}
 	if !e.Shown() {
 		return
 	}
@@ -154,10 +157,10 @@ func (b *Bridge) closeMessage(ctx context.Context, log zerolog.Logger, e *pendin
 		}
 	}
 	if pc != nil && pc.at != e.Places[pc.fe] {
-		pc.outcome = texts[pc.fe]
+		pc.outcome = done
 	}
 	for _, m := range b.shownAt(e.Places) {
-		o := pending.Edit{Frontend: m.fe.Name(), Place: m.at, Text: texts[m.fe.Name()]}
+		o := pending.Edit{Frontend: m.fe.Name(), Place: m.at, Data: string(done)}
 		b.sendOwed(ctx, log.With().Str("frontend", o.Frontend).Str("place", string(o.Place)).Logger(), o)
 	}
 }

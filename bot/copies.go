@@ -28,9 +28,9 @@ import (
 type pressedCopy struct {
 	fe string
 	at pending.Place
-	// outcome is the outcome shown in the request's message, set by
-	// closeMessage when the press closed the request.
-	outcome string
+	// outcome is how the request closed, set by closeMessage when the
+	// press closed it.
+	outcome closing
 }
 
 // staleCopy returns the message p came from when it is a message of p's
@@ -83,7 +83,11 @@ func (b *Bridge) settleCopy(ctx context.Context, log zerolog.Logger, pc *pressed
 	}
 	if pc.outcome != "" {
 		log.Info().Str("stalePlace", string(pc.at)).Msg("closing a stale copy of the request's message too")
-		b.settleCopyErr(log, pc.at, fe.Close(ctx, pc.at, pc.outcome))
+		c, err := closingOf(pending.Edit{Frontend: pc.fe, Place: pc.at, Data: string(pc.outcome)})
+		if err == nil {
+			err = fe.Close(ctx, pc.at, c)
+		}
+		b.settleCopyErr(log, pc.at, err)
 		return
 	}
 	if es, err := b.group(key); err == nil {

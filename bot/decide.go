@@ -159,15 +159,15 @@ func (b *Bridge) decide(ctx context.Context, log zerolog.Logger, key string, mem
 	// When every request closes, the message's closing edit is owed from
 	// the last one's deletion: earlier, a crash could leave it without
 	// buttons while a request it shows is still open.
-	var texts rendered
+	var closed closing
 	var owed []pending.Edit
 	if len(kept) == 0 {
 		o := frontend.Outcome{How: frontend.NoLongerPending}
 		if len(done) > 0 {
 			o = frontend.Outcome{How: frontend.Decided, Reply: reply, By: user.User, Reason: message}
 		}
-		texts = b.outcome(b.withGeneration(frontend.Request{Key: key, Entries: members}), o)
-		owed = owedEdits(members[0], texts)
+		closed = b.outcome(b.withGeneration(frontend.Request{Key: key, Entries: members}), o)
+		owed = owedEdits(members[0], closed)
 	}
 	closing := keyLast(slices.Concat(done, gone), key)
 	for i, m := range closing {
@@ -184,11 +184,11 @@ func (b *Bridge) decide(ctx context.Context, log zerolog.Logger, key string, mem
 	switch {
 	case len(kept) == 0 && len(done) > 0:
 		b.rememberGroup(log, key, done, i18n.ToastAnswered, owed)
-		b.closeMessage(ctx, log, members[0], texts, user.copy)
+		b.closeMessage(ctx, log, members[0], closed, user.copy)
 		return
 	case len(kept) == 0:
 		b.rememberGroup(log, key, gone, i18n.ToastGone, owed)
-		b.closeMessage(ctx, log, members[0], texts, user.copy)
+		b.closeMessage(ctx, log, members[0], closed, user.copy)
 		return
 	case len(done)+len(gone) > 0:
 		b.rerenderPermission(ctx, log, key, kept)

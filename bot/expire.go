@@ -87,18 +87,18 @@ func (b *Bridge) expire(ctx context.Context, key string) error {
 	// expired: earlier, a crash could leave it without buttons for a
 	// request that can still be answered.
 	m := messageOf(members)
-	var texts rendered
+	var done closing
 	var owed []pending.Edit
 	if !notified && m != nil {
-		texts = b.expiredText(key, m, members, len(kept) > 0)
-		owed = owedEdits(m, texts)
+		done = b.expiredText(key, m, members, len(kept) > 0)
+		owed = owedEdits(m, done)
 	}
 	b.recordExpired(key, members, closed, kept, owed)
-	if texts == nil {
+	if done == "" {
 		return nil // the message said so at the first try, or there is none
 	}
 	log := b.entryLog(m)
-	b.closeMessage(ctx, log, m, texts, nil)
+	b.closeMessage(ctx, log, m, done, nil)
 	return nil
 }
 
@@ -130,7 +130,7 @@ func (b *Bridge) rejectMembers(ctx context.Context, members []*pending.Entry, no
 // expiredText is the closing text of the message m of group key, whose
 // requests are members: opencode was told of the expiry unless retrying
 // says a reject is still owed.
-func (b *Bridge) expiredText(key string, m *pending.Entry, members []*pending.Entry, retrying bool) rendered {
+func (b *Bridge) expiredText(key string, m *pending.Entry, members []*pending.Entry, retrying bool) closing {
 	o := frontend.Outcome{How: frontend.Expired, TTL: b.cfg.TTL}
 	switch {
 	case retrying:

@@ -435,14 +435,14 @@ func (b *Bridge) cancelForm(ctx context.Context, log zerolog.Logger, e *pending.
 	switch {
 	case err == nil:
 		log.Info().Str("by", by.DisplayName()).Msg("form cancelled")
-		texts := b.outcome(requestOf(e), frontend.Outcome{How: frontend.Cancelled, By: by.User})
-		b.deleteEntry(log, e, i18n.ToastCancelled, owedEdits(e, texts)...)
-		b.closeMessage(ctx, log, e, texts, by.copy)
+		done := b.outcome(requestOf(e), frontend.Outcome{How: frontend.Cancelled, By: by.User})
+		b.deleteEntry(log, e, i18n.ToastCancelled, owedEdits(e, done)...)
+		b.closeMessage(ctx, log, e, done, by.copy)
 	case errors.Is(err, opencode.ErrNotFound):
 		log.Warn().Err(err).Msg("form is no longer pending in opencode; closing it")
-		texts := b.outcome(requestOf(e), frontend.Outcome{How: frontend.NoLongerPending})
-		b.deleteEntry(log, e, i18n.ToastGone, owedEdits(e, texts)...)
-		b.closeMessage(ctx, log, e, texts, by.copy)
+		done := b.outcome(requestOf(e), frontend.Outcome{How: frontend.NoLongerPending})
+		b.deleteEntry(log, e, i18n.ToastGone, owedEdits(e, done)...)
+		b.closeMessage(ctx, log, e, done, by.copy)
 	default:
 		log.Error().Err(err).Msg("could not cancel the form in opencode")
 		b.tell(ctx, log, e, by, b.text.TellAnswerLost)

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -65,16 +66,31 @@ func (b *Bridge) owing(e *pending.Entry) []frontend.Frontend {
 	return out
 }
 
-// rendered is an outcome as each front-end renders it, by name.
-type rendered map[string]string
+// closing is how a request closed as its owed edits keep it: a
+// frontend.Closing in JSON, which each front-end renders itself.
+type closing string
 
-// outcome renders o of r in every front-end.
-func (b *Bridge) outcome(r frontend.Request, o frontend.Outcome) rendered {
-	out := make(rendered, len(b.fes))
-	for _, fe := range b.fes {
-		out[fe.Name()] = fe.Outcome(r, o)
+// outcome is r closed as o.
+func (b *Bridge) outcome(r frontend.Request, o frontend.Outcome) closing {
+	raw, err := json.Marshal(frontend.Closing{Request: r, Outcome: o})
+	if err != nil {
+		b.log.Error().Err(err).Str("uid", r.Key).Msg("could not encode how the request closed; its messages keep their buttons")
+		return ""
 	}
-	return out
+	return closing(raw)
+}
+
+// closingOf is what owed edit o asks its front-end to show: the closing
+// it holds, or the text an earlier release rendered for it.
+func closingOf(o pending.Edit) (frontend.Closing, error) {
+	if o.Data == "" {
+		return frontend.Closing{Shown: o.Text}, nil
+	}
+	var c frontend.Closing
+	if err := json.Unmarshal([]byte(o.Data), &c); err != nil {
+		return c, fmt.Errorf("decode the closing of %s message %s: %w", o.Frontend, o.Place, err)
+	}
+	return c, nil
 }
 
 // postTo posts r, a request of kind what, in each of fes at once, and

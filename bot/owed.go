@@ -25,17 +25,16 @@ import (
 // goroutines few.
 const owedSenders = 8
 
-// owedEdits are the closing edits of e's messages, each showing its
-// front-end's text, as deleteEntry records them; none where the message
-// was never sent.
-func owedEdits(e *pending.Entry, texts rendered) []pending.Edit {
+// owedEdits are the closing edits of e's messages, showing done, as
+// deleteEntry records them; none where the message was never sent.
+func owedEdits(e *pending.Entry, done closing) []pending.Edit {
 	if e == nil {
 		return nil
 	}
 	var out []pending.Edit
 	for name, at := range e.Places {
 		if at != "" {
-			out = append(out, pending.Edit{Frontend: name, Place: at, Text: texts[name]})
+			out = append(out, pending.Edit{Frontend: name, Place: at, Data: string(done)})
 		}
 	}
 	return out
@@ -44,11 +43,11 @@ func owedEdits(e *pending.Entry, texts rendered) []pending.Edit {
 // closingEdits is owedEdits for a request that may share its message with
 // identical permission requests still open: then the message stays open
 // for them (see edit), and no closing edit is owed.
-func (b *Bridge) closingEdits(e *pending.Entry, texts rendered) []pending.Edit {
+func (b *Bridge) closingEdits(e *pending.Entry, done closing) []pending.Edit {
 	if e.Kind == pending.KindPermission && len(b.stillOpen(e)) > 0 {
 		return nil
 	}
-	return owedEdits(e, texts)
+	return owedEdits(e, done)
 }
 
 // keyLast returns es with the request whose UID is key, if any, moved
@@ -94,7 +93,13 @@ func (b *Bridge) sendOwed(ctx context.Context, log zerolog.Logger, o pending.Edi
 		b.settleOwed(log, o, frontend.ErrGone)
 		return nil
 	}
-	err := fe.Close(ctx, o.Place, o.Text)
+	c, err := closingOf(o)
+	if err != nil {
+		log.Warn().Err(err).Msg("forgetting a closing edit that cannot be read")
+		b.settleOwed(log, o, frontend.ErrRefused)
+		return nil
+	}
+	err = fe.Close(ctx, o.Place, c)
 	switch {
 	case err == nil:
 	case errors.Is(err, frontend.ErrGone):
@@ -154,10 +159,10 @@ func (b *Bridge) SendOwed(ctx context.Context) {
 // whether it was that message.
 func (b *Bridge) repairClosed(ctx context.Context, log zerolog.Logger, p frontend.Press, c pending.ClosedRequest) bool {
 	at, text := c.Places[p.Frontend], c.Texts[p.Frontend]
-	if text == "" || at == "" || p.From != at || !p.FromCarries {
+	if (c.Closing == "" && text == "") || at == "" || p.From != at || !p.FromCarries {
 		return false
 	}
 	log.Info().Str("place", string(at)).Msg("press on a closed request whose message still shows buttons; showing its outcome again")
-	_ = b.sendOwed(ctx, log, pending.Edit{Frontend: p.Frontend, Place: at, Text: text})
+	_ = b.sendOwed(ctx, log, pending.Edit{Frontend: p.Frontend, Place: at, Data: c.Closing, Text: text})
 	return true
 }

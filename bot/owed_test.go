@@ -3,12 +3,14 @@ package bot
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
+	"github.com/hermes-bot/hermes-bot/bot/telegram"
 
 	"github.com/hermes-bot/hermes-bot/opencode"
 	"github.com/hermes-bot/hermes-bot/pending"
@@ -58,7 +60,7 @@ func TestClosingEditSentAfterRestart(t *testing.T) {
 	h.press(alice, data(t, frontend.Pick, e.UID, 0, 0), e)
 	h.gone(e.UID)
 	owed := h.owed()
-	if len(owed) != 1 || tgMessage(owed[0].Place) != msgID(e) || !strings.Contains(owed[0].Text, "Alice") {
+	if c, err := closingOf(owed[0]); len(owed) != 1 || tgMessage(owed[0].Place) != msgID(e) || err != nil || c.Outcome.By.Name != "Alice" {
 		t.Fatalf("owed after a failed closing edit = %+v; want message %d's outcome", owed, msgID(e))
 	}
 
@@ -122,7 +124,7 @@ func TestExpiredEditOwedWhileRejectRetried(t *testing.T) {
 	if !h.entry(e.UID).ExpiredNotified {
 		t.Fatal("expired request not marked")
 	}
-	if owed := h.owed(); len(owed) != 1 || !strings.Contains(owed[0].Text, "Expired") {
+	if owed := h.owed(); len(owed) != 1 || !strings.Contains(owed[0].Data, fmt.Sprintf(`"How":%d`, frontend.Expired)) {
 		t.Fatalf("owed = %+v; want the expiry", owed)
 	}
 	h.b.SendOwed(context.Background())
@@ -166,4 +168,25 @@ func TestPressOnClosedSharedPermissionRepairsIt(t *testing.T) {
 		t.Errorf("toast = %q, want %q", got, i18n.ToastAnswered)
 	}
 	h.checkClosed(msgID(first), "Alice")
+}
+
+// An edit owed by the last release is its rendered text: it is shown as
+// it is.
+func TestClosingEditOwedByLastReleaseReplayed(t *testing.T) {
+	h := newHarness(t, harnessConfig{})
+	e := h.ask("que_1", dbQuestion())
+	old := pending.Edit{Frontend: telegram.Name, Place: e.Places[telegram.Name], Text: "✅ <b>answered before the upgrade</b>"}
+	if err := h.store.DeleteClosed(e.UID, pending.ClosedRequest{Toast: string(i18n.ToastAnswered)}, old); err != nil {
+		t.Fatal(err)
+	}
+	h.b.SendOwed(context.Background())
+	if err := h.b.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if ed := h.lastEdit(); ed.MessageID != msgID(e) || ed.ReplyMarkup != nil || ed.Text != old.Text {
+		t.Fatalf("edit = %+v; want the text owed", ed)
+	}
+	if owed := h.owed(); len(owed) != 0 {
+		t.Fatalf("owed after SendOwed: %+v", owed)
+	}
 }

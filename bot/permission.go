@@ -272,9 +272,9 @@ func (b *Bridge) permissionReplied(ctx context.Context, server string, r *openco
 		b.rerenderPermission(ctx, log, key, rest)
 		return
 	}
-	texts := b.outcome(b.withGeneration(requestOf(e)), frontend.Outcome{How: frontend.DecidedElsewhere, Reply: r.Reply})
-	owed := owedEdits(e, texts)
+	done := b.outcome(b.withGeneration(requestOf(e)), frontend.Outcome{How: frontend.DecidedElsewhere, Reply: r.Reply})
+	owed := owedEdits(e, done)
 	b.deleteEntry(log, e, i18n.ToastAnsweredElsewhere, owed...)
 	b.rememberGroup(log, key, []*pending.Entry{e}, i18n.ToastAnsweredElsewhere, owed)
-	b.closeMessage(ctx, log, e, texts, nil)
+	b.closeMessage(ctx, log, e, done, nil)
 }

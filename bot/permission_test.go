@@ -337,7 +337,9 @@ func TestPermissionRepliedElsewhere(t *testing.T) {
 func TestRenderOutcomeOfPermission(t *testing.T) {
 	h := newHarness(t, harnessConfig{})
 	e := h.askPerm(permEvent("per_1", "make <all>"))
-	text := h.fe.Outcome(requestOf(h.entry(e.UID)), frontend.Outcome{How: frontend.Gone})
+	e = h.entry(e.UID)
+	h.b.closeMessage(context.Background(), h.b.entryLog(e), e, h.b.outcome(requestOf(e), frontend.Outcome{How: frontend.Gone}), nil)
+	text := h.lastEdit().Text
 	if err := checkMessageText(text); err != nil {
 		t.Fatal(err)
 	}

@@ -458,9 +458,9 @@ func (b *Bridge) closeStopped(ctx context.Context, uid, key string, user fronten
 		return false
 	}
 	log.Info().Str("by", user.DisplayName()).Msg("request closed: its session was stopped")
-	texts := b.outcome(requestOf(e), frontend.Outcome{How: frontend.Stopped, By: user})
-	b.deleteEntry(log, e, i18n.ToastDismissed, b.closingEdits(e, texts)...)
-	b.closeMessage(ctx, log, e, texts, nil)
+	done := b.outcome(requestOf(e), frontend.Outcome{How: frontend.Stopped, By: user})
+	b.deleteEntry(log, e, i18n.ToastDismissed, b.closingEdits(e, done)...)
+	b.closeMessage(ctx, log, e, done, nil)
 	return true
 }
 

@@ -234,9 +234,9 @@ func (b *Bridge) closeGone(ctx context.Context, uid string, s opencode.Snapshot,
 	log := b.entryLog(e)
 	log.Info().Str("kind", string(e.Kind)).
 		Msg("request no longer pending in opencode (answered or dismissed elsewhere); closed")
-	texts := b.outcome(requestOf(e), frontend.Outcome{How: frontend.Gone})
-	b.deleteEntry(log, e, i18n.ToastGone, b.closingEdits(e, texts)...)
-	b.closeMessage(ctx, log, e, texts, nil)
+	done := b.outcome(requestOf(e), frontend.Outcome{How: frontend.Gone})
+	b.deleteEntry(log, e, i18n.ToastGone, b.closingEdits(e, done)...)
+	b.closeMessage(ctx, log, e, done, nil)
 }
 
 // sessionSnapshot brings the requests held for one session of an

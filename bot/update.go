@@ -398,14 +398,14 @@ func (b *Bridge) submit(ctx context.Context, log zerolog.Logger, e *pending.Entr
 		log.Info().Str("by", user.DisplayName()).Msg("answer delivered to opencode")
 		b.tellTerminal(log, e, b.text.TerminalAnswered(user.DisplayName()))
 		b.cfg.Metrics.answerDelivered(user.at, b.now())
-		texts := b.outcome(requestOf(e), frontend.Outcome{How: frontend.Answered, Answers: answers, By: user.User})
-		b.deleteEntry(log, e, i18n.ToastAnswered, owedEdits(e, texts)...)
-		b.closeMessage(ctx, log, e, texts, user.copy)
+		done := b.outcome(requestOf(e), frontend.Outcome{How: frontend.Answered, Answers: answers, By: user.User})
+		b.deleteEntry(log, e, i18n.ToastAnswered, owedEdits(e, done)...)
+		b.closeMessage(ctx, log, e, done, user.copy)
 	case errors.Is(err, opencode.ErrNotFound):
 		log.Warn().Err(err).Msg("request is no longer pending in opencode; closing it")
-		texts := b.outcome(requestOf(e), frontend.Outcome{How: frontend.NoLongerPending})
-		b.deleteEntry(log, e, i18n.ToastGone, owedEdits(e, texts)...)
-		b.closeMessage(ctx, log, e, texts, user.copy)
+		done := b.outcome(requestOf(e), frontend.Outcome{How: frontend.NoLongerPending})
+		b.deleteEntry(log, e, i18n.ToastGone, owedEdits(e, done)...)
+		b.closeMessage(ctx, log, e, done, user.copy)
 	case errors.As(err, &invalid):
 		b.formRefused(ctx, log, e, user, invalid.Message)
 	case errors.Is(err, opencode.ErrNotAccepted):

@@ -44,10 +44,11 @@ type ClosedRequest struct {
 	RequestID string `json:"requestID,omitempty"`
 	// Server is the opencode server of the request, set with RequestID.
 	Server string `json:"server,omitempty"`
-	// Texts are what each front-end's message ends showing (Edit.Text),
-	// so a press on it while it still shows buttons can put the outcome
-	// back; none when unknown.
-	Texts map[string]string `json:"texts,omitempty"`
+	// Closing is how it closed (Edit.Data), so a press on a message while
+	// it still shows buttons can put the outcome back; Texts are what an
+	// earlier release rendered for its message instead (Edit.Text).
+	Closing string            `json:"closing,omitempty"`
+	Texts   map[string]string `json:"texts,omitempty"`
 }
 
 func putClosed(meta *bolt.Bucket, uid string, c ClosedRequest) error {

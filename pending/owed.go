@@ -26,20 +26,24 @@ const owedPrefix = "owed:"
 
 func owedKey(frontend string, at Place) []byte { return placeKey(owedPrefix, frontend, at) }
 
-// Edit is a closing edit owed to a message of a front-end: the content
-// (the front-end's, which the store does not read) the message must end
-// showing, without buttons.
+// Edit is a closing edit owed to a message of a front-end: what the
+// message must end showing, without buttons, which the store does not
+// read: Data (how the request closed, for the front-end to render), or,
+// owed by an earlier release, Text, as that release rendered it.
 type Edit struct {
 	Frontend string `json:"frontend"`
 	Place    Place  `json:"place"`
-	Text     string `json:"text"`
+	Text     string `json:"text,omitempty"`
+	Data     string `json:"data,omitempty"`
 	// At is when it was owed (the store's clock when left zero);
 	// PruneClosed forgets it with the closed requests of that time.
 	At time.Time `json:"at"`
 }
 
 // valid reports whether e names a message and says what it shows.
-func (e Edit) valid() bool { return e.Frontend != "" && e.Place != "" && e.Text != "" }
+func (e Edit) valid() bool {
+	return e.Frontend != "" && e.Place != "" && (e.Text != "" || e.Data != "")
+}
 
 // putOwed records the edits that are valid; the others name no message
 // (a request never posted) and are skipped. An edit without a time is
@@ -67,14 +71,14 @@ func putOwed(meta *bolt.Bucket, edits []Edit, now time.Time) error {
 
 // Edited forgets the edit owed to e's message, once the front-end has
 // taken it, or answered that the message is gone or already shows it. An edit
-// owed since with another text is kept: it was not the one sent.
+// owed since with other content is kept: it was not the one sent.
 // Forgetting an edit nobody owes does nothing.
 func (s *Store) Edited(e Edit) error {
 	key := owedKey(e.Frontend, e.Place)
 	owes := func(meta *bolt.Bucket) bool {
 		var old Edit
 		raw := meta.Get(key)
-		return raw != nil && (json.Unmarshal(raw, &old) != nil || old.Text == e.Text)
+		return raw != nil && (json.Unmarshal(raw, &old) != nil || (old.Text == e.Text && old.Data == e.Data))
 	}
 	var found bool
 	err := closedErr(s.db.View(func(tx *bolt.Tx) error {

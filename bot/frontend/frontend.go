@@ -62,13 +62,10 @@ type Frontend interface {
 	// with what Refresh would have returned, never on the caller's
 	// goroutine, so it may take the request's lock.
 	RefreshLater(at pending.Place, r Request, done func(error))
-	// Outcome is what r's message ends showing once it closed as o. The
-	// life cycle records it as owed with the close, and hands it to Close
-	// (again, after a crash); it does not read it.
-	Outcome(r Request, o Outcome) string
-	// Close makes the message at at show content, from Outcome, without
-	// buttons.
-	Close(ctx context.Context, at pending.Place, content string) error
+	// Close makes the message at at show how its request closed, c,
+	// without buttons. The life cycle keeps c as owed with the close and
+	// hands it over again after a crash.
+	Close(ctx context.Context, at pending.Place, c Closing) error
 	// Moved makes the stale copy of a request's message at stale (posted
 	// twice across a crash) point to the message at current, which shows
 	// the request now; closed says it is closed there.
@@ -213,6 +210,17 @@ const (
 	// NotTold: telling opencode failed; it is retried.
 	NotTold
 )
+
+// Closing is how a request's messages end: the request as it closed and
+// its outcome, for each front-end to render. It is kept, as JSON, while
+// an edit is owed, so it holds all a front-end may need.
+type Closing struct {
+	Request Request `json:"request"`
+	Outcome Outcome `json:"outcome"`
+	// Shown, when set, is what an earlier release rendered for the
+	// message and still owed: shown as it is.
+	Shown string `json:"-"`
+}
 
 // Outcome is how a request closed.
 type Outcome struct {

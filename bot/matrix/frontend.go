@@ -284,43 +284,31 @@ func (f *Frontend) RefreshLater(at pending.Place, r frontend.Request, done func(
 	}()
 }
 
-// closed is an outcome as Outcome renders it for Close.
-type closed struct {
-	HTML string `json:"html"`
-	// End is the short text a poll's end carries.
-	End string `json:"end"`
-}
-
-// Outcome renders r closed as o: the message's new HTML and its polls'
-// end text.
-func (f *Frontend) Outcome(r frontend.Request, o frontend.Outcome) string {
-	if len(r.Entries) == 0 {
-		return ""
-	}
-	ft := footer(r.Entries[0], o)
-	raw, _ := json.Marshal(closed{HTML: renderClosed(r, ft), End: plain(ft)}) // strings always encode
-	return string(raw)
-}
-
-// Close ends the request's polls and edits its message to show content.
-func (f *Frontend) Close(ctx context.Context, at pending.Place, content string) error {
+// Close ends the request's polls, their end saying the outcome, and
+// edits its message to show how it closed. The edit's transaction ID
+// derives from what it shows, so an owed close sent again is one edit.
+func (f *Frontend) Close(ctx context.Context, at pending.Place, c frontend.Closing) error {
 	msg := placeAt(at).Event
-	var c closed
-	if msg == "" || json.Unmarshal([]byte(content), &c) != nil || c.HTML == "" {
-		return fmt.Errorf("close %s: %w: not a matrix place or outcome", at, frontend.ErrRefused)
+	if msg == "" || (len(c.Request.Entries) == 0 && c.Shown == "") {
+		return fmt.Errorf("close %s: %w: not a matrix place, or nothing to show", at, frontend.ErrRefused)
+	}
+	h, end := c.Shown, plain(c.Shown)
+	if h == "" {
+		ft := footer(c.Request.Entries[0], c.Outcome)
+		h, end = renderClosed(c.Request, ft), plain(ft)
 	}
 	var rec requestRecord
 	if _, err := f.get(keyRequest+msg, &rec); err != nil {
 		return fmt.Errorf("close %s: %w", msg, err)
 	}
 	rec.Closed = true
-	if err := f.endPolls(ctx, msg, &rec, c.End); err != nil {
+	if err := f.endPolls(ctx, msg, &rec, end); err != nil {
 		return fmt.Errorf("close %s: %w", msg, err)
 	}
 	if err := f.put(keyRequest+msg, rec); err != nil {
 		return fmt.Errorf("close %s: %w", msg, err)
 	}
-	if _, err := f.c.Edit(ctx, TxnID(msg, Name, "close", content), msg, Message{Text: plain(c.HTML), HTML: c.HTML}); err != nil {
+	if _, err := f.c.Edit(ctx, TxnID(msg, Name, "close", h), msg, Message{Text: plain(h), HTML: h}); err != nil {
 		return fmt.Errorf("close %s: %w", msg, err)
 	}
 	return nil

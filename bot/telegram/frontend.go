@@ -271,7 +271,8 @@ func editResult(at place, err error) error {
 	return fmt.Errorf("edit message %d: %w", at.Message, err)
 }
 
-func (f *Frontend) Outcome(r frontend.Request, o frontend.Outcome) string {
+// outcome is the HTML r's message ends showing once it closed as o.
+func (f *Frontend) outcome(r frontend.Request, o frontend.Outcome) string {
 	if len(r.Entries) == 0 {
 		return ""
 	}
@@ -330,9 +331,16 @@ func (f *Frontend) footer(e *pending.Entry, o frontend.Outcome) (icon, footer st
 	return "✅", ""
 }
 
-func (f *Frontend) Close(ctx context.Context, at pending.Place, content string) error {
+func (f *Frontend) Close(ctx context.Context, at pending.Place, c frontend.Closing) error {
 	p := placeAt(at)
 	f.forgetPrompts(p)
+	content := c.Shown
+	if content == "" {
+		content = f.outcome(c.Request, c.Outcome)
+	}
+	if content == "" {
+		return fmt.Errorf("close message %d: %w: nothing to show", p.Message, frontend.ErrRefused)
+	}
 	return f.editMessage(ctx, p, content, nil)
 }
 

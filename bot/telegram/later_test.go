@@ -72,7 +72,7 @@ func TestRefreshLaterDoesNotWaitForPacing(t *testing.T) {
 	if m, _ := srv.Message(chatID, telegram.MessageAt(at)); m.Edits != 0 {
 		t.Fatalf("message edited %d times before its token was due", m.Edits)
 	}
-	if err := fe.Close(ctx, at, "closed: Auth, Cache, Logs"); err != nil {
+	if err := fe.Close(ctx, at, frontend.Closing{Shown: "closed: Auth, Cache, Logs"}); err != nil {
 		t.Fatal(err)
 	}
 	wg.Wait()

@@ -137,7 +137,7 @@ func TestRenderURLForm(t *testing.T) {
 	r := frontend.Request{Key: e.UID, Entries: []*pending.Entry{e}}
 	for o, want := range map[frontend.How]string{frontend.Answered: "Marked done by Alice", frontend.Cancelled: "Cancelled by Alice",
 		frontend.Dismissed: "Cancelled in opencode"} {
-		out := f.Outcome(r, frontend.Outcome{How: o, By: userOf(&alice)})
+		out := f.outcome(r, frontend.Outcome{How: o, By: userOf(&alice)})
 		if err := checkMessageText(out); err != nil || !strings.Contains(out, want) {
 			t.Errorf("outcome %d: %q (%v), want it to say %q", o, out, err, want)
 		}

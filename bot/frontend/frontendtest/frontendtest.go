@@ -300,8 +300,9 @@ func (f *Frontend) HeldLater() int {
 }
 
 // Outcome describes o for r in a few words a test can match: how it
-// closed, the answers, who, the reply and reason, and the request IDs.
-func (f *Frontend) Outcome(r frontend.Request, o frontend.Outcome) string {
+// closed, the answers, who, the reply and reason, and the request IDs;
+// Close shows it.
+func Outcome(r frontend.Request, o frontend.Outcome) string {
 	var ids []string
 	for _, e := range r.Entries {
 		ids = append(ids, e.RequestID)
@@ -325,8 +326,13 @@ func (f *Frontend) Outcome(r frontend.Request, o frontend.Outcome) string {
 	return s
 }
 
-// Close makes the message at at show content, without buttons.
-func (f *Frontend) Close(_ context.Context, at pending.Place, content string) error {
+// Close makes the message at at show c (Outcome's words, or what c
+// shows already), without buttons.
+func (f *Frontend) Close(_ context.Context, at pending.Place, c frontend.Closing) error {
+	content := c.Shown
+	if content == "" {
+		content = Outcome(c.Request, c.Outcome)
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	m, err := f.edit("Close", at)
