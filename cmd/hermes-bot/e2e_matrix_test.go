@@ -8,10 +8,12 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/hermes-bot/hermes-bot/bot/matrix/matrixtest"
+	"github.com/hermes-bot/hermes-bot/bot/telegramtest"
 	"github.com/hermes-bot/hermes-bot/opencode"
 	"github.com/hermes-bot/hermes-bot/opencode/opencodetest"
 )
@@ -366,4 +368,83 @@ func countEvents(ctx context.Context, t *testing.T, hs *matrixtest.Homeserver, u
 		}
 	}
 	return n
+}
+
+// TestE2EMatrixAndTelegram shows each request in a Telegram group and a
+// Matrix room at once: answered in one, it closes in the other, both ways.
+func TestE2EMatrixAndTelegram(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*stepTimeout)
+	defer cancel()
+	r := newMxRig(t, ctx)
+	tg := telegramtest.NewServer(e2eToken)
+	t.Cleanup(tg.Close)
+	if err := tg.AddChat(e2eChatID, telegramtest.ChatSupergroup); err != nil {
+		t.Fatal(err)
+	}
+	env := append(slices.Clone(r.env),
+		"TELEGRAM_BOT_TOKEN="+e2eToken,
+		"TELEGRAM_CHAT_ID="+fmt.Sprint(e2eChatID),
+		"TELEGRAM_ALLOWED_USER_IDS="+fmt.Sprint(alice.ID),
+		"TELEGRAM_API_URL="+tg.URL,
+		"HERMES_TELEGRAM_RATE=0")
+	bot := startBot(t, env)
+	openIn := func(text string) telegramtest.Message {
+		t.Helper()
+		m, err := tg.WaitMessage(ctx, e2eChatID, func(m telegramtest.Message) bool {
+			return m.FromBot && len(m.Keyboard) > 0 && strings.Contains(m.PlainText, text)
+		})
+		if err != nil {
+			t.Fatalf("no Telegram message asking %q: %v", text, err)
+		}
+		return m
+	}
+	closedIn := func(id int, want string) {
+		t.Helper()
+		if _, err := tg.WaitMessage(ctx, e2eChatID, func(m telegramtest.Message) bool {
+			return m.ID == id && len(m.Keyboard) == 0 && strings.Contains(m.PlainText, want)
+		}); err != nil {
+			t.Fatalf("Telegram message %d not closed with %q: %v", id, want, err)
+		}
+	}
+
+	// Answered in Telegram: the Matrix poll ends, the message says who.
+	r.question("que_tg", "Tea or coffee?", false, "tea", "coffee")
+	m := openIn("Tea or coffee?")
+	poll, msg := waitPoll(ctx, t, r.alice, "Tea or coffee?")
+	if _, err := tg.PressButtonText(e2eChatID, m.ID, alice, "coffee"); err != nil {
+		t.Fatalf("press coffee: %v (buttons %v)", err, buttonTexts(m))
+	}
+	if rep := waitReply(ctx, t, r.oc, 1); rep.RequestID != "que_tg" || fmt.Sprint(rep.Answers) != "[[coffee]]" {
+		t.Fatalf("answer %+v; want que_tg [[coffee]]", rep)
+	}
+	waitEnd(ctx, t, r.alice, poll, msg, "Answered")
+	closedIn(m.ID, "coffee")
+	// A vote on the ended poll changes nothing.
+	if _, err := r.alice.Vote(ctx, r.room, poll, "o0"); err != nil {
+		t.Fatal(err)
+	}
+
+	// Answered in Matrix: the Telegram message loses its buttons.
+	r.permission("per_mx", "make test")
+	m = openIn("make test")
+	poll, msg = waitPoll(ctx, t, r.alice, "make test")
+	if _, err := r.alice.Vote(ctx, r.room, poll, "once"); err != nil {
+		t.Fatal(err)
+	}
+	if rep := waitReply(ctx, t, r.oc, 2); rep.RequestID != "per_mx" || rep.Reply != "once" {
+		t.Fatalf("answer %+v; want per_mx once", rep)
+	}
+	closedIn(m.ID, r.alice.ID)
+	waitEnd(ctx, t, r.alice, poll, msg, "Allowed once")
+
+	if err := bot.stop(t); err != nil {
+		t.Errorf("hermes-bot exited with %v after SIGTERM, want 0", err)
+	}
+	r.checkSecrets(t, bot)
+	if reps := r.oc.Replies(); len(reps) != 2 {
+		t.Errorf("opencode got %d answers, want 2: %+v", len(reps), reps)
+	}
+	if un := tg.UnansweredCallbacks(); len(un) > 0 {
+		t.Errorf("callback queries left unanswered: %v", un)
+	}
 }

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hermes-bot/hermes-bot/bot/matrix/matrixtest"
+)
+
+// TestCheckMatrix checks a Matrix room beside the Telegram group, against
+// a real Dendrite: the homeserver, the token's account, and whether the
+// bot is in the room yet; a homeserver that is not there, a wrong token.
+func TestCheckMatrix(t *testing.T) {
+	hs := matrixtest.StartDendrite(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	bot, err := hs.Register(ctx, "hermes", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ada, err := hs.Register(ctx, "ada", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	room, err := ada.CreateRoom(ctx, bot.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newCheckSetup(t, nil)
+	for k, v := range map[string]string{
+		"MATRIX_HOMESERVER_URL":   hs.URL,
+		"MATRIX_USER_ID":          bot.ID,
+		"MATRIX_ACCESS_TOKEN":     bot.AccessToken,
+		"MATRIX_ROOM_ID":          room,
+		"MATRIX_ALLOWED_USER_IDS": ada.ID,
+	} {
+		s.env[k] = v
+	}
+	noToken := func(out string) {
+		t.Helper()
+		if strings.Contains(out, bot.AccessToken) {
+			t.Fatalf("check prints the Matrix token:\n%s", out)
+		}
+	}
+
+	out, code := s.check(t)
+	noToken(out)
+	wantLines(t, out, "✓ matrix homeserver "+hs.URL+": reachable", "✓ matrix account "+bot.ID,
+		"! matrix room "+room+": the bot is not in the room yet", "✓ telegram bot")
+	if code != 0 {
+		t.Errorf("exit %d with a warning only, want 0:\n%s", code, out)
+	}
+
+	if err := bot.Join(ctx, room); err != nil {
+		t.Fatal(err)
+	}
+	out, _ = s.check(t)
+	noToken(out)
+	wantLines(t, out, "✓ matrix room "+room+": the bot is a member")
+
+	s.env["MATRIX_ACCESS_TOKEN"] = "syt_not_a_token"
+	out, code = s.check(t)
+	wantLines(t, out, "✗ matrix account "+bot.ID+": the homeserver refused MATRIX_ACCESS_TOKEN", "- matrix room")
+	if code != 1 || strings.Contains(out, "syt_not_a_token") {
+		t.Errorf("a refused token: exit %d, want 1, and no token in the report:\n%s", code, out)
+	}
+
+	s.env["MATRIX_HOMESERVER_URL"] = closedURL(t)
+	out, code = s.check(t)
+	wantLines(t, out, "✗ matrix homeserver "+s.env["MATRIX_HOMESERVER_URL"]+": unreachable")
+	if code != 1 {
+		t.Errorf("an unreachable homeserver: exit %d, want 1:\n%s", code, out)
+	}
+}
