@@ -94,6 +94,7 @@ func New(ctx context.Context, settings Settings, state State, log zerolog.Logger
 	}
 	// A transport of its own, so Close can drop its idle connections.
 	cli.Client = &http.Client{Timeout: requestTimeout, Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	cli.DefaultHTTPBackoff = time.Second // sends' retries; the sync loop has its own
 	c := &Client{cli: cli, settings: settings, allow: NewAllowList(settings.AllowedUserIDs),
 		state: state, log: log, recent: newRecentIDs(recentEvents), gapPage: gapPageSize}
 	if settings.AccessToken != "" {

@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"github.com/hermes-bot/hermes-bot/opencode"
 	"github.com/hermes-bot/hermes-bot/pending"
 )
@@ -42,6 +43,9 @@ type FrontendConfig struct {
 	Version   string
 	StartedAt time.Time
 	Servers   []ServerStatus
+	// Lang is the language of the life cycle's answers to presses
+	// (HERMES_LANG), so the front-end knows which say nothing new.
+	Lang string
 }
 
 // Frontend shows requests in the Client's room (frontend.Frontend) and
@@ -53,6 +57,7 @@ type Frontend struct {
 	st    State
 	cfg   FrontendConfig
 	log   zerolog.Logger
+	tx    *i18n.Text
 	check Reactions // Serve's only: a ✅ acts once
 
 	// quiet holds the requests whose typed text is in hand: Collect,
@@ -69,7 +74,7 @@ func NewFrontend(c *Client, st State, cfg FrontendConfig, log zerolog.Logger) *F
 	if cfg.StartedAt.IsZero() {
 		cfg.StartedAt = time.Now()
 	}
-	return &Frontend{c: c, st: st, cfg: cfg, log: log, quiet: make(map[string]bool)}
+	return &Frontend{c: c, st: st, cfg: cfg, log: log, tx: i18n.For(cfg.Lang), quiet: make(map[string]bool)}
 }
 
 // place is where a message is: the room and its event. Its JSON is the

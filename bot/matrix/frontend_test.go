@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"github.com/hermes-bot/hermes-bot/bot/matrix/matrixtest"
 	"github.com/hermes-bot/hermes-bot/pending"
 )
@@ -31,6 +32,8 @@ type fakeCore struct {
 	awaits    map[string]bool
 	sessions  map[pending.Place]pending.SessionRef
 	continued []string
+	// submitAck is what a Submit press is answered with.
+	submitAck string
 }
 
 func newFakeCore() *fakeCore {
@@ -66,7 +69,15 @@ func (c *fakeCore) wait(t *testing.T, ctx context.Context, what string, cond fun
 }
 
 func (c *fakeCore) HandlePress(ctx context.Context, _ zerolog.Logger, p frontend.Press) {
-	p.Ack("")
+	c.mu.Lock()
+	ack := ""
+	if p.Action == frontend.Submit {
+		ack = c.submitAck
+	} else if p.Action == frontend.Toggle {
+		ack = "☑ toggled" // says nothing the poll does not show
+	}
+	c.mu.Unlock()
+	p.Ack(ack)
 	c.record(func() {
 		p.Ack = nil
 		c.presses = append(c.presses, p)
@@ -455,6 +466,7 @@ func testFrontendPermissionsAndForms(t *testing.T, su *suite) {
 	botSays(t, ctx, r.alice, bot, "Requests waiting: 1")
 	stop() // a restart: a new front-end over the same State
 	r.served(t, ctx, core)
+	core.record(func() { core.submitAck = "Choose at least 2 options" })
 	if _, err := r.alice.React(ctx, r.room, mpoll, "✅"); err != nil {
 		t.Fatal(err)
 	}
@@ -462,5 +474,25 @@ func testFrontendPermissionsAndForms(t *testing.T, su *suite) {
 	p := core.presses[len(core.presses)-2]
 	if p.Action != frontend.Toggle || p.Option != 1 {
 		t.Fatalf("press %+v, want b.go toggled from the vote before the restart", p)
+	}
+	// The life cycle's answer to the submit is news: said in the room.
+	botSays(t, ctx, r.alice, bot, "Choose at least 2 options")
+}
+
+func TestQuietAck(t *testing.T) {
+	for _, lang := range i18n.Languages() {
+		f := NewFrontend(nil, nil, FrontendConfig{Lang: lang}, zerolog.Nop())
+		tx := i18n.For(lang)
+		for _, text := range []string{"", tx.Toast(i18n.ToastSending), tx.Toast(i18n.ToastTypeAnswer), "☑ S", "☐ M",
+			tx.SavedNext(tx.Title("Size", 1))} {
+			if !f.quietAck(text) {
+				t.Errorf("%s: %q said in the room; the room shows it already", lang, text)
+			}
+		}
+		for _, text := range []string{tx.Toast(i18n.ToastBusy), tx.Toast(i18n.ToastAnswered), tx.Toast(i18n.ToastSelectFirst), "Choose at least 2"} {
+			if f.quietAck(text) {
+				t.Errorf("%s: %q not said in the room", lang, text)
+			}
+		}
 	}
 }

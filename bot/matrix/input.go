@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"github.com/hermes-bot/hermes-bot/pending"
 )
 
@@ -104,19 +105,34 @@ func (f *Frontend) vote(ctx context.Context, core frontend.Core, log zerolog.Log
 	return nil
 }
 
-// press hands a press of the request of message msg to core.
+// press hands a press of the request of message msg to core. What the
+// life cycle answers it with is said in the room, replying to ev, when it
+// is news (a refusal, a problem with the selection): a poll shows the
+// vote itself, and the message the outcome.
 func (f *Frontend) press(ctx context.Context, core frontend.Core, log zerolog.Logger, key, msg string, field int,
 	act frontend.Action, option int, ev Event, data string) {
+	var ack string
 	core.HandlePress(ctx, log, frontend.Press{
 		Key: key, Action: act, Question: field, Option: option, User: userOf(ev.Sender),
 		Frontend: Name, From: place{Room: f.c.RoomID(), Event: msg}.encode(), FromCarries: true,
 		Data: data, At: time.Now(),
-		Ack: func(text string) {
-			if text != "" {
-				log.Debug().Str("ack", text).Msg("matrix: press acknowledged")
-			}
-		},
+		Ack: func(text string) { ack = text },
 	})
+	if f.quietAck(ack) {
+		return
+	}
+	h := esc(ack)
+	if _, err := f.c.Send(ctx, TxnID(ev.ID, Name, "ack", data), Message{Text: ack, HTML: h, Notice: true, ReplyTo: ev.ID}); err != nil {
+		log.Warn().Err(err).Msg("matrix: could not answer a vote")
+	}
+}
+
+// quietAck reports whether an answer to a press says nothing the room
+// does not show already.
+func (f *Frontend) quietAck(text string) bool {
+	tx := f.tx
+	return text == "" || text == tx.Toast(i18n.ToastSending) || text == tx.Toast(i18n.ToastTypeAnswer) ||
+		strings.HasPrefix(text, "☑ ") || strings.HasPrefix(text, "☐ ") || strings.HasPrefix(text, tx.SavedNext(""))
 }
 
 // submit takes the selection of ev's sender on a multiple-choice poll
