@@ -404,8 +404,7 @@ func (b *Bridge) postNew(ctx context.Context, log zerolog.Logger, ev opencode.Ev
 	b.posting.Add()
 	defer b.posting.Done()
 	posted, sendErr := b.sendQuestion(ctx, log, e, b.fes)
-	e.Places = b.unposted()
-	place(e, posted)
+	b.place(e, posted)
 	if err := b.store.Create(e); err != nil {
 		ev := log.Error().Err(err)
 		if len(posted) > 0 {
@@ -507,7 +506,7 @@ func (b *Bridge) post(ctx context.Context, uid string) error {
 	if len(posted) > 0 {
 		ctxFrom := *e
 		if _, err := b.store.Update(uid, func(x *pending.Entry) error {
-			place(x, posted)
+			b.place(x, posted)
 			copyContext(x, &ctxFrom)
 			return nil
 		}); err != nil {
@@ -530,7 +529,7 @@ func (b *Bridge) post(ctx context.Context, uid string) error {
 // logged.
 func (b *Bridge) sendQuestion(ctx context.Context, log zerolog.Logger, e *pending.Entry, fes []frontend.Frontend) (map[string]pending.Place, error) {
 	b.addContext(ctx, e)
-	return b.postTo(ctx, log, "question", frontend.Request{Key: e.UID, Entries: []*pending.Entry{e}}, fes)
+	return b.postTo(ctx, log, "question", requestOf(e), fes)
 }
 
 // SendUnsent posts every stored request whose message was never sent.

@@ -129,7 +129,16 @@ const closedMemory = 512
 // requestOf is the request e's message shows on its own: a question,
 // or a permission request of a group of one.
 func requestOf(e *pending.Entry) frontend.Request {
-	return frontend.Request{Key: e.UID, Entries: []*pending.Entry{e}, Generation: e.Generation}
+	return frontend.Request{Key: e.UID, Members: views(e), Generation: e.Generation}
+}
+
+// views are es as front-ends see them.
+func views(es ...*pending.Entry) []*frontend.View {
+	out := make([]*frontend.View, len(es))
+	for i, e := range es {
+		out[i] = viewOf(e)
+	}
+	return out
 }
 
 // closeMessage makes e's messages show how e closed, done, without
@@ -152,7 +161,7 @@ func (b *Bridge) closeMessage(ctx context.Context, log zerolog.Logger, e *pendin
 	if e.Kind == pending.KindPermission {
 		if live := b.stillOpen(e); len(live) > 0 {
 			log.Info().Int("stillOpen", len(live)).Msg("request closed; its message stays open for the identical requests sharing it")
-			b.refresh(ctx, log, e, b.withGeneration(frontend.Request{Key: lockKey(e), Entries: live}))
+			b.refresh(ctx, log, e, b.withGeneration(frontend.Request{Key: lockKey(e), Members: views(live...)}))
 			return
 		}
 	}

@@ -58,7 +58,7 @@ func (b *Bridge) adopt(log zerolog.Logger, p frontend.Press, es []*pending.Entry
 			continue
 		}
 		next, err := b.store.Update(e.UID, func(x *pending.Entry) error {
-			place(x, map[string]pending.Place{p.Frontend: p.From})
+			b.place(x, map[string]pending.Place{p.Frontend: p.From})
 			return nil
 		})
 		if err != nil {

@@ -98,7 +98,7 @@ func colours() opencode.Question {
 func TestCoreQuestionAnsweredOnce(t *testing.T) {
 	c := newCore(t, Config{})
 	m := c.ask("que_1", dbQuestion())
-	if !m.Open || m.Request.Key == "" || len(m.Request.Entries) != 1 || m.Request.Entries[0].RequestID != "que_1" {
+	if !m.Open || m.Request.Key == "" || len(m.Request.Members) != 1 || m.Request.Members[0].RequestID != "que_1" {
 		t.Fatalf("posted %+v, want que_1 open", m)
 	}
 	c.press(m.Request.Key, frontend.Pick, 0, 1, ann, m.ID)
@@ -136,7 +136,7 @@ func TestCoreMultipleChoiceAndTypedAnswer(t *testing.T) {
 	c.press(key, frontend.Toggle, 0, 2, ann, m.ID)
 	c.press(key, frontend.Toggle, 0, 0, ben, m.ID)
 	shown, _ := c.fe.Message(m.ID)
-	if sel := shown.Request.Entries[0].Selected; !slices.Equal(sel, []string{"Blue", "Red"}) {
+	if sel := shown.Request.Members[0].Selected; !slices.Equal(sel, []string{"Blue", "Red"}) {
 		t.Fatalf("message shows %q selected, want Blue and Red", sel)
 	}
 	c.press(key, frontend.Submit, 0, 0, ann, m.ID)
@@ -169,7 +169,7 @@ func TestCorePermissionGroupDecidedTogether(t *testing.T) {
 	c.b.HandleEvent(context.Background(), permEvent("per_1", "make test"))
 	c.b.HandleEvent(context.Background(), permEvent("per_2", "make test"))
 	msgs := c.fe.Messages()
-	if len(msgs) != 1 || len(msgs[0].Request.Entries) != 2 {
+	if len(msgs) != 1 || len(msgs[0].Request.Members) != 2 {
 		t.Fatalf("messages %+v, want one showing both requests", msgs)
 	}
 	m := msgs[0]
@@ -200,7 +200,7 @@ func TestCoreRepostsDeletedMessage(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := c.shown("que_1")
-	if now.ID == m.ID || !now.Open || !slices.Equal(now.Request.Entries[0].Selected, []string{"Green"}) {
+	if now.ID == m.ID || !now.Open || !slices.Equal(now.Request.Members[0].Selected, []string{"Green"}) {
 		t.Fatalf("after the delete the request shows in %+v, want a new open message with Green", now)
 	}
 }
@@ -248,10 +248,10 @@ func TestCoreOwedEditWaitsForTheFrontend(t *testing.T) {
 
 // selected is what message m shows selected.
 func selected(m frontendtest.Message) []string {
-	if len(m.Request.Entries) == 0 {
+	if len(m.Request.Members) == 0 {
 		return nil
 	}
-	return m.Request.Entries[0].Selected
+	return m.Request.Members[0].Selected
 }
 
 func TestCoreTogglesDoNotWaitForTheirEdits(t *testing.T) {

@@ -166,7 +166,7 @@ func (b *Bridge) decide(ctx context.Context, log zerolog.Logger, key string, mem
 		if len(done) > 0 {
 			o = frontend.Outcome{How: frontend.Decided, Reply: reply, By: user.User, Reason: message}
 		}
-		closed = b.outcome(b.withGeneration(frontend.Request{Key: key, Entries: members}), o)
+		closed = b.outcome(b.withGeneration(frontend.Request{Key: key, Members: views(members...)}), o)
 		owed = owedEdits(members[0], closed)
 	}
 	closing := keyLast(slices.Concat(done, gone), key)

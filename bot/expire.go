@@ -142,7 +142,7 @@ func (b *Bridge) expiredText(key string, m *pending.Entry, members []*pending.En
 	}
 	r := requestOf(m)
 	if m.Kind == pending.KindPermission {
-		r = frontend.Request{Key: key, Entries: members}
+		r = frontend.Request{Key: key, Members: views(members...)}
 	}
 	return b.outcome(r, o)
 }

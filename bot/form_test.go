@@ -49,7 +49,7 @@ func (c *core) current(id string) int {
 	if !m.Open {
 		c.t.Fatalf("form %s's message is closed: %+v", id, m)
 	}
-	return m.Request.Entries[0].Current
+	return m.Request.Members[0].Current
 }
 
 // typeText asks for a typed answer to field qi of message m and replies
@@ -95,7 +95,10 @@ func TestFormEveryFieldType(t *testing.T) {
 		opencode.FormField{Key: "other", Type: "string", Required: true, Custom: true, Options: opts("x", "X")},
 		opencode.FormField{Key: "more", Type: "multiselect", Custom: true, Options: opts("m1", "One")},
 	))
-	e := m.Request.Entries[0]
+	e, err := c.store.Get(m.Request.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if e.Form == nil || e.Generation != 2 || e.Surface != "api" || e.Kind != pending.KindQuestion || len(e.Questions) != 8 {
 		t.Fatalf("form stored as %+v", e)
 	}
@@ -265,7 +268,7 @@ func TestFormRefusedByServer(t *testing.T) {
 	if err != nil || e.Answers != nil || e.Current != 1 || e.AwaitingText {
 		t.Fatalf("after the refusal the form is %+v, %v; want it asked again from field 1", e, err)
 	}
-	if got := c.shown("frm_1"); !got.Open || got.Request.Entries[0].Current != 1 {
+	if got := c.shown("frm_1"); !got.Open || got.Request.Members[0].Current != 1 {
 		t.Fatalf("message shows %+v, want field 1 again", got)
 	}
 	c.typeText(m, 1, ann, "alice")
@@ -320,7 +323,7 @@ func TestURLForm(t *testing.T) {
 		return e
 	}
 	m := c.askForm(ev("frm_1"))
-	if e := m.Request.Entries[0]; !e.IsURLForm() || e.Form.URL != "https://example.com/login" || len(e.Questions) != 0 {
+	if e := m.Request.Members[0]; !e.IsURLForm() || e.Form.URL != "https://example.com/login" || len(e.Questions) != 0 {
 		t.Fatalf("link form stored as %+v", e)
 	}
 	if acks := c.press(m.Request.Key, frontend.Submit, 0, 0, ann, m.ID); acks[0] != i18n.English.Toast(i18n.ToastSending) {
@@ -420,7 +423,7 @@ func TestSessionSnapshotForms(t *testing.T) {
 		t.Fatalf("form closed by a snapshot whose list failed: %+v", got)
 	}
 	m2 := c.shown("frm_2")
-	if e := m2.Request.Entries[0]; e.Form == nil || e.Generation != 2 {
+	if e := m2.Request.Members[0]; e.Form == nil || e.Generation != 2 {
 		t.Errorf("listed form stored as %+v", e)
 	}
 
@@ -447,7 +450,7 @@ func TestSessionSnapshotForms(t *testing.T) {
 	ev.QuestionAsked.Surface = opencode.SurfaceAPI
 	c.b.HandleEvent(context.Background(), ev)
 	qa := c.shown("que_api")
-	if e := qa.Request.Entries[0]; e.Generation != 2 {
+	if e := qa.Request.Members[0]; e.Generation != 2 {
 		t.Errorf("an OpenCode 2 question stored with generation %d", e.Generation)
 	}
 	snap.Taken = c.now.Add(2 * time.Second)

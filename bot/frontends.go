@@ -122,14 +122,15 @@ func (b *Bridge) postTo(ctx context.Context, log zerolog.Logger, what string, r 
 	return places, errors.Join(errs...)
 }
 
-// place sets the places of posted on x where x was owed a message.
-func place(x *pending.Entry, posted map[string]pending.Place) {
-	for name, at := range posted {
-		if x.Places == nil {
-			x.Places = map[string]pending.Place{}
-		}
-		if x.Places[name] == "" {
-			x.Places[name] = at
+// place sets the places of posted on x where x was owed a message; the
+// front-ends still owing it keep an empty place, so Unsent lists x.
+func (b *Bridge) place(x *pending.Entry, posted map[string]pending.Place) {
+	if x.Places == nil {
+		x.Places = b.unposted()
+	}
+	for _, fe := range b.fes {
+		if at := posted[fe.Name()]; x.Places[fe.Name()] == "" {
+			x.Places[fe.Name()] = at
 		}
 	}
 }

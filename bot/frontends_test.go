@@ -166,13 +166,25 @@ func TestFrontendsOneFailingToPost(t *testing.T) {
 	if n := len(c.a.Messages()); n != 1 || !mb.Open {
 		t.Fatalf("a has %d messages, b's is %+v; want a's one and b's open", n, mb)
 	}
+	// So is a permission request.
+	c.z.Fail("Post", errors.New("chat unreachable"))
+	c.b.HandleEvent(ctx, permEvent("per_1", "make test"))
+	c.message(c.a, "per_1")
+	c.z.Fail("Post", nil)
+	if err := c.b.SendUnsent(ctx); err != nil {
+		t.Fatal(err)
+	}
+	pb := c.message(c.z, "per_1")
+	if len(c.a.Messages()) != 2 || !pb.Open {
+		t.Fatalf("a has %d messages, b's permission %+v; want one more in a and b's open", len(c.a.Messages()), pb)
+	}
 	// A restart: a new bridge over the same store re-attaches.
 	c.b = c.bridge()
 	if err := c.b.SendUnsent(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if len(c.a.Messages()) != 1 || len(c.z.Messages()) != 1 {
-		t.Fatalf("after a restart a has %d messages and b %d, want one each", len(c.a.Messages()), len(c.z.Messages()))
+	if len(c.a.Messages()) != 2 || len(c.z.Messages()) != 2 {
+		t.Fatalf("after a restart a has %d messages and b %d, want two each", len(c.a.Messages()), len(c.z.Messages()))
 	}
 	c.press(c.z, mb, frontend.Pick, 0, 0)
 	c.closed(c.a, ma.ID, "by=Ann")

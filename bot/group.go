@@ -223,7 +223,7 @@ func (b *Bridge) rerenderPermission(ctx context.Context, log zerolog.Logger, key
 	if m == nil {
 		return
 	}
-	b.refresh(ctx, log, m, b.withGeneration(frontend.Request{Key: key, Entries: live}))
+	b.refresh(ctx, log, m, b.withGeneration(frontend.Request{Key: key, Members: views(live...)}))
 }
 
 // stillOpen returns the other requests that share e's message and still

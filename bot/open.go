@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/pending"
 )
 
@@ -12,7 +13,7 @@ import (
 // for a front-end's list of them (/pending, /status). With settled it
 // lets the requests being posted right now get their place first, up to
 // lockWait, so one that just appeared in the chat is listed with it.
-func (b *Bridge) Open(ctx context.Context, settled bool) ([]*pending.Entry, error) {
+func (b *Bridge) Open(ctx context.Context, settled bool) ([]*frontend.View, error) {
 	open, err := b.openRequests(ctx)
 	if err != nil {
 		return nil, err
@@ -20,7 +21,7 @@ func (b *Bridge) Open(ctx context.Context, settled bool) ([]*pending.Entry, erro
 	if settled {
 		b.awaitPosting(ctx, open)
 	}
-	return open, nil
+	return views(open...), nil
 }
 
 // openRequests returns the requests still waiting for an answer, oldest

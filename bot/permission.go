@@ -98,7 +98,7 @@ func (b *Bridge) autoApprove(ctx context.Context, log zerolog.Logger, e *pending
 		return false
 	}
 	p := e.Permission
-	assessed := frontend.Assess(e)
+	assessed := frontend.Assess(viewOf(e))
 	if assessed.Level != risk.Low {
 		if p.Run != nil && risk.Assess(e.Directory, p.Kind, p.Patterns, p.Metadata).Level == risk.Low {
 			log.Info().Strs("why", i18n.English.RiskReasons(assessed)).Msg("low-risk command not auto-approved; asking")
@@ -149,7 +149,7 @@ func (b *Bridge) autoApprove(ctx context.Context, log zerolog.Logger, e *pending
 	b.deleteEntry(log, e, i18n.ToastAnswered)
 	b.addContext(ctx, e)
 	for _, fe := range b.fes {
-		if err := fe.AutoApproved(ctx, e); err != nil {
+		if err := fe.AutoApproved(ctx, viewOf(e)); err != nil {
 			log.Warn().Err(err).Str("frontend", fe.Name()).Msg("could not post the auto-approval notice; the request was allowed all the same")
 		}
 	}
@@ -192,7 +192,7 @@ func (b *Bridge) postPermission(ctx context.Context, uid, key string) error {
 			}
 		}
 		var posted map[string]pending.Place
-		posted, sendErr = b.postTo(ctx, log, "permission request", b.withGeneration(frontend.Request{Key: key, Entries: open(members)}), toPost)
+		posted, sendErr = b.postTo(ctx, log, "permission request", b.withGeneration(frontend.Request{Key: key, Members: views(open(members)...)}), toPost)
 		for name, at := range posted {
 			places[name] = at
 		}
@@ -204,7 +204,7 @@ func (b *Bridge) postPermission(ctx context.Context, uid, key string) error {
 		}
 		ctxFrom := *m
 		next, err := b.store.Update(m.UID, func(x *pending.Entry) error {
-			place(x, places)
+			b.place(x, places)
 			if x.SessionTitle == "" && x.ParentSessionID == "" {
 				copyContext(x, &ctxFrom)
 			}

@@ -334,18 +334,6 @@ func TestPermissionRepliedElsewhere(t *testing.T) {
 	}
 }
 
-func TestRenderOutcomeOfPermission(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	e := h.askPerm(permEvent("per_1", "make <all>"))
-	e = h.entry(e.UID)
-	h.b.closeMessage(context.Background(), h.b.entryLog(e), e, h.b.outcome(requestOf(e), frontend.Outcome{How: frontend.Gone}), nil)
-	text := h.lastEdit().Text
-	if err := checkMessageText(text); err != nil {
-		t.Fatal(err)
-	}
-	wantIn(t, text, "✅ <b>demo</b>", "Permission: bash", "<pre>make &lt;all&gt;</pre>", "No longer pending in opencode")
-}
-
 // clock is a settable time for the bridge.
 type clock struct{ t time.Time }
 

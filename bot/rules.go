@@ -59,10 +59,10 @@ func (b *Bridge) RevokeRule(ctx context.Context, log zerolog.Logger, server, id 
 // its "always" does: as the request was asked, else as the server is now
 // (an entry stored before entries kept it).
 func (b *Bridge) withGeneration(r frontend.Request) frontend.Request {
-	if len(r.Entries) > 0 {
-		r.Generation = r.Entries[0].Generation
+	if len(r.Members) > 0 {
+		r.Generation = r.Members[0].Generation
 		if r.Generation == 0 {
-			r.Generation = b.opencodeOf(r.Entries[0].Server).Generation()
+			r.Generation = b.opencodeOf(r.Members[0].Server).Generation()
 		}
 	}
 	return r

@@ -2,11 +2,11 @@ package bot
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/go-telegram/bot/models"
 	"github.com/rs/zerolog"
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
@@ -94,30 +94,21 @@ func TestSavedRules(t *testing.T) {
 	}
 }
 
-// On OpenCode 2 the Always button and the closed message say the answer
-// saves a rule for the project, and how to revoke it; on 1.x they do not.
-func TestAlwaysOnOpenCode2SavesRule(t *testing.T) {
+// The kind of a permission's server reaches its front-end, which on
+// OpenCode 2 says "always" saves a rule: as the request was asked, or,
+// for an entry stored before entries kept it, as the server is now.
+func TestPermissionCarriesItsGeneration(t *testing.T) {
 	for _, gen := range []int{1, 2} {
-		h := newHarness(t, harnessConfig{AllowedUserIDs: []int64{alice.ID}})
-		h.oc.steer = &fakeSteer{gen: gen}
-		e := h.askPerm(permEvent("per_1", "git push origin main"))
-		sent := h.lastSent().P
-		kb, _ := sent.ReplyMarkup.(*models.InlineKeyboardMarkup)
-		if kb == nil {
-			t.Fatalf("gen %d: no keyboard", gen)
+		c := newCore(t, Config{})
+		c.oc.steer = &fakeSteer{gen: gen}
+		c.b.HandleEvent(context.Background(), permEvent("per_1", "git push origin main"))
+		m := c.fe.Messages()[0]
+		if m.Request.Generation != gen {
+			t.Errorf("gen %d: the message shows generation %d", gen, m.Request.Generation)
 		}
-		always := kb.InlineKeyboard[0][1].Text
-		saysRule := strings.Contains(sent.Text, "saves a rule for this project")
-		if (gen == 2) != (always == "♾️ Always: save a rule") || (gen == 2) != saysRule {
-			t.Errorf("gen %d: Always button %q, text says a rule is saved: %v\n%s", gen, always, saysRule, sent.Text)
-		}
-		h.press(alice, permData(t, frontend.AllowAlways, e.UID), e)
-		closed := h.lastEdit().Text
-		if (gen == 2) != strings.Contains(closed, "Saved as a rule for the project; /rules revokes it.") {
-			t.Errorf("gen %d: closed message:\n%s", gen, closed)
-		}
-		if !strings.Contains(closed, "♾️ <b>Always allowed</b> by Alice") {
-			t.Errorf("gen %d: closed message lacks the decision:\n%s", gen, closed)
+		c.press(m.Request.Key, frontend.AllowAlways, 0, 0, ann, m.ID)
+		if got, _ := c.fe.Message(m.ID); got.Open || !strings.Contains(got.Outcome, fmt.Sprintf("gen=%d", gen)) {
+			t.Errorf("gen %d: the message ends as %+v", gen, got)
 		}
 	}
 }

@@ -64,7 +64,7 @@ func TestServersSameRequestIDAnsweredOnItsServer(t *testing.T) {
 	if l.UID == c.UID || msgID(l) == msgID(c) {
 		t.Fatalf("both servers' que_1 share UID %s / message %d, %d", l.UID, msgID(l), msgID(c))
 	}
-	if m, _ := s.fe.Message(msgID(c)); len(m.Request.Entries) != 1 || m.Request.Entries[0].Server != "ci" {
+	if m, _ := s.fe.Message(msgID(c)); len(m.Request.Members) != 1 || m.Request.Members[0].Server != "ci" {
 		t.Fatalf("ci's message shows %+v, want ci's entry", m.Request)
 	}
 

@@ -212,7 +212,7 @@ func TestStopSessionClosesItsQuestions(t *testing.T) {
 	c, st := newSteerCore(t)
 	ctx := context.Background()
 	m := c.ask("que_1", colours())
-	res, err := c.b.StopSession(ctx, zerolog.Nop(), pending.SessionRef{Directory: m.Request.Entries[0].Directory, ID: testSession}, ann)
+	res, err := c.b.StopSession(ctx, zerolog.Nop(), pending.SessionRef{Directory: m.Request.Members[0].Directory, ID: testSession}, ann)
 	if err != nil || res.Closed != 1 || res.Title != "Set up the database" {
 		t.Fatalf("StopSession = %+v, %v", res, err)
 	}

@@ -80,22 +80,21 @@ type Frontend interface {
 	// Notify posts n where n's project goes and returns where it put
 	// it, so a reply to it can go on with n's session.
 	Notify(ctx context.Context, n Notice) (pending.Place, error)
-	// AutoApproved posts, where e's project goes, the notice that
-	// permission request e was allowed once without asking anyone.
-	AutoApproved(ctx context.Context, e *pending.Entry) error
+	// AutoApproved posts, where v's project goes, the notice that
+	// permission request v was allowed once without asking anyone.
+	AutoApproved(ctx context.Context, v *View) error
 	// AutoApprovalPaused posts, where a's project goes, the notice that
 	// auto-approval stopped in a's directory: always answer a lets the
 	// agent change files there without asking.
 	AutoApprovalPaused(ctx context.Context, a pending.Always) error
 }
 
-// Request is a request as one message shows it: a question's entry, or
-// the members of a group of identical permission requests sharing a
-// message.
+// Request is a request as one message shows it: a question, or the
+// members of a group of identical permission requests sharing a message.
 type Request struct {
 	// Key is the UID its buttons carry: the question's, or the group's.
 	Key     string
-	Entries []*pending.Entry
+	Members []*View
 	// Generation is the kind of opencode its server runs, 0 when not
 	// known: on OpenCode 2 (2) "always" saves a rule for the project.
 	Generation int
@@ -147,7 +146,7 @@ type Core interface {
 	// Open returns the requests still waiting for an answer, oldest first.
 	// With settled, it first lets requests being posted right now get
 	// their place (briefly), so one that just appeared is listed with it.
-	Open(ctx context.Context, settled bool) ([]*pending.Entry, error)
+	Open(ctx context.Context, settled bool) ([]*View, error)
 	AutoApprover
 	Steerer
 	RuleKeeper

@@ -2,16 +2,15 @@ package frontend
 
 import (
 	"github.com/hermes-bot/hermes-bot/bot/risk"
-	"github.com/hermes-bot/hermes-bot/pending"
 )
 
-// Assess is the risk of permission request e as auto-approval judges it,
+// Assess is the risk of permission request v as auto-approval judges it,
 // with what its tool call runs, so the level a front-end shows is the one
 // the life cycle decides on.
-func Assess(e *pending.Entry) risk.Assessment {
-	p := e.Permission
+func Assess(v *View) risk.Assessment {
+	p := v.Permission
 	if p == nil {
-		p = &pending.Permission{}
+		p = &Permission{}
 	}
 	var run *risk.Run
 	if r := p.Run; r != nil {
@@ -20,5 +19,5 @@ func Assess(e *pending.Entry) risk.Assessment {
 			run.Elsewhere = r.Workdir
 		}
 	}
-	return risk.AssessRun(e.Directory, p.Kind, p.Patterns, p.Metadata, run)
+	return risk.AssessRun(v.Directory, p.Kind, p.Patterns, p.Metadata, run)
 }

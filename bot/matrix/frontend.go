@@ -165,7 +165,7 @@ func (f *Frontend) Name() string { return Name }
 // carry transaction IDs derived from r's key, so a Post retried after a
 // crash makes the same events.
 func (f *Frontend) Post(ctx context.Context, r frontend.Request) (pending.Place, error) {
-	if len(r.Entries) == 0 {
+	if len(r.Members) == 0 {
 		return "", errors.New("matrix post: no request")
 	}
 	h := renderOpen(r)
@@ -253,7 +253,7 @@ func (f *Frontend) endPolls(ctx context.Context, msg string, rec *requestRecord,
 // its votes itself).
 func (f *Frontend) Refresh(ctx context.Context, at pending.Place, r frontend.Request) error {
 	msg := placeAt(at).Event
-	if msg == "" || len(r.Entries) == 0 {
+	if msg == "" || len(r.Members) == 0 {
 		return fmt.Errorf("refresh %s: %w: not a matrix place", r.Key, frontend.ErrRefused)
 	}
 	var rec requestRecord
@@ -294,12 +294,12 @@ func (f *Frontend) RefreshLater(at pending.Place, r frontend.Request, done func(
 // derives from what it shows, so an owed close sent again is one edit.
 func (f *Frontend) Close(ctx context.Context, at pending.Place, c frontend.Closing) error {
 	msg := placeAt(at).Event
-	if msg == "" || (len(c.Request.Entries) == 0 && c.Shown == "") {
+	if msg == "" || (len(c.Request.Members) == 0 && c.Shown == "") {
 		return fmt.Errorf("close %s: %w: not a matrix place, or nothing to show", at, frontend.ErrRefused)
 	}
 	h, end := c.Shown, plain(c.Shown)
 	if h == "" {
-		ft := footer(c.Request.Entries[0], c.Outcome)
+		ft := footer(c.Request.Members[0], c.Outcome)
 		h, end = renderClosed(c.Request, ft), plain(ft)
 	}
 	var rec requestRecord
@@ -388,7 +388,7 @@ func (f *Frontend) Notify(ctx context.Context, n frontend.Notice) (pending.Place
 }
 
 // AutoApproved posts that e was allowed once without asking.
-func (f *Frontend) AutoApproved(ctx context.Context, e *pending.Entry) error {
+func (f *Frontend) AutoApproved(ctx context.Context, e *frontend.View) error {
 	h := "🤖 Auto-approved (low risk): <code>" + esc(permissionWhat(e)) + "</code> · " + esc(projectName(e.Directory))
 	if _, err := f.c.Send(ctx, TxnID(e.UID, Name, "auto-approved"), Message{Text: plain(h), HTML: h, Notice: true}); err != nil {
 		return fmt.Errorf("auto-approval notice of %s: %w", e.UID, err)

@@ -28,7 +28,7 @@ type fakeCore struct {
 	changed   chan struct{}
 	presses   []frontend.Press
 	inputs    []frontend.Input
-	open      []*pending.Entry
+	open      []*frontend.View
 	awaits    map[string]bool
 	sessions  map[pending.Place]pending.SessionRef
 	continued []string
@@ -100,7 +100,7 @@ func (c *fakeCore) Awaits(key string, _ int, _ bool) bool {
 	return c.awaits[key]
 }
 
-func (c *fakeCore) Open(context.Context, bool) ([]*pending.Entry, error) {
+func (c *fakeCore) Open(context.Context, bool) ([]*frontend.View, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.open, nil
@@ -149,9 +149,9 @@ func (r *rig) served(t *testing.T, ctx context.Context, core *fakeCore) (fe *Fro
 	return fe, stop
 }
 
-func question(uid string, q pending.Question) frontend.Request {
-	return frontend.Request{Key: uid, Entries: []*pending.Entry{{UID: uid, Kind: pending.KindQuestion,
-		Directory: "/srv/shop", SessionID: "ses_" + uid, SessionTitle: "Fix the build", Questions: []pending.Question{q}}}}
+func question(uid string, q frontend.Question) frontend.Request {
+	return frontend.Request{Key: uid, Members: []*frontend.View{{UID: uid, Kind: frontend.KindQuestion,
+		Directory: "/srv/shop", SessionID: "ses_" + uid, SessionTitle: "Fix the build", Questions: []frontend.Question{q}}}}
 }
 
 // pollOf waits, as u, for the poll asking text and returns it with the
@@ -223,10 +223,10 @@ func testFrontendQuestions(t *testing.T, su *suite) {
 	bot := r.settings.UserID
 
 	// Two questions: a poll each, in turn.
-	req := question("que_a", pending.Question{Text: "Which colour?", Header: "Colour",
-		Options: []pending.Option{{Label: "red", Description: "warm"}, {Label: "blue"}}})
-	e := req.Entries[0]
-	e.Questions = append(e.Questions, pending.Question{Text: "Which size?", Options: []pending.Option{{Label: "S"}, {Label: "M"}}})
+	req := question("que_a", frontend.Question{Text: "Which colour?", Header: "Colour",
+		Options: []frontend.Option{{Label: "red", Description: "warm"}, {Label: "blue"}}})
+	e := req.Members[0]
+	e.Questions = append(e.Questions, frontend.Question{Text: "Which size?", Options: []frontend.Option{{Label: "S"}, {Label: "M"}}})
 	at, err := fe.Post(ctx, req)
 	if err != nil {
 		t.Fatal(err)
@@ -279,12 +279,12 @@ func testFrontendQuestions(t *testing.T, su *suite) {
 	botSays(t, ctx, r.alice, bot, "Answered</b> by "+r.alice.ID+": blue; S")
 
 	// A multiple choice: "done" and ✅ take the sender's own selection.
-	multi := question("que_m", pending.Question{Text: "Which sizes?", Multiple: true,
-		Options: []pending.Option{{Label: "S"}, {Label: "M"}, {Label: "L"}}})
+	multi := question("que_m", frontend.Question{Text: "Which sizes?", Multiple: true,
+		Options: []frontend.Option{{Label: "S"}, {Label: "M"}, {Label: "L"}}})
 	core.record(func() {
-		e := *multi.Entries[0]
+		e := *multi.Members[0]
 		e.Selected = []string{"S"}
-		core.open = []*pending.Entry{&e}
+		core.open = []*frontend.View{&e}
 	})
 	if _, err := fe.Post(ctx, multi); err != nil {
 		t.Fatal(err)
@@ -331,7 +331,7 @@ func testFrontendQuestions(t *testing.T, su *suite) {
 
 	// A typed answer: a reply, its quoted fallback stripped, asked for on
 	// the sender's behalf without a prompt.
-	typed := question("que_t", pending.Question{Text: "Name the branch", Custom: true})
+	typed := question("que_t", frontend.Question{Text: "Name the branch", Custom: true})
 	tat, err := fe.Post(ctx, typed)
 	if err != nil {
 		t.Fatal(err)
@@ -368,8 +368,8 @@ func testFrontendPermissionsAndForms(t *testing.T, su *suite) {
 	bot := r.settings.UserID
 
 	meta, _ := json.Marshal(map[string]string{"command": "rm -rf build && make"})
-	perm := frontend.Request{Key: "per_1", Entries: []*pending.Entry{{UID: "per_1", Kind: pending.KindPermission,
-		Directory: "/srv/shop", SessionID: "ses_1", Permission: &pending.Permission{Kind: "bash",
+	perm := frontend.Request{Key: "per_1", Members: []*frontend.View{{UID: "per_1", Kind: frontend.KindPermission,
+		Directory: "/srv/shop", SessionID: "ses_1", Permission: &frontend.Permission{Kind: "bash",
 			Patterns: []string{"rm -rf build && make"}, Metadata: meta}}}}
 	pat, err := fe.Post(ctx, perm)
 	if err != nil {
@@ -395,11 +395,11 @@ func testFrontendPermissionsAndForms(t *testing.T, su *suite) {
 	}
 
 	// A form: yes/no, then an optional text field, then a link.
-	form := question("frm_1", pending.Question{Key: "ok", Type: pending.TypeBoolean, Text: "Proceed?", Required: true,
-		Options: []pending.Option{{Label: "Yes", Value: "true"}, {Label: "No", Value: "false"}}})
-	fq := &form.Entries[0].Questions
-	*fq = append(*fq, pending.Question{Key: "n", Type: pending.TypeInteger, Text: "How many?"})
-	form.Entries[0].Form = &pending.Form{Mode: "form", Title: "Release"}
+	form := question("frm_1", frontend.Question{Key: "ok", Type: frontend.TypeBoolean, Text: "Proceed?", Required: true,
+		Options: []frontend.Option{{Label: "Yes", Value: "true"}, {Label: "No", Value: "false"}}})
+	fq := &form.Members[0].Questions
+	*fq = append(*fq, frontend.Question{Key: "n", Type: frontend.TypeInteger, Text: "How many?"})
+	form.Members[0].Form = &frontend.Form{Mode: "form", Title: "Release"}
 	fat, err := fe.Post(ctx, form)
 	if err != nil {
 		t.Fatal(err)
@@ -408,7 +408,7 @@ func testFrontendPermissionsAndForms(t *testing.T, su *suite) {
 	if fmt.Sprint(answers) != "[o0=Yes o1=No]" {
 		t.Fatalf("yes/no answers %v", answers)
 	}
-	form.Entries[0].Current = 1
+	form.Members[0].Current = 1
 	if err := fe.Refresh(ctx, fat, form); err != nil {
 		t.Fatal(err)
 	}
@@ -416,9 +416,9 @@ func testFrontendPermissionsAndForms(t *testing.T, su *suite) {
 	if fmt.Sprint(answers) != "[skip=⏭ Skip]" {
 		t.Fatalf("optional number's answers %v", answers)
 	}
-	link := question("frm_2", pending.Question{})
-	link.Entries[0].Questions = nil
-	link.Entries[0].Form = &pending.Form{Mode: pending.FormModeURL, URL: "https://example.org/auth", Title: "Sign in"}
+	link := question("frm_2", frontend.Question{})
+	link.Members[0].Questions = nil
+	link.Members[0].Form = &frontend.Form{Mode: frontend.FormModeURL, URL: "https://example.org/auth", Title: "Sign in"}
 	if _, err := fe.Post(ctx, link); err != nil {
 		t.Fatal(err)
 	}
@@ -450,9 +450,9 @@ func testFrontendPermissionsAndForms(t *testing.T, su *suite) {
 	botSays(t, ctx, r.alice, bot, "→ sent to Fix the build")
 
 	// A vote before a restart, a ✅ after it: the selection is the vote.
-	multi := question("que_r", pending.Question{Text: "Which files?", Multiple: true,
-		Options: []pending.Option{{Label: "a.go"}, {Label: "b.go"}}})
-	core.record(func() { core.open = []*pending.Entry{multi.Entries[0]} })
+	multi := question("que_r", frontend.Question{Text: "Which files?", Multiple: true,
+		Options: []frontend.Option{{Label: "a.go"}, {Label: "b.go"}}})
+	core.record(func() { core.open = []*frontend.View{multi.Members[0]} })
 	if _, err := fe.Post(ctx, multi); err != nil {
 		t.Fatal(err)
 	}

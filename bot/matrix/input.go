@@ -12,7 +12,6 @@ import (
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
-	"github.com/hermes-bot/hermes-bot/pending"
 )
 
 // handlerTimeout bounds one event's work, opencode's answer included.
@@ -353,9 +352,9 @@ func (f *Frontend) pendingList(ctx context.Context, core frontend.Core) string {
 	return strings.Join(lines, "<br>\n")
 }
 
-func pendingLine(e *pending.Entry, now time.Time) string {
+func pendingLine(e *frontend.View, now time.Time) string {
 	kind, what := "question", ""
-	if e.Kind == pending.KindPermission {
+	if e.Kind == frontend.KindPermission {
 		kind, what = "permission", permissionWhat(e)
 	} else if e.Current < len(e.Questions) {
 		what = oneLine(e.Questions[e.Current].Text, 120)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/risk"
-	"github.com/hermes-bot/hermes-bot/pending"
 )
 
 // A request shows in the room as one message (HTML: where it comes from,
@@ -50,8 +49,8 @@ const (
 
 // stepOf is the step request r is at.
 func stepOf(r frontend.Request) step {
-	e := r.Entries[0]
-	if e.Kind == pending.KindPermission {
+	e := r.Members[0]
+	if e.Kind == frontend.KindPermission {
 		return step{reason: true, question: "Allow " + permissionWhat(e) + "?", choices: []choice{
 			{ID: idOnce, Text: "✅ Allow once", Action: frontend.AllowOnce},
 			{ID: idAlways, Text: "♾️ Always allow", Action: frontend.AllowAlways},
@@ -87,8 +86,8 @@ func stepOf(r frontend.Request) step {
 
 // renderOpen is request r's message while it waits, as HTML.
 func renderOpen(r frontend.Request) string {
-	e := r.Entries[0]
-	lines := []string{header(e, len(r.Entries))}
+	e := r.Members[0]
+	lines := []string{header(e, len(r.Members))}
 	lines = append(lines, body(e)...)
 	lines = append(lines, "<i>"+instructions(e, stepOf(r))+"</i>")
 	return strings.Join(lines, "<br>\n")
@@ -96,17 +95,17 @@ func renderOpen(r frontend.Request) string {
 
 // renderClosed is request r's message once it closed, footer saying how.
 func renderClosed(r frontend.Request, footer string) string {
-	e := r.Entries[0]
-	lines := []string{header(e, len(r.Entries))}
+	e := r.Members[0]
+	lines := []string{header(e, len(r.Members))}
 	lines = append(lines, body(e)...)
 	lines = append(lines, footer)
 	return strings.Join(lines, "<br>\n")
 }
 
 // header says where request e comes from.
-func header(e *pending.Entry, n int) string {
+func header(e *frontend.View, n int) string {
 	icon := "❓"
-	if e.Kind == pending.KindPermission {
+	if e.Kind == frontend.KindPermission {
 		icon = "🔐"
 	}
 	s := icon + " "
@@ -127,8 +126,8 @@ func header(e *pending.Entry, n int) string {
 }
 
 // body is what request e asks, as lines of HTML.
-func body(e *pending.Entry) []string {
-	if e.Kind == pending.KindPermission {
+func body(e *frontend.View) []string {
+	if e.Kind == frontend.KindPermission {
 		return permissionBody(e)
 	}
 	if e.IsURLForm() {
@@ -176,15 +175,15 @@ func body(e *pending.Entry) []string {
 }
 
 // fieldHint says what a form's field takes.
-func fieldHint(q pending.Question) string {
+func fieldHint(q frontend.Question) string {
 	if !q.IsField() {
 		return ""
 	}
 	var parts []string
 	switch q.Type {
-	case pending.TypeNumber:
+	case frontend.TypeNumber:
 		parts = append(parts, "a number")
-	case pending.TypeInteger:
+	case frontend.TypeInteger:
 		parts = append(parts, "a whole number")
 	}
 	if q.Minimum != nil {
@@ -209,9 +208,9 @@ func fieldHint(q pending.Question) string {
 }
 
 // instructions say how to answer the step s of e.
-func instructions(e *pending.Entry, s step) string {
+func instructions(e *frontend.View, s step) string {
 	switch {
-	case e.Kind == pending.KindPermission:
+	case e.Kind == frontend.KindPermission:
 		return "Vote in the poll: allow once, always, or reject. A reply to this message rejects, with your text as the reason."
 	case e.IsURLForm():
 		return "Open the link, then vote Done (or Cancel) in the poll."
@@ -231,10 +230,10 @@ func instructions(e *pending.Entry, s step) string {
 
 // permissionBody shows what permission request e would let the agent do:
 // the command in full, in a code block, and its risk.
-func permissionBody(e *pending.Entry) []string {
+func permissionBody(e *frontend.View) []string {
 	p := e.Permission
 	if p == nil {
-		p = &pending.Permission{}
+		p = &frontend.Permission{}
 	}
 	lines := []string{"<b>Permission: " + esc(p.Kind) + "</b>"}
 	m := risk.MetaStrings(p.Metadata)
@@ -262,7 +261,7 @@ func permissionBody(e *pending.Entry) []string {
 }
 
 // permissionWhat names what permission request e asks for, on one line.
-func permissionWhat(e *pending.Entry) string {
+func permissionWhat(e *frontend.View) string {
 	p := e.Permission
 	if p == nil {
 		return "this"
@@ -278,7 +277,7 @@ func permissionWhat(e *pending.Entry) string {
 }
 
 // footer is the line that says how a request closed.
-func footer(e *pending.Entry, o frontend.Outcome) string {
+func footer(e *frontend.View, o frontend.Outcome) string {
 	by := esc(o.By.DisplayName())
 	switch o.How {
 	case frontend.Answered:

@@ -24,10 +24,3 @@ type Telegram interface {
 }
 
 var _ Telegram = (*tgbot.Bot)(nil)
-
-// IsNotModified reports Telegram's answer to an edit that changes nothing:
-// the message already shows what was asked.
-func IsNotModified(err error) bool { return isNotModified(err) }
-
-// IsClientError reports a 4xx that trying again cannot fix.
-func IsClientError(err error) bool { return isClientError(err) }

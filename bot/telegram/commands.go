@@ -12,7 +12,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hermes-bot/hermes-bot/opencode"
-	"github.com/hermes-bot/hermes-bot/pending"
 )
 
 // The commands the front-end answers in its chat, as registered with
@@ -145,9 +144,9 @@ func (f *Frontend) renderPendingList(ctx context.Context, core frontend.Core) st
 
 // pendingLine describes one open request in at most about 400 units: what
 // it is (linked to its message), where it comes from, how old it is.
-func pendingLine(tx *i18n.Text, e *pending.Entry, now time.Time) string {
+func pendingLine(tx *i18n.Text, e *frontend.View, now time.Time) string {
 	icon, kind, what := "❓", tx.KindQuestion, ""
-	if e.Kind == pending.KindPermission {
+	if e.Kind == frontend.KindPermission {
 		icon, kind = "🔐", tx.KindPermission
 		if p := e.Permission; p != nil {
 			what = oneLine(p.Kind)
@@ -157,7 +156,7 @@ func pendingLine(tx *i18n.Text, e *pending.Entry, now time.Time) string {
 				what += ": " + oneLine(strings.Join(p.Patterns, ", "))
 			}
 		}
-	} else if e.Form != nil && e.Form.Mode == pending.FormModeURL {
+	} else if e.Form != nil && e.Form.Mode == frontend.FormModeURL {
 		what = oneLine(e.Form.Title + " " + e.Form.URL)
 	} else if e.Current < len(e.Questions) {
 		what = title(tx, e, e.Current) + ": " + oneLine(e.Questions[e.Current].Text)

@@ -12,7 +12,7 @@
 // A toggle's refresh is handed to the Outbox (RefreshLater, through
 // Config.Later) rather than waited for, so taps in quick succession are
 // not refused. A request of a named opencode server
-// (pending.Entry.Server, set when OPENCODE_URL names servers) has the
+// (frontend.View.Server, set when OPENCODE_URL names servers) has the
 // server's name at the head of its message, its /pending line and its
 // notices; /status has a line per server (Config.Servers). Its places
 // (pending.Place) are the JSON of a chat, a message and a forum topic,

@@ -149,17 +149,17 @@ func (f *Frontend) allowed(userID int64) bool {
 
 // render is r's open message: its text and keyboard.
 func (f *Frontend) render(r frontend.Request) (string, *models.InlineKeyboardMarkup, error) {
-	if len(r.Entries) == 0 {
+	if len(r.Members) == 0 {
 		return "", nil, errors.New("render: no request")
 	}
-	if r.Entries[0].Kind == pending.KindPermission {
-		text, kb, err := renderPermission(f.text, r.Key, r.Entries, r.Generation)
+	if r.Members[0].Kind == frontend.KindPermission {
+		text, kb, err := renderPermission(f.text, r.Key, r.Members, r.Generation)
 		if err == nil && r.Generation == 2 {
 			text = f.savesRule(text, kb)
 		}
 		return text, kb, err
 	}
-	return renderQuestion(f.text, r.Entries[0])
+	return renderQuestion(f.text, r.Members[0])
 }
 
 // Name is Name: the front-end's places and state are kept under it.
@@ -171,7 +171,7 @@ func (f *Frontend) Post(ctx context.Context, r frontend.Request) (pending.Place,
 	if err != nil {
 		return "", fmt.Errorf("post %s: %w", r.Key, err)
 	}
-	thread := f.threadFor(ctx, f.log.With().Str("uid", r.Key).Logger(), chat, r.Entries[0].Directory)
+	thread := f.threadFor(ctx, f.log.With().Str("uid", r.Key).Logger(), chat, r.Members[0].Directory)
 	msg, err := f.tg.SendMessage(ctx, htmlMessage(chat, thread, text, kb, 0))
 	if err != nil {
 		return "", fmt.Errorf("post %s: %w", r.Key, err)
@@ -273,20 +273,20 @@ func editResult(at place, err error) error {
 
 // outcome is the HTML r's message ends showing once it closed as o.
 func (f *Frontend) outcome(r frontend.Request, o frontend.Outcome) string {
-	if len(r.Entries) == 0 {
+	if len(r.Members) == 0 {
 		return ""
 	}
-	icon, footer := f.footer(r.Entries[0], o)
+	icon, footer := f.footer(r.Members[0], o)
 	footer = f.ruleFooter(r, o, footer)
-	if r.Entries[0].Kind == pending.KindPermission {
-		return renderPermissionOutcome(f.text, r.Entries, icon, footer)
+	if r.Members[0].Kind == frontend.KindPermission {
+		return renderPermissionOutcome(f.text, r.Members, icon, footer)
 	}
-	return renderOutcome(f.text, r.Entries[0], icon, o.Answers, footer)
+	return renderOutcome(f.text, r.Members[0], icon, o.Answers, footer)
 }
 
 // footer is the icon of outcome o of e's message, and the HTML line that
 // says it.
-func (f *Frontend) footer(e *pending.Entry, o frontend.Outcome) (icon, footer string) {
+func (f *Frontend) footer(e *frontend.View, o frontend.Outcome) (icon, footer string) {
 	tx := f.text
 	switch o.How {
 	case frontend.Answered:
@@ -306,7 +306,7 @@ func (f *Frontend) footer(e *pending.Entry, o frontend.Outcome) (icon, footer st
 	case frontend.Gone:
 		return "✅", tx.GoneFooter
 	case frontend.NoLongerPending:
-		if e.Kind == pending.KindPermission {
+		if e.Kind == frontend.KindPermission {
 			return "⚠️", "⚠️ " + tx.NoLongerPending
 		}
 		return "⚠️", tx.NoLongerPending
@@ -381,7 +381,7 @@ func (f *Frontend) Notify(ctx context.Context, n frontend.Notice) (pending.Place
 	return place{Chat: chat, Message: msg.ID, Thread: thread}.encode(), nil
 }
 
-func (f *Frontend) AutoApproved(ctx context.Context, e *pending.Entry) error {
+func (f *Frontend) AutoApproved(ctx context.Context, e *frontend.View) error {
 	chat := f.ChatID()
 	thread := f.threadFor(ctx, f.log.With().Str("uid", e.UID).Logger(), chat, e.Directory)
 	if _, err := f.tg.SendMessage(ctx, htmlMessage(chat, thread, renderAutoApproved(f.text, e), nil, 0)); err != nil {

@@ -14,7 +14,6 @@ import (
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
-	"github.com/hermes-bot/hermes-bot/pending"
 )
 
 // Texts a request message shows cut to fit Telegram's 4,096 units (a
@@ -75,7 +74,7 @@ func fullCaption(caption, about string) string {
 
 // questionsCut returns the whole text of every question of e that its
 // message shows cut, when that question is the current one.
-func questionsCut(tx *i18n.Text, e *pending.Entry) []fullText {
+func questionsCut(tx *i18n.Text, e *frontend.View) []fullText {
 	var out []fullText
 	for qi := range e.Questions {
 		x := *e
@@ -95,17 +94,17 @@ func questionsCut(tx *i18n.Text, e *pending.Entry) []fullText {
 
 // cutTexts returns the whole texts r's open message shows cut.
 func (f *Frontend) cutTexts(r frontend.Request) []fullText {
-	if len(r.Entries) == 0 {
+	if len(r.Members) == 0 {
 		return nil
 	}
-	if r.Entries[0].Kind == pending.KindPermission {
-		_, _, cut, err := renderPermissionCut(f.text, r.Key, r.Entries, r.Generation)
+	if r.Members[0].Kind == frontend.KindPermission {
+		_, _, cut, err := renderPermissionCut(f.text, r.Key, r.Members, r.Generation)
 		if err != nil {
 			return nil
 		}
 		return cut
 	}
-	return questionsCut(f.text, r.Entries[0])
+	return questionsCut(f.text, r.Members[0])
 }
 
 // sendFull sends the texts of request key cut in its message at at,

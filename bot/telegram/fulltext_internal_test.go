@@ -4,16 +4,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
-	"github.com/hermes-bot/hermes-bot/pending"
 )
 
 func TestQuestionsCutNamesEachCutQuestion(t *testing.T) {
 	long := strings.Repeat("长的问题 <b>&</b> ", 600)
-	e := &pending.Entry{UID: "uid12345", Kind: pending.KindQuestion, Directory: "/p", SessionID: "ses_1",
-		Questions: []pending.Question{
-			{Text: "Short one?", Header: "First", Options: []pending.Option{{Label: "A"}}},
-			{Text: long, Header: "Second", Options: []pending.Option{{Label: "B"}}},
+	e := &frontend.View{UID: "uid12345", Kind: frontend.KindQuestion, Directory: "/p", SessionID: "ses_1",
+		Questions: []frontend.Question{
+			{Text: "Short one?", Header: "First", Options: []frontend.Option{{Label: "A"}}},
+			{Text: long, Header: "Second", Options: []frontend.Option{{Label: "B"}}},
 		}}
 	tx := i18n.For("zh")
 	got := questionsCut(tx, e)

@@ -12,7 +12,6 @@ import (
 	"github.com/hermes-bot/hermes-bot/bot/telegram"
 	"github.com/hermes-bot/hermes-bot/bot/telegramtest"
 	"github.com/hermes-bot/hermes-bot/opencode"
-	"github.com/hermes-bot/hermes-bot/pending"
 )
 
 // bigDiff is a unified diff of file far longer than a message, with
@@ -135,12 +134,12 @@ func TestFileThroughOutboxRetriedWholeAndFailureKeepsRequest(t *testing.T) {
 	defer cancel()
 	fe, srv := pacedFrontend(t, 0)
 	diff := bigDiff("lib.go", 300)
-	e := &pending.Entry{UID: "uid12345", Kind: pending.KindPermission, Directory: "/home/user/demo", SessionID: "ses_1",
-		Permission: &pending.Permission{Kind: "edit", Patterns: []string{"lib.go"},
+	e := &frontend.View{UID: "uid12345", Kind: frontend.KindPermission, Directory: "/home/user/demo", SessionID: "ses_1",
+		Permission: &frontend.Permission{Kind: "edit", Patterns: []string{"lib.go"},
 			Metadata: json.RawMessage(`{"filepath":"lib.go","diff":` + mustJSON(t, diff) + `}`)}}
 	// A 5xx: the Outbox tries again, and the file must go whole again.
 	srv.FailNext("sendDocument", telegramtest.Fault{Code: 502})
-	at, err := fe.Post(ctx, frontend.Request{Key: e.UID, Entries: []*pending.Entry{e}})
+	at, err := fe.Post(ctx, frontend.Request{Key: e.UID, Members: []*frontend.View{e}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +149,7 @@ func TestFileThroughOutboxRetriedWholeAndFailureKeepsRequest(t *testing.T) {
 
 	// Refused for good: the request is posted all the same.
 	srv.FailNext("sendDocument", telegramtest.Fault{Code: 400, Description: "Bad Request: file is too big"})
-	at2, err := fe.Post(ctx, frontend.Request{Key: e.UID, Entries: []*pending.Entry{e}})
+	at2, err := fe.Post(ctx, frontend.Request{Key: e.UID, Members: []*frontend.View{e}})
 	if err != nil {
 		t.Fatalf("post failed with its file: %v", err)
 	}

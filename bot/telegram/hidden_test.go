@@ -6,8 +6,8 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
-	"github.com/hermes-bot/hermes-bot/pending"
 )
 
 func TestSpellHidden(t *testing.T) {
@@ -37,11 +37,11 @@ func TestSpellHidden(t *testing.T) {
 func TestPermissionShowsHiddenCharacters(t *testing.T) {
 	cmd := "cat notes\u202E.txt" + strings.Repeat(" x", 2000)
 	meta, _ := json.Marshal(map[string]string{"command": cmd, "filepath": "a\u200Db.go", "diff": "+ok \u2067evil\u2069\n"})
-	e := &pending.Entry{
-		UID: "abcDEF12", Kind: pending.KindPermission, Directory: "/home/u/p", SessionID: "ses_1",
-		Permission: &pending.Permission{Kind: "bash", Patterns: []string{"cat\u2060 *"}, Always: []string{"cat \u202D*"}, Metadata: meta},
+	e := &frontend.View{
+		UID: "abcDEF12", Kind: frontend.KindPermission, Directory: "/home/u/p", SessionID: "ses_1",
+		Permission: &frontend.Permission{Kind: "bash", Patterns: []string{"cat\u2060 *"}, Always: []string{"cat \u202D*"}, Metadata: meta},
 	}
-	text, _, cut, err := renderPermissionCut(&i18n.English, e.UID, []*pending.Entry{e}, 0)
+	text, _, cut, err := renderPermissionCut(&i18n.English, e.UID, []*frontend.View{e}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,13 +64,13 @@ func TestPermissionShowsHiddenCharacters(t *testing.T) {
 // request (as a store written before requests were grouped by what they
 // run may hold): the label is the high one, whichever comes first.
 func TestGroupShowsRiskiestLevel(t *testing.T) {
-	perm := func(uid, cmd string) *pending.Entry {
+	perm := func(uid, cmd string) *frontend.View {
 		meta, _ := json.Marshal(map[string]string{"command": cmd})
-		return &pending.Entry{UID: uid, Kind: pending.KindPermission, Directory: t.TempDir(), SessionID: "ses_1",
-			Permission: &pending.Permission{Kind: "bash", Patterns: []string{"ls"}, Metadata: meta}}
+		return &frontend.View{UID: uid, Kind: frontend.KindPermission, Directory: t.TempDir(), SessionID: "ses_1",
+			Permission: &frontend.Permission{Kind: "bash", Patterns: []string{"ls"}, Metadata: meta}}
 	}
 	low, high := perm("lowlow12", "ls"), perm("highhi12", "rm -rf /")
-	for _, es := range [][]*pending.Entry{{low, high}, {high, low}} {
+	for _, es := range [][]*frontend.View{{low, high}, {high, low}} {
 		text, _, err := renderPermission(&i18n.English, es[0].UID, es, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -79,7 +79,7 @@ func TestGroupShowsRiskiestLevel(t *testing.T) {
 			t.Errorf("group of %s, %s is not labelled high:\n%s", es[0].UID, es[1].UID, text)
 		}
 	}
-	if text, _, _ := renderPermission(&i18n.English, low.UID, []*pending.Entry{low}, 0); !strings.Contains(text, "🟢") {
+	if text, _, _ := renderPermission(&i18n.English, low.UID, []*frontend.View{low}, 0); !strings.Contains(text, "🟢") {
 		t.Errorf("ls alone is not labelled low:\n%s", text)
 	}
 }

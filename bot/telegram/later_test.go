@@ -39,11 +39,11 @@ func pacedFrontend(t *testing.T, perMinute int, opts ...telegramtest.Option) (*t
 }
 
 // multiEntry is an open multi-select question with selected chosen.
-func multiEntry(selected ...string) *pending.Entry {
-	return &pending.Entry{UID: "uid12345", Kind: pending.KindQuestion, Directory: "/home/user/demo",
+func multiEntry(selected ...string) *frontend.View {
+	return &frontend.View{UID: "uid12345", Kind: frontend.KindQuestion, Directory: "/home/user/demo",
 		SessionID: "ses_1", RequestID: "que_1", Selected: selected,
-		Questions: []pending.Question{{Text: "Which parts?", Multiple: true,
-			Options: []pending.Option{{Label: "Auth"}, {Label: "Cache"}, {Label: "Logs"}}}}}
+		Questions: []frontend.Question{{Text: "Which parts?", Multiple: true,
+			Options: []frontend.Option{{Label: "Auth"}, {Label: "Cache"}, {Label: "Logs"}}}}}
 }
 
 func TestRefreshLaterDoesNotWaitForPacing(t *testing.T) {
@@ -52,7 +52,7 @@ func TestRefreshLaterDoesNotWaitForPacing(t *testing.T) {
 	// One call a second: the post takes the only token, so each edit
 	// after it waits about a second for Telegram.
 	fe, srv := pacedFrontend(t, 60)
-	at, err := fe.Post(ctx, frontend.Request{Key: "uid12345", Entries: []*pending.Entry{multiEntry()}})
+	at, err := fe.Post(ctx, frontend.Request{Key: "uid12345", Members: []*frontend.View{multiEntry()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestRefreshLaterDoesNotWaitForPacing(t *testing.T) {
 	var wg sync.WaitGroup
 	for _, sel := range [][]string{{"Auth"}, {"Auth", "Cache"}, {"Auth", "Cache", "Logs"}} {
 		wg.Add(1)
-		fe.RefreshLater(at, frontend.Request{Key: "uid12345", Entries: []*pending.Entry{multiEntry(sel...)}}, func(err error) {
+		fe.RefreshLater(at, frontend.Request{Key: "uid12345", Members: []*frontend.View{multiEntry(sel...)}}, func(err error) {
 			defer wg.Done()
 			mu.Lock()
 			defer mu.Unlock()
@@ -92,12 +92,12 @@ func TestRefreshLaterShowsTheLastSelection(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	fe, srv := pacedFrontend(t, 0)
-	at, err := fe.Post(ctx, frontend.Request{Key: "uid12345", Entries: []*pending.Entry{multiEntry()}})
+	at, err := fe.Post(ctx, frontend.Request{Key: "uid12345", Members: []*frontend.View{multiEntry()}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	fe.RefreshLater(at, frontend.Request{Key: "uid12345", Entries: []*pending.Entry{multiEntry("Cache")}}, func(err error) { done <- err })
+	fe.RefreshLater(at, frontend.Request{Key: "uid12345", Members: []*frontend.View{multiEntry("Cache")}}, func(err error) { done <- err })
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestRefreshLaterShowsTheLastSelection(t *testing.T) {
 
 	// Deleted: the result says so, for the life cycle to post it again.
 	srv.FailNext("editMessageText", telegramtest.Fault{Code: 400, Description: "Bad Request: message to edit not found"})
-	fe.RefreshLater(at, frontend.Request{Key: "uid12345", Entries: []*pending.Entry{multiEntry()}}, func(err error) { done <- err })
+	fe.RefreshLater(at, frontend.Request{Key: "uid12345", Members: []*frontend.View{multiEntry()}}, func(err error) { done <- err })
 	if err := <-done; !errors.Is(err, frontend.ErrGone) {
 		t.Errorf("refresh of a deleted message: %v, want ErrGone", err)
 	}

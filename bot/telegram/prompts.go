@@ -46,10 +46,10 @@ type binding struct {
 // Collect sends the prompt for the text r waits for, replying to r's
 // message at at, and binds it to r.Key and field.
 func (f *Frontend) Collect(ctx context.Context, at pending.Place, r frontend.Request, field int, reason bool, user frontend.User) error {
-	if len(r.Entries) == 0 {
+	if len(r.Members) == 0 {
 		return fmt.Errorf("prompt for %s: no request", r.Key)
 	}
-	e, p := r.Entries[0], placeAt(at)
+	e, p := r.Members[0], placeAt(at)
 	var text, placeholder string
 	if reason {
 		text, placeholder = renderReasonPrompt(f.text, e, user)

@@ -13,8 +13,6 @@ import (
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
 
 	"github.com/go-telegram/bot/models"
-
-	"github.com/hermes-bot/hermes-bot/pending"
 )
 
 // Telegram's limits, and the ones we keep ourselves to stay clear of the
@@ -153,7 +151,7 @@ func shortSession(id string) string {
 // project may be on more than one machine), project and session (its
 // title when known), and for a subagent's session, its parent. It is at
 // most about 340 units long.
-func head(tx *i18n.Text, icon string, e *pending.Entry) string {
+func head(tx *i18n.Text, icon string, e *frontend.View) string {
 	s := icon + " " + serverTag(e.Server) + "<b>" + esc(projectName(tx, e.Directory), 64) + "</b> · "
 	id := "<code>" + esc(shortSession(e.SessionID), 24) + "</code>"
 	if t := oneLine(e.SessionTitle); t != "" {
@@ -183,7 +181,7 @@ func serverTag(server string) string {
 
 // title names question qi of e: its header, or "Question i" when it has
 // none.
-func title(tx *i18n.Text, e *pending.Entry, qi int) string {
+func title(tx *i18n.Text, e *frontend.View, qi int) string {
 	return tx.Title(e.Questions[qi].Header, qi)
 }
 
@@ -215,7 +213,7 @@ func joinFit(blocks []string, budget int, more func(n int) string) string {
 
 // renderQuestion renders the current question of e: the message text and
 // its keyboard.
-func renderQuestion(tx *i18n.Text, e *pending.Entry) (string, *models.InlineKeyboardMarkup, error) {
+func renderQuestion(tx *i18n.Text, e *frontend.View) (string, *models.InlineKeyboardMarkup, error) {
 	if e.IsURLForm() {
 		return renderURLForm(tx, e)
 	}
@@ -225,7 +223,7 @@ func renderQuestion(tx *i18n.Text, e *pending.Entry) (string, *models.InlineKeyb
 
 // renderQuestionCut is renderQuestion, and whether the question's text is
 // cut in it.
-func renderQuestionCut(tx *i18n.Text, e *pending.Entry) (string, *models.InlineKeyboardMarkup, bool, error) {
+func renderQuestionCut(tx *i18n.Text, e *frontend.View) (string, *models.InlineKeyboardMarkup, bool, error) {
 	n := len(e.Questions)
 	qi := e.Current
 	if qi < 0 || qi >= n {
@@ -267,7 +265,7 @@ func renderQuestionCut(tx *i18n.Text, e *pending.Entry) (string, *models.InlineK
 // questionHead is what question qi's message shows above the question:
 // the request's head, the answers to the questions before it (as many as
 // fit), and its number and header.
-func questionHead(tx *i18n.Text, e *pending.Entry, qi int) string {
+func questionHead(tx *i18n.Text, e *frontend.View, qi int) string {
 	var pre strings.Builder
 	pre.WriteString(head(tx, "❓", e))
 	pre.WriteString(formTitle(e))
@@ -304,7 +302,7 @@ func questionHead(tx *i18n.Text, e *pending.Entry, qi int) string {
 // questionFoot is what q's message shows below its options: that only
 // the first shown have buttons, how to answer a multi-select, and what a
 // form's field takes.
-func questionFoot(tx *i18n.Text, q pending.Question, shown int) string {
+func questionFoot(tx *i18n.Text, q frontend.Question, shown int) string {
 	var post strings.Builder
 	if h := fieldHint(tx, q); h != "" {
 		post.WriteString("\n\n<i>" + esc(h, 600) + "</i>")
@@ -324,7 +322,7 @@ func questionFoot(tx *i18n.Text, q pending.Question, shown int) string {
 
 // optionLines is a line per option of a question, the first after a
 // blank line, and their length in UTF-16 units.
-func optionLines(options []pending.Option) ([]string, int) {
+func optionLines(options []frontend.Option) ([]string, int) {
 	var lines []string
 	n := 0
 	for _, o := range options {
@@ -345,7 +343,7 @@ func optionLines(options []pending.Option) ([]string, int) {
 // questionKeyboard makes the buttons of question qi: one per option (as
 // many as fit), submit for multi-select, and the custom-answer button. It
 // returns how many options got a button.
-func questionKeyboard(tx *i18n.Text, e *pending.Entry, qi int) (*models.InlineKeyboardMarkup, int, error) {
+func questionKeyboard(tx *i18n.Text, e *frontend.View, qi int) (*models.InlineKeyboardMarkup, int, error) {
 	q := e.Questions[qi]
 	rows := [][]models.InlineKeyboardButton{}
 	size, shown := 0, 0
@@ -428,9 +426,9 @@ func buttonText(tx *i18n.Text, label string, oi int) string {
 //
 // A permission request is rendered with its details instead, as
 // renderPermissionOutcome does.
-func renderOutcome(tx *i18n.Text, e *pending.Entry, icon string, answers [][]string, footer string) string {
-	if e.Kind == pending.KindPermission {
-		return renderPermissionOutcome(tx, []*pending.Entry{e}, icon, footer)
+func renderOutcome(tx *i18n.Text, e *frontend.View, icon string, answers [][]string, footer string) string {
+	if e.Kind == frontend.KindPermission {
+		return renderPermissionOutcome(tx, []*frontend.View{e}, icon, footer)
 	}
 	if e.IsURLForm() {
 		return renderURLFormOutcome(tx, e, icon, footer)
@@ -505,7 +503,7 @@ func mention(u frontend.User) string {
 
 // renderPrompt is the force_reply prompt asking u for a typed answer to
 // question qi, and the placeholder of the reply field.
-func renderPrompt(tx *i18n.Text, e *pending.Entry, qi int, u frontend.User) (text, placeholder string) {
+func renderPrompt(tx *i18n.Text, e *frontend.View, qi int, u frontend.User) (text, placeholder string) {
 	q := e.Questions[qi]
 	t := title(tx, e, qi)
 	text = tx.PromptAnswer(mention(u), esc(t, 120))
@@ -558,7 +556,7 @@ func messageLink(chatID int64, messageID int) string {
 // happened, and body (agent text or an error description) quoted. dropped
 // notices held back for the cap are owned up to at the end.
 func renderNotice(tx *i18n.Text, icon, server, dir, session, title, what, body string, dropped int) string {
-	s := head(tx, icon, &pending.Entry{Server: server, Directory: dir, SessionID: session, SessionTitle: title}) + " — " + what
+	s := head(tx, icon, &frontend.View{Server: server, Directory: dir, SessionID: session, SessionTitle: title}) + " — " + what
 	if body = strings.TrimSpace(body); body != "" {
 		s += "\n<blockquote>" + esc(body, maxExcerpt) + "</blockquote>"
 	}
@@ -570,7 +568,7 @@ func renderNotice(tx *i18n.Text, icon, server, dir, session, title, what, body s
 
 // renderAutoApproved is the notice of request e allowed by policy: whose
 // it is and what it let the agent do.
-func renderAutoApproved(tx *i18n.Text, e *pending.Entry) string {
+func renderAutoApproved(tx *i18n.Text, e *frontend.View) string {
 	p := e.Permission
 	what := strings.TrimSpace(permissionDetail(p).command)
 	if what == "" {

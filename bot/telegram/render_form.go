@@ -9,8 +9,8 @@ import (
 
 	"github.com/go-telegram/bot/models"
 
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
-	"github.com/hermes-bot/hermes-bot/pending"
 )
 
 // An OpenCode 2 form is shown as a question request whose questions are
@@ -19,7 +19,7 @@ import (
 // that is a link to open.
 
 // formTitle is the line naming e's form under the head, if it has a title.
-func formTitle(e *pending.Entry) string {
+func formTitle(e *frontend.View) string {
 	if e.Form == nil || strings.TrimSpace(e.Form.Title) == "" {
 		return ""
 	}
@@ -29,7 +29,7 @@ func formTitle(e *pending.Entry) string {
 // fieldHint says, in plain text, what field q takes: its type and
 // bounds, whether it may be skipped, an example, its default. "" for a
 // 1.x question.
-func fieldHint(tx *i18n.Text, q pending.Question) string {
+func fieldHint(tx *i18n.Text, q frontend.Question) string {
 	if !q.IsField() {
 		return ""
 	}
@@ -41,9 +41,9 @@ func fieldHint(tx *i18n.Text, q pending.Question) string {
 		}
 	}
 	switch q.Type {
-	case pending.TypeNumber, pending.TypeInteger:
+	case frontend.TypeNumber, frontend.TypeInteger:
 		s := ft.Number
-		if q.Type == pending.TypeInteger {
+		if q.Type == frontend.TypeInteger {
 			s = ft.Integer
 		}
 		switch {
@@ -55,7 +55,7 @@ func fieldHint(tx *i18n.Text, q pending.Question) string {
 			s += ft.AtMost(number(*q.Maximum))
 		}
 		add(s)
-	case pending.TypeString:
+	case frontend.TypeString:
 		if len(q.Options) > 0 {
 			break
 		}
@@ -77,7 +77,7 @@ func fieldHint(tx *i18n.Text, q pending.Question) string {
 		if q.Pattern != "" {
 			add(ft.Pattern(q.Pattern))
 		}
-	case pending.TypeMultiselect:
+	case frontend.TypeMultiselect:
 		if q.MinItems != nil || q.MaxItems != nil {
 			add(ft.Choose(intOrEmpty(q.MinItems), intOrEmpty(q.MaxItems)))
 		}
@@ -106,12 +106,12 @@ func intOrEmpty(n *int) string {
 
 // defaultShown is field q's default as people read it: option labels
 // for option values, the text of a string, the number as written.
-func defaultShown(q pending.Question) string {
+func defaultShown(q frontend.Question) string {
 	if len(q.Default) == 0 || string(q.Default) == "null" {
 		return ""
 	}
 	label := func(v string) string {
-		if i := slices.IndexFunc(q.Options, func(o pending.Option) bool { return o.Value == v }); i >= 0 {
+		if i := slices.IndexFunc(q.Options, func(o frontend.Option) bool { return o.Value == v }); i >= 0 {
 			return q.Options[i].Label
 		}
 		return v
@@ -145,7 +145,7 @@ func linkURL(u string) string {
 
 // renderURLForm renders form e that is a link to open: the link, and
 // buttons to open it, say it is done, or cancel it.
-func renderURLForm(tx *i18n.Text, e *pending.Entry) (string, *models.InlineKeyboardMarkup, error) {
+func renderURLForm(tx *i18n.Text, e *frontend.View) (string, *models.InlineKeyboardMarkup, error) {
 	text := head(tx, "🔗", e) + formTitle(e) + "\n\n" + tx.Form.OpenThenDone
 	link := linkURL(e.Form.URL)
 	text += "\n<code>" + esc(e.Form.URL, 1500) + "</code>"
@@ -166,6 +166,6 @@ func renderURLForm(tx *i18n.Text, e *pending.Entry) (string, *models.InlineKeybo
 }
 
 // renderURLFormOutcome renders closed form e that was a link to open.
-func renderURLFormOutcome(tx *i18n.Text, e *pending.Entry, icon, footer string) string {
+func renderURLFormOutcome(tx *i18n.Text, e *frontend.View, icon, footer string) string {
 	return head(tx, icon, e) + formTitle(e) + "\n<code>" + esc(e.Form.URL, 1500) + "</code>\n\n" + footer
 }

@@ -12,22 +12,21 @@ import (
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
-	"github.com/hermes-bot/hermes-bot/pending"
 )
 
-func formEntry(qs ...pending.Question) *pending.Entry {
+func formEntry(qs ...frontend.Question) *frontend.View {
 	e := entryWith(qs...)
 	e.UID = strings.Repeat("Z", maxUIDLen) // the longest callback data
 	e.RequestID = "frm_1"
-	e.Form = &pending.Form{Mode: "form", Title: "Deploy settings"}
+	e.Form = &frontend.Form{Mode: "form", Title: "Deploy settings"}
 	e.Generation = 2
 	return e
 }
 
 func ip(n int) *int         { return &n }
 func fp(f float64) *float64 { return &f }
-func yesNo() []pending.Option {
-	return []pending.Option{{Label: "Yes", Value: "true"}, {Label: "No", Value: "false"}}
+func yesNo() []frontend.Option {
+	return []frontend.Option{{Label: "Yes", Value: "true"}, {Label: "No", Value: "false"}}
 }
 
 // actionsOf lists the actions of kb's buttons, "url" for a link.
@@ -56,28 +55,28 @@ func actionsOf(t *testing.T, kb *models.InlineKeyboardMarkup) []string {
 func TestRenderFormFields(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		q       pending.Question
+		q       frontend.Question
 		actions []string
 		hint    []string
 	}{
-		{"options", pending.Question{Key: "db", Type: "string", Required: true,
-			Options: []pending.Option{{Label: "Postgres", Value: "pg"}, {Label: "SQLite", Value: "lite"}}},
+		{"options", frontend.Question{Key: "db", Type: "string", Required: true,
+			Options: []frontend.Option{{Label: "Postgres", Value: "pg"}, {Label: "SQLite", Value: "lite"}}},
 			[]string{"qopt", "qopt"}, nil},
-		{"options and custom, optional", pending.Question{Key: "db", Type: "string", Custom: true, Default: json.RawMessage(`"pg"`),
-			Options: []pending.Option{{Label: "Postgres", Value: "pg"}}},
+		{"options and custom, optional", frontend.Question{Key: "db", Type: "string", Custom: true, Default: json.RawMessage(`"pg"`),
+			Options: []frontend.Option{{Label: "Postgres", Value: "pg"}}},
 			[]string{"qopt", "qcustom", "qskip"}, []string{"optional", "default: Postgres"}},
-		{"email", pending.Question{Key: "mail", Type: "string", Format: "email", Placeholder: "you@example.com", Default: json.RawMessage(`"a@b.c"`)},
+		{"email", frontend.Question{Key: "mail", Type: "string", Format: "email", Placeholder: "you@example.com", Default: json.RawMessage(`"a@b.c"`)},
 			[]string{"qcustom", "qskip"}, []string{"an email address", "optional", "e.g. you@example.com", "default: a@b.c"}},
-		{"text", pending.Question{Key: "code", Type: "string", Required: true, MinLength: ip(2), MaxLength: ip(8), Pattern: "^[a-z]+$"},
+		{"text", frontend.Question{Key: "code", Type: "string", Required: true, MinLength: ip(2), MaxLength: ip(8), Pattern: "^[a-z]+$"},
 			[]string{"qcustom"}, []string{"a text", "2–8 characters", "matching ^[a-z]+$"}},
-		{"integer", pending.Question{Key: "n", Type: "integer", Required: true, Minimum: fp(1), Maximum: fp(10)},
+		{"integer", frontend.Question{Key: "n", Type: "integer", Required: true, Minimum: fp(1), Maximum: fp(10)},
 			[]string{"qcustom"}, []string{"a whole number from 1 to 10"}},
-		{"number", pending.Question{Key: "x", Type: "number", Required: true, Minimum: fp(0.5)},
+		{"number", frontend.Question{Key: "x", Type: "number", Required: true, Minimum: fp(0.5)},
 			[]string{"qcustom"}, []string{"a number of at least 0.5"}},
-		{"boolean", pending.Question{Key: "ok", Type: "boolean", Options: yesNo(), Default: json.RawMessage(`true`)},
+		{"boolean", frontend.Question{Key: "ok", Type: "boolean", Options: yesNo(), Default: json.RawMessage(`true`)},
 			[]string{"qopt", "qopt", "qskip"}, []string{"optional", "default: Yes"}},
-		{"multiselect", pending.Question{Key: "tags", Type: "multiselect", Multiple: true, Required: true, MinItems: ip(1), MaxItems: ip(2),
-			Options: []pending.Option{{Label: "A", Value: "a"}, {Label: "B", Value: "b"}, {Label: "C", Value: "c"}}},
+		{"multiselect", frontend.Question{Key: "tags", Type: "multiselect", Multiple: true, Required: true, MinItems: ip(1), MaxItems: ip(2),
+			Options: []frontend.Option{{Label: "A", Value: "a"}, {Label: "B", Value: "b"}, {Label: "C", Value: "c"}}},
 			[]string{"qtog", "qtog", "qtog", "qsub"}, []string{"choose 1–2"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -106,7 +105,7 @@ func TestRenderFormFields(t *testing.T) {
 // A typed answer's prompt says what the field takes, and offers its
 // placeholder in the reply field.
 func TestRenderFormPrompt(t *testing.T) {
-	e := formEntry(pending.Question{Key: "n", Header: "Replicas", Type: "integer", Required: true, Minimum: fp(1), Maximum: fp(5), Placeholder: "3"})
+	e := formEntry(frontend.Question{Key: "n", Header: "Replicas", Type: "integer", Required: true, Minimum: fp(1), Maximum: fp(5), Placeholder: "3"})
 	text, ph := renderPrompt(&i18n.Chinese, e, 0, userOf(&alice))
 	if !strings.Contains(text, "一个整数，范围 1 到 5") || ph != "3" {
 		t.Errorf("prompt %q, placeholder %q", text, ph)
@@ -115,7 +114,7 @@ func TestRenderFormPrompt(t *testing.T) {
 
 func TestRenderURLForm(t *testing.T) {
 	e := formEntry()
-	e.Form = &pending.Form{Mode: pending.FormModeURL, URL: "https://example.com/auth?x=<1>", Title: "Sign in"}
+	e.Form = &frontend.Form{Mode: frontend.FormModeURL, URL: "https://example.com/auth?x=<1>", Title: "Sign in"}
 	text, kb := mustRender(t, e)
 	if got := actionsOf(t, kb); !slices.Equal(got, []string{"url", "qsub", "qcancel"}) {
 		t.Errorf("buttons %q, want link, Done and Cancel", got)
@@ -134,7 +133,7 @@ func TestRenderURLForm(t *testing.T) {
 	}
 
 	f := New(Config{ChatID: testChat}, nil, nil, zerolog.Nop())
-	r := frontend.Request{Key: e.UID, Entries: []*pending.Entry{e}}
+	r := frontend.Request{Key: e.UID, Members: []*frontend.View{e}}
 	for o, want := range map[frontend.How]string{frontend.Answered: "Marked done by Alice", frontend.Cancelled: "Cancelled by Alice",
 		frontend.Dismissed: "Cancelled in opencode"} {
 		out := f.outcome(r, frontend.Outcome{How: o, By: userOf(&alice)})
@@ -147,8 +146,8 @@ func TestRenderURLForm(t *testing.T) {
 // The outcome names every field answered, by option label, and the ones
 // skipped.
 func TestRenderFormOutcome(t *testing.T) {
-	e := formEntry(pending.Question{Key: "db", Header: "Database", Type: "string", Options: []pending.Option{{Label: "SQLite", Value: "lite"}}},
-		pending.Question{Key: "note", Header: "Note", Type: "string"})
+	e := formEntry(frontend.Question{Key: "db", Header: "Database", Type: "string", Options: []frontend.Option{{Label: "SQLite", Value: "lite"}}},
+		frontend.Question{Key: "note", Header: "Note", Type: "string"})
 	out := visible(renderOutcome(&i18n.English, e, "✅", [][]string{{"SQLite"}, nil}, "Answered"))
 	if !strings.Contains(out, "→ SQLite") || !strings.Contains(out, "→ (skipped)") || !strings.Contains(out, "Deploy settings") {
 		t.Errorf("outcome:\n%s", out)
@@ -170,8 +169,8 @@ func TestFormButtonData(t *testing.T) {
 
 // /pending names a link form by its title and link, as it has no field.
 func TestPendingLineLinkForm(t *testing.T) {
-	e := &pending.Entry{UID: "u1", Kind: pending.KindQuestion, Directory: "/srv/demo", SessionID: "ses_1",
-		Form: &pending.Form{Mode: pending.FormModeURL, Title: "Sign in", URL: "https://example.com/login"}}
+	e := &frontend.View{UID: "u1", Kind: frontend.KindQuestion, Directory: "/srv/demo", SessionID: "ses_1",
+		Form: &frontend.Form{Mode: frontend.FormModeURL, Title: "Sign in", URL: "https://example.com/login"}}
 	l := pendingLine(&i18n.English, e, time.Now())
 	if !strings.Contains(l, "Sign in https://example.com/login") {
 		t.Errorf("pending line %q does not name the link form", l)

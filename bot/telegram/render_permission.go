@@ -10,8 +10,6 @@ import (
 	"github.com/hermes-bot/hermes-bot/bot/risk"
 
 	"github.com/go-telegram/bot/models"
-
-	"github.com/hermes-bot/hermes-bot/pending"
 )
 
 // The replies opencode takes for a permission request.
@@ -30,7 +28,7 @@ type permDetail struct {
 
 // permissionDetail reads p's metadata; what runs (command, file, diff,
 // URL) has its invisible characters spelled out.
-func permissionDetail(p *pending.Permission) permDetail {
+func permissionDetail(p *frontend.Permission) permDetail {
 	m := risk.MetaStrings(p.Metadata)
 	d := permDetail{command: spellHidden(m["command"]), description: m["description"], diff: spellHidden(m["diff"]), url: spellHidden(m["url"])}
 	if ps := risk.MetaPaths(p.Metadata); len(ps) > 0 {
@@ -90,11 +88,11 @@ type permissionBudget struct{ command, diff int }
 // session, es[0] speaking for all) ask, between the head and the footer,
 // and returns the texts it cut, whole. While open it says what "always"
 // would allow on a server of generation gen, and that texts were cut.
-func permissionBody(tx *i18n.Text, es []*pending.Entry, gen int, open bool, bud permissionBudget) (string, []fullText) {
+func permissionBody(tx *i18n.Text, es []*frontend.View, gen int, open bool, bud permissionBudget) (string, []fullText) {
 	e := es[0]
 	p := e.Permission
 	if p == nil {
-		p = &pending.Permission{}
+		p = &frontend.Permission{}
 	}
 	kind := oneLine(p.Kind)
 	if kind == "" {
@@ -160,7 +158,7 @@ func permissionBody(tx *i18n.Text, es []*pending.Entry, gen int, open bool, bud 
 
 // riskiest assesses each of es and returns the highest assessment, the
 // first of equals.
-func riskiest(es []*pending.Entry) risk.Assessment {
+func riskiest(es []*frontend.View) risk.Assessment {
 	var worst risk.Assessment
 	for _, e := range es {
 		if a := frontend.Assess(e); a.Level > worst.Level {
@@ -173,7 +171,7 @@ func riskiest(es []*pending.Entry) risk.Assessment {
 // runLines says what a shell command's tool call showed beyond its text:
 // that it could not be read, or the folder it runs in when that is not
 // the project's, and a long timeout.
-func runLines(tx *i18n.Text, r *pending.Run) string {
+func runLines(tx *i18n.Text, r *frontend.Run) string {
 	switch {
 	case r == nil:
 		return ""
@@ -194,7 +192,7 @@ func runLines(tx *i18n.Text, r *pending.Run) string {
 // request, and for how long: on opencode 1.x in the project until it
 // restarts (kept in memory, for every session of the directory), on
 // OpenCode 2 (gen 2) as a rule saved for the project.
-func alwaysLine(tx *i18n.Text, p *pending.Permission, kind string, gen int) string {
+func alwaysLine(tx *i18n.Text, p *frontend.Permission, kind string, gen int) string {
 	if len(p.Always) == 0 {
 		return tx.AlwaysNone
 	}
@@ -214,14 +212,14 @@ func alwaysLine(tx *i18n.Text, p *pending.Permission, kind string, gen int) stri
 // renderPermission renders the open message of the permission requests
 // es, of a server of generation gen, whose buttons carry uid: the text
 // and its keyboard.
-func renderPermission(tx *i18n.Text, uid string, es []*pending.Entry, gen int) (string, *models.InlineKeyboardMarkup, error) {
+func renderPermission(tx *i18n.Text, uid string, es []*frontend.View, gen int) (string, *models.InlineKeyboardMarkup, error) {
 	text, kb, _, err := renderPermissionCut(tx, uid, es, gen)
 	return text, kb, err
 }
 
 // renderPermissionCut is renderPermission, and the texts the message
 // shows cut, whole.
-func renderPermissionCut(tx *i18n.Text, uid string, es []*pending.Entry, gen int) (string, *models.InlineKeyboardMarkup, []fullText, error) {
+func renderPermissionCut(tx *i18n.Text, uid string, es []*frontend.View, gen int) (string, *models.InlineKeyboardMarkup, []fullText, error) {
 	if len(es) == 0 {
 		return "", nil, nil, fmt.Errorf("render permission %s: no requests", uid)
 	}
@@ -241,7 +239,7 @@ func renderPermissionCut(tx *i18n.Text, uid string, es []*pending.Entry, gen int
 // renderPermissionOutcome renders the closed message of the permission
 // requests es: what they asked, then footer, HTML the caller built with
 // every piece of outside text escaped (at most about 700 units).
-func renderPermissionOutcome(tx *i18n.Text, es []*pending.Entry, icon, footer string) string {
+func renderPermissionOutcome(tx *i18n.Text, es []*frontend.View, icon, footer string) string {
 	return fitPermission(func(bud permissionBudget) string {
 		body, _ := permissionBody(tx, es, 0, false, bud)
 		return head(tx, icon, es[0]) + body + "\n\n" + footer
@@ -299,7 +297,7 @@ func permissionKeyboard(tx *i18n.Text, uid string) (*models.InlineKeyboardMarkup
 
 // renderReasonPrompt is the force_reply prompt asking u why the
 // permission request e is rejected, and the reply field's placeholder.
-func renderReasonPrompt(tx *i18n.Text, e *pending.Entry, u frontend.User) (text, placeholder string) {
+func renderReasonPrompt(tx *i18n.Text, e *frontend.View, u frontend.User) (text, placeholder string) {
 	what := tx.ThisRequest
 	if p := e.Permission; p != nil {
 		what = "<b>" + esc(oneLine(p.Kind), 40) + "</b>"
@@ -314,7 +312,7 @@ func renderReasonPrompt(tx *i18n.Text, e *pending.Entry, u frontend.User) (text,
 
 // decisionFooter says what was decided and by whom; reason is the text
 // given with a reject, if any.
-func decisionFooter(tx *i18n.Text, reply string, e *pending.Entry, u frontend.User, reason string) (icon, footer string) {
+func decisionFooter(tx *i18n.Text, reply string, e *frontend.View, u frontend.User, reason string) (icon, footer string) {
 	by := tx.By(who(u))
 	switch reply {
 	case replyOnce:

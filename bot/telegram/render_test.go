@@ -7,18 +7,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"github.com/hermes-bot/hermes-bot/bot/risk"
 
 	"github.com/go-telegram/bot/models"
-
-	"github.com/hermes-bot/hermes-bot/pending"
+	"github.com/rs/zerolog"
 )
 
-func entryWith(qs ...pending.Question) *pending.Entry {
-	return &pending.Entry{
+func entryWith(qs ...frontend.Question) *frontend.View {
+	return &frontend.View{
 		UID:       "aB3dE6gH",
-		Kind:      pending.KindQuestion,
+		Kind:      frontend.KindQuestion,
 		Directory: "/home/user/projects/demo",
 		SessionID: "ses_dd4235358ffeK4sOj0rQeppn49",
 		RequestID: "que_1",
@@ -28,7 +28,7 @@ func entryWith(qs ...pending.Question) *pending.Entry {
 
 // mustRender renders every view of e and checks each the way Telegram
 // would; it returns the question view.
-func mustRender(t *testing.T, e *pending.Entry) (string, *models.InlineKeyboardMarkup) {
+func mustRender(t *testing.T, e *frontend.View) (string, *models.InlineKeyboardMarkup) {
 	t.Helper()
 	text, kb, err := renderQuestion(&i18n.English, e)
 	if err != nil {
@@ -86,8 +86,8 @@ func visible(s string) string {
 
 func TestRenderEscapesAgentText(t *testing.T) {
 	nasty := `<b>&"'</b> <a href="x">`
-	e := entryWith(pending.Question{Text: nasty, Header: nasty, Custom: true,
-		Options: []pending.Option{{Label: nasty, Description: nasty}}})
+	e := entryWith(frontend.Question{Text: nasty, Header: nasty, Custom: true,
+		Options: []frontend.Option{{Label: nasty, Description: nasty}}})
 	e.Directory = "/srv/" + nasty
 	text, kb := mustRender(t, e)
 	if strings.Contains(text, nasty) || strings.Contains(text, `<a href="x">`) {
@@ -109,8 +109,8 @@ func TestRenderEscapesAgentText(t *testing.T) {
 
 func TestRenderEmojiAndRTL(t *testing.T) {
 	text := "שלום עולם؟ مرحبا 👋🏽 👨‍👩‍👧 🇺🇦"
-	e := entryWith(pending.Question{Text: text, Header: "כותרת", Custom: true,
-		Options: []pending.Option{{Label: "🐘 Postgres", Description: "עברית"}, {Label: "مرحبا"}}})
+	e := entryWith(frontend.Question{Text: text, Header: "כותרת", Custom: true,
+		Options: []frontend.Option{{Label: "🐘 Postgres", Description: "עברית"}, {Label: "مرحبا"}}})
 	out, kb := mustRender(t, e)
 	for _, want := range []string{text, "כותרת", "🐘 Postgres", "עברית", "مرحبا"} {
 		if !strings.Contains(out, want) {
@@ -132,8 +132,8 @@ func TestRenderLongTextIsCut(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			long := strings.Repeat(unit, 10240/len(unit)+1)
-			e := entryWith(pending.Question{Text: long, Header: long, Custom: true,
-				Options: []pending.Option{{Label: long, Description: long}, {Label: "short"}}})
+			e := entryWith(frontend.Question{Text: long, Header: long, Custom: true,
+				Options: []frontend.Option{{Label: long, Description: long}, {Label: "short"}}})
 			text, kb := mustRender(t, e)
 			if !strings.Contains(text, ellipsis) {
 				t.Error("cut text has no ellipsis")
@@ -175,12 +175,12 @@ func TestCutNeverSplitsEntitiesOrSurrogates(t *testing.T) {
 func TestRenderManyOptions(t *testing.T) {
 	for _, multiple := range []bool{false, true} {
 		t.Run(fmt.Sprint("multiple=", multiple), func(t *testing.T) {
-			var opts []pending.Option
+			var opts []frontend.Option
 			for i := range 100 {
-				opts = append(opts, pending.Option{Label: fmt.Sprintf("Option number %d with a fairly long label", i),
+				opts = append(opts, frontend.Option{Label: fmt.Sprintf("Option number %d with a fairly long label", i),
 					Description: strings.Repeat("description ", 30)})
 			}
-			e := entryWith(pending.Question{Text: "Pick one", Custom: true, Multiple: multiple, Options: opts})
+			e := entryWith(frontend.Question{Text: "Pick one", Custom: true, Multiple: multiple, Options: opts})
 			text, kb := mustRender(t, e)
 			shown := 0
 			for _, row := range kb.InlineKeyboard {
@@ -213,10 +213,10 @@ func TestRenderManyOptions(t *testing.T) {
 
 func TestRenderManyQuestions(t *testing.T) {
 	long := strings.Repeat("&<>", 3000)
-	var qs []pending.Question
+	var qs []frontend.Question
 	for i := range 40 {
-		qs = append(qs, pending.Question{Text: long, Header: fmt.Sprint("H", i, long), Custom: true,
-			Options: []pending.Option{{Label: long, Description: long}}})
+		qs = append(qs, frontend.Question{Text: long, Header: fmt.Sprint("H", i, long), Custom: true,
+			Options: []frontend.Option{{Label: long, Description: long}}})
 	}
 	e := entryWith(qs...)
 	e.Current = 39
@@ -230,7 +230,7 @@ func TestRenderManyQuestions(t *testing.T) {
 }
 
 func TestRenderNoOptions(t *testing.T) {
-	e := entryWith(pending.Question{Text: "", Custom: false})
+	e := entryWith(frontend.Question{Text: "", Custom: false})
 	text, kb := mustRender(t, e)
 	if !strings.Contains(text, "(no question text)") {
 		t.Errorf("text = %q", text)
@@ -285,11 +285,11 @@ func FuzzRender(f *testing.F) {
 			}
 		}
 		n = min(max(n, 0), maxFuzzOptions)
-		var opts []pending.Option
+		var opts []frontend.Option
 		for i := range n {
-			opts = append(opts, pending.Option{Label: strings.Repeat(label, i%5), Description: desc})
+			opts = append(opts, frontend.Option{Label: strings.Repeat(label, i%5), Description: desc})
 		}
-		q := pending.Question{Text: text, Header: header, Options: opts, Multiple: multiple, Custom: n%2 == 0}
+		q := frontend.Question{Text: text, Header: header, Options: opts, Multiple: multiple, Custom: n%2 == 0}
 		e := entryWith(q, q)
 		e.Current = 1
 		e.Answers = [][]string{{label, desc}}
@@ -306,13 +306,13 @@ func TestPermissionRenderFitsTelegram(t *testing.T) {
 	for i := range pats {
 		pats[i] = big[:300]
 	}
-	e := &pending.Entry{
-		UID: "abcDEF12", Kind: pending.KindPermission, Directory: "/x/" + big, SessionID: "ses_" + big,
+	e := &frontend.View{
+		UID: "abcDEF12", Kind: frontend.KindPermission, Directory: "/x/" + big, SessionID: "ses_" + big,
 		SessionTitle: big, ParentSessionID: "ses_p", ParentTitle: big,
-		Permission: &pending.Permission{Kind: big, Patterns: pats, Always: pats, Metadata: meta,
-			Run: &pending.Run{Read: true, Workdir: big, Elsewhere: true, Timeout: 1 << 50}},
+		Permission: &frontend.Permission{Kind: big, Patterns: pats, Always: pats, Metadata: meta,
+			Run: &frontend.Run{Read: true, Workdir: big, Elsewhere: true, Timeout: 1 << 50}},
 	}
-	es := []*pending.Entry{e, e, e}
+	es := []*frontend.View{e, e, e}
 	text, kb, err := renderPermission(&i18n.English, e.UID, es, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -341,15 +341,15 @@ func TestPermissionRenderFitsTelegram(t *testing.T) {
 // reasons are Chinese, with the command names kept.
 func TestChinesePermissionReasons(t *testing.T) {
 	cmd := "echo hi; rm -rf build"
-	e := &pending.Entry{
-		UID: "abcDEF12", Kind: pending.KindPermission, Directory: "/home/u/p", SessionID: "ses_1",
-		Permission: &pending.Permission{Kind: "bash", Patterns: []string{cmd}},
+	e := &frontend.View{
+		UID: "abcDEF12", Kind: frontend.KindPermission, Directory: "/home/u/p", SessionID: "ses_1",
+		Permission: &frontend.Permission{Kind: "bash", Patterns: []string{cmd}},
 	}
 	reasons := i18n.English.RiskReasons(risk.Assess(e.Directory, "bash", []string{cmd}, nil))
 	if len(reasons) < 2 {
 		t.Fatalf("reasons %q: want the chaining and rm -rf", reasons)
 	}
-	zh, _, err := renderPermission(&i18n.Chinese, e.UID, []*pending.Entry{e}, 0)
+	zh, _, err := renderPermission(&i18n.Chinese, e.UID, []*frontend.View{e}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,7 +363,7 @@ func TestChinesePermissionReasons(t *testing.T) {
 			t.Errorf("Chinese message lacks %q:\n%s", want, zh)
 		}
 	}
-	en, _, err := renderPermission(&i18n.English, e.UID, []*pending.Entry{e}, 0)
+	en, _, err := renderPermission(&i18n.English, e.UID, []*frontend.View{e}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -403,27 +403,27 @@ func TestRenderRun(t *testing.T) {
 	meta, _ := json.Marshal(map[string]string{"command": "ls"})
 	for _, tc := range []struct {
 		name   string
-		run    *pending.Run
+		run    *frontend.Run
 		level  string
 		want   []string
 		wantZh []string
 		not    []string
 	}{
-		{"here", &pending.Run{Read: true, Workdir: dir}, "🟢", nil, nil, []string{"another folder", "May run", "Could not read"}},
+		{"here", &frontend.Run{Read: true, Workdir: dir}, "🟢", nil, nil, []string{"another folder", "May run", "Could not read"}},
 		{"no call read yet", nil, "🟢", nil, nil, []string{"another folder", "Could not read"}},
-		{"elsewhere", &pending.Run{Read: true, Workdir: dir + "/.git", Elsewhere: true}, "🟡",
+		{"elsewhere", &frontend.Run{Read: true, Workdir: dir + "/.git", Elsewhere: true}, "🟡",
 			[]string{"📁 Runs in another folder: <code>" + dir + "/.git</code>", "runs in another folder than the project&#39;s (" + dir + "/.git)"},
 			[]string{"在另一个文件夹中运行：<code>" + dir + "/.git</code>"}, []string{"May run"}},
-		{"a day", &pending.Run{Read: true, Workdir: dir, Timeout: 86400000}, "🟡",
+		{"a day", &frontend.Run{Read: true, Workdir: dir, Timeout: 86400000}, "🟡",
 			[]string{"⏱ May run for up to 24h0m0s"}, []string{"最长可运行 24h0m0s"}, []string{"another folder"}},
-		{"unread", &pending.Run{}, "🟡", []string{"Could not read from opencode where this command runs"}, []string{"无法从 opencode 读取"}, []string{"another folder"}},
+		{"unread", &frontend.Run{}, "🟡", []string{"Could not read from opencode where this command runs"}, []string{"无法从 opencode 读取"}, []string{"another folder"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := &pending.Entry{
-				UID: "abcDEF12", Kind: pending.KindPermission, Directory: dir, SessionID: "ses_1",
-				Permission: &pending.Permission{Kind: "bash", Patterns: []string{"ls"}, Metadata: meta, Run: tc.run},
+			e := &frontend.View{
+				UID: "abcDEF12", Kind: frontend.KindPermission, Directory: dir, SessionID: "ses_1",
+				Permission: &frontend.Permission{Kind: "bash", Patterns: []string{"ls"}, Metadata: meta, Run: tc.run},
 			}
-			en, _, err := renderPermission(&i18n.English, e.UID, []*pending.Entry{e}, 0)
+			en, _, err := renderPermission(&i18n.English, e.UID, []*frontend.View{e}, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -437,7 +437,7 @@ func TestRenderRun(t *testing.T) {
 					t.Errorf("message shows %q:\n%s", w, en)
 				}
 			}
-			zh, _, err := renderPermission(&i18n.Chinese, e.UID, []*pending.Entry{e}, 0)
+			zh, _, err := renderPermission(&i18n.Chinese, e.UID, []*frontend.View{e}, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -455,9 +455,9 @@ func TestRenderRun(t *testing.T) {
 // which keeps it in memory for the whole project, as a rule on OpenCode 2.
 func TestRenderAlwaysLine(t *testing.T) {
 	long := strings.Repeat("x", 300)
-	e := &pending.Entry{
-		UID: "abcDEF12", Kind: pending.KindPermission, Directory: "/home/u/p", SessionID: "ses_1",
-		Permission: &pending.Permission{Kind: "bash", Patterns: []string{"git status"}, Always: []string{"git status <&> *", long}},
+	e := &frontend.View{
+		UID: "abcDEF12", Kind: frontend.KindPermission, Directory: "/home/u/p", SessionID: "ses_1",
+		Permission: &frontend.Permission{Kind: "bash", Patterns: []string{"git status"}, Always: []string{"git status <&> *", long}},
 	}
 	for _, tc := range []struct {
 		tx        *i18n.Text
@@ -470,7 +470,7 @@ func TestRenderAlwaysLine(t *testing.T) {
 		{&i18n.Chinese, 1, "♾️ <i>始终允许</i>将在本项目的所有会话中允许以下内容，直到 opencode 重启：<code>git status &lt;&amp;&gt; *</code>", "从现在起"},
 		{&i18n.Chinese, 2, "♾️ <i>始终允许</i>将从现在起在本项目中允许：<code>git status", "重启"},
 	} {
-		text, _, err := renderPermission(tc.tx, e.UID, []*pending.Entry{e}, tc.gen)
+		text, _, err := renderPermission(tc.tx, e.UID, []*frontend.View{e}, tc.gen)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -481,9 +481,9 @@ func TestRenderAlwaysLine(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	every := &pending.Entry{UID: "abcDEF12", Kind: pending.KindPermission, Directory: "/p", SessionID: "ses_1",
-		Permission: &pending.Permission{Kind: "bash", Patterns: []string{"ls"}, Always: []string{"*"}}}
-	text, _, _ := renderPermission(&i18n.English, every.UID, []*pending.Entry{every}, 1)
+	every := &frontend.View{UID: "abcDEF12", Kind: frontend.KindPermission, Directory: "/p", SessionID: "ses_1",
+		Permission: &frontend.Permission{Kind: "bash", Patterns: []string{"ls"}, Always: []string{"*"}}}
+	text, _, _ := renderPermission(&i18n.English, every.UID, []*frontend.View{every}, 1)
 	if want := "allows <code>*</code> — that is, every bash request in this project, in every session, until opencode restarts"; !strings.Contains(text, want) {
 		t.Errorf("lacks %q:\n%s", want, text)
 	}
@@ -503,12 +503,29 @@ func TestPermissionKeyboardStyles(t *testing.T) {
 			}
 		}
 	}
-	_, qkb := mustRender(t, entryWith(pending.Question{Text: "Which?", Options: []pending.Option{{Label: "A"}, {Label: "B"}}}))
+	_, qkb := mustRender(t, entryWith(frontend.Question{Text: "Which?", Options: []frontend.Option{{Label: "A"}, {Label: "B"}}}))
 	for _, row := range qkb.InlineKeyboard {
 		for _, b := range row {
 			if b.Style != "" {
 				t.Errorf("question button %q has style %q", b.Text, b.Style)
 			}
+		}
+	}
+}
+
+// A permission's outcome says the project, the action and its command,
+// escaped, and how it closed.
+func TestRenderOutcomeOfPermission(t *testing.T) {
+	v := &frontend.View{UID: "abcDEF12", Kind: frontend.KindPermission, Directory: "/home/user/projects/demo", SessionID: "ses_1",
+		Permission: &frontend.Permission{Kind: "bash", Patterns: []string{"make <all>"}, Metadata: json.RawMessage(`{"command":"make <all>"}`)}}
+	f := New(Config{ChatID: testChat}, nil, nil, zerolog.Nop())
+	text := f.outcome(frontend.Request{Key: v.UID, Members: []*frontend.View{v}}, frontend.Outcome{How: frontend.Gone})
+	if err := checkMessageText(text); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"✅ <b>demo</b>", "Permission: bash", "<pre>make &lt;all&gt;</pre>", "No longer pending in opencode"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("outcome %q does not say %q", text, want)
 		}
 	}
 }

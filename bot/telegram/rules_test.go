@@ -1,6 +1,7 @@
 package telegram
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -94,6 +95,34 @@ func TestRulesRenderFitsTelegram(t *testing.T) {
 			if !strings.Contains(text, want) {
 				t.Errorf("%s: the reply lacks %q", lang, want)
 			}
+		}
+	}
+}
+
+// On OpenCode 2 the Always button and the closed message say the answer
+// saves a rule for the project, and how to revoke it; on 1.x they do not.
+func TestAlwaysOnOpenCode2SavesRule(t *testing.T) {
+	f := New(Config{ChatID: testChat}, nil, nil, zerolog.Nop())
+	v := &frontend.View{UID: "abcDEF12", Kind: frontend.KindPermission, Directory: "/home/u/p", SessionID: "ses_1",
+		Permission: &frontend.Permission{Kind: "bash", Patterns: []string{"git push origin main"}, Always: []string{"git push *"},
+			Metadata: json.RawMessage(`{"command":"git push origin main"}`)}}
+	for _, gen := range []int{1, 2} {
+		r := frontend.Request{Key: v.UID, Members: []*frontend.View{v}, Generation: gen}
+		text, kb, err := f.render(r)
+		if err != nil || kb == nil {
+			t.Fatalf("gen %d: render: %v, keyboard %v", gen, err, kb)
+		}
+		always := kb.InlineKeyboard[0][1].Text
+		saysRule := strings.Contains(text, "saves a rule for this project")
+		if (gen == 2) != (always == "♾️ Always: save a rule") || (gen == 2) != saysRule {
+			t.Errorf("gen %d: Always button %q, text says a rule is saved: %v\n%s", gen, always, saysRule, text)
+		}
+		closed := f.outcome(r, frontend.Outcome{How: frontend.Decided, Reply: frontend.ReplyAlways, By: frontend.User{ID: "1", Name: "Alice"}})
+		if (gen == 2) != strings.Contains(closed, "Saved as a rule for the project; /rules revokes it.") {
+			t.Errorf("gen %d: closed message:\n%s", gen, closed)
+		}
+		if !strings.Contains(closed, "♾️ <b>Always allowed</b> by Alice") {
+			t.Errorf("gen %d: closed message lacks the decision:\n%s", gen, closed)
 		}
 	}
 }

@@ -11,13 +11,12 @@ import (
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"github.com/hermes-bot/hermes-bot/opencode"
-	"github.com/hermes-bot/hermes-bot/pending"
 )
 
 // A request's message names its server when servers are named, and is
 // as it always was for the single unnamed server.
 func TestRenderNamesServer(t *testing.T) {
-	e := entryWith(pending.Question{Text: "Which database?", Options: []pending.Option{{Label: "Postgres"}}})
+	e := entryWith(frontend.Question{Text: "Which database?", Options: []frontend.Option{{Label: "Postgres"}}})
 	text, _ := mustRender(t, e)
 	if want := "❓ <b>demo</b> · session <code>"; !strings.HasPrefix(text, want) {
 		t.Errorf("unnamed server's question starts %q, want %q", firstLine(text), want)
@@ -31,9 +30,9 @@ func TestRenderNamesServer(t *testing.T) {
 		t.Errorf("ci's outcome starts %q, want it named", firstLine(out))
 	}
 
-	p := &pending.Entry{UID: "aB3dE6gH", Kind: pending.KindPermission, Server: "laptop", Directory: "/home/user/projects/demo",
-		SessionID: "ses_1", RequestID: "per_1", Permission: &pending.Permission{Kind: "bash", Patterns: []string{"make"}}}
-	text, _, err := renderPermission(&i18n.English, p.UID, []*pending.Entry{p}, 0)
+	p := &frontend.View{UID: "aB3dE6gH", Kind: frontend.KindPermission, Server: "laptop", Directory: "/home/user/projects/demo",
+		SessionID: "ses_1", RequestID: "per_1", Permission: &frontend.Permission{Kind: "bash", Patterns: []string{"make"}}}
+	text, _, err := renderPermission(&i18n.English, p.UID, []*frontend.View{p}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +65,7 @@ func (s fixedStatus) State() opencode.WatchState { return opencode.WatchState(s)
 
 type noOpen struct{ frontend.Core }
 
-func (noOpen) Open(context.Context, bool) ([]*pending.Entry, error) { return nil, nil }
+func (noOpen) Open(context.Context, bool) ([]*frontend.View, error) { return nil, nil }
 
 // /status says how each named server is, one line each.
 func TestStatusPerServer(t *testing.T) {

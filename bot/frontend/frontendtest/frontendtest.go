@@ -46,7 +46,7 @@ type Prompt struct {
 	// At is the request's message the prompt is by.
 	At     int
 	Key    string
-	Entry  *pending.Entry
+	Entry  *frontend.View
 	Qi     int
 	Reason bool
 	User   frontend.User
@@ -63,7 +63,7 @@ type Frontend struct {
 	prompts  []Prompt
 	told     []string
 	notices  []frontend.Notice
-	approved []*pending.Entry
+	approved []*frontend.View
 	paused   []pending.Always
 	fail     map[string]error
 	// holding keeps RefreshLater's refreshes in held until ReleaseLater.
@@ -171,7 +171,7 @@ func (f *Frontend) Notices() []frontend.Notice {
 
 // AutoApprovedRequests returns the requests the notice of an approval
 // without a person was posted for.
-func (f *Frontend) AutoApprovedRequests() []*pending.Entry {
+func (f *Frontend) AutoApprovedRequests() []*frontend.View {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return slices.Clone(f.approved)
@@ -201,7 +201,7 @@ func (f *Frontend) Post(_ context.Context, r frontend.Request) (pending.Place, e
 	if err := f.failing("Post"); err != nil {
 		return "", err
 	}
-	if len(r.Entries) == 0 {
+	if len(r.Members) == 0 {
 		return "", errors.New("frontendtest Post: no request")
 	}
 	m := f.post()
@@ -300,11 +300,12 @@ func (f *Frontend) HeldLater() int {
 }
 
 // Outcome describes o for r in a few words a test can match: how it
-// closed, the answers, who, the reply and reason, and the request IDs;
+// closed, the answers, who, the reply and reason, the request IDs and
+// the server's generation;
 // Close shows it.
 func Outcome(r frontend.Request, o frontend.Outcome) string {
 	var ids []string
-	for _, e := range r.Entries {
+	for _, e := range r.Members {
 		ids = append(ids, e.RequestID)
 	}
 	s := fmt.Sprintf("how=%d requests=%s", o.How, strings.Join(ids, ","))
@@ -322,6 +323,9 @@ func Outcome(r frontend.Request, o frontend.Outcome) string {
 	}
 	if o.How == frontend.Expired {
 		s += fmt.Sprintf(" told=%d", o.Told)
+	}
+	if r.Generation != 0 {
+		s += fmt.Sprintf(" gen=%d", r.Generation)
 	}
 	return s
 }
@@ -363,10 +367,10 @@ func (f *Frontend) Collect(_ context.Context, at pending.Place, r frontend.Reque
 	if err := f.failing("Collect"); err != nil {
 		return err
 	}
-	if len(r.Entries) == 0 {
+	if len(r.Members) == 0 {
 		return errors.New("frontendtest Collect: no request")
 	}
-	cp := *r.Entries[0]
+	cp := *r.Members[0]
 	f.prompts = append(f.prompts, Prompt{At: ID(at), Key: r.Key, Entry: &cp, Qi: field, Reason: reason, User: user})
 	return nil
 }
@@ -401,7 +405,7 @@ func (f *Frontend) Notify(_ context.Context, n frontend.Notice) (pending.Place, 
 }
 
 // AutoApproved records the notice of an approval without a person.
-func (f *Frontend) AutoApproved(_ context.Context, e *pending.Entry) error {
+func (f *Frontend) AutoApproved(_ context.Context, e *frontend.View) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.failing("AutoApproved"); err != nil {
@@ -433,10 +437,10 @@ func (f *Frontend) Paused() []pending.Always {
 // snapshot copies r's entries, so later changes to them do not show.
 func snapshot(r frontend.Request) frontend.Request {
 	out := frontend.Request{Key: r.Key, Generation: r.Generation}
-	for _, e := range r.Entries {
+	for _, e := range r.Members {
 		cp := *e
 		cp.Selected = slices.Clone(e.Selected)
-		out.Entries = append(out.Entries, &cp)
+		out.Members = append(out.Members, &cp)
 	}
 	return out
 }
