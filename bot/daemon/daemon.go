@@ -119,7 +119,11 @@ func Run(ctx context.Context, cfg *config.Config, log zerolog.Logger, opts Optio
 	}
 
 	if cfg.HTTPAddr != "" {
-		hs, err := startHTTP(cfg.HTTPAddr, newHTTPHandler(d.metrics, d.streams(), d.poll, log), log)
+		poll := d.poll
+		if !cfg.Telegram() {
+			poll = nil // /healthz waits for no Telegram polling
+		}
+		hs, err := startHTTP(cfg.HTTPAddr, newHTTPHandler(d.metrics, d.streams(), poll, log), log)
 		if err != nil {
 			return err
 		}

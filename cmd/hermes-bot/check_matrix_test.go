@@ -60,6 +60,21 @@ func TestCheckMatrix(t *testing.T) {
 	noToken(out)
 	wantLines(t, out, "✓ matrix room "+room+": the bot is a member")
 
+	// Matrix alone: Telegram is neither needed nor checked.
+	tgEnv := map[string]string{}
+	for _, k := range []string{"TELEGRAM_BOT_TOKEN", "TELEGRAM_CHAT_ID", "TELEGRAM_ALLOWED_USER_IDS", "TELEGRAM_API_URL"} {
+		tgEnv[k] = s.env[k]
+		delete(s.env, k)
+	}
+	out, code = s.check(t)
+	wantLines(t, out, "✓ settings", "✓ matrix room "+room+": the bot is a member")
+	if code != 0 || strings.Contains(strings.ToLower(out), "telegram") {
+		t.Errorf("Matrix alone: exit %d, want 0 and no Telegram line:\n%s", code, out)
+	}
+	for k, v := range tgEnv {
+		s.env[k] = v
+	}
+
 	s.env["MATRIX_ACCESS_TOKEN"] = "syt_not_a_token"
 	out, code = s.check(t)
 	wantLines(t, out, "✗ matrix account "+bot.ID+": the homeserver refused MATRIX_ACCESS_TOKEN", "- matrix room")
