@@ -360,8 +360,13 @@ func (f *Frontend) Collect(ctx context.Context, at pending.Place, r frontend.Req
 	if reason {
 		what = "the reason of the reject"
 	}
-	h := esc(user.DisplayName()) + ": reply to this message with " + what + "."
-	if _, err := f.c.Send(ctx, randomTxn(), Message{Text: plain(h), HTML: h, Notice: true, ReplyTo: p.Event}); err != nil {
+	h := esc(user.DisplayName()) + ": reply to the request's message (or to this one) with " + what + "."
+	ev, err := f.c.Send(ctx, randomTxn(), Message{Text: plain(h), HTML: h, Notice: true, ReplyTo: p.Event})
+	if err != nil {
+		return fmt.Errorf("collect %s: %w", r.Key, err)
+	}
+	// A reply to this note is a reply to the request's message.
+	if err := f.put(keyEvent+ev, eventRecord{Msg: p.Event}); err != nil {
 		return fmt.Errorf("collect %s: %w", r.Key, err)
 	}
 	return nil

@@ -354,6 +354,22 @@ func testFrontendQuestions(t *testing.T, su *suite) {
 	if _, err := fe.get(keyRequest+placeAt(tat).Event, &rec); err != nil || len(rec.Polls) != 0 || !rec.Typed {
 		t.Fatalf("typed question's record %+v (%v): want no poll", rec, err)
 	}
+
+	// A message in the request's thread is a reply to it.
+	thread := question("que_th", frontend.Question{Text: "Name the tag", Custom: true})
+	if _, err := fe.Post(ctx, thread); err != nil {
+		t.Fatal(err)
+	}
+	msg = botSays(t, ctx, r.alice, bot, "Name the tag")
+	if _, err := r.alice.Send(ctx, r.room, typeMessage, map[string]any{"msgtype": "m.text", "body": "v1.2.3",
+		"m.relates_to": map[string]any{"rel_type": relThread, "event_id": msg.ID, "is_falling_back": true,
+			"m.in_reply_to": map[string]string{"event_id": msg.ID}}}); err != nil {
+		t.Fatal(err)
+	}
+	core.wait(t, ctx, "the answer in the thread", func() bool { return len(core.inputs) == 2 })
+	if in := core.inputs[1]; in.Key != "que_th" || in.Text != "v1.2.3" {
+		t.Fatalf("input %+v", in)
+	}
 }
 
 // testFrontendPermissionsAndForms: a permission's poll and a reply as the

@@ -49,6 +49,10 @@ func (f *Frontend) Handle(ctx context.Context, core frontend.Core, ev Event) err
 		f.command(ctx, core, log, ev)
 		return nil
 	case KindText:
+		if ev.ReplyTo == "" {
+			// A message in a request's thread is a reply to it too.
+			ev.ReplyTo = ev.Thread
+		}
 		if ev.ReplyTo == "" || ev.Replaces != "" {
 			return nil // an answer is a reply; an edit changes no answer given
 		}
