@@ -68,6 +68,7 @@ func newMxRig(t *testing.T, ctx context.Context) *mxRig {
 		"MATRIX_PASSWORD=" + mxBotPass,
 		"MATRIX_ROOM_ID=" + r.room,
 		"MATRIX_ALLOWED_USER_IDS=" + r.alice.ID,
+		"HERMES_NOTIFY=idle",
 		"OPENCODE_URL=" + r.oc.URL,
 		"OPENCODE_SERVER_PASSWORD=" + mxPassword,
 		"HERMES_DB=" + filepath.Join(t.TempDir(), "state", "pending.db"),
@@ -190,7 +191,8 @@ func (r *mxRig) checkSecrets(t *testing.T, p *botProcess) {
 // TestE2EMatrix answers requests in a Matrix room: by poll, a multiple
 // choice with ✅, a typed reply, permissions allowed once and rejected,
 // while a stranger's votes and ✅ change nothing; one answered in opencode
-// ends its poll; a restart re-attaches the one pending without posting it
+// ends its poll; a session's notice, a reply to which prompts the session;
+// commands; a restart re-attaches the one pending without posting it
 // again; the bot joined the room it was invited to.
 func TestE2EMatrix(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*stepTimeout)
@@ -296,6 +298,32 @@ func TestE2EMatrix(t *testing.T) {
 		t.Fatal("que_4 was not pending")
 	}
 	waitEnd(ctx, t, r.alice, poll, msg, "Answered in opencode")
+
+	// A session's notice; a reply to it goes to the session as a prompt.
+	r.oc.AddSession(opencode.Session{ID: "ses_n", Title: "Fix the widget", Directory: mxDir})
+	r.oc.SendEvent(mxDir, opencode.TypeSessionIdle, opencode.SessionIdle{SessionID: "ses_n"})
+	notice := waitMessage(ctx, t, r.alice, r.botID, "finished")
+	if _, err := r.mallory.Reply(ctx, r.room, notice.ID, "", "rm -rf /"); err != nil {
+		t.Fatal(err)
+	}
+	reply, err := r.alice.Reply(ctx, r.room, notice.ID, "Fix the widget — finished", "now run the tests")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.alice.WaitFor(ctx, func(ev matrixtest.Event) bool {
+		return ev.Sender == r.botID && strings.Contains(string(ev.Content), reply)
+	}); err != nil {
+		t.Fatalf("no answer to the reply to the notice: %v", err)
+	}
+	var prompts []string
+	for _, q := range r.oc.Requests() {
+		if q.Method == "POST" && strings.HasPrefix(q.Path, "/session/ses_n/") {
+			prompts = append(prompts, q.Body)
+		}
+	}
+	if len(prompts) != 1 || !strings.Contains(prompts[0], "now run the tests") {
+		t.Fatalf("prompts to the session %q; want Alice's reply only", prompts)
+	}
 
 	// /pending and !status answer in the room.
 	if _, err := r.alice.SendText(ctx, r.room, "!status"); err != nil {
