@@ -139,13 +139,17 @@ type ballotRecord struct {
 	Answers []string `json:"answers"`
 }
 
+// get reads record key into v and reports whether there is one; it fails
+// only when the State cannot be read.
 func (f *Frontend) get(key string, v any) (bool, error) {
 	raw, ok, err := f.st.Get(key)
 	if err != nil || !ok {
 		return false, err
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
-		return false, fmt.Errorf("matrix record %s: %w", key, err)
+		// Reading it again would not mend it: as if it were not there.
+		f.log.Warn().Err(err).Str("key", key).Msg("matrix: a record of the front-end is unreadable, ignored")
+		return false, nil
 	}
 	return true, nil
 }
@@ -259,6 +263,9 @@ func (f *Frontend) Refresh(ctx context.Context, at pending.Place, r frontend.Req
 	var rec requestRecord
 	if _, err := f.get(keyRequest+msg, &rec); err != nil {
 		return fmt.Errorf("refresh %s: %w", r.Key, err)
+	}
+	if rec.Closed {
+		return nil // a refresh handed over before the close, landing after it
 	}
 	s := stepOf(r)
 	if n := len(rec.Polls); rec.Key != "" && rec.Step == s.field && (len(s.choices) == 0 || (n > 0 && !rec.Polls[n-1].Ended)) {

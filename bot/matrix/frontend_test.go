@@ -277,6 +277,16 @@ func testFrontendQuestions(t *testing.T, su *suite) {
 		t.Fatal(err)
 	}
 	botSays(t, ctx, r.alice, bot, "Answered</b> by "+r.alice.ID+": blue; S")
+	e.Current = 0 // a refresh handed over before the close lands after it: nothing
+	if err := fe.Refresh(ctx, at, req); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.state.Put(keyEvent+"$unreadable", []byte("{not json")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.alice.Reply(ctx, r.room, "$unreadable", "", "ignored, and logged"); err != nil {
+		t.Fatal(err)
+	}
 
 	// A multiple choice: "done" and ✅ take the sender's own selection.
 	multi := question("que_m", frontend.Question{Text: "Which sizes?", Multiple: true,
@@ -289,7 +299,10 @@ func testFrontendQuestions(t *testing.T, su *suite) {
 	if _, err := fe.Post(ctx, multi); err != nil {
 		t.Fatal(err)
 	}
-	pollM, _ := pollOf(t, ctx, r.alice, "Which sizes?")
+	pollM, answers := pollOf(t, ctx, r.alice, "") // the next poll: none came from the late refresh
+	if fmt.Sprint(answers) != "[o0=S o1=M o2=L]" {
+		t.Fatalf("the poll after the close has answers %v, want the multiple choice's", answers)
+	}
 	if _, err := r.alice.Vote(ctx, r.room, pollM, "o1", "o2"); err != nil {
 		t.Fatal(err)
 	}
@@ -325,6 +338,9 @@ func testFrontendQuestions(t *testing.T, su *suite) {
 		t.Fatal(err)
 	}
 	botSays(t, ctx, r.alice, bot, "1 waiting")
+	if !strings.Contains(r.log.String(), "a record of the front-end is unreadable, ignored") {
+		t.Errorf("the reply to a message with an unreadable record was not logged:\n%s", r.log)
+	}
 	if n := core.pressCount(frontend.Submit); n != 2 {
 		t.Fatalf("%d submits, want 2: the ✅ acts once, a stranger's not at all", n)
 	}
