@@ -39,7 +39,9 @@ type mxRig struct {
 	env            []string
 }
 
-func newMxRig(t *testing.T, ctx context.Context) *mxRig {
+// newMxRig makes the rig; with inviteBot the room's invite to the bot is
+// sent now, else the test sends it (inviteBot).
+func newMxRig(t *testing.T, ctx context.Context, inviteBot bool) *mxRig {
 	t.Helper()
 	hs := matrixtest.StartDendrite(t)
 	r := &mxRig{hs: hs, oc: fakeOpencode(t)}
@@ -54,7 +56,11 @@ func newMxRig(t *testing.T, ctx context.Context) *mxRig {
 		t.Fatal(err)
 	}
 	r.botID = hs.UserID("hermes")
-	if r.room, err = r.alice.CreateRoom(ctx, r.botID, r.mallory.ID); err != nil {
+	invite := []string{r.mallory.ID}
+	if inviteBot {
+		invite = append(invite, r.botID)
+	}
+	if r.room, err = r.alice.CreateRoom(ctx, invite...); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.mallory.Join(ctx, r.room); err != nil {
@@ -197,10 +203,14 @@ func (r *mxRig) checkSecrets(t *testing.T, p *botProcess) {
 func TestE2EMatrix(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*stepTimeout)
 	defer cancel()
-	r := newMxRig(t, ctx)
+	r := newMxRig(t, ctx, false)
 	bot := startBot(t, r.env)
 
-	// It joins the room it was invited to.
+	// Invited once it runs (its first sync found it in no room), it joins.
+	bot.waitLog(ctx, t, 1, "the bot is not in its room; invite it")
+	if err := r.alice.Invite(ctx, r.room, r.botID); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := r.alice.WaitFor(ctx, func(ev matrixtest.Event) bool {
 		return ev.Type == "m.room.member" && strings.Contains(string(ev.Content), `"join"`) && ev.Sender == r.botID
 	}); err != nil {
@@ -403,7 +413,7 @@ func countEvents(ctx context.Context, t *testing.T, hs *matrixtest.Homeserver, u
 func TestE2EMatrixAndTelegram(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*stepTimeout)
 	defer cancel()
-	r := newMxRig(t, ctx)
+	r := newMxRig(t, ctx, true) // invited before its first start
 	tg := telegramtest.NewServer(e2eToken)
 	t.Cleanup(tg.Close)
 	if err := tg.AddChat(e2eChatID, telegramtest.ChatSupergroup); err != nil {
