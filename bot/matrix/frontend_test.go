@@ -231,6 +231,14 @@ func testFrontendQuestions(t *testing.T, su *suite) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Posted again (a crash before its place was kept): the same events.
+	if again, err := fe.Post(ctx, req); err != nil || again != at {
+		t.Fatalf("posted again at %s (%v), want %s", again, err, at)
+	}
+	var rec requestRecord
+	if _, err := fe.get(keyRequest+placeAt(at).Event, &rec); err != nil || len(rec.Polls) != 1 {
+		t.Fatalf("record %+v (%v): want one poll", rec, err)
+	}
 	poll1, answers := pollOf(t, ctx, r.alice, "Which colour?")
 	if fmt.Sprint(answers) != "[o0=red o1=blue]" {
 		t.Fatalf("answers %v", answers)
@@ -366,7 +374,7 @@ func testFrontendQuestions(t *testing.T, su *suite) {
 	if p := core.presses[len(core.presses)-1]; p.Action != frontend.Type || p.From != tat {
 		t.Fatalf("press %+v, want Type from the message", p)
 	}
-	var rec requestRecord
+	rec = requestRecord{}
 	if _, err := fe.get(keyRequest+placeAt(tat).Event, &rec); err != nil || len(rec.Polls) != 0 || !rec.Typed {
 		t.Fatalf("typed question's record %+v (%v): want no poll", rec, err)
 	}

@@ -341,13 +341,12 @@ func TestE2EMatrix(t *testing.T) {
 	}
 	waitMessage(ctx, t, r.alice, r.botID, "Requests waiting: 0")
 
-	// A restart with one request pending re-attaches it: the same poll
-	// takes the vote.
+	// A restart after a crash with one request pending re-attaches it:
+	// the same poll takes the vote.
 	r.question("que_5", "Merge it?", false, "merge", "wait")
 	poll, msg = waitPoll(ctx, t, r.alice, "Merge it?")
-	if err := bot.stop(t); err != nil {
-		t.Fatalf("hermes-bot exited with %v after SIGTERM, want 0", err)
-	}
+	bot.waitLog(ctx, t, 1, "question posted", "que_5")
+	bot.kill(t) // a crash
 	r.checkSecrets(t, bot)
 	bot = startBot(t, r.env)
 	if _, err := r.alice.SendText(ctx, r.room, "/pending"); err != nil {
