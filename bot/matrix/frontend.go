@@ -113,6 +113,8 @@ type requestRecord struct {
 	Multi  bool      `json:"multi,omitempty"`
 	Polls  []pollRef `json:"polls,omitempty"`
 	Closed bool      `json:"closed,omitempty"`
+	// At is when it was posted (Unix ms), for forgetting it (prune).
+	At int64 `json:"at,omitempty"`
 }
 
 type pollRef struct {
@@ -182,6 +184,9 @@ func (f *Frontend) Post(ctx context.Context, r frontend.Request) (pending.Place,
 		return "", fmt.Errorf("post %s: %w", r.Key, err)
 	}
 	rec.Key, rec.Closed = r.Key, false
+	if rec.At == 0 {
+		rec.At = time.Now().UnixMilli()
+	}
 	if err := f.put(keyEvent+msg, eventRecord{Msg: msg}); err != nil {
 		return "", fmt.Errorf("post %s: %w", r.Key, err)
 	}

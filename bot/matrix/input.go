@@ -18,9 +18,15 @@ import (
 const handlerTimeout = 30 * time.Second
 
 // Serve reads the room until ctx ends and hands what allowed people do to
-// core: votes, ✅ reactions, replies and commands. An event being handled
+// core: votes, ✅ reactions, replies and commands. It first forgets the
+// records of requests posted more than keepRecords ago. An event being handled
 // when ctx ends is finished, within handlerTimeout.
 func (f *Frontend) Serve(ctx context.Context, core frontend.Core) error {
+	if n, err := f.prune(time.Now().Add(-keepRecords)); err != nil {
+		f.log.Warn().Err(err).Msg("matrix: could not forget old records; kept")
+	} else if n > 0 {
+		f.log.Info().Int("requests", n).Msg("matrix: forgot the records of old requests")
+	}
 	return f.c.Run(ctx, func(ctx context.Context, ev Event) error {
 		hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), handlerTimeout)
 		defer cancel()
