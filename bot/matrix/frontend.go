@@ -115,6 +115,10 @@ type requestRecord struct {
 	Closed bool      `json:"closed,omitempty"`
 	// At is when it was posted (Unix ms), for forgetting it (prune).
 	At int64 `json:"at,omitempty"`
+	// Shown is the digest of what the message shows while open; Edits
+	// counts its edits so far.
+	Shown string `json:"shown,omitempty"`
+	Edits int    `json:"edits,omitempty"`
 }
 
 type pollRef struct {
@@ -183,7 +187,7 @@ func (f *Frontend) Post(ctx context.Context, r frontend.Request) (pending.Place,
 	if _, err := f.get(keyRequest+msg, &rec); err != nil {
 		return "", fmt.Errorf("post %s: %w", r.Key, err)
 	}
-	rec.Key, rec.Closed = r.Key, false
+	rec.Key, rec.Closed, rec.Shown = r.Key, false, digest(h)
 	if rec.At == 0 {
 		rec.At = time.Now().UnixMilli()
 	}
@@ -258,8 +262,9 @@ func (f *Frontend) endPolls(ctx context.Context, msg string, rec *requestRecord,
 }
 
 // Refresh shows r's current step: the message edited and a new poll when
-// r moved on to another question; nothing when it did not (a poll shows
-// its votes itself).
+// r moved on to another question; the message edited alone when only it
+// changed (a permission joined its group); nothing else (a poll shows its
+// votes itself).
 func (f *Frontend) Refresh(ctx context.Context, at pending.Place, r frontend.Request) error {
 	msg := placeAt(at).Event
 	if msg == "" || len(r.Members) == 0 {
@@ -273,20 +278,37 @@ func (f *Frontend) Refresh(ctx context.Context, at pending.Place, r frontend.Req
 		return nil // a refresh handed over before the close, landing after it
 	}
 	s := stepOf(r)
-	if n := len(rec.Polls); rec.Key != "" && rec.Step == s.field && (len(s.choices) == 0 || (n > 0 && !rec.Polls[n-1].Ended)) {
+	h := renderOpen(r)
+	n := len(rec.Polls)
+	sameStep := rec.Key != "" && rec.Step == s.field && (len(s.choices) == 0 || (n > 0 && !rec.Polls[n-1].Ended))
+	if sameStep && rec.Shown == digest(h) {
 		return nil
 	}
 	rec.Key = r.Key
-	h := renderOpen(r)
-	txn := TxnID(r.Key, Name, "refresh", strconv.Itoa(s.field), strconv.Itoa(len(rec.Polls)))
+	// Numbered, so a retry after a crash is the same edit, and showing
+	// again what an earlier edit showed is a new one.
+	txn := TxnID(r.Key, Name, "refresh", strconv.Itoa(rec.Edits))
 	if _, err := f.c.Edit(ctx, txn, msg, Message{Text: plain(h), HTML: h}); err != nil {
 		return fmt.Errorf("refresh %s: %w", r.Key, err)
+	}
+	rec.Edits++
+	rec.Shown = digest(h)
+	if sameStep {
+		// The message changed (another request joined its group), not
+		// the step: its poll stays.
+		if err := f.put(keyRequest+msg, rec); err != nil {
+			return fmt.Errorf("refresh %s: %w", r.Key, err)
+		}
+		return nil
 	}
 	if err := f.showStep(ctx, r, msg, &rec); err != nil {
 		return fmt.Errorf("refresh %s: %w", r.Key, err)
 	}
 	return nil
 }
+
+// digest is a short digest of what a message shows.
+func digest(h string) string { return TxnID(h) }
 
 // RefreshLater is Refresh on a goroutine: a toggle changes nothing a
 // poll does not show already, so it is quick.

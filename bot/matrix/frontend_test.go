@@ -434,6 +434,15 @@ func testFrontendPermissionsAndForms(t *testing.T, su *suite) {
 		t.Fatalf("press %+v", p)
 	}
 
+	// An identical request joins the message: it says so, its poll stays.
+	twin := *perm.Members[0]
+	twin.UID = "per_2"
+	perm.Members = append(perm.Members, &twin)
+	if err := fe.Refresh(ctx, pat, perm); err != nil {
+		t.Fatal(err)
+	}
+	botSays(t, ctx, r.alice, bot, "×2")
+
 	// A form: yes/no, then an optional text field, then a link.
 	form := question("frm_1", frontend.Question{Key: "ok", Type: frontend.TypeBoolean, Text: "Proceed?", Required: true,
 		Options: []frontend.Option{{Label: "Yes", Value: "true"}, {Label: "No", Value: "false"}}})
@@ -444,7 +453,7 @@ func testFrontendPermissionsAndForms(t *testing.T, su *suite) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, answers = pollOf(t, ctx, r.alice, "Proceed?")
+	_, answers = pollOf(t, ctx, r.alice, "") // the next poll: the refresh posted none
 	if fmt.Sprint(answers) != "[o0=Yes o1=No]" {
 		t.Fatalf("yes/no answers %v", answers)
 	}
