@@ -10,9 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hermes-bot/hermes-bot/bot/i18n"
-	"github.com/hermes-bot/hermes-bot/bot/telegramtest"
+	"github.com/rs/zerolog"
 
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
+	"github.com/hermes-bot/hermes-bot/bot/internal/testlog"
 	"github.com/hermes-bot/hermes-bot/opencode"
 )
 
@@ -59,20 +61,27 @@ func (c *testClock) advance(d time.Duration) {
 	c.t = c.t.Add(d)
 }
 
-// newNotifyHarness is a harness posting the notices of opts, with a
-// reader and a hand-moved clock.
-func newNotifyHarness(t *testing.T, opts NotifyOptions) (*harness, *fakeReader, *testClock) {
+// notifier is a core posting the notices of opts, with a reader, a
+// hand-moved clock and the bridge's log.
+type notifier struct {
+	*core
+	logs *testlog.Buffer
+}
+
+func newNotifier(t *testing.T, opts NotifyOptions) (*notifier, *fakeReader, *testClock) {
 	t.Helper()
 	r := &fakeReader{texts: map[string]string{}}
-	h := newHarness(t, harnessConfig{Notify: opts})
-	h.oc.reader = r
+	c := newCore(t, Config{Notify: opts})
+	n := &notifier{core: c, logs: &testlog.Buffer{}}
+	c.b.log = zerolog.New(n.logs)
+	c.oc.reader = r
 	clock := &testClock{t: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
-	h.b.now = clock.now
-	h.oc.sessions = map[string]opencode.Session{
+	c.b.now = clock.now
+	c.oc.sessions = map[string]opencode.Session{
 		testSession: {ID: testSession, Title: "Fix the login bug"},
 		"ses_child": {ID: "ses_child", Title: "explore", ParentID: testSession},
 	}
-	return h, r, clock
+	return n, r, clock
 }
 
 func idleEvent(session string) opencode.Event {
@@ -85,53 +94,29 @@ func errorEvent(session, raw string) opencode.Event {
 		SessionError: &opencode.SessionError{SessionID: session, Error: json.RawMessage(raw)}}
 }
 
-func (h *harness) sentTexts() []string {
+// notices are the notices posted, each as "finished" or "failed", its
+// session, title, body and how many were skipped before it.
+func (n *notifier) notices() []string {
 	var out []string
-	for _, m := range h.tg.Sent() {
-		out = append(out, m.P.Text)
+	for _, x := range n.fe.Notices() {
+		what := "finished"
+		if x.Failed {
+			what = "failed"
+		}
+		out = append(out, fmt.Sprintf("%s %s %q %q dropped=%d", what, x.SessionID, x.Title, x.Body, x.Dropped))
 	}
 	return out
 }
 
 func TestNotifyFinished(t *testing.T) {
-	h, r, _ := newNotifyHarness(t, NotifyOptions{Idle: true})
+	n, r, _ := newNotifier(t, NotifyOptions{Idle: true})
 	r.texts[testSession] = "Done: <b>all</b> tests pass & the login works."
-	h.b.HandleEvent(context.Background(), idleEvent(testSession))
-
-	sent := h.tg.Sent()
-	if len(sent) != 1 {
-		t.Fatalf("sent %d messages, want 1: %q", len(sent), h.sentTexts())
-	}
-	m := sent[0]
-	if m.P.ChatID != testChat || m.P.ParseMode != "HTML" {
-		t.Errorf("sent to %v with parse mode %q", m.P.ChatID, m.P.ParseMode)
-	}
-	for _, want := range []string{"✅ <b>demo</b>", "<i>Fix the login bug</i>", "finished",
-		"<blockquote>Done: &lt;b&gt;all&lt;/b&gt; tests pass &amp; the login works.</blockquote>"} {
-		if !strings.Contains(m.P.Text, want) {
-			t.Errorf("notice %q lacks %q", m.P.Text, want)
-		}
-	}
-}
-
-func TestNotifyFinishedExcerptIsCut(t *testing.T) {
-	h, r, _ := newNotifyHarness(t, NotifyOptions{Idle: true})
-	// Emoji are two UTF-16 units each, and "<" grows when escaped: the
-	// cut must count both and never split an entity.
-	r.texts[testSession] = strings.Repeat("😀<", 400)
-	h.b.HandleEvent(context.Background(), idleEvent(testSession))
-	text := h.lastSent().P.Text
-	_, quote, ok := strings.Cut(text, "<blockquote>")
-	quote, _, ok2 := strings.Cut(quote, "</blockquote>")
-	if !ok || !ok2 {
-		t.Fatalf("no excerpt in %q", text)
-	}
-	const maxExcerpt = 300 // the front-end's bound on a quoted excerpt
-	if n := telegramtest.UTF16Len(quote); n > maxExcerpt {
-		t.Errorf("excerpt is %d units, want at most %d", n, maxExcerpt)
-	}
-	if !strings.HasSuffix(quote, "…") || !strings.HasSuffix(strings.TrimSuffix(quote, "…"), "&lt;") && !strings.HasSuffix(strings.TrimSuffix(quote, "…"), "😀") {
-		t.Errorf("excerpt cut badly: ends %q", quote[max(0, len(quote)-20):])
+	n.b.HandleEvent(context.Background(), idleEvent(testSession))
+	got := n.fe.Notices()
+	want := frontend.Notice{Directory: "/home/user/projects/demo", SessionID: testSession, Title: "Fix the login bug",
+		Body: "Done: <b>all</b> tests pass & the login works."}
+	if len(got) != 1 || got[0] != want {
+		t.Fatalf("notices %+v, want %+v", got, want)
 	}
 }
 
@@ -142,90 +127,86 @@ func TestNotifyFinishedWithoutExcerpt(t *testing.T) {
 		"no text": {},
 	} {
 		t.Run(name, func(t *testing.T) {
-			h, _, _ := newNotifyHarness(t, NotifyOptions{Idle: true})
-			h.oc.reader = r
-			h.b.excerptTimeout = 20 * time.Millisecond
-			h.b.HandleEvent(context.Background(), idleEvent(testSession))
-			text := h.lastSent().P.Text
-			if !strings.Contains(text, "finished") || strings.Contains(text, "blockquote") {
-				t.Errorf("notice = %q, want a finished notice without excerpt", text)
+			n, _, _ := newNotifier(t, NotifyOptions{Idle: true})
+			n.oc.reader = r
+			n.b.excerptTimeout = 20 * time.Millisecond
+			n.b.HandleEvent(context.Background(), idleEvent(testSession))
+			if got := n.fe.Notices(); len(got) != 1 || got[0].Failed || got[0].Body != "" {
+				t.Errorf("notices %+v, want a finished notice without excerpt", got)
 			}
 		})
 	}
 }
 
 func TestNotifyKindsOptIn(t *testing.T) {
-	h, _, _ := newNotifyHarness(t, NotifyOptions{})
-	h.b.HandleEvent(context.Background(), idleEvent(testSession))
-	h.b.HandleEvent(context.Background(), errorEvent("ses_other", `{"name":"UnknownError","data":{"message":"boom"}}`))
-	if got := h.sentTexts(); len(got) != 0 {
+	n, _, _ := newNotifier(t, NotifyOptions{})
+	n.b.HandleEvent(context.Background(), idleEvent(testSession))
+	n.b.HandleEvent(context.Background(), errorEvent("ses_other", `{"name":"UnknownError","data":{"message":"boom"}}`))
+	if got := n.notices(); len(got) != 0 {
 		t.Errorf("notifications off, but sent %q", got)
 	}
 
-	h, _, _ = newNotifyHarness(t, NotifyOptions{Error: true})
-	h.b.HandleEvent(context.Background(), idleEvent(testSession))
-	if got := h.sentTexts(); len(got) != 0 {
+	n, _, _ = newNotifier(t, NotifyOptions{Error: true})
+	n.b.HandleEvent(context.Background(), idleEvent(testSession))
+	if got := n.notices(); len(got) != 0 {
 		t.Errorf("only errors on, but an idle sent %q", got)
 	}
-	h.b.HandleEvent(context.Background(), errorEvent("ses_other", `{"name":"UnknownError","data":{"message":"boom"}}`))
-	if got := h.sentTexts(); len(got) != 1 || !strings.Contains(got[0], "UnknownError: boom") {
+	n.b.HandleEvent(context.Background(), errorEvent("ses_other", `{"name":"UnknownError","data":{"message":"boom"}}`))
+	if got := n.notices(); len(got) != 1 || !strings.Contains(got[0], "UnknownError: boom") {
 		t.Errorf("errors on: sent %q", got)
 	}
 
-	h, _, _ = newNotifyHarness(t, NotifyOptions{Idle: true})
-	h.b.HandleEvent(context.Background(), errorEvent(testSession, `{"name":"UnknownError","data":{"message":"boom"}}`))
-	h.b.HandleEvent(context.Background(), idleEvent(testSession))
-	if got := h.sentTexts(); len(got) != 0 {
+	n, _, _ = newNotifier(t, NotifyOptions{Idle: true})
+	n.b.HandleEvent(context.Background(), errorEvent(testSession, `{"name":"UnknownError","data":{"message":"boom"}}`))
+	n.b.HandleEvent(context.Background(), idleEvent(testSession))
+	if got := n.notices(); len(got) != 0 {
 		t.Errorf("only idle on: a failed session was reported as %q", got)
 	}
 }
 
 func TestNotifyNotWhileRequestWaits(t *testing.T) {
-	h, _, _ := newNotifyHarness(t, NotifyOptions{Idle: true})
-	e := h.ask("que_1", opencode.Question{Question: "Which database?", Options: []opencode.Option{{Label: "Postgres"}}})
-	before := len(h.tg.Sent())
-	h.b.HandleEvent(context.Background(), idleEvent(testSession))
-	if n := len(h.tg.Sent()); n != before {
-		t.Fatalf("finished notice while question %s waits: %q", e.RequestID, h.sentTexts()[before:])
+	n, _, _ := newNotifier(t, NotifyOptions{Idle: true})
+	n.ask("que_1", opencode.Question{Question: "Which database?", Options: []opencode.Option{{Label: "Postgres"}}})
+	n.b.HandleEvent(context.Background(), idleEvent(testSession))
+	if got := n.notices(); len(got) != 0 {
+		t.Fatalf("finished notice while question que_1 waits: %q", got)
 	}
 
 	// A subagent's request keeps its parent from finishing too.
-	h2, _, _ := newNotifyHarness(t, NotifyOptions{Idle: true})
+	n2, _, _ := newNotifier(t, NotifyOptions{Idle: true})
 	ev := askedEvent("que_9", opencode.Question{Question: "Go on?", Options: []opencode.Option{{Label: "Yes"}}})
 	ev.QuestionAsked.SessionID = "ses_child"
-	h2.b.HandleEvent(context.Background(), ev)
-	before2 := len(h2.tg.Sent())
-	h2.b.HandleEvent(context.Background(), idleEvent(testSession))
-	if n := len(h2.tg.Sent()); n != before2 {
-		t.Errorf("finished notice while a subagent's question waits: %q", h2.sentTexts()[before2:])
+	n2.b.HandleEvent(context.Background(), ev)
+	n2.b.HandleEvent(context.Background(), idleEvent(testSession))
+	if got := n2.notices(); len(got) != 0 {
+		t.Errorf("finished notice while a subagent's question waits: %q", got)
 	}
 
 	// Answered in opencode: the session may finish now.
-	h.b.HandleEvent(context.Background(), opencode.Event{Type: opencode.TypeQuestionReplied,
+	n.b.HandleEvent(context.Background(), opencode.Event{Type: opencode.TypeQuestionReplied,
 		QuestionReplied: &opencode.QuestionReplied{SessionID: testSession, RequestID: "que_1", Answers: [][]string{{"Postgres"}}}})
-	h.gone(e.UID)
-	h.b.HandleEvent(context.Background(), idleEvent(testSession))
-	if text := h.lastSent().P.Text; !strings.Contains(text, "finished") {
-		t.Errorf("after the answer, last message = %q, want a finished notice", text)
+	n.b.HandleEvent(context.Background(), idleEvent(testSession))
+	if got := n.notices(); len(got) != 1 || !strings.HasPrefix(got[0], "finished "+testSession) {
+		t.Errorf("after the answer, notices %q, want a finished notice", got)
 	}
 }
 
 func TestNotifyNotHeldBackByOtherSessions(t *testing.T) {
-	h, _, _ := newNotifyHarness(t, NotifyOptions{Idle: true})
+	n, _, _ := newNotifier(t, NotifyOptions{Idle: true})
 	ev := askedEvent("que_1", opencode.Question{Question: "Which database?", Options: []opencode.Option{{Label: "Postgres"}}})
 	ev.QuestionAsked.SessionID = "ses_other"
-	h.b.HandleEvent(context.Background(), ev)
-	before := len(h.tg.Sent())
-	h.b.HandleEvent(context.Background(), idleEvent(testSession))
-	if sent := h.sentTexts(); len(sent) != before+1 || !strings.Contains(sent[before], "finished") {
+	n.b.HandleEvent(context.Background(), ev)
+	before := len(n.fe.Notices())
+	n.b.HandleEvent(context.Background(), idleEvent(testSession))
+	if sent := n.notices(); len(sent) != before+1 || !strings.Contains(sent[before], "finished") {
 		t.Errorf("a question of another session held back the finished notice: %q", sent[before:])
 	}
 }
 
 func TestNotifySubagentSessionSilent(t *testing.T) {
-	h, r, _ := newNotifyHarness(t, NotifyOptions{Idle: true})
-	h.b.HandleEvent(context.Background(), idleEvent("ses_child"))
-	if got := h.sentTexts(); len(got) != 0 {
+	n, r, _ := newNotifier(t, NotifyOptions{Idle: true})
+	n.b.HandleEvent(context.Background(), idleEvent("ses_child"))
+	if got := n.notices(); len(got) != 0 {
 		t.Errorf("subagent session finishing sent %q", got)
 	}
 	if len(r.calls) != 0 {
@@ -234,20 +215,18 @@ func TestNotifySubagentSessionSilent(t *testing.T) {
 }
 
 func TestNotifyError(t *testing.T) {
-	h, _, _ := newNotifyHarness(t, NotifyOptions{Idle: true, Error: true})
-	h.b.HandleEvent(context.Background(), errorEvent(testSession,
+	n, _, _ := newNotifier(t, NotifyOptions{Idle: true, Error: true})
+	n.b.HandleEvent(context.Background(), errorEvent(testSession,
 		`{"name":"ProviderAuthError","data":{"providerID":"anthropic","message":"API key is invalid <sk-…>"}}`))
 	// opencode says idle right after an error: that is not a success.
-	h.b.HandleEvent(context.Background(), idleEvent(testSession))
+	n.b.HandleEvent(context.Background(), idleEvent(testSession))
 
-	got := h.sentTexts()
+	got := n.notices()
 	if len(got) != 1 {
 		t.Fatalf("sent %q, want one failed notice", got)
 	}
-	for _, want := range []string{"❌ <b>demo</b>", "failed", "<blockquote>ProviderAuthError: API key is invalid &lt;sk-…&gt;</blockquote>"} {
-		if !strings.Contains(got[0], want) {
-			t.Errorf("notice %q lacks %q", got[0], want)
-		}
+	if want := `failed ` + testSession + ` "Fix the login bug" "ProviderAuthError: API key is invalid <sk-…>" dropped=0`; got[0] != want {
+		t.Errorf("notice %q, want %q", got[0], want)
 	}
 	if strings.Contains(got[0], "{") || strings.Contains(got[0], "providerID") {
 		t.Errorf("notice shows raw JSON: %q", got[0])
@@ -255,10 +234,10 @@ func TestNotifyError(t *testing.T) {
 }
 
 func TestNotifyAbortIsSilent(t *testing.T) {
-	h, _, _ := newNotifyHarness(t, NotifyOptions{Idle: true, Error: true})
-	h.b.HandleEvent(context.Background(), errorEvent(testSession, `{"name":"MessageAbortedError","data":{"message":"Aborted"}}`))
-	h.b.HandleEvent(context.Background(), idleEvent(testSession))
-	if got := h.sentTexts(); len(got) != 0 {
+	n, _, _ := newNotifier(t, NotifyOptions{Idle: true, Error: true})
+	n.b.HandleEvent(context.Background(), errorEvent(testSession, `{"name":"MessageAbortedError","data":{"message":"Aborted"}}`))
+	n.b.HandleEvent(context.Background(), idleEvent(testSession))
+	if got := n.notices(); len(got) != 0 {
 		t.Errorf("aborted session sent %q", got)
 	}
 }
@@ -286,51 +265,49 @@ func TestDescribeError(t *testing.T) {
 }
 
 func TestNotifyCoalescedPerSession(t *testing.T) {
-	h, _, clock := newNotifyHarness(t, NotifyOptions{Idle: true, SessionGap: time.Minute})
-	h.b.HandleEvent(context.Background(), idleEvent(testSession))
+	n, _, clock := newNotifier(t, NotifyOptions{Idle: true, SessionGap: time.Minute})
+	n.b.HandleEvent(context.Background(), idleEvent(testSession))
 	clock.advance(30 * time.Second)
-	h.b.HandleEvent(context.Background(), idleEvent(testSession))
-	if n := len(h.tg.Sent()); n != 1 {
-		t.Fatalf("two idles within the gap sent %d notices", n)
+	n.b.HandleEvent(context.Background(), idleEvent(testSession))
+	if got := len(n.fe.Notices()); got != 1 {
+		t.Fatalf("two idles within the gap sent %d notices", got)
 	}
 	clock.advance(31 * time.Second)
-	h.b.HandleEvent(context.Background(), idleEvent(testSession))
-	if n := len(h.tg.Sent()); n != 2 {
-		t.Errorf("an idle after the gap sent %d notices in all, want 2", n)
+	n.b.HandleEvent(context.Background(), idleEvent(testSession))
+	if got := len(n.fe.Notices()); got != 2 {
+		t.Errorf("an idle after the gap sent %d notices in all, want 2", got)
 	}
 }
 
 func TestNotifyGlobalCap(t *testing.T) {
-	h, _, clock := newNotifyHarness(t, NotifyOptions{Error: true, PerMinute: 2})
+	n, _, clock := newNotifier(t, NotifyOptions{Error: true, PerMinute: 2})
 	for i := range 5 {
-		h.b.HandleEvent(context.Background(), errorEvent(fmt.Sprintf("ses_%d", i), `{"name":"UnknownError","data":{"message":"boom"}}`))
+		n.b.HandleEvent(context.Background(), errorEvent(fmt.Sprintf("ses_%d", i), `{"name":"UnknownError","data":{"message":"boom"}}`))
 	}
-	if n := len(h.tg.Sent()); n != 2 {
-		t.Fatalf("5 errors with a cap of 2 a minute sent %d notices", n)
+	last := func() frontend.Notice { ns := n.fe.Notices(); return ns[len(ns)-1] }
+	if got := n.fe.Notices(); len(got) != 2 {
+		t.Fatalf("5 errors with a cap of 2 a minute sent %d notices", len(got))
 	}
-	if strings.Contains(h.lastSent().P.Text, "skipped") {
-		t.Errorf("a notice within the cap owns up to skipped ones: %q", h.lastSent().P.Text)
+	if d := last().Dropped; d != 0 {
+		t.Errorf("a notice within the cap owns up to %d skipped ones", d)
 	}
 	clock.advance(61 * time.Second)
-	h.b.HandleEvent(context.Background(), errorEvent("ses_late", `{"name":"UnknownError","data":{"message":"late"}}`))
-	text := h.lastSent().P.Text
-	if !strings.Contains(text, "UnknownError: late") || !strings.Contains(text, "3 other notices were skipped") {
-		t.Errorf("first notice after the cap = %q, want it to count 3 skipped", text)
+	n.b.HandleEvent(context.Background(), errorEvent("ses_late", `{"name":"UnknownError","data":{"message":"late"}}`))
+	if l := last(); l.Body != "UnknownError: late" || l.Dropped != 3 {
+		t.Errorf("first notice after the cap = %+v, want it to count 3 skipped", l)
 	}
 	clock.advance(time.Second)
-	h.b.HandleEvent(context.Background(), errorEvent("ses_later", `{"name":"UnknownError","data":{"message":"later"}}`))
-	if text := h.lastSent().P.Text; strings.Contains(text, "skipped") {
-		t.Errorf("skipped notices counted twice: %q", text)
+	n.b.HandleEvent(context.Background(), errorEvent("ses_later", `{"name":"UnknownError","data":{"message":"later"}}`))
+	if l := last(); l.Dropped != 0 {
+		t.Errorf("skipped notices counted twice: %+v", l)
 	}
 }
 
 func TestNotifySendFailureIsLogged(t *testing.T) {
-	h, _, _ := newNotifyHarness(t, NotifyOptions{Idle: true})
-	h.tg.mu.Lock()
-	h.tg.sendErrs = []error{errors.New("telegram down")}
-	h.tg.mu.Unlock()
-	h.b.HandleEvent(context.Background(), idleEvent(testSession))
-	if !strings.Contains(h.logs.String(), "could not post session notice") {
-		t.Errorf("send failure not logged:\n%s", h.logs.String())
+	n, _, _ := newNotifier(t, NotifyOptions{Idle: true})
+	n.fe.Fail("Notify", errors.New("chat down"))
+	n.b.HandleEvent(context.Background(), idleEvent(testSession))
+	if !strings.Contains(n.logs.String(), "could not post session notice") {
+		t.Errorf("send failure not logged:\n%s", n.logs.String())
 	}
 }

@@ -1,6 +1,7 @@
 package telegram
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"html"
@@ -527,5 +528,58 @@ func TestRenderOutcomeOfPermission(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("outcome %q does not say %q", text, want)
 		}
+	}
+}
+
+// A notice says the project, the session's title and what became of it,
+// quotes the agent's words or the error escaped, cut within a bound that
+// never splits an entity, and owns up to notices skipped.
+func TestRenderNotice(t *testing.T) {
+	tg := newOutboxFake()
+	f := New(Config{ChatID: testChat}, tg, nil, zerolog.Nop())
+	notify := func(n frontend.Notice) string {
+		t.Helper()
+		if _, err := f.Notify(context.Background(), n); err != nil {
+			t.Fatal(err)
+		}
+		calls := tg.Calls()
+		text := calls[len(calls)-1].Text
+		if err := checkMessageText(text); err != nil {
+			t.Fatalf("notice %q: %v", text, err)
+		}
+		return text
+	}
+	base := frontend.Notice{Directory: "/home/user/projects/demo", SessionID: "ses_1", Title: "Fix the login bug"}
+	n := base
+	n.Body = "Done: <b>all</b> tests pass & the login works."
+	text := notify(n)
+	for _, want := range []string{"✅ <b>demo</b>", "<i>Fix the login bug</i>", "finished",
+		"<blockquote>Done: &lt;b&gt;all&lt;/b&gt; tests pass &amp; the login works.</blockquote>"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("notice %q lacks %q", text, want)
+		}
+	}
+	n = base
+	n.Failed, n.Body, n.Dropped = true, "ProviderAuthError: API key is invalid <sk-…>", 3
+	text = notify(n)
+	for _, want := range []string{"❌ <b>demo</b>", "failed", "<blockquote>ProviderAuthError: API key is invalid &lt;sk-…&gt;</blockquote>",
+		"3 other notices were skipped"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("notice %q lacks %q", text, want)
+		}
+	}
+	// Emoji are two UTF-16 units each, and "<" grows when escaped.
+	n = base
+	n.Body = strings.Repeat("😀<", 400)
+	_, quote, ok := strings.Cut(notify(n), "<blockquote>")
+	quote, _, ok2 := strings.Cut(quote, "</blockquote>")
+	if !ok || !ok2 {
+		t.Fatal("no excerpt")
+	}
+	if n := u16len(quote); n > maxExcerpt {
+		t.Errorf("excerpt is %d units, want at most %d", n, maxExcerpt)
+	}
+	if rest := strings.TrimSuffix(quote, "…"); rest == quote || !strings.HasSuffix(rest, "&lt;") && !strings.HasSuffix(rest, "😀") {
+		t.Errorf("excerpt cut badly: ends %q", quote[max(0, len(quote)-20):])
 	}
 }
