@@ -438,7 +438,7 @@ func (f *Frontend) AutoApproved(ctx context.Context, e *frontend.View) error {
 // AutoApprovalPaused posts that an always answer paused auto-approval.
 func (f *Frontend) AutoApprovalPaused(ctx context.Context, a pending.Always) error {
 	h := "⏸ Auto-approval paused in <b>" + esc(projectName(a.Directory)) + "</b>: " + esc(a.Kind) +
-		" was allowed always there. Restart opencode to end it, then resume it in Telegram's /autoapprove."
+		" was allowed always there. Restart opencode, then resume it with !autoapprove."
 	txn := TxnID(Name, "paused", a.Server, a.Directory, strconv.FormatInt(a.At.UnixNano(), 10))
 	if _, err := f.c.Send(ctx, txn, Message{Text: plain(h), HTML: h, Notice: true}); err != nil {
 		return fmt.Errorf("auto-approval pause notice of %s: %w", a.Directory, err)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -34,6 +35,19 @@ type fakeCore struct {
 	continued []string
 	// submitAck is what a Submit press is answered with.
 	submitAck string
+	paused    []pending.Always
+	resumed   []string
+}
+
+func (c *fakeCore) AutoApproval(context.Context) (frontend.AutoApproval, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return frontend.AutoApproval{Policy: "low", Paused: c.paused}, nil
+}
+
+func (c *fakeCore) ResumeAutoApproval(_ context.Context, _ zerolog.Logger, server, dir string, u frontend.User) (bool, error) {
+	c.record(func() { c.resumed = append(c.resumed, server+":"+dir+" by "+u.ID) })
+	return true, nil
 }
 
 func newFakeCore() *fakeCore {
@@ -497,6 +511,20 @@ func testFrontendPermissionsAndForms(t *testing.T, su *suite) {
 		t.Fatalf("continued %v", core.continued)
 	}
 	botSays(t, ctx, r.alice, bot, "→ sent to Fix the build")
+
+	// Auto-approval paused by an always answer, resumed from the room.
+	core.record(func() {
+		core.paused = []pending.Always{{Directory: "/srv/shop", Kind: "edit", At: time.Now().Add(-time.Hour)}}
+	})
+	if _, err := r.alice.SendText(ctx, r.room, "!autoapprove"); err != nil {
+		t.Fatal(err)
+	}
+	botSays(t, ctx, r.alice, bot, "1. paused in <b>shop</b>: edit allowed always")
+	if _, err := r.alice.SendText(ctx, r.room, "!autoapprove resume 1"); err != nil {
+		t.Fatal(err)
+	}
+	botSays(t, ctx, r.alice, bot, "Auto-approval resumed in <b>shop</b>")
+	core.wait(t, ctx, "resumed", func() bool { return fmt.Sprint(core.resumed) == "[:/srv/shop by "+r.alice.ID+"]" })
 
 	// A vote before a restart, a ✅ after it: the selection is the vote.
 	multi := question("que_r", frontend.Question{Text: "Which files?", Multiple: true,

@@ -329,11 +329,13 @@ func (f *Frontend) command(ctx context.Context, core frontend.Core, log zerolog.
 		h = f.pendingList(ctx, core)
 	case "status":
 		h = f.status(ctx, core)
+	case "autoapprove":
+		h = f.autoApprove(ctx, core, log, ev)
 	case "help":
 		h = "hermes-bot carries opencode's questions and permission requests here. Vote in a request's poll to answer; " +
 			"for a multiple choice, vote, then react ✅ on the poll or reply \"done\". Reply to a request's message to type an answer " +
-			"(to a permission: to reject with a reason), to a notice to continue its session. Commands: /pending, /status, /help " +
-			"(or !pending, !status, !help)."
+			"(to a permission: to reject with a reason), to a notice to continue its session. Commands: !pending, !status, " +
+			"!autoapprove (and !autoapprove resume N), !help."
 	default:
 		return
 	}
@@ -414,5 +416,45 @@ func (f *Frontend) status(ctx context.Context, core frontend.Core) string {
 	} else {
 		lines = append(lines, fmt.Sprintf("Requests waiting: %d", len(open)))
 	}
+	return strings.Join(lines, "<br>\n")
+}
+
+// autoApprove answers !autoapprove: the policy and where an always answer
+// paused it, numbered; "!autoapprove resume N" resumes the Nth.
+func (f *Frontend) autoApprove(ctx context.Context, core frontend.Core, log zerolog.Logger, ev Event) string {
+	a, err := core.AutoApproval(ctx)
+	if err != nil {
+		log.Warn().Err(err).Msg("matrix: could not read the auto-approval state")
+		return "The store could not be read."
+	}
+	if arg, ok := strings.CutPrefix(ev.Args, "resume"); ok {
+		n, err := strconv.Atoi(strings.TrimSpace(arg))
+		if err != nil || n < 1 || n > len(a.Paused) {
+			return fmt.Sprintf("Say which to resume: a number from 1 to %d.", len(a.Paused))
+		}
+		p := a.Paused[n-1]
+		resumed, err := core.ResumeAutoApproval(ctx, log, p.Server, p.Directory, userOf(ev.Sender))
+		switch {
+		case err != nil:
+			log.Warn().Err(err).Msg("matrix: could not resume auto-approval")
+			return "Auto-approval could not be resumed: the store could not be written."
+		case !resumed:
+			return "Auto-approval was not paused there any more."
+		}
+		return "▶️ Auto-approval resumed in <b>" + esc(projectName(p.Directory)) + "</b> by " + esc(ev.Sender) + "."
+	}
+	lines := []string{"Auto-approval: <b>" + esc(a.Policy) + "</b>"}
+	if len(a.Paused) == 0 {
+		return lines[0] + "; nothing is paused."
+	}
+	for i, p := range a.Paused {
+		where := esc(projectName(p.Directory))
+		if p.Server != "" {
+			where = "<code>" + esc(p.Server) + "</code>: " + where
+		}
+		lines = append(lines, fmt.Sprintf("%d. paused in <b>%s</b>: %s allowed always, %s ago", i+1, where, esc(p.Kind),
+			time.Since(p.At).Round(time.Minute)))
+	}
+	lines = append(lines, "Restart opencode first (it forgets such answers), then send <code>!autoapprove resume N</code>.")
 	return strings.Join(lines, "<br>\n")
 }
