@@ -11,7 +11,8 @@ import (
 
 // TestCheckMatrix checks a Matrix room beside the Telegram group, against
 // a real Dendrite: the homeserver, the token's account, and whether the
-// bot is in the room yet; a homeserver that is not there, a wrong token.
+// bot is in the room yet; Matrix alone; a wrong token, which serve stops
+// at; a homeserver that is not there.
 func TestCheckMatrix(t *testing.T) {
 	hs := matrixtest.StartDendrite(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -80,6 +81,16 @@ func TestCheckMatrix(t *testing.T) {
 	wantLines(t, out, "✗ matrix account "+bot.ID+": the homeserver refused MATRIX_ACCESS_TOKEN", "- matrix room")
 	if code != 1 || strings.Contains(out, "syt_not_a_token") {
 		t.Errorf("a refused token: exit %d, want 1, and no token in the report:\n%s", code, out)
+	}
+
+	// serve stops at once on a token the homeserver refuses: a restart
+	// would not mend it (exit 2), naming the setting, not its value.
+	for _, k := range []string{"TELEGRAM_BOT_TOKEN", "TELEGRAM_CHAT_ID", "TELEGRAM_ALLOWED_USER_IDS", "TELEGRAM_API_URL"} {
+		delete(s.env, k)
+	}
+	_, stderr, code := runCmd(t, s.env, "serve")
+	if code != 2 || !strings.Contains(stderr, "MATRIX_ACCESS_TOKEN") || strings.Contains(stderr, "syt_not_a_token") {
+		t.Errorf("serve with a refused token: exit %d, want 2, naming MATRIX_ACCESS_TOKEN without its value:\n%s", code, stderr)
 	}
 
 	s.env["MATRIX_HOMESERVER_URL"] = closedURL(t)
