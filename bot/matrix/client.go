@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -75,6 +76,9 @@ type Client struct {
 	deviceID string
 	recent   *recentIDs // Run's only
 	gapPage  int        // events asked for per /messages page
+	// lastSync is when a sync's batch was last handled (Unix ns), for
+	// the metrics.
+	lastSync atomic.Int64
 }
 
 // New connects as settings say: with AccessToken, or with the session a
@@ -208,6 +212,14 @@ func (c *Client) whoami(ctx context.Context) error {
 
 // Close drops the client's idle connections; it may be used no more.
 func (c *Client) Close() { c.cli.Client.CloseIdleConnections() }
+
+// LastSync is when Run last handled a sync's answer; zero before.
+func (c *Client) LastSync() time.Time {
+	if ns := c.lastSync.Load(); ns != 0 {
+		return time.Unix(0, ns)
+	}
+	return time.Time{}
+}
 
 // UserID is the bot's account.
 func (c *Client) UserID() string { return c.settings.UserID }

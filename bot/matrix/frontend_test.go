@@ -360,6 +360,9 @@ func testFrontendQuestions(t *testing.T, su *suite) {
 		t.Fatal(err)
 	}
 	botSays(t, ctx, r.alice, bot, "1 waiting")
+	if fe.c.LastSync().IsZero() { // the batch of its join was handled before this one
+		t.Error("LastSync is zero after syncs were handled")
+	}
 	if !strings.Contains(r.log.String(), "a record of the front-end is unreadable, ignored") {
 		t.Errorf("the reply to a message with an unreadable record was not logged:\n%s", r.log)
 	}

@@ -105,6 +105,7 @@ func (c *Client) Run(ctx context.Context, h Handler) error {
 			continue
 		}
 		wait = retryFirst
+		c.lastSync.Store(time.Now().UnixNano())
 	}
 }
 
