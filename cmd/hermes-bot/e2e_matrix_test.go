@@ -35,7 +35,7 @@ type mxRig struct {
 	hs             *matrixtest.Homeserver
 	alice, mallory *matrixtest.User
 	botID, room    string
-	oc             *opencodetest.Server
+	oc             *fakeOC
 	env            []string
 }
 
@@ -75,7 +75,7 @@ func newMxRig(t *testing.T, ctx context.Context, inviteBot bool) *mxRig {
 		"MATRIX_ROOM_ID=" + r.room,
 		"MATRIX_ALLOWED_USER_IDS=" + r.alice.ID,
 		"HERMES_NOTIFY=idle",
-		"OPENCODE_URL=" + r.oc.URL,
+		"OPENCODE_URL=" + r.oc.url(),
 		"OPENCODE_SERVER_PASSWORD=" + mxPassword,
 		"HERMES_DB=" + filepath.Join(t.TempDir(), "state", "pending.db"),
 		"HERMES_LOG_LEVEL=debug",
@@ -84,16 +84,31 @@ func newMxRig(t *testing.T, ctx context.Context, inviteBot bool) *mxRig {
 	return r
 }
 
-// fakeOpencode is the fake opencode these tests use, with one project.
-func fakeOpencode(t *testing.T) *opencodetest.Server {
+// fakeOC is the fake opencode of these tests, with one project: the one
+// place they use package opencodetest, so a change of its fakes is met
+// here.
+type fakeOC struct{ s *opencodetest.Server }
+
+// answer is an answer opencode accepted: a question's labels, or a
+// permission's reply.
+type answer struct {
+	RequestID string
+	Answers   [][]string
+	Reply     string
+}
+
+func fakeOpencode(t *testing.T) *fakeOC {
 	t.Helper()
 	oc := opencodetest.NewServer(opencodetest.WithAuth("", mxPassword))
 	t.Cleanup(oc.Close)
 	oc.SetProjects([]opencode.Project{{ID: "mx", Worktree: mxDir}})
-	return oc
+	return &fakeOC{s: oc}
 }
 
-func (r *mxRig) question(id, text string, multiple bool, options ...string) {
+func (f *fakeOC) url() string { return f.s.URL }
+
+// question asks question id, text, with options (none: a typed answer).
+func (f *fakeOC) question(id, text string, multiple bool, options ...string) {
 	q := opencode.Question{Question: text, Header: "Pick", Multiple: multiple}
 	for _, o := range options {
 		q.Options = append(q.Options, opencode.Option{Label: o})
@@ -102,14 +117,56 @@ func (r *mxRig) question(id, text string, multiple bool, options ...string) {
 		yes := true
 		q.Custom = &yes
 	}
-	r.oc.AddQuestion(mxDir, opencode.QuestionRequest{ID: id, SessionID: "ses_" + id, Questions: []opencode.Question{q},
+	f.s.AddQuestion(mxDir, opencode.QuestionRequest{ID: id, SessionID: "ses_" + id, Questions: []opencode.Question{q},
 		Tool: &opencode.ToolRef{MessageID: "msg_" + id, CallID: "call_" + id}})
 }
 
-func (r *mxRig) permission(id, command string) {
+// permission asks permission id to run command.
+func (f *fakeOC) permission(id, command string) {
 	meta, _ := json.Marshal(map[string]string{"command": command})
-	r.oc.AddPermission(mxDir, opencode.PermissionRequest{ID: id, SessionID: "ses_" + id, Permission: "bash",
+	f.s.AddPermission(mxDir, opencode.PermissionRequest{ID: id, SessionID: "ses_" + id, Permission: "bash",
 		Patterns: []string{command}, Metadata: meta, Tool: &opencode.ToolRef{MessageID: "msg_" + id, CallID: "call_" + id}})
+}
+
+// answerElsewhere answers question id as the TUI would; false when it
+// was not pending.
+func (f *fakeOC) answerElsewhere(id string, answers [][]string) bool {
+	return f.s.AnswerQuestion(mxDir, id, answers)
+}
+
+// idle makes session id, titled title, finish its turn.
+func (f *fakeOC) idle(id, title string) {
+	f.s.AddSession(opencode.Session{ID: id, Title: title, Directory: mxDir})
+	f.s.SendEvent(mxDir, opencode.TypeSessionIdle, opencode.SessionIdle{SessionID: id})
+}
+
+// prompts are the bodies of the prompts session id was sent.
+func (f *fakeOC) prompts(id string) []string {
+	var out []string
+	for _, q := range f.s.Requests() {
+		if q.Method == "POST" && strings.HasPrefix(q.Path, "/session/"+id+"/") {
+			out = append(out, q.Body)
+		}
+	}
+	return out
+}
+
+// answers are the answers accepted so far.
+func (f *fakeOC) answers() []answer {
+	var out []answer
+	for _, r := range f.s.Replies() {
+		out = append(out, answer{RequestID: r.RequestID, Answers: r.Answers, Reply: r.Reply})
+	}
+	return out
+}
+
+// waitAnswer waits for the nth answer and returns it.
+func (f *fakeOC) waitAnswer(ctx context.Context, t *testing.T, n int) answer {
+	t.Helper()
+	if reps, err := f.s.WaitReplies(ctx, n); err != nil {
+		t.Fatalf("opencode got %d answers, want %d: %v", len(reps), n, err)
+	}
+	return f.answers()[n-1]
 }
 
 // content decodes ev's content, failing the test when it cannot.
@@ -178,15 +235,6 @@ func waitEnd(ctx context.Context, t *testing.T, u *matrixtest.User, poll, msg, w
 	}
 }
 
-func waitReply(ctx context.Context, t *testing.T, oc *opencodetest.Server, n int) opencodetest.Reply {
-	t.Helper()
-	reps, err := oc.WaitReplies(ctx, n)
-	if err != nil {
-		t.Fatalf("opencode got %d answers, want %d: %v", len(reps), n, err)
-	}
-	return reps[n-1]
-}
-
 func (r *mxRig) checkSecrets(t *testing.T, p *botProcess) {
 	t.Helper()
 	if out := p.out.String(); strings.Contains(out, mxBotPass) || strings.Contains(out, mxPassword) {
@@ -218,7 +266,7 @@ func TestE2EMatrix(t *testing.T) {
 	}
 
 	// A question answered by poll; Mallory's vote first changes nothing.
-	r.question("que_1", "Which colour?", false, "red", "blue")
+	r.oc.question("que_1", "Which colour?", false, "red", "blue")
 	poll, msg := waitPoll(ctx, t, r.alice, "Which colour?")
 	if _, err := r.mallory.Vote(ctx, r.room, poll, "o0"); err != nil {
 		t.Fatal(err)
@@ -226,13 +274,13 @@ func TestE2EMatrix(t *testing.T) {
 	if _, err := r.alice.Vote(ctx, r.room, poll, "o1"); err != nil {
 		t.Fatal(err)
 	}
-	if rep := waitReply(ctx, t, r.oc, 1); rep.RequestID != "que_1" || fmt.Sprint(rep.Answers) != "[[blue]]" {
+	if rep := r.oc.waitAnswer(ctx, t, 1); rep.RequestID != "que_1" || fmt.Sprint(rep.Answers) != "[[blue]]" {
 		t.Fatalf("answer %+v; want que_1 [[blue]] (Mallory's vote ignored)", rep)
 	}
 	waitEnd(ctx, t, r.alice, poll, msg, "Answered")
 
 	// A multiple choice: votes, then ✅; Mallory's vote and ✅ change nothing.
-	r.question("que_2", "Which sizes?", true, "S", "M", "L")
+	r.oc.question("que_2", "Which sizes?", true, "S", "M", "L")
 	poll, msg = waitPoll(ctx, t, r.alice, "Which sizes?")
 	if _, err := r.alice.Vote(ctx, r.room, poll, "o0", "o2"); err != nil {
 		t.Fatal(err)
@@ -246,14 +294,14 @@ func TestE2EMatrix(t *testing.T) {
 	if _, err := r.alice.React(ctx, r.room, poll, "✅\uFE0F"); err != nil {
 		t.Fatal(err)
 	}
-	if rep := waitReply(ctx, t, r.oc, 2); rep.RequestID != "que_2" || fmt.Sprint(rep.Answers) != "[[S L]]" {
+	if rep := r.oc.waitAnswer(ctx, t, 2); rep.RequestID != "que_2" || fmt.Sprint(rep.Answers) != "[[S L]]" {
 		t.Fatalf("answer %+v; want que_2 [[S L]]", rep)
 	}
 	waitEnd(ctx, t, r.alice, poll, msg, "Answered")
 
 	// A typed answer: a reply to the request's message, quoted fallback
 	// and all; Mallory's reply first is no answer.
-	r.question("que_3", "Name the branch", false)
+	r.oc.question("que_3", "Name the branch", false)
 	ev := waitMessage(ctx, t, r.alice, r.botID, "Name the branch")
 	if _, err := r.mallory.Reply(ctx, r.room, ev.ID, "", "evil"); err != nil {
 		t.Fatal(err)
@@ -261,12 +309,12 @@ func TestE2EMatrix(t *testing.T) {
 	if _, err := r.alice.Reply(ctx, r.room, ev.ID, "Name the branch", "feature/mx"); err != nil {
 		t.Fatal(err)
 	}
-	if rep := waitReply(ctx, t, r.oc, 3); rep.RequestID != "que_3" || fmt.Sprint(rep.Answers) != "[[feature/mx]]" {
+	if rep := r.oc.waitAnswer(ctx, t, 3); rep.RequestID != "que_3" || fmt.Sprint(rep.Answers) != "[[feature/mx]]" {
 		t.Fatalf("answer %+v; want que_3 [[feature/mx]]", rep)
 	}
 
 	// A permission allowed once, its command in full in a code block.
-	r.permission("per_1", "git status --short")
+	r.oc.permission("per_1", "git status --short")
 	poll, msg = waitPoll(ctx, t, r.alice, "git status --short")
 	m, err := r.alice.Event(ctx, r.room, msg)
 	if err != nil {
@@ -282,18 +330,18 @@ func TestE2EMatrix(t *testing.T) {
 	if _, err := r.alice.Vote(ctx, r.room, poll, "once"); err != nil {
 		t.Fatal(err)
 	}
-	if rep := waitReply(ctx, t, r.oc, 4); rep.RequestID != "per_1" || rep.Reply != "once" {
+	if rep := r.oc.waitAnswer(ctx, t, 4); rep.RequestID != "per_1" || rep.Reply != "once" {
 		t.Fatalf("answer %+v; want per_1 once", rep)
 	}
 	waitEnd(ctx, t, r.alice, poll, msg, "Allowed once")
 
 	// A permission rejected; a vote after the end changes nothing.
-	r.permission("per_2", "rm -rf build")
+	r.oc.permission("per_2", "rm -rf build")
 	poll, msg = waitPoll(ctx, t, r.alice, "rm -rf build")
 	if _, err := r.alice.Vote(ctx, r.room, poll, "reject"); err != nil {
 		t.Fatal(err)
 	}
-	if rep := waitReply(ctx, t, r.oc, 5); rep.RequestID != "per_2" || rep.Reply != "reject" {
+	if rep := r.oc.waitAnswer(ctx, t, 5); rep.RequestID != "per_2" || rep.Reply != "reject" {
 		t.Fatalf("answer %+v; want per_2 reject", rep)
 	}
 	waitEnd(ctx, t, r.alice, poll, msg, "Rejected")
@@ -302,16 +350,15 @@ func TestE2EMatrix(t *testing.T) {
 	}
 
 	// Answered in opencode: the poll ends and the message says so.
-	r.question("que_4", "Deploy now?", false, "yes", "no")
+	r.oc.question("que_4", "Deploy now?", false, "yes", "no")
 	poll, msg = waitPoll(ctx, t, r.alice, "Deploy now?")
-	if !r.oc.AnswerQuestion(mxDir, "que_4", [][]string{{"no"}}) {
+	if !r.oc.answerElsewhere("que_4", [][]string{{"no"}}) {
 		t.Fatal("que_4 was not pending")
 	}
 	waitEnd(ctx, t, r.alice, poll, msg, "Answered in opencode")
 
 	// A session's notice; a reply to it goes to the session as a prompt.
-	r.oc.AddSession(opencode.Session{ID: "ses_n", Title: "Fix the widget", Directory: mxDir})
-	r.oc.SendEvent(mxDir, opencode.TypeSessionIdle, opencode.SessionIdle{SessionID: "ses_n"})
+	r.oc.idle("ses_n", "Fix the widget")
 	notice := waitMessage(ctx, t, r.alice, r.botID, "finished")
 	if _, err := r.mallory.Reply(ctx, r.room, notice.ID, "", "rm -rf /"); err != nil {
 		t.Fatal(err)
@@ -325,13 +372,7 @@ func TestE2EMatrix(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("no answer to the reply to the notice: %v", err)
 	}
-	var prompts []string
-	for _, q := range r.oc.Requests() {
-		if q.Method == "POST" && strings.HasPrefix(q.Path, "/session/ses_n/") {
-			prompts = append(prompts, q.Body)
-		}
-	}
-	if len(prompts) != 1 || !strings.Contains(prompts[0], "now run the tests") {
+	if prompts := r.oc.prompts("ses_n"); len(prompts) != 1 || !strings.Contains(prompts[0], "now run the tests") {
 		t.Fatalf("prompts to the session %q; want Alice's reply only", prompts)
 	}
 
@@ -343,7 +384,7 @@ func TestE2EMatrix(t *testing.T) {
 
 	// A restart after a crash with one request pending re-attaches it:
 	// the same poll takes the vote.
-	r.question("que_5", "Merge it?", false, "merge", "wait")
+	r.oc.question("que_5", "Merge it?", false, "merge", "wait")
 	poll, msg = waitPoll(ctx, t, r.alice, "Merge it?")
 	bot.waitLog(ctx, t, 1, "question posted", "que_5")
 	bot.kill(t) // a crash
@@ -356,7 +397,7 @@ func TestE2EMatrix(t *testing.T) {
 	if _, err := r.alice.Vote(ctx, r.room, poll, "o0"); err != nil {
 		t.Fatal(err)
 	}
-	if rep := waitReply(ctx, t, r.oc, 6); rep.RequestID != "que_5" || fmt.Sprint(rep.Answers) != "[[merge]]" {
+	if rep := r.oc.waitAnswer(ctx, t, 6); rep.RequestID != "que_5" || fmt.Sprint(rep.Answers) != "[[merge]]" {
 		t.Fatalf("answer %+v; want que_5 [[merge]]", rep)
 	}
 	waitEnd(ctx, t, r.alice, poll, msg, "Answered")
@@ -367,7 +408,7 @@ func TestE2EMatrix(t *testing.T) {
 
 	// Every request was posted once, and the stranger's acts and the late
 	// vote reached opencode never.
-	if reps := r.oc.Replies(); len(reps) != 6 {
+	if reps := r.oc.answers(); len(reps) != 6 {
 		t.Errorf("opencode got %d answers, want 6: %+v", len(reps), reps)
 	}
 	polls := countEvents(ctx, t, r.hs, r.mallory, r.room, "org.matrix.msc3381.poll.start")
@@ -445,13 +486,13 @@ func TestE2EMatrixAndTelegram(t *testing.T) {
 	}
 
 	// Answered in Telegram: the Matrix poll ends, the message says who.
-	r.question("que_tg", "Tea or coffee?", false, "tea", "coffee")
+	r.oc.question("que_tg", "Tea or coffee?", false, "tea", "coffee")
 	m := openIn("Tea or coffee?")
 	poll, msg := waitPoll(ctx, t, r.alice, "Tea or coffee?")
 	if _, err := tg.PressButtonText(e2eChatID, m.ID, alice, "coffee"); err != nil {
 		t.Fatalf("press coffee: %v (buttons %v)", err, buttonTexts(m))
 	}
-	if rep := waitReply(ctx, t, r.oc, 1); rep.RequestID != "que_tg" || fmt.Sprint(rep.Answers) != "[[coffee]]" {
+	if rep := r.oc.waitAnswer(ctx, t, 1); rep.RequestID != "que_tg" || fmt.Sprint(rep.Answers) != "[[coffee]]" {
 		t.Fatalf("answer %+v; want que_tg [[coffee]]", rep)
 	}
 	waitEnd(ctx, t, r.alice, poll, msg, "Answered")
@@ -462,13 +503,13 @@ func TestE2EMatrixAndTelegram(t *testing.T) {
 	}
 
 	// Answered in Matrix: the Telegram message loses its buttons.
-	r.permission("per_mx", "make test")
+	r.oc.permission("per_mx", "make test")
 	m = openIn("make test")
 	poll, msg = waitPoll(ctx, t, r.alice, "make test")
 	if _, err := r.alice.Vote(ctx, r.room, poll, "once"); err != nil {
 		t.Fatal(err)
 	}
-	if rep := waitReply(ctx, t, r.oc, 2); rep.RequestID != "per_mx" || rep.Reply != "once" {
+	if rep := r.oc.waitAnswer(ctx, t, 2); rep.RequestID != "per_mx" || rep.Reply != "once" {
 		t.Fatalf("answer %+v; want per_mx once", rep)
 	}
 	closedIn(m.ID, r.alice.ID)
@@ -478,7 +519,7 @@ func TestE2EMatrixAndTelegram(t *testing.T) {
 		t.Errorf("hermes-bot exited with %v after SIGTERM, want 0", err)
 	}
 	r.checkSecrets(t, bot)
-	if reps := r.oc.Replies(); len(reps) != 2 {
+	if reps := r.oc.answers(); len(reps) != 2 {
 		t.Errorf("opencode got %d answers, want 2: %+v", len(reps), reps)
 	}
 	if un := tg.UnansweredCallbacks(); len(un) > 0 {
