@@ -13,7 +13,7 @@ import (
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
 
-	"github.com/go-telegram/bot/models"
+	"github.com/rs/zerolog"
 
 	"github.com/hermes-bot/hermes-bot/opencode"
 )
@@ -168,43 +168,34 @@ func TestMetricsStreamAndPoll(t *testing.T) {
 }
 
 // TestMetricsCountBridgeEvents drives the bridge through posting, an
-// answer by a press (through the middlewares, as polling runs it), an
-// answer in opencode and an expiry, and reads each back from a scrape.
+// answer by a press, an answer in opencode and an expiry, and reads each
+// back from a scrape.
 func TestMetricsCountBridgeEvents(t *testing.T) {
 	m := NewMetrics()
-	h := newHarness(t, harnessConfig{TTL: time.Minute, Metrics: m})
+	c := newCore(t, Config{TTL: time.Minute, Metrics: m})
 	start := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
-	clock := start
-	h.b.now = func() time.Time { return clock }
-
-	e1 := h.ask("que_1", dbQuestion())
-	h.ask("que_2", dbQuestion())
-	h.ask("que_3", dbQuestion())
+	c.now = start
+	m1 := c.ask("que_1", dbQuestion())
+	c.ask("que_2", dbQuestion())
+	c.ask("que_3", dbQuestion())
 	if got := scrape(t, m)["hermes_requests_posted_total"]; got != 3 {
 		t.Fatalf("posted = %v, want 3", got)
 	}
 
-	// A press 30 s after the question, through the middlewares.
-	clock = start.Add(30 * time.Second)
-	handler := h.fe.Handler(h.b)
-	mws := h.fe.Middlewares()
-	for i := len(mws) - 1; i >= 0; i-- {
-		handler = mws[i](handler)
+	// A press 30 s after the question.
+	c.now = start.Add(30 * time.Second)
+	p := c.fe.Press(m1.Request.Key, frontend.Pick, 0, 1, ann, m1.ID, nil)
+	p.At = c.now
+	c.b.HandlePress(context.Background(), zerolog.Nop(), p)
+	if r := c.oc.Replies(); len(r) != 1 {
+		t.Fatalf("replies %+v, want the press's", r)
 	}
-	handler(context.Background(), nil, &models.Update{ID: 1, CallbackQuery: &models.CallbackQuery{
-		ID: "cb1", From: alice, Data: data(t, frontend.Pick, e1.UID, 0, 1),
-		Message: models.MaybeInaccessibleMessage{
-			Type:    models.MaybeInaccessibleMessageTypeMessage,
-			Message: &models.Message{ID: msgID(e1), Date: 1700000000, Chat: models.Chat{ID: testChat, Type: "supergroup"}},
-		},
-	}})
-	h.gone(e1.UID)
 
-	h.b.HandleEvent(context.Background(), opencode.Event{Type: opencode.TypeQuestionReplied,
+	c.b.HandleEvent(context.Background(), opencode.Event{Type: opencode.TypeQuestionReplied,
 		QuestionReplied: &opencode.QuestionReplied{RequestID: "que_2", Answers: [][]string{{"SQLite"}}}})
 
-	clock = start.Add(2 * time.Minute)
-	if err := h.b.ExpireDue(context.Background()); err != nil {
+	c.now = start.Add(2 * time.Minute)
+	if err := c.b.ExpireDue(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 
