@@ -68,7 +68,13 @@ func stepOf(r frontend.Request) step {
 		return s
 	}
 	q := e.Questions[e.Current]
+	// A form's field may have a title and no text.
 	s.question = oneLine(q.Text, 300)
+	for _, alt := range []string{q.Header, q.Key, "Your answer?"} {
+		if strings.TrimSpace(s.question) == "" {
+			s.question = oneLine(alt, 300)
+		}
+	}
 	s.multi = q.Multiple
 	s.typed = q.AllowsTyped()
 	act := frontend.Pick
@@ -160,7 +166,9 @@ func body(e *frontend.View) []string {
 	if title != "" {
 		lines = append(lines, "<b>"+esc(title)+"</b>")
 	}
-	lines = append(lines, escLines(q.Text))
+	if strings.TrimSpace(q.Text) != "" {
+		lines = append(lines, escLines(q.Text))
+	}
 	for _, o := range q.Options {
 		l := "• <b>" + esc(o.Label) + "</b>"
 		if d := strings.TrimSpace(o.Description); d != "" {

@@ -84,9 +84,9 @@ func newMxRig(t *testing.T, ctx context.Context, inviteBot bool) *mxRig {
 	return r
 }
 
-// fakeOC is the fake opencode of these tests, with one project: the one
-// place they use package opencodetest, so a change of its fakes is met
-// here.
+// fakeOC is the fake opencode of these tests, with one project. It and
+// fakeOC2 are the one place they use package opencodetest, so a change
+// of its fakes is met here.
 type fakeOC struct{ s *opencodetest.Server }
 
 // answer is an answer opencode accepted: a question's labels, or a
@@ -167,6 +167,70 @@ func (f *fakeOC) waitAnswer(ctx context.Context, t *testing.T, n int) answer {
 		t.Fatalf("opencode got %d answers, want %d: %v", len(reps), n, err)
 	}
 	return f.answers()[n-1]
+}
+
+// fakeOC2 is the fake OpenCode 2 of the forms test, found through the
+// OpenCode service file it writes under the bot's HOME.
+type fakeOC2 struct{ s *opencodetest.Server2 }
+
+// fakeOpencode2 starts it and points env at it: a HOME holding its
+// service file, and no OPENCODE_URL (auto).
+func fakeOpencode2(t *testing.T, env []string) (*fakeOC2, []string) {
+	t.Helper()
+	oc := opencodetest.NewServer2()
+	t.Cleanup(oc.Close)
+	home := t.TempDir()
+	dir := filepath.Join(home, ".local", "state", "opencode")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := oc.WriteServiceFile(dir); err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "OPENCODE_") && !strings.HasPrefix(kv, "HOME=") {
+			kept = append(kept, kv)
+		}
+	}
+	return &fakeOC2{s: oc}, append(kept, "HOME="+home)
+}
+
+// releaseForm asks a form of four fields: a choice, an optional whole
+// number, a yes/no, an optional text.
+func (f *fakeOC2) releaseForm(sid string) {
+	one, ten := 1.0, 10.0
+	f.s.AddForm(sid, opencodetest.Form{Title: "Release", Fields: []opencodetest.FormField{
+		{Key: "target", Title: "Where to?", Type: "string", Required: true,
+			Options: []opencodetest.FormOption{{Value: "staging", Label: "Staging"}, {Value: "prod", Label: "Production"}}},
+		{Key: "replicas", Title: "How many replicas?", Type: "integer", Minimum: &one, Maximum: &ten},
+		{Key: "notify", Title: "Notify people?", Type: "boolean", Required: true},
+		{Key: "note", Title: "Anything to add?", Type: "string"},
+	}})
+}
+
+// linkForm asks a form that is a link to open.
+func (f *fakeOC2) linkForm(sid string) {
+	f.s.AddForm(sid, opencodetest.Form{Title: "Sign in", Mode: "url", URL: "https://example.org/auth"})
+}
+
+// waitForm waits for the nth answer to a form: its kind ("reply" or
+// "cancel") and the answer.
+func (f *fakeOC2) waitForm(ctx context.Context, t *testing.T, n int) (kind string, answer map[string]any) {
+	t.Helper()
+	rs, err := f.s.WaitReplies(ctx, n)
+	if err != nil {
+		t.Fatalf("opencode got %d answers, want %d: %v", len(rs), n, err)
+	}
+	switch rs[n-1].Kind {
+	case opencodetest.ReplyForm:
+		kind = "reply"
+	case opencodetest.CancelForm:
+		kind = "cancel"
+	default:
+		kind = rs[n-1].Kind
+	}
+	return kind, rs[n-1].Answer
 }
 
 // content decodes ev's content, failing the test when it cannot.
@@ -525,4 +589,62 @@ func TestE2EMatrixAndTelegram(t *testing.T) {
 	if un := tg.UnansweredCallbacks(); len(un) > 0 {
 		t.Errorf("callback queries left unanswered: %v", un)
 	}
+}
+
+// TestE2EMatrixForms answers OpenCode 2 forms in a Matrix room: a choice,
+// a whole number typed as a reply (a wrong one explained and asked
+// again), a yes/no, an optional field skipped; a link cancelled.
+func TestE2EMatrixForms(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*stepTimeout)
+	defer cancel()
+	r := newMxRig(t, ctx, true)
+	oc, env := fakeOpencode2(t, r.env)
+	bot := startBot(t, env)
+
+	oc.releaseForm("ses_rel")
+	poll, msg := waitPoll(ctx, t, r.alice, "Where to?")
+	if _, err := r.alice.Vote(ctx, r.room, poll, "o1"); err != nil {
+		t.Fatal(err)
+	}
+	poll, _ = waitPoll(ctx, t, r.alice, "How many replicas?")
+	if _, err := r.alice.Reply(ctx, r.room, poll, "", "2.5"); err != nil {
+		t.Fatal(err)
+	}
+	waitMessage(ctx, t, r.alice, r.botID, "not a whole number")
+	if _, err := r.alice.Reply(ctx, r.room, msg, "", "3"); err != nil {
+		t.Fatal(err)
+	}
+	poll, _ = waitPoll(ctx, t, r.alice, "Notify people?")
+	if _, err := r.alice.Vote(ctx, r.room, poll, "o0"); err != nil {
+		t.Fatal(err)
+	}
+	poll, _ = waitPoll(ctx, t, r.alice, "Anything to add?")
+	if _, err := r.alice.Vote(ctx, r.room, poll, "skip"); err != nil {
+		t.Fatal(err)
+	}
+	if kind, answer := oc.waitForm(ctx, t, 1); kind != "reply" || fmt.Sprint(answer) != "map[notify:true replicas:3 target:prod]" {
+		t.Fatalf("form answered %s %v; want target prod, replicas 3, notify true, no note", kind, answer)
+	}
+	waitEnd(ctx, t, r.alice, poll, msg, "Answered")
+
+	oc.linkForm("ses_link")
+	poll, msg = waitPoll(ctx, t, r.alice, "Done with the link?")
+	m, err := r.alice.Event(ctx, r.room, msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if html, _ := content(t, m)["formatted_body"].(string); !strings.Contains(html, `<a href="https://example.org/auth">`) {
+		t.Fatalf("link form's message %s; want the link", html)
+	}
+	if _, err := r.alice.Vote(ctx, r.room, poll, "cancel"); err != nil {
+		t.Fatal(err)
+	}
+	if kind, _ := oc.waitForm(ctx, t, 2); kind != "cancel" {
+		t.Fatalf("link form answered %s, want cancelled", kind)
+	}
+	waitEnd(ctx, t, r.alice, poll, msg, "Cancelled")
+	if err := bot.stop(t); err != nil {
+		t.Errorf("hermes-bot exited with %v after SIGTERM, want 0", err)
+	}
+	r.checkSecrets(t, bot)
 }
