@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"maunium.net/go/mautrix"
@@ -15,10 +16,13 @@ import (
 // matrixChat is the Matrix room: its client, which keeps its session and
 // sync token in the store's "matrix" space, and its front-end.
 type matrixChat struct {
-	d    *daemon
-	c    *matrix.Client
-	fe   *matrix.Frontend
-	core frontend.Core
+	d  *daemon
+	c  *matrix.Client
+	fe *matrix.Frontend
+	// bridge and ctx are ready's, for posting after a join.
+	bridge *bot.Bridge
+	ctx    context.Context
+	wg     sync.WaitGroup
 }
 
 // newMatrix connects the Matrix room, waiting for a homeserver that cannot
@@ -36,6 +40,10 @@ func (d *daemon) newMatrix(ctx context.Context) (*matrixChat, error) {
 		RoomID:         cfg.MatrixRoomID,
 		AllowedUserIDs: cfg.MatrixAllowedUserIDs,
 	}
+	// Requests that could not be posted while the bot was in no room are
+	// posted once it joins, not at the next resend.
+	var mc *matrixChat
+	settings.OnJoin = func() { mc.joined() }
 	wait := time.Second
 	for {
 		c, err := matrix.New(ctx, settings, st, log)
@@ -45,7 +53,8 @@ func (d *daemon) newMatrix(ctx context.Context) (*matrixChat, error) {
 				fc.Servers = append(fc.Servers, matrix.ServerStatus{Name: s.name, Status: s.client})
 			}
 			log.Info().Str("user", cfg.MatrixUserID).Str("room", cfg.MatrixRoomID).Msg("Matrix room connected")
-			return &matrixChat{d: d, c: c, fe: matrix.NewFrontend(c, st, fc, log)}, nil
+			mc = &matrixChat{d: d, c: c, fe: matrix.NewFrontend(c, st, fc, log)}
+			return mc, nil
 		}
 		if ctx.Err() != nil {
 			return nil, nil
@@ -69,17 +78,35 @@ func (d *daemon) newMatrix(ctx context.Context) (*matrixChat, error) {
 
 func (m *matrixChat) frontend() frontend.Frontend { return m.fe }
 
-func (m *matrixChat) ready(_ context.Context, b *bot.Bridge) { m.core = b }
+func (m *matrixChat) ready(ctx context.Context, b *bot.Bridge) { m.bridge, m.ctx = b, ctx }
+
+// joined posts the requests still owed to the room, on a goroutine of its
+// own: Run, which calls it, must go on reading the room.
+func (m *matrixChat) joined() {
+	if m == nil || m.bridge == nil || m.ctx.Err() != nil {
+		return
+	}
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		if err := m.bridge.SendUnsent(m.ctx); err != nil && m.ctx.Err() == nil {
+			m.d.log.Warn().Err(err).Msg("posting requests in the Matrix room it joined failed; retrying later")
+		}
+	}()
+}
 
 func (m *matrixChat) serve(ctx context.Context) {
-	if err := m.fe.Serve(ctx, m.core); err != nil && !errors.Is(err, context.Canceled) {
+	if err := m.fe.Serve(ctx, m.bridge); err != nil && !errors.Is(err, context.Canceled) {
 		m.d.log.Error().Err(m.d.redact.Error(err)).Msg("Matrix sync stopped")
 	}
 }
 
-// wait has nothing to wait for: Serve handles one event at a time and
-// returns after it.
-func (m *matrixChat) wait(context.Context) error { return nil }
+// wait waits for the posting a join started; Serve handles one event at
+// a time and returns after it.
+func (m *matrixChat) wait(context.Context) error {
+	m.wg.Wait()
+	return nil
+}
 
 func (m *matrixChat) close() { m.c.Close() }
 

@@ -32,6 +32,9 @@ type Settings struct {
 	// TimelineLimit is how many events a sync returns per room before it
 	// says limited and the rest is paged in; default 50.
 	TimelineLimit int
+	// OnJoin, if set, is called by Run after the bot joined its room on
+	// an invite, so what could not be posted before is posted now.
+	OnJoin func()
 }
 
 // State is the key/value space the transport keeps its bookkeeping in;

@@ -318,8 +318,11 @@ func TestE2EMatrix(t *testing.T) {
 	r := newMxRig(t, ctx, false)
 	bot := startBot(t, r.env)
 
-	// Invited once it runs (its first sync found it in no room), it joins.
+	// Invited once it runs (its first sync found it in no room), it joins,
+	// and posts what it could not post before.
 	bot.waitLog(ctx, t, 1, "the bot is not in its room; invite it")
+	r.oc.question("que_0", "Asked before the invite?", false, "yes", "no")
+	bot.waitLog(ctx, t, 1, "could not post", "que_0")
 	if err := r.alice.Invite(ctx, r.room, r.botID); err != nil {
 		t.Fatal(err)
 	}
@@ -327,6 +330,14 @@ func TestE2EMatrix(t *testing.T) {
 		return ev.Type == "m.room.member" && strings.Contains(string(ev.Content), `"join"`) && ev.Sender == r.botID
 	}); err != nil {
 		t.Fatalf("the bot did not join: %v", err)
+	}
+
+	poll0, _ := waitPoll(ctx, t, r.alice, "Asked before the invite?")
+	if _, err := r.alice.Vote(ctx, r.room, poll0, "o0"); err != nil {
+		t.Fatal(err)
+	}
+	if rep := r.oc.waitAnswer(ctx, t, 1); rep.RequestID != "que_0" {
+		t.Fatalf("answer %+v; want que_0", rep)
 	}
 
 	// A question answered by poll; Mallory's vote first changes nothing.
@@ -338,7 +349,7 @@ func TestE2EMatrix(t *testing.T) {
 	if _, err := r.alice.Vote(ctx, r.room, poll, "o1"); err != nil {
 		t.Fatal(err)
 	}
-	if rep := r.oc.waitAnswer(ctx, t, 1); rep.RequestID != "que_1" || fmt.Sprint(rep.Answers) != "[[blue]]" {
+	if rep := r.oc.waitAnswer(ctx, t, 2); rep.RequestID != "que_1" || fmt.Sprint(rep.Answers) != "[[blue]]" {
 		t.Fatalf("answer %+v; want que_1 [[blue]] (Mallory's vote ignored)", rep)
 	}
 	waitEnd(ctx, t, r.alice, poll, msg, "Answered")
@@ -358,7 +369,7 @@ func TestE2EMatrix(t *testing.T) {
 	if _, err := r.alice.React(ctx, r.room, poll, "✅\uFE0F"); err != nil {
 		t.Fatal(err)
 	}
-	if rep := r.oc.waitAnswer(ctx, t, 2); rep.RequestID != "que_2" || fmt.Sprint(rep.Answers) != "[[S L]]" {
+	if rep := r.oc.waitAnswer(ctx, t, 3); rep.RequestID != "que_2" || fmt.Sprint(rep.Answers) != "[[S L]]" {
 		t.Fatalf("answer %+v; want que_2 [[S L]]", rep)
 	}
 	waitEnd(ctx, t, r.alice, poll, msg, "Answered")
@@ -373,7 +384,7 @@ func TestE2EMatrix(t *testing.T) {
 	if _, err := r.alice.Reply(ctx, r.room, ev.ID, "Name the branch", "feature/mx"); err != nil {
 		t.Fatal(err)
 	}
-	if rep := r.oc.waitAnswer(ctx, t, 3); rep.RequestID != "que_3" || fmt.Sprint(rep.Answers) != "[[feature/mx]]" {
+	if rep := r.oc.waitAnswer(ctx, t, 4); rep.RequestID != "que_3" || fmt.Sprint(rep.Answers) != "[[feature/mx]]" {
 		t.Fatalf("answer %+v; want que_3 [[feature/mx]]", rep)
 	}
 
@@ -394,7 +405,7 @@ func TestE2EMatrix(t *testing.T) {
 	if _, err := r.alice.Vote(ctx, r.room, poll, "once"); err != nil {
 		t.Fatal(err)
 	}
-	if rep := r.oc.waitAnswer(ctx, t, 4); rep.RequestID != "per_1" || rep.Reply != "once" {
+	if rep := r.oc.waitAnswer(ctx, t, 5); rep.RequestID != "per_1" || rep.Reply != "once" {
 		t.Fatalf("answer %+v; want per_1 once", rep)
 	}
 	waitEnd(ctx, t, r.alice, poll, msg, "Allowed once")
@@ -405,7 +416,7 @@ func TestE2EMatrix(t *testing.T) {
 	if _, err := r.alice.Vote(ctx, r.room, poll, "reject"); err != nil {
 		t.Fatal(err)
 	}
-	if rep := r.oc.waitAnswer(ctx, t, 5); rep.RequestID != "per_2" || rep.Reply != "reject" {
+	if rep := r.oc.waitAnswer(ctx, t, 6); rep.RequestID != "per_2" || rep.Reply != "reject" {
 		t.Fatalf("answer %+v; want per_2 reject", rep)
 	}
 	waitEnd(ctx, t, r.alice, poll, msg, "Rejected")
@@ -461,7 +472,7 @@ func TestE2EMatrix(t *testing.T) {
 	if _, err := r.alice.Vote(ctx, r.room, poll, "o0"); err != nil {
 		t.Fatal(err)
 	}
-	if rep := r.oc.waitAnswer(ctx, t, 6); rep.RequestID != "que_5" || fmt.Sprint(rep.Answers) != "[[merge]]" {
+	if rep := r.oc.waitAnswer(ctx, t, 7); rep.RequestID != "que_5" || fmt.Sprint(rep.Answers) != "[[merge]]" {
 		t.Fatalf("answer %+v; want que_5 [[merge]]", rep)
 	}
 	waitEnd(ctx, t, r.alice, poll, msg, "Answered")
@@ -472,11 +483,11 @@ func TestE2EMatrix(t *testing.T) {
 
 	// Every request was posted once, and the stranger's acts and the late
 	// vote reached opencode never.
-	if reps := r.oc.answers(); len(reps) != 6 {
-		t.Errorf("opencode got %d answers, want 6: %+v", len(reps), reps)
+	if reps := r.oc.answers(); len(reps) != 7 {
+		t.Errorf("opencode got %d answers, want 7: %+v", len(reps), reps)
 	}
 	polls := countEvents(ctx, t, r.hs, r.mallory, r.room, "org.matrix.msc3381.poll.start")
-	if want := 6; polls != want {
+	if want := 7; polls != want {
 		t.Errorf("%d polls posted, want %d (one per request with choices)", polls, want)
 	}
 }
