@@ -11,7 +11,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
-	"github.com/hermes-bot/hermes-bot/bot/telegram"
+	"github.com/hermes-bot/hermes-bot/bot/frontend/frontendtest"
 	"github.com/hermes-bot/hermes-bot/pending"
 )
 
@@ -22,9 +22,9 @@ const benchBacklog = 10_000
 // requests of 100 other sessions, and three of testSession: two
 // permissions sharing one message and a question.
 //
-// The file is written with bbolt in one transaction, as by a build from
-// before the store's indexes (a Create each would wait for 10,000
-// fsyncs); Open then builds the indexes from the entries.
+// The file is written with bbolt in one transaction, entries and schema
+// but no indexes (a Create each would wait for 10,000 fsyncs); Open then
+// builds the indexes from the entries.
 func sessionBenchBridge(b *testing.B) (*Bridge, *pending.Entry) {
 	b.Helper()
 	path := filepath.Join(b.TempDir(), "pending.db")
@@ -36,7 +36,7 @@ func sessionBenchBridge(b *testing.B) (*Bridge, *pending.Entry) {
 			Directory: fmt.Sprintf("/home/user/projects/p%d", i%7), Project: "global",
 			SessionID: session, RequestID: fmt.Sprintf("per_%07d", i),
 			CallID: "call_" + fmt.Sprint(i), ToolMessageID: "msg_1",
-			Places: map[string]pending.Place{telegram.Name: tgPlace(testChat, i+1)}, SessionTitle: "Fix the login bug",
+			Places: map[string]pending.Place{"test": frontendtest.Place(i + 1)}, SessionTitle: "Fix the login bug",
 			Permission: &pending.Permission{Kind: "bash", Patterns: []string{"go test ./..."}, Always: []string{"go *"}, Metadata: meta},
 			CreatedAt:  now.Add(time.Duration(i) * time.Second), ExpiresAt: now.Add(time.Hour),
 		}
@@ -63,6 +63,13 @@ func sessionBenchBridge(b *testing.B) (*Bridge, *pending.Entry) {
 		b.Fatal(err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
+		meta, err := tx.CreateBucket([]byte("meta"))
+		if err != nil {
+			return err
+		}
+		if err := meta.Put([]byte("schema"), []byte("places")); err != nil {
+			return err
+		}
 		bk, err := tx.CreateBucket([]byte("entries"))
 		if err != nil {
 			return err
@@ -89,8 +96,7 @@ func sessionBenchBridge(b *testing.B) (*Bridge, *pending.Entry) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = store.Close() })
-	fe := telegram.New(telegram.Config{ChatID: testChat}, &fakeTelegram{t: b}, store, zerolog.Nop())
-	br := NewBridge(Config{Servers: map[string]Opencode{"": &fakeOpencode{}}}, store, []frontend.Frontend{fe}, zerolog.Nop())
+	br := NewBridge(Config{Servers: map[string]Opencode{"": &fakeOpencode{}}}, store, []frontend.Frontend{&frontendtest.Frontend{}}, zerolog.Nop())
 	if n, err := store.List(); err != nil || len(n) != len(es) {
 		b.Fatalf("store holds %d entries (%v), want %d", len(n), err, len(es))
 	}
@@ -106,7 +112,7 @@ func sessionBenchBridge(b *testing.B) (*Bridge, *pending.Entry) {
 func BenchmarkSessionLookups(b *testing.B) {
 	br, first := sessionBenchBridge(b)
 	probe := &pending.Entry{Kind: pending.KindPermission, Directory: first.Directory, SessionID: testSession,
-		Permission: &pending.Permission{Kind: "bash", Patterns: []string{"go test ./..."}}}
+		Permission: first.Permission}
 	b.Run("findTwin", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
