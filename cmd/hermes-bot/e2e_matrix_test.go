@@ -659,3 +659,21 @@ func TestE2EMatrixForms(t *testing.T) {
 	}
 	r.checkSecrets(t, bot)
 }
+
+// TestE2EMatrixExpiry: a request nobody answers in time ends its poll,
+// the message saying it expired, and opencode is told.
+func TestE2EMatrixExpiry(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*stepTimeout)
+	defer cancel()
+	r := newMxRig(t, ctx, true)
+	bot := startBot(t, append(slices.Clone(r.env), "HERMES_QUESTION_TTL=2s"))
+	r.oc.permission("per_x", "make deploy")
+	poll, msg := waitPoll(ctx, t, r.alice, "make deploy")
+	waitEnd(ctx, t, r.alice, poll, msg, "Expired")
+	if rep := r.oc.waitAnswer(ctx, t, 1); rep.RequestID != "per_x" || rep.Reply != "reject" {
+		t.Fatalf("answer %+v; want per_x rejected at expiry", rep)
+	}
+	if err := bot.stop(t); err != nil {
+		t.Errorf("hermes-bot exited with %v after SIGTERM, want 0", err)
+	}
+}
