@@ -23,6 +23,14 @@ type Config struct {
 	AllowedUserIDs []int64 // empty: any member of the chat may answer
 	TelegramAPIURL string
 
+	// Matrix is the Matrix chat; its zero value: none (see Matrix).
+	MatrixHomeserverURL  string
+	MatrixUserID         string
+	MatrixAccessToken    string
+	MatrixPassword       string
+	MatrixRoomID         string
+	MatrixAllowedUserIDs []string
+
 	// Servers are the opencode servers OPENCODE_URL gives, in its order,
 	// with their credentials; Load always fills it, with one server
 	// named "" when OPENCODE_URL is a single URL.
@@ -122,6 +130,48 @@ func Settings() []Setting {
 		{Env: "TELEGRAM_API_URL", Flag: "telegram-api-url", Default: "https://api.telegram.org",
 			Usage: "Bot API server",
 			set:   func(c *Config, v string) error { c.TelegramAPIURL = strings.TrimRight(v, "/"); return checkURL(v) }},
+		{Env: "MATRIX_HOMESERVER_URL", Flag: "matrix-homeserver-url",
+			Usage: "Matrix homeserver (client-server API base, such as https://matrix.example.org); with MATRIX_USER_ID, MATRIX_ROOM_ID, MATRIX_ALLOWED_USER_IDS and a token or password, requests also go to a Matrix room",
+			set: func(c *Config, v string) error {
+				c.MatrixHomeserverURL = strings.TrimRight(strings.TrimSpace(v), "/")
+				return checkURL(c.MatrixHomeserverURL)
+			}},
+		{Env: "MATRIX_USER_ID", Flag: "matrix-user-id",
+			Usage: "the bot's Matrix account, @name:server",
+			set: func(c *Config, v string) error {
+				c.MatrixUserID = strings.TrimSpace(v)
+				return checkMatrixID(c.MatrixUserID, '@', "@hermes:example.org")
+			}},
+		{Env: "MATRIX_ACCESS_TOKEN", Flag: "matrix-access-token", Secret: true,
+			Usage: "the bot account's access token (or MATRIX_PASSWORD; prefer the environment or an env-file)",
+			set:   func(c *Config, v string) error { c.MatrixAccessToken = strings.TrimSpace(v); return nil }},
+		{Env: "MATRIX_PASSWORD", Flag: "matrix-password", Secret: true,
+			Usage: "the bot account's password, to log in once and keep the device (instead of MATRIX_ACCESS_TOKEN)",
+			set:   func(c *Config, v string) error { c.MatrixPassword = v; return nil }},
+		{Env: "MATRIX_ROOM_ID", Flag: "matrix-room-id",
+			Usage: "the room requests are posted in, !id:server (the bot joins it when invited)",
+			set: func(c *Config, v string) error {
+				c.MatrixRoomID = strings.TrimSpace(v)
+				return checkMatrixID(c.MatrixRoomID, '!', "!AbCdEf:example.org")
+			}},
+		{Env: "MATRIX_ALLOWED_USER_IDS", Flag: "matrix-allowed-user-ids",
+			Usage: "comma-separated Matrix user IDs that may answer and steer (required with Matrix)",
+			set: func(c *Config, v string) error {
+				c.MatrixAllowedUserIDs = nil
+				for _, f := range strings.Split(v, ",") {
+					if f = strings.TrimSpace(f); f == "" {
+						continue
+					}
+					if err := checkMatrixID(f, '@', "@me:example.org"); err != nil {
+						return err
+					}
+					c.MatrixAllowedUserIDs = append(c.MatrixAllowedUserIDs, f)
+				}
+				if len(c.MatrixAllowedUserIDs) == 0 {
+					return fmt.Errorf("holds no user ID: want IDs such as @me:example.org,@you:example.org")
+				}
+				return nil
+			}},
 		{Env: "OPENCODE_URL", Flag: "opencode-url", Default: AutoURL,
 			Usage: "opencode server: a URL, or auto: the URL and password of the OpenCode service file, else " + DefaultOpencodeURL +
 				"; or several, as comma-separated name=url pairs, one url may be auto (laptop=auto,ci=http://10.0.0.5:4096)",
@@ -387,15 +437,39 @@ func Load(src Sources) (*Config, error) {
 }
 
 // Telegram reports whether the Telegram chat is configured: its settings
-// are optional, but hermes-bot needs one chat, and Telegram's is the one
-// there is.
+// are optional, but hermes-bot needs one chat.
 func (c *Config) Telegram() bool { return c.BotToken != "" || c.ChatID != 0 }
+
+// Matrix reports whether the Matrix room is configured (any MATRIX_
+// setting but the allow-list names one).
+func (c *Config) Matrix() bool {
+	return c.MatrixHomeserverURL != "" || c.MatrixUserID != "" || c.MatrixAccessToken != "" ||
+		c.MatrixPassword != "" || c.MatrixRoomID != ""
+}
+
+// checkMatrixID checks that id is a Matrix ID of sigil (@ user, ! room):
+// the sigil, a local part, a colon and a server.
+func checkMatrixID(id string, sigil byte, example string) error {
+	local, server, ok := strings.Cut(id, ":")
+	if len(id) < 2 || id[0] != sigil || !ok || len(local) < 2 || server == "" || strings.ContainsAny(id, " \t,") {
+		return fmt.Errorf("%q is not a Matrix ID such as %s", id, example)
+	}
+	return nil
+}
 
 // Validate checks what Load cannot check one variable at a time.
 func (c *Config) Validate() error {
-	if !c.Telegram() {
+	if !c.Telegram() && !c.Matrix() {
 		return &ValidationError{Var: "TELEGRAM_BOT_TOKEN", Err: ErrMissing,
-			Reason: "no chat is configured: set TELEGRAM_BOT_TOKEN and TELEGRAM_CHAT_ID (create a bot with @BotFather for its token)"}
+			Reason: "no chat is configured: set TELEGRAM_BOT_TOKEN and TELEGRAM_CHAT_ID (create a bot with @BotFather for its token), or the MATRIX_ settings"}
+	}
+	if c.Matrix() {
+		if err := c.validateMatrix(); err != nil {
+			return err
+		}
+	}
+	if !c.Telegram() {
+		return nil
 	}
 	if c.BotToken == "" {
 		return &ValidationError{Var: "TELEGRAM_BOT_TOKEN", Err: ErrMissing,
@@ -409,6 +483,25 @@ func (c *Config) Validate() error {
 	if c.ChatID == 0 {
 		return &ValidationError{Var: "TELEGRAM_CHAT_ID", Err: ErrMissing,
 			Reason: "the ID of the group where requests are posted, such as -1001234567890"}
+	}
+	return nil
+}
+
+func (c *Config) validateMatrix() error {
+	missing := func(v, reason string) error {
+		return &ValidationError{Var: v, Err: ErrMissing, Reason: "needed for the Matrix room: " + reason}
+	}
+	switch {
+	case c.MatrixHomeserverURL == "":
+		return missing("MATRIX_HOMESERVER_URL", "the homeserver's client-server API base, such as https://matrix.example.org")
+	case c.MatrixUserID == "":
+		return missing("MATRIX_USER_ID", "the bot's account, such as @hermes:example.org")
+	case c.MatrixAccessToken == "" && c.MatrixPassword == "":
+		return missing("MATRIX_ACCESS_TOKEN", "the bot account's access token, or set MATRIX_PASSWORD instead")
+	case c.MatrixRoomID == "":
+		return missing("MATRIX_ROOM_ID", "the room's ID, such as !AbCdEf:example.org (room settings → Advanced)")
+	case len(c.MatrixAllowedUserIDs) == 0:
+		return missing("MATRIX_ALLOWED_USER_IDS", "the people who may answer, such as @me:example.org")
 	}
 	return nil
 }
@@ -438,6 +531,12 @@ func (c *Config) String() string {
 		"TELEGRAM_THREAD_ID=" + strconv.Itoa(c.ThreadID),
 		"TELEGRAM_ALLOWED_USER_IDS=" + strings.Join(users, ","),
 		"TELEGRAM_API_URL=" + c.TelegramAPIURL,
+		"MATRIX_HOMESERVER_URL=" + c.MatrixHomeserverURL,
+		"MATRIX_USER_ID=" + c.MatrixUserID,
+		"MATRIX_ACCESS_TOKEN=" + redacted(c.MatrixAccessToken),
+		"MATRIX_PASSWORD=" + redacted(c.MatrixPassword),
+		"MATRIX_ROOM_ID=" + c.MatrixRoomID,
+		"MATRIX_ALLOWED_USER_IDS=" + strings.Join(c.MatrixAllowedUserIDs, ","),
 		"HERMES_DB=" + c.DBPath,
 		"HERMES_QUESTION_TTL=" + c.QuestionTTL.String(),
 		"HERMES_TELEGRAM_RATE=" + strconv.Itoa(c.TelegramRate),

@@ -407,3 +407,56 @@ func TestNoChatConfigured(t *testing.T) {
 		t.Fatalf("Load without a chat: %v; want it to say no chat is configured, naming the settings", err)
 	}
 }
+
+func TestMatrixSettings(t *testing.T) {
+	matrixOnly := func() map[string]string {
+		e := minimal()
+		delete(e, "TELEGRAM_BOT_TOKEN")
+		delete(e, "TELEGRAM_CHAT_ID")
+		e["MATRIX_HOMESERVER_URL"] = "https://matrix.example.org/"
+		e["MATRIX_USER_ID"] = "@hermes:example.org"
+		e["MATRIX_ACCESS_TOKEN"] = "syt_secret-matrix-token"
+		e["MATRIX_ROOM_ID"] = "!room:example.org"
+		e["MATRIX_ALLOWED_USER_IDS"] = "@me:example.org, @you:example.org"
+		return e
+	}
+	c, err := config.Load(config.Sources{Getenv: env(matrixOnly())})
+	if err != nil {
+		t.Fatalf("Matrix without Telegram: %v", err)
+	}
+	if !c.Matrix() || c.Telegram() || c.MatrixHomeserverURL != "https://matrix.example.org" ||
+		len(c.MatrixAllowedUserIDs) != 2 || c.MatrixAllowedUserIDs[1] != "@you:example.org" {
+		t.Fatalf("config %+v", c)
+	}
+	if s := c.String(); strings.Contains(s, "syt_secret") || !strings.Contains(s, "MATRIX_ACCESS_TOKEN=[set]") {
+		t.Fatalf("String shows the token, or not that it is set:\n%s", s)
+	}
+	for _, tc := range []struct{ drop, set, value, want string }{
+		{drop: "MATRIX_HOMESERVER_URL", want: "MATRIX_HOMESERVER_URL"},
+		{drop: "MATRIX_USER_ID", want: "MATRIX_USER_ID"},
+		{drop: "MATRIX_ACCESS_TOKEN", want: "MATRIX_PASSWORD"},
+		{drop: "MATRIX_ROOM_ID", want: "MATRIX_ROOM_ID"},
+		{drop: "MATRIX_ALLOWED_USER_IDS", want: "MATRIX_ALLOWED_USER_IDS"},
+		{set: "MATRIX_USER_ID", value: "hermes", want: "MATRIX_USER_ID"},
+		{set: "MATRIX_ROOM_ID", value: "#room:example.org", want: "!AbCdEf:example.org"},
+		{set: "MATRIX_ALLOWED_USER_IDS", value: " , ", want: "holds no user ID"},
+		{set: "MATRIX_ALLOWED_USER_IDS", value: "@me:example.org,bob", want: `"bob"`},
+		{set: "MATRIX_HOMESERVER_URL", value: "matrix.example.org", want: "MATRIX_HOMESERVER_URL"},
+	} {
+		e := matrixOnly()
+		if tc.drop != "" {
+			delete(e, tc.drop)
+		} else {
+			e[tc.set] = tc.value
+		}
+		_, err := config.Load(config.Sources{Getenv: env(e)})
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "syt_secret") {
+			t.Errorf("%+v: Load = %v; want an error naming %q, without the token", tc, err, tc.want)
+		}
+	}
+	e := matrixOnly()
+	e["MATRIX_PASSWORD"], e["MATRIX_ACCESS_TOKEN"] = "pw-secret", ""
+	if _, err := config.Load(config.Sources{Getenv: env(e)}); err != nil {
+		t.Fatalf("Matrix with a password: %v", err)
+	}
+}

@@ -23,7 +23,7 @@ func (u Unknown) String() string {
 }
 
 // UnknownKeys lists the variables of envFile with a prefix of a setting
-// (HERMES_, TELEGRAM_, OPENCODE_) that are not settings, and those of
+// (HERMES_, TELEGRAM_, OPENCODE_, MATRIX_) that are not settings, and those of
 // environ, KEY=VALUE pairs, with the prefix HERMES_ only: the env-file is
 // hermes-bot's own, while the environment is shared with other programs,
 // opencode among them, whose OPENCODE_ variables (and other Telegram
@@ -61,7 +61,7 @@ func UnknownKeys(envFile map[string]string, environ []string, servers ...string)
 		out = append(out, Unknown{Key: key, From: from, Suggest: suggest})
 	}
 	for key := range envFile {
-		add(key, "env-file", "HERMES_", "TELEGRAM_", "OPENCODE_")
+		add(key, "env-file", "HERMES_", "TELEGRAM_", "OPENCODE_", "MATRIX_")
 	}
 	for _, kv := range environ {
 		key, _, _ := strings.Cut(kv, "=")

@@ -18,6 +18,7 @@ func TestUnknownKeys(t *testing.T) {
 		"TELEGRAM_BOT_TOKEN":  "1:x",
 		"HERMES_AUTOAPPROVE":  "low",
 		"OPENCODE_SERVER_URL": "http://127.0.0.1:4096",
+		"MATRIX_ROOMID":       "!r:x",
 	}
 	environ := []string{
 		"HERMES_LOG_LEVL=debug",
@@ -34,6 +35,7 @@ func TestUnknownKeys(t *testing.T) {
 		{Key: "HERMES_AUTOAPPROVE", From: "env-file", Suggest: "HERMES_AUTO_APPROVE"},
 		{Key: "HERMES_LANGG", From: "env-file", Suggest: "HERMES_LANG"},
 		{Key: "HERMES_LOG_LEVL", From: "environment", Suggest: "HERMES_LOG_LEVEL"},
+		{Key: "MATRIX_ROOMID", From: "env-file", Suggest: "MATRIX_ROOM_ID"},
 		{Key: "OPENCODE_PASSWORD", From: "env-file", Suggest: "OPENCODE_SERVER_PASSWORD"},
 		{Key: "OPENCODE_SERVER_URL", From: "env-file"}, // too far from OPENCODE_URL to guess
 		{Key: "OPENCODE_USERNAME", From: "environment", Suggest: "OPENCODE_SERVER_USERNAME"},
@@ -46,7 +48,7 @@ func TestUnknownKeys(t *testing.T) {
 	if s := got[1].String(); s != "HERMES_LANGG in the env-file is not a setting, so it is ignored; did you mean HERMES_LANG?" {
 		t.Errorf("String() = %q", s)
 	}
-	if s := got[3].String(); s != "OPENCODE_PASSWORD in the env-file is not a setting, so it is ignored; did you mean OPENCODE_SERVER_PASSWORD?" {
+	if s := got[4].String(); s != "OPENCODE_PASSWORD in the env-file is not a setting, so it is ignored; did you mean OPENCODE_SERVER_PASSWORD?" {
 		t.Errorf("String() = %q", s)
 	}
 	if got := config.UnknownKeys(map[string]string{"TELEGRAM_CHAT_ID": "-1"}, []string{"HOME=/h"}); len(got) != 0 {

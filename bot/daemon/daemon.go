@@ -29,6 +29,7 @@ import (
 
 	"github.com/hermes-bot/hermes-bot/bot"
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
+	"github.com/hermes-bot/hermes-bot/bot/matrix"
 	"github.com/hermes-bot/hermes-bot/bot/telegram"
 	"github.com/hermes-bot/hermes-bot/config"
 	"github.com/hermes-bot/hermes-bot/opencode"
@@ -74,7 +75,7 @@ func (e *ConfigError) Unwrap() error { return e.Err }
 // send what closing edits it can, close the store. A setting it cannot
 // work with is a *ConfigError.
 func Run(ctx context.Context, cfg *config.Config, log zerolog.Logger, opts Options) (err error) {
-	secrets := []string{cfg.BotToken}
+	secrets := []string{cfg.BotToken, cfg.MatrixAccessToken, cfg.MatrixPassword}
 	for _, s := range cfg.Servers {
 		secrets = append(secrets, s.Password) // every server's: any may be echoed in an error
 	}
@@ -109,12 +110,27 @@ func Run(ctx context.Context, cfg *config.Config, log zerolog.Logger, opts Optio
 		}
 		d.chats = append(d.chats, tc)
 	}
+	if cfg.Matrix() {
+		mc, err := d.newMatrix(ctx)
+		if err != nil || mc == nil {
+			return err // nil with no error: stopped while waiting for the homeserver
+		}
+		d.chats = append(d.chats, mc)
+		if !cfg.Telegram() {
+			// The front-end series are of the one chat there is.
+			d.metrics.Frontend, d.metrics.LastPoll = matrix.Name, mc.c.LastSync
+		}
+	}
 	if len(d.chats) == 0 {
 		return &ConfigError{Setting: "TELEGRAM_BOT_TOKEN", Err: errors.New("no chat is configured")}
 	}
 
 	if cfg.HTTPAddr != "" {
-		hs, err := startHTTP(cfg.HTTPAddr, newHTTPHandler(d.metrics, d.streams(), d.poll, log), log)
+		poll := d.poll
+		if !cfg.Telegram() {
+			poll = nil // /healthz waits for no Telegram polling
+		}
+		hs, err := startHTTP(cfg.HTTPAddr, newHTTPHandler(d.metrics, d.streams(), poll, log), log)
 		if err != nil {
 			return err
 		}

@@ -181,8 +181,9 @@ func later(a, b time.Time) time.Time {
 }
 
 // healthHandler answers 200 "ok" while every opencode server's event
-// stream and Telegram polling are up, else 503 with the reasons, one a
-// line: a named server's names it.
+// stream and Telegram polling (when poll is not nil: a Telegram chat is
+// served) are up, else 503 with the reasons, one a line: a named
+// server's names it.
 func healthHandler(streams []bot.ServerStream, poll *pollTracker, window time.Duration, now func() time.Time) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var reasons []string
@@ -203,7 +204,9 @@ func healthHandler(streams []bot.ServerStream, poll *pollTracker, window time.Du
 			}
 			reasons = append(reasons, reason)
 		}
-		if reason := poll.down(now(), window); reason != "" {
+		if poll == nil {
+			// No Telegram chat: nothing polls.
+		} else if reason := poll.down(now(), window); reason != "" {
 			reasons = append(reasons, reason)
 		}
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")

@@ -70,6 +70,7 @@ func TestHealthz(t *testing.T) {
 		{"poll refused", up, poll(200, 409), t0, 503, "telegram polling failing since 2030-01-01T12:00:00Z: another process polls this bot token (409 Conflict)"},
 		{"recovered", up, poll(0, 200), t0, 200, "ok"},
 		{"poll silent", up, poll(200), t0.Add(window + time.Second), 503, "telegram polling silent since"},
+		{"no Telegram chat", up, nil, t0, 200, "ok"},
 		{"both down", down, poll(), t0, 503, "opencode event stream down since 2030-01-01T12:00:00Z (unauthorized)\ntelegram polling has not started"},
 	}
 	for _, tc := range cases {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -31,6 +32,9 @@ type Settings struct {
 	// TimelineLimit is how many events a sync returns per room before it
 	// says limited and the rest is paged in; default 50.
 	TimelineLimit int
+	// OnJoin, if set, is called by Run after the bot joined its room on
+	// an invite, so what could not be posted before is posted now.
+	OnJoin func()
 }
 
 // State is the key/value space the transport keeps its bookkeeping in;
@@ -75,6 +79,9 @@ type Client struct {
 	deviceID string
 	recent   *recentIDs // Run's only
 	gapPage  int        // events asked for per /messages page
+	// lastSync is when a sync's batch was last handled (Unix ns), for
+	// the metrics.
+	lastSync atomic.Int64
 }
 
 // New connects as settings say: with AccessToken, or with the session a
@@ -94,6 +101,7 @@ func New(ctx context.Context, settings Settings, state State, log zerolog.Logger
 	}
 	// A transport of its own, so Close can drop its idle connections.
 	cli.Client = &http.Client{Timeout: requestTimeout, Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	cli.DefaultHTTPBackoff = time.Second // sends' retries; the sync loop has its own
 	c := &Client{cli: cli, settings: settings, allow: NewAllowList(settings.AllowedUserIDs),
 		state: state, log: log, recent: newRecentIDs(recentEvents), gapPage: gapPageSize}
 	if settings.AccessToken != "" {
@@ -207,6 +215,14 @@ func (c *Client) whoami(ctx context.Context) error {
 
 // Close drops the client's idle connections; it may be used no more.
 func (c *Client) Close() { c.cli.Client.CloseIdleConnections() }
+
+// LastSync is when Run last handled a sync's answer; zero before.
+func (c *Client) LastSync() time.Time {
+	if ns := c.lastSync.Load(); ns != 0 {
+		return time.Unix(0, ns)
+	}
+	return time.Time{}
+}
 
 // UserID is the bot's account.
 func (c *Client) UserID() string { return c.settings.UserID }

@@ -32,6 +32,8 @@ func TestDendrite(t *testing.T) {
 		"WrongPasswordKeepsItSecret":        testWrongPasswordKeepsItSecret,
 		"InvitedLater":                      testInvitedLater,
 		"MovedToAnotherRoom":                testMovedToAnotherRoom,
+		"FrontendQuestions":                 testFrontendQuestions,
+		"FrontendPermissionsAndForms":       testFrontendPermissionsAndForms,
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

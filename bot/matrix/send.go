@@ -17,7 +17,8 @@ import (
 // one (same access token) with the event it made the first time, so a post
 // retried after a crash is that event, not a second one. Homeservers keep
 // transaction IDs for a while only (Dendrite 30 to 60 minutes, in memory),
-// and per token: the kept session gives a restart the same one.
+// and per token: the kept session gives a restart the same one. Sends
+// answered 429 or 5xx are retried here, with the same ID.
 
 // TxnID derives a transaction ID from what a post is (say the request's
 // key and "poll"): the same parts give the same ID.
@@ -63,6 +64,10 @@ const (
 )
 
 var errNoTxnID = errors.New("no transaction ID")
+
+// sendRetries is how many times a send is tried again (after 1, 2, 4 s,
+// or as a 429 says), before its caller hears of the failure.
+const sendRetries = 3
 
 // Send posts m in the room and returns its event ID.
 func (c *Client) Send(ctx context.Context, txnID string, m Message) (string, error) {
@@ -174,6 +179,9 @@ func (c *Client) send(ctx context.Context, txnID, eventType string, content map[
 		return "", fmt.Errorf("matrix send %s: %w", eventType, errNoTxnID)
 	}
 	typ := event.Type{Type: eventType, Class: event.MessageEventType}
+	// A send answered 429 or 5xx, or not answered, is tried again with the
+	// same transaction ID, so it stays one event.
+	ctx = mautrix.WithMaxRetries(ctx, sendRetries)
 	resp, err := c.cli.SendMessageEvent(ctx, id.RoomID(c.settings.RoomID), typ, content,
 		mautrix.ReqSendEvent{TransactionID: txnID})
 	if err != nil {

@@ -105,6 +105,7 @@ func (c *Client) Run(ctx context.Context, h Handler) error {
 			continue
 		}
 		wait = retryFirst
+		c.lastSync.Store(time.Now().UnixNano())
 	}
 }
 
@@ -203,6 +204,9 @@ func (c *Client) handleBatch(ctx context.Context, cur cursor, resp *syncResponse
 			return "", fmt.Errorf("join %s: %w", room, err)
 		}
 		c.log.Info().Str("room", room).Msg("matrix: joined the room it was invited to")
+		if c.settings.OnJoin != nil {
+			c.settings.OnJoin()
+		}
 	}
 	if _, ok := resp.Rooms.Leave[c.settings.RoomID]; ok {
 		c.log.Warn().Str("room", c.settings.RoomID).Msg("matrix: the bot is no longer in its room; invite it again")

@@ -87,7 +87,7 @@ func (c *checkCommand) Run(ctx context.Context, args []string) error {
 		warnUnknown(unknown, r)
 		return r.finish()
 	}
-	secrets := []string{cfg.BotToken}
+	secrets := []string{cfg.BotToken, cfg.MatrixAccessToken, cfg.MatrixPassword}
 	for _, s := range cfg.Servers {
 		secrets = append(secrets, s.Password)
 	}
@@ -106,14 +106,19 @@ func (c *checkCommand) Run(ctx context.Context, args []string) error {
 		r.warn("settings", text, fix)
 	}
 	warnUnknown(unknown, r)
-	if len(cfg.AllowedUserIDs) == 0 {
+	if cfg.Telegram() && len(cfg.AllowedUserIDs) == 0 {
 		r.warn("allowed users", "TELEGRAM_ALLOWED_USER_IDS is empty: any member of the chat may answer",
 			`put your Telegram user ID in it (README, "Five-minute set-up", step 4)`)
 		// Not counted as a warning: the one above already is.
 		r.line("-", "steering", "off: TELEGRAM_ALLOWED_USER_IDS is empty, and continuing, starting or stopping sessions from the chat runs code with the agent's rights, so only the people named there may", "", "")
 	}
 
-	c.checkTelegram(ctx, cfg, r)
+	if cfg.Telegram() {
+		c.checkTelegram(ctx, cfg, r)
+	}
+	if cfg.Matrix() {
+		c.checkMatrix(ctx, cfg, r)
+	}
 	c.checkOpencode(ctx, cfg, r)
 	checkStore(cfg.DBPath, r)
 	return r.finish()

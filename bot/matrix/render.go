@@ -1,0 +1,430 @@
+package matrix
+
+import (
+	"fmt"
+	"html"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
+	"github.com/hermes-bot/hermes-bot/bot/risk"
+)
+
+// A request shows in the room as one message (HTML: where it comes from,
+// what it asks, the command in full) and, when the step it is at has
+// choices, a poll replying to it. Polls take plain text only, so the
+// message carries what needs formatting.
+
+// choice is one answer of a step's poll and the press it stands for.
+type choice struct {
+	ID     string          `json:"id"`
+	Text   string          `json:"text"`
+	Action frontend.Action `json:"action"`
+	Option int             `json:"option,omitempty"`
+}
+
+// step is what the message shows of a request now: the field (question)
+// it is at, its poll's choices, and whether a reply answers it.
+type step struct {
+	field   int
+	choices []choice
+	multi   bool
+	typed   bool
+	// reason: a reply to a permission is the reason of a reject.
+	reason   bool
+	question string // the poll's question
+}
+
+// Answer IDs of the choices that are no option.
+const (
+	idOnce   = "once"
+	idAlways = "always"
+	idReject = "reject"
+	idSkip   = "skip"
+	idDone   = "done"
+	idCancel = "cancel"
+)
+
+// stepOf is the step request r is at.
+func stepOf(r frontend.Request) step {
+	e := r.Members[0]
+	if e.Kind == frontend.KindPermission {
+		return step{reason: true, question: "Allow " + permissionWhat(e) + "?", choices: []choice{
+			{ID: idOnce, Text: "✅ Allow once", Action: frontend.AllowOnce},
+			{ID: idAlways, Text: "♾️ Always allow", Action: frontend.AllowAlways},
+			{ID: idReject, Text: "❌ Reject", Action: frontend.Reject},
+		}}
+	}
+	if e.IsURLForm() {
+		return step{question: "Done with the link?", choices: []choice{
+			{ID: idDone, Text: "✅ Done", Action: frontend.Submit},
+			{ID: idCancel, Text: "✖️ Cancel", Action: frontend.Cancel},
+		}}
+	}
+	s := step{field: e.Current}
+	if e.Current >= len(e.Questions) {
+		return s
+	}
+	q := e.Questions[e.Current]
+	// A form's field may have a title and no text.
+	s.question = oneLine(q.Text, 300)
+	for _, alt := range []string{q.Header, q.Key, "Your answer?"} {
+		if strings.TrimSpace(s.question) == "" {
+			s.question = oneLine(alt, 300)
+		}
+	}
+	s.multi = q.Multiple
+	s.typed = q.AllowsTyped()
+	act := frontend.Pick
+	if q.Multiple {
+		act = frontend.Toggle
+	}
+	for i, o := range q.Options {
+		s.choices = append(s.choices, choice{ID: "o" + strconv.Itoa(i), Text: oneLine(o.Label, 200), Action: act, Option: i})
+	}
+	if q.IsField() && !q.Required {
+		s.choices = append(s.choices, choice{ID: idSkip, Text: "⏭ Skip", Action: frontend.Skip})
+	}
+	return s
+}
+
+// renderOpen is request r's message while it waits, as HTML.
+func renderOpen(r frontend.Request) string {
+	e := r.Members[0]
+	lines := []string{header(e, len(r.Members))}
+	lines = append(lines, body(e)...)
+	lines = append(lines, "<i>"+instructions(e, stepOf(r))+"</i>")
+	return strings.Join(lines, "<br>\n")
+}
+
+// renderClosed is request r's message once it closed, footer saying how.
+func renderClosed(r frontend.Request, footer string) string {
+	e := r.Members[0]
+	lines := []string{header(e, len(r.Members))}
+	lines = append(lines, body(e)...)
+	lines = append(lines, footer)
+	return strings.Join(lines, "<br>\n")
+}
+
+// header says where request e comes from.
+func header(e *frontend.View, n int) string {
+	icon := "❓"
+	if e.Kind == frontend.KindPermission {
+		icon = "🔐"
+	}
+	s := icon + " "
+	if e.Server != "" {
+		s += "<code>" + esc(e.Server) + "</code>: "
+	}
+	s += "<b>" + esc(projectName(e.Directory)) + "</b>"
+	if t := strings.TrimSpace(e.SessionTitle); t != "" {
+		s += " · <i>" + esc(oneLine(t, 80)) + "</i>"
+	}
+	if p := strings.TrimSpace(e.ParentTitle); p != "" {
+		s += " (subagent of <i>" + esc(oneLine(p, 60)) + "</i>)"
+	}
+	if n > 1 {
+		s += " ×" + strconv.Itoa(n)
+	}
+	return s
+}
+
+// body is what request e asks, as lines of HTML.
+func body(e *frontend.View) []string {
+	if e.Kind == frontend.KindPermission {
+		return permissionBody(e)
+	}
+	if e.IsURLForm() {
+		var lines []string
+		if t := strings.TrimSpace(e.Form.Title); t != "" {
+			lines = append(lines, "<b>"+esc(t)+"</b>")
+		}
+		if u := e.Form.URL; strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://") {
+			lines = append(lines, `<a href="`+esc(u)+`">`+esc(u)+"</a>")
+		} else {
+			lines = append(lines, "<code>"+esc(u)+"</code>")
+		}
+		return lines
+	}
+	if e.Current >= len(e.Questions) {
+		return nil
+	}
+	q := e.Questions[e.Current]
+	var lines []string
+	if e.Form != nil && strings.TrimSpace(e.Form.Title) != "" {
+		lines = append(lines, "<b>"+esc(e.Form.Title)+"</b>")
+	}
+	title := strings.TrimSpace(q.Header)
+	if title == "" {
+		title = q.Key
+	}
+	if len(e.Questions) > 1 {
+		title = strings.TrimSpace(fmt.Sprintf("%s (question %d/%d)", title, e.Current+1, len(e.Questions)))
+	}
+	if title != "" {
+		lines = append(lines, "<b>"+esc(title)+"</b>")
+	}
+	if strings.TrimSpace(q.Text) != "" {
+		lines = append(lines, escLines(q.Text))
+	}
+	for _, o := range q.Options {
+		l := "• <b>" + esc(o.Label) + "</b>"
+		if d := strings.TrimSpace(o.Description); d != "" {
+			l += " — " + esc(oneLine(d, 300))
+		}
+		lines = append(lines, l)
+	}
+	if hint := fieldHint(q); hint != "" {
+		lines = append(lines, "<i>"+esc(hint)+"</i>")
+	}
+	return lines
+}
+
+// fieldHint says what a form's field takes.
+func fieldHint(q frontend.Question) string {
+	if !q.IsField() {
+		return ""
+	}
+	var parts []string
+	switch q.Type {
+	case frontend.TypeNumber:
+		parts = append(parts, "a number")
+	case frontend.TypeInteger:
+		parts = append(parts, "a whole number")
+	}
+	if q.Minimum != nil {
+		parts = append(parts, "at least "+strconv.FormatFloat(*q.Minimum, 'g', -1, 64))
+	}
+	if q.Maximum != nil {
+		parts = append(parts, "at most "+strconv.FormatFloat(*q.Maximum, 'g', -1, 64))
+	}
+	if q.Format != "" {
+		parts = append(parts, "format "+q.Format)
+	}
+	if q.Placeholder != "" {
+		parts = append(parts, "such as "+q.Placeholder)
+	}
+	if len(q.Default) > 0 {
+		parts = append(parts, "default "+string(q.Default))
+	}
+	if !q.Required {
+		parts = append(parts, "optional")
+	}
+	return strings.Join(parts, "; ")
+}
+
+// instructions say how to answer the step s of e.
+func instructions(e *frontend.View, s step) string {
+	switch {
+	case e.Kind == frontend.KindPermission:
+		return "Vote in the poll: allow once, always, or reject. A reply to this message rejects, with your text as the reason."
+	case e.IsURLForm():
+		return "Open the link, then vote Done (or Cancel) in the poll."
+	case s.multi:
+		t := `Vote for every option you want, then react ✅ on the poll or reply "done" to it.`
+		if s.typed {
+			t += " Or reply to this message with your own answer."
+		}
+		return t
+	case len(s.choices) > 0 && s.typed:
+		return "Vote in the poll, or reply to this message with your own answer."
+	case len(s.choices) > 0:
+		return "Vote in the poll."
+	}
+	return "Reply to this message with your answer."
+}
+
+// permissionBody shows what permission request e would let the agent do:
+// the command in full, in a code block, and its risk.
+func permissionBody(e *frontend.View) []string {
+	p := e.Permission
+	if p == nil {
+		p = &frontend.Permission{}
+	}
+	lines := []string{"<b>Permission: " + esc(p.Kind) + "</b>"}
+	m := risk.MetaStrings(p.Metadata)
+	if c := m["command"]; c != "" {
+		lines = append(lines, "<pre><code>"+esc(c)+"</code></pre>")
+	}
+	if d := m["description"]; d != "" {
+		lines = append(lines, "<i>"+esc(oneLine(d, 300))+"</i>")
+	}
+	if ps := risk.MetaPaths(p.Metadata); len(ps) > 0 {
+		lines = append(lines, "File: <code>"+esc(strings.Join(ps, ", "))+"</code>")
+	}
+	if u := m["url"]; u != "" {
+		lines = append(lines, "URL: <code>"+esc(u)+"</code>")
+	}
+	if d := m["diff"]; d != "" {
+		lines = append(lines, "<pre><code>"+esc(d)+"</code></pre>")
+	}
+	if len(p.Patterns) > 0 {
+		lines = append(lines, "Patterns: "+codeList(p.Patterns))
+	}
+	a := frontend.Assess(e)
+	lines = append(lines, "Risk: "+a.Level.Emoji()+" <b>"+a.Level.String()+"</b>")
+	return lines
+}
+
+// permissionWhat names what permission request e asks for, on one line.
+func permissionWhat(e *frontend.View) string {
+	p := e.Permission
+	if p == nil {
+		return "this"
+	}
+	m := risk.MetaStrings(p.Metadata)
+	switch {
+	case m["command"] != "":
+		return oneLine(m["command"], 200)
+	case len(p.Patterns) > 0:
+		return p.Kind + " " + oneLine(strings.Join(p.Patterns, ", "), 200)
+	}
+	return p.Kind
+}
+
+// footer is the line that says how a request closed.
+func footer(e *frontend.View, o frontend.Outcome) string {
+	by := esc(o.By.DisplayName())
+	switch o.How {
+	case frontend.Answered:
+		if e.IsURLForm() {
+			return "✅ <b>Done</b>, said " + by
+		}
+		return "✅ <b>Answered</b> by " + by + answers(o.Answers)
+	case frontend.AnsweredElsewhere:
+		return "✅ <b>Answered in opencode</b>" + answers(o.Answers)
+	case frontend.Dismissed:
+		return "🚫 <b>Dismissed in opencode</b>"
+	case frontend.Cancelled:
+		return "🚫 <b>Cancelled</b> by " + by
+	case frontend.Gone:
+		return "✅ <b>No longer pending in opencode</b>: answered or dismissed elsewhere."
+	case frontend.NoLongerPending:
+		return "⚠️ <b>No longer pending in opencode</b>: it was answered elsewhere or has gone."
+	case frontend.Expired:
+		s := "⌛ <b>Expired</b>: nobody answered within " + esc(o.TTL.String()) + "."
+		switch o.Told {
+		case frontend.NotTold:
+			s += " opencode could not be told yet; hermes-bot keeps trying."
+		case frontend.ToldRejected:
+			s += " Rejected; the agent was told nobody answered in time."
+		default:
+			s += " Dismissed in opencode."
+		}
+		return s
+	case frontend.Decided:
+		switch o.Reply {
+		case frontend.ReplyOnce:
+			return "✅ <b>Allowed once</b> by " + by
+		case frontend.ReplyAlways:
+			s := "♾️ <b>Always allowed</b> by " + by
+			if p := e.Permission; p != nil && len(p.Always) > 0 {
+				s += "; also allowed from now on: " + codeList(p.Always)
+			}
+			return s
+		}
+		s := "❌ <b>Rejected</b> by " + by
+		if r := strings.TrimSpace(o.Reason); r != "" {
+			s += "<br>\nReason: <i>" + esc(oneLine(r, 400)) + "</i>"
+		}
+		return s
+	case frontend.DecidedElsewhere:
+		switch o.Reply {
+		case frontend.ReplyOnce:
+			return "✅ <b>Allowed once in opencode</b>"
+		case frontend.ReplyAlways:
+			return "♾️ <b>Always allowed in opencode</b>"
+		case frontend.ReplyReject:
+			return "❌ <b>Rejected in opencode</b>"
+		}
+		return "✅ <b>Answered in opencode</b>"
+	case frontend.Stopped:
+		return "⏹ <b>Session stopped</b> by " + by
+	}
+	return "✅ <b>Closed</b>"
+}
+
+// answers lists the answers given, one field's per "; ".
+func answers(a [][]string) string {
+	var parts []string
+	for _, labels := range a {
+		if len(labels) > 0 {
+			parts = append(parts, strings.Join(labels, ", "))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return ": " + esc(oneLine(strings.Join(parts, "; "), 400))
+}
+
+// renderNotice is the message of notice n.
+func renderNotice(n frontend.Notice, steer bool) string {
+	icon, what := "✅", "finished"
+	if n.Failed {
+		icon, what = "❌", "failed"
+	}
+	s := icon + " "
+	if n.Server != "" {
+		s += "<code>" + esc(n.Server) + "</code>: "
+	}
+	s += "<b>" + esc(projectName(n.Directory)) + "</b>"
+	if t := strings.TrimSpace(n.Title); t != "" {
+		s += " · " + esc(oneLine(t, 80))
+	}
+	s += " — " + what
+	if b := strings.TrimSpace(n.Body); b != "" {
+		s += "<br>\n<blockquote>" + escLines(cut(b, 300)) + "</blockquote>"
+	}
+	if n.Dropped > 0 {
+		s += "<br>\n<i>" + strconv.Itoa(n.Dropped) + " earlier notices were skipped.</i>"
+	}
+	if steer {
+		s += "<br>\n<i>↩️ Reply to this message to continue the session.</i>"
+	}
+	return s
+}
+
+func projectName(dir string) string {
+	if dir == "" || dir == "/" {
+		return "(no project)"
+	}
+	return filepath.Base(filepath.Clean(dir))
+}
+
+func codeList(items []string) string {
+	out := make([]string, len(items))
+	for i, s := range items {
+		out[i] = "<code>" + esc(oneLine(s, 100)) + "</code>"
+	}
+	return strings.Join(out, ", ")
+}
+
+func esc(s string) string { return html.EscapeString(s) }
+
+// escLines escapes s, its line breaks kept as <br>.
+func escLines(s string) string {
+	return strings.ReplaceAll(esc(strings.TrimSpace(s)), "\n", "<br>\n")
+}
+
+// oneLine is s on one line, at most n runes.
+func oneLine(s string, n int) string { return cut(strings.Join(strings.Fields(s), " "), n) }
+
+func cut(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+var (
+	brTag  = regexp.MustCompile(`<br>\n?`)
+	anyTag = regexp.MustCompile(`<[^>]*>`)
+)
+
+// plain is the plain-text body of an HTML message of ours.
+func plain(h string) string {
+	return html.UnescapeString(anyTag.ReplaceAllString(brTag.ReplaceAllString(h, "\n"), ""))
+}
