@@ -188,7 +188,7 @@ func TestEndToEndStaleSteerAfterRestart(t *testing.T) {
 		Options: []opencodetest.OptionArg{{Label: "main", Description: "stable"}, {Label: "develop", Description: "latest"}}})
 	r.prompt(ctx, t, oc.Dir, "deploy")
 	question := r.waitPosted(ctx, t, "the question", q)
-	first.waitLog(ctx, t, 1, fmt.Sprintf(`"messageID":%d`, question.ID), "posted")
+	first.waitLog(ctx, t, 1, fmt.Sprintf(`\"message\":%d}`, question.ID), "posted")
 	if err := first.stop(t); err != nil {
 		t.Fatalf("hermes-bot exited with %v after SIGTERM, want 0", err)
 	}
