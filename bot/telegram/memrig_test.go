@@ -26,17 +26,30 @@ import (
 // topics created; an edit of a message it did not send fails as
 // Telegram's does. Its messages are numbered from 101.
 type memTelegram struct {
-	mu     sync.Mutex
-	sent   []*tgbot.SendMessageParams
-	topics []string
-	// topicErr, when set, fails every createForumTopic.
-	topicErr error
+	mu      sync.Mutex
+	sent    []*tgbot.SendMessageParams
+	edits   []*tgbot.EditMessageTextParams
+	answers map[string][]string
+	topics  []string
+	// topicErr, when set, fails every createForumTopic; sendErr fails
+	// the next sendMessage.
+	topicErr, sendErr error
+	// onSend, when set, is called with each message's ID under the lock:
+	// it may start what calls the fake, not call it.
+	onSend func(id int)
 }
 
 func (m *memTelegram) SendMessage(_ context.Context, p *tgbot.SendMessageParams) (*models.Message, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if err := m.sendErr; err != nil {
+		m.sendErr = nil
+		return nil, err
+	}
 	m.sent = append(m.sent, p)
+	if m.onSend != nil {
+		m.onSend(100 + len(m.sent))
+	}
 	return &models.Message{ID: 100 + len(m.sent), Chat: models.Chat{ID: p.ChatID.(int64)}, Text: p.Text}, nil
 }
 
@@ -46,11 +59,38 @@ func (m *memTelegram) EditMessageText(_ context.Context, p *tgbot.EditMessageTex
 	if p.MessageID <= 100 || p.MessageID > 100+len(m.sent) {
 		return nil, fmt.Errorf("%w, Bad Request: message to edit not found", tgbot.ErrorBadRequest)
 	}
+	m.edits = append(m.edits, p)
 	return &models.Message{ID: p.MessageID, Text: p.Text}, nil
 }
 
-func (m *memTelegram) AnswerCallbackQuery(context.Context, *tgbot.AnswerCallbackQueryParams) (bool, error) {
+func (m *memTelegram) AnswerCallbackQuery(_ context.Context, p *tgbot.AnswerCallbackQueryParams) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.answers == nil {
+		m.answers = make(map[string][]string)
+	}
+	m.answers[p.CallbackQueryID] = append(m.answers[p.CallbackQueryID], p.Text)
 	return true, nil
+}
+
+// EditsOf returns the edits of message id, oldest first.
+func (m *memTelegram) EditsOf(id int) []*tgbot.EditMessageTextParams {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []*tgbot.EditMessageTextParams
+	for _, e := range m.edits {
+		if e.MessageID == id {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// AnswersFor returns the toasts given to callback query id.
+func (m *memTelegram) AnswersFor(id string) []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.answers[id])
 }
 
 func (m *memTelegram) SendDocument(context.Context, *tgbot.SendDocumentParams) (*models.Message, error) {
@@ -108,6 +148,15 @@ type callsOpencode struct {
 	mu      sync.Mutex
 	answers []surfaceReply
 	refuse  error
+	// sessions, when set, are the sessions opencode knows.
+	sessions map[string]opencode.Session
+}
+
+func (o *callsOpencode) GetSession(ctx context.Context, dir, id string) (opencode.Session, error) {
+	if s, ok := o.sessions[id]; ok {
+		return s, nil
+	}
+	return o.recordingOpencode.GetSession(ctx, dir, id)
 }
 
 type surfaceReply struct {
@@ -155,6 +204,7 @@ func (r surfaceRequests) ReplyQuestion(ctx context.Context, dir, session, reques
 type memRig struct {
 	t     *testing.T
 	cfg   telegram.Config
+	bcfg  bot.Config
 	tg    *memTelegram
 	oc    *callsOpencode
 	store *pending.Store
@@ -168,11 +218,18 @@ type memRig struct {
 const memChat int64 = -1001234
 
 var (
-	alice = models.User{ID: 11, FirstName: "Alice", Username: "alice"}
-	bobby = models.User{ID: 22, FirstName: "Bob"}
+	alice   = models.User{ID: 11, FirstName: "Alice", Username: "alice"}
+	bobby   = models.User{ID: 22, FirstName: "Bob"}
+	mallory = models.User{ID: 666, FirstName: "Mallory"}
 )
 
 func newMemRig(t *testing.T, cfg telegram.Config) *memRig {
+	t.Helper()
+	return newMemRigWith(t, cfg, bot.Config{})
+}
+
+// newMemRigWith is newMemRig with the bridge's settings bcfg.
+func newMemRigWith(t *testing.T, cfg telegram.Config, bcfg bot.Config) *memRig {
 	t.Helper()
 	store, err := pending.Open(filepath.Join(t.TempDir(), "pending.db"))
 	if err != nil {
@@ -182,7 +239,7 @@ func newMemRig(t *testing.T, cfg telegram.Config) *memRig {
 	if cfg.ChatID == 0 {
 		cfg.ChatID = memChat
 	}
-	r := &memRig{t: t, cfg: cfg, tg: &memTelegram{}, oc: newCallsOpencode(), store: store, logs: &testlog.Buffer{},
+	r := &memRig{t: t, cfg: cfg, bcfg: bcfg, tg: &memTelegram{}, oc: newCallsOpencode(), store: store, logs: &testlog.Buffer{},
 		now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
 	r.wire(r.tg)
 	t.Cleanup(func() {
@@ -198,7 +255,9 @@ func (r *memRig) wire(tg telegram.Telegram) {
 	cfg := r.cfg
 	cfg.Now = func() time.Time { return r.now }
 	r.fe = telegram.New(cfg, tg, r.store, zerolog.New(r.logs))
-	r.br = bot.NewBridge(bot.Config{Servers: map[string]bot.Opencode{"": r.oc}}, r.store, []frontend.Frontend{r.fe}, zerolog.New(r.logs))
+	bcfg := r.bcfg
+	bcfg.Servers = map[string]bot.Opencode{"": r.oc}
+	r.br = bot.NewBridge(bcfg, r.store, []frontend.Frontend{r.fe}, zerolog.New(r.logs))
 	br := r.br
 	r.t.Cleanup(func() { _ = br.Wait(context.Background()) })
 }
@@ -217,12 +276,24 @@ func (r *memRig) ask(ev opencode.Event, id string) *pending.Entry {
 // press hands the front-end user's press of a's button of e.
 func (r *memRig) press(user models.User, a frontend.Action, e *pending.Entry, qi, oi int) {
 	r.t.Helper()
+	r.pressData(r.cfg.ChatID, user, buttonData(r.t, a, e.UID, qi, oi), telegram.MessageAt(e.Places[telegram.Name]))
+}
+
+// pressData hands the front-end user's press of a button with data on
+// message msg of chat, and returns the query's ID after checking it was
+// answered once.
+func (r *memRig) pressData(chat int64, user models.User, data string, msg int) string {
+	r.t.Helper()
 	r.seq++
-	at := telegram.MessageAt(e.Places[telegram.Name])
+	id := fmt.Sprint("cb", r.seq)
 	r.fe.HandleUpdate(context.Background(), r.br, &models.Update{ID: int64(r.seq), CallbackQuery: &models.CallbackQuery{
-		ID: fmt.Sprint("cb", r.seq), From: user, Data: buttonData(r.t, a, e.UID, qi, oi),
+		ID: id, From: user, Data: data,
 		Message: models.MaybeInaccessibleMessage{Type: models.MaybeInaccessibleMessageTypeMessage,
-			Message: &models.Message{ID: at, Date: 1700000000, Chat: models.Chat{ID: r.cfg.ChatID, Type: "supergroup"}}}}})
+			Message: &models.Message{ID: msg, Date: 1700000000, Chat: models.Chat{ID: chat, Type: "supergroup"}}}}})
+	if got := r.tg.AnswersFor(id); len(got) != 1 {
+		r.t.Fatalf("callback %s (%q) answered %d times: %q", id, data, len(got), got)
+	}
+	return id
 }
 
 // message hands the front-end m, from user in the rig's chat.
