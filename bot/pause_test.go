@@ -35,7 +35,8 @@ func (c *core) alwaysEdit(dir, id string) {
 
 // The first Always on an edit in a directory is told, once: a second
 // there does not tell it again; another directory's, answered in opencode
-// too, is told. How Telegram tells it: bot/telegram TestMemPauseNotice.
+// too, is told. How Telegram tells it: TestMemPauseNotice of the
+// Telegram front-end.
 func TestPauseNoticeOnce(t *testing.T) {
 	c := newCore(t, Config{AutoApprove: AutoApproveLow})
 	dir := project(t)
@@ -75,7 +76,8 @@ func TestPauseNoticeOnlyWhenLow(t *testing.T) {
 
 // While paused a low-risk command of the directory is asked; after a
 // resume it is approved again. Resuming one directory leaves the others
-// paused. Resuming by a button: bot/telegram TestMemResume*.
+// paused. Resuming by a button: TestMemResume* of the Telegram
+// front-end.
 func TestResumeAutoApproval(t *testing.T) {
 	c := newCore(t, Config{AutoApprove: AutoApproveLow})
 	dir, second := repoProject(t), project(t)

@@ -37,8 +37,7 @@ func (p *postedAt) Post(ctx context.Context, r frontend.Request) (pending.Place,
 // next start post a question again: from the front-end's Post returning
 // to the question stored, with its place, on disk. 50 sessions ask at
 // once, through the lanes and a store on disk, as in cmd/hermes-bot.
-// (The Telegram front-end's own part, its Outbox, is measured by
-// bot/telegram's BenchmarkOutbox*.)
+// (The Telegram front-end's Outbox has its own BenchmarkOutboxBurst.)
 func BenchmarkDuplicateWindow(b *testing.B) {
 	const sessions = 50
 	fe := &postedAt{Frontend: frontendtest.New("test"), at: make(map[pending.Place]time.Time)}
