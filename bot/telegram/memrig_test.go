@@ -31,6 +31,7 @@ type memTelegram struct {
 	edits   []*tgbot.EditMessageTextParams
 	answers map[string][]string
 	topics  []string
+	deleted map[int]bool
 	// topicErr, when set, fails every createForumTopic; sendErr fails
 	// the next sendMessage.
 	topicErr, sendErr error
@@ -56,7 +57,7 @@ func (m *memTelegram) SendMessage(_ context.Context, p *tgbot.SendMessageParams)
 func (m *memTelegram) EditMessageText(_ context.Context, p *tgbot.EditMessageTextParams) (*models.Message, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if p.MessageID <= 100 || p.MessageID > 100+len(m.sent) {
+	if p.MessageID <= 100 || p.MessageID > 100+len(m.sent) || m.deleted[p.MessageID] {
 		return nil, fmt.Errorf("%w, Bad Request: message to edit not found", tgbot.ErrorBadRequest)
 	}
 	m.edits = append(m.edits, p)
@@ -71,6 +72,16 @@ func (m *memTelegram) AnswerCallbackQuery(_ context.Context, p *tgbot.AnswerCall
 	}
 	m.answers[p.CallbackQueryID] = append(m.answers[p.CallbackQueryID], p.Text)
 	return true, nil
+}
+
+// Delete makes message id gone, as if a member of the chat deleted it.
+func (m *memTelegram) Delete(id int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.deleted == nil {
+		m.deleted = make(map[int]bool)
+	}
+	m.deleted[id] = true
 }
 
 // EditsOf returns the edits of message id, oldest first.
@@ -279,17 +290,37 @@ func (r *memRig) press(user models.User, a frontend.Action, e *pending.Entry, qi
 	r.pressData(r.cfg.ChatID, user, buttonData(r.t, a, e.UID, qi, oi), telegram.MessageAt(e.Places[telegram.Name]))
 }
 
+// pressSent presses data on message msg as Telegram delivers it, with
+// the keyboard the message was sent with, and returns the query's ID.
+func (r *memRig) pressSent(user models.User, data string, msg int) string {
+	r.t.Helper()
+	sent := r.tg.Sent()
+	if msg <= 100 || msg > 100+len(sent) {
+		r.t.Fatalf("message %d was not sent", msg)
+	}
+	kb, ok := sent[msg-101].ReplyMarkup.(*models.InlineKeyboardMarkup)
+	if !ok {
+		r.t.Fatalf("message %d was not sent with a keyboard", msg)
+	}
+	return r.pressWith(r.cfg.ChatID, user, data, msg, kb)
+}
+
 // pressData hands the front-end user's press of a button with data on
 // message msg of chat, and returns the query's ID after checking it was
 // answered once.
 func (r *memRig) pressData(chat int64, user models.User, data string, msg int) string {
+	r.t.Helper()
+	return r.pressWith(chat, user, data, msg, nil)
+}
+
+func (r *memRig) pressWith(chat int64, user models.User, data string, msg int, kb *models.InlineKeyboardMarkup) string {
 	r.t.Helper()
 	r.seq++
 	id := fmt.Sprint("cb", r.seq)
 	r.fe.HandleUpdate(context.Background(), r.br, &models.Update{ID: int64(r.seq), CallbackQuery: &models.CallbackQuery{
 		ID: id, From: user, Data: data,
 		Message: models.MaybeInaccessibleMessage{Type: models.MaybeInaccessibleMessageTypeMessage,
-			Message: &models.Message{ID: msg, Date: 1700000000, Chat: models.Chat{ID: chat, Type: "supergroup"}}}}})
+			Message: &models.Message{ID: msg, Date: 1700000000, Chat: models.Chat{ID: chat, Type: "supergroup"}, ReplyMarkup: kb}}}})
 	if got := r.tg.AnswersFor(id); len(got) != 1 {
 		r.t.Fatalf("callback %s (%q) answered %d times: %q", id, data, len(got), got)
 	}
