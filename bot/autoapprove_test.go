@@ -73,8 +73,11 @@ func repoProject(t *testing.T) string {
 // trusted scripts opencode to say that ev's command runs in its
 // directory, with input (more of the call's arguments), and that edits
 // ask, unless the test scripted otherwise.
-func (h *harness) trusted(ev opencode.Event, input map[string]any) {
-	h.t.Helper()
+func (h *harness) trusted(ev opencode.Event, input map[string]any) { h.oc.trust(h.t, ev, input) }
+
+// trust is trusted for any rig with the fake opencode.
+func (f *fakeOpencode) trust(t testing.TB, ev opencode.Event, input map[string]any) {
+	t.Helper()
 	p := ev.PermissionAsked
 	args := map[string]any{"command": risk.MetaStrings(p.Metadata)["command"], "description": "x"}
 	for k, v := range input {
@@ -82,22 +85,22 @@ func (h *harness) trusted(ev opencode.Event, input map[string]any) {
 	}
 	raw, err := json.Marshal(args)
 	if err != nil {
-		h.t.Fatal(err)
+		t.Fatal(err)
 	}
-	h.oc.mu.Lock()
-	defer h.oc.mu.Unlock()
-	if h.oc.toolCalls == nil {
-		h.oc.toolCalls = map[string]opencode.ToolCall{}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.toolCalls == nil {
+		f.toolCalls = map[string]opencode.ToolCall{}
 	}
-	h.oc.toolCalls[p.Tool.CallID] = opencode.ToolCall{Tool: "bash", Status: "running", Input: raw, Agent: "build", Cwd: ev.Directory, Root: ev.Directory}
-	if h.oc.agents == nil {
-		h.oc.agents = askEdits()
+	f.toolCalls[p.Tool.CallID] = opencode.ToolCall{Tool: "bash", Status: "running", Input: raw, Agent: "build", Cwd: ev.Directory, Root: ev.Directory}
+	if f.agents == nil {
+		f.agents = askEdits()
 	}
-	if h.oc.sessions == nil {
-		h.oc.sessions = map[string]opencode.Session{}
+	if f.sessions == nil {
+		f.sessions = map[string]opencode.Session{}
 	}
-	if _, ok := h.oc.sessions[p.SessionID]; !ok {
-		h.oc.sessions[p.SessionID] = opencode.Session{ID: p.SessionID}
+	if _, ok := f.sessions[p.SessionID]; !ok {
+		f.sessions[p.SessionID] = opencode.Session{ID: p.SessionID}
 	}
 }
 

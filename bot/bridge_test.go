@@ -800,3 +800,12 @@ func TestPressBeforeStoredWaits(t *testing.T) {
 	}
 	h.gone(e.UID)
 }
+
+// chain wraps hf in the front-end's middlewares, as go-telegram/bot does.
+func (h *harness) chain(hf tgbot.HandlerFunc) tgbot.HandlerFunc {
+	mws := h.fe.Middlewares()
+	for i := len(mws) - 1; i >= 0; i-- {
+		hf = mws[i](hf)
+	}
+	return hf
+}

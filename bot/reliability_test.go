@@ -4,255 +4,113 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
+	"github.com/hermes-bot/hermes-bot/bot/frontend/frontendtest"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
-	"github.com/hermes-bot/hermes-bot/bot/telegram"
-
-	tgbot "github.com/go-telegram/bot"
-	"github.com/go-telegram/bot/models"
-
 	"github.com/hermes-bot/hermes-bot/opencode"
 	"github.com/hermes-bot/hermes-bot/pending"
 )
 
-// callbackUpdate is a press as Telegram delivers it, with the IDs a
-// redelivery would repeat.
-func callbackUpdate(updateID int64, callbackID string, user models.User, data string, msgID int) *models.Update {
-	return &models.Update{
-		ID: updateID,
-		CallbackQuery: &models.CallbackQuery{
-			ID:   callbackID,
-			From: user,
-			Data: data,
-			Message: models.MaybeInaccessibleMessage{
-				Type:    models.MaybeInaccessibleMessageTypeMessage,
-				Message: &models.Message{ID: msgID, Date: 1700000000, Chat: models.Chat{ID: testChat, Type: "supergroup"}},
-			},
-		},
+// These tests are about surviving what a chat and a crash do: messages
+// deleted, copies posted twice, presses at once. How Telegram shows it is
+// the Telegram front-end's (TestMemDeleted*, TestMemStaleCopy*).
+
+// pressFrom presses a's button of key as user on message from of c's
+// front-end, saying whether that message carries key's buttons, and
+// returns what the press was told.
+func (c *core) pressFrom(key string, a frontend.Action, qi, oi int, user frontend.User, from int, carries bool) string {
+	c.t.Helper()
+	var acks []string
+	p := c.fe.Press(key, a, qi, oi, user, from, &acks)
+	p.FromCarries = carries
+	c.b.HandlePress(context.Background(), zerolog.Nop(), p)
+	if len(acks) != 1 {
+		c.t.Fatalf("press acknowledged %d times (%q), want once", len(acks), acks)
 	}
+	return acks[0]
 }
 
-// deliver runs upd through the bridge's middlewares and handler, as
-// go-telegram/bot does in cmd/hermes-bot.
-func (h *harness) deliver(upd *models.Update) {
-	h.t.Helper()
-	h.chain(h.fe.Handler(h.b))(context.Background(), nil, upd)
-}
-
-func (h *harness) chain(hf tgbot.HandlerFunc) tgbot.HandlerFunc {
-	mws := h.fe.Middlewares()
-	for i := len(mws) - 1; i >= 0; i-- {
-		hf = mws[i](hf)
-	}
-	return hf
-}
-
-// restart stops the bridge, closes the store and opens it again under a
-// new bridge with the same configuration, a fresh opencode and the same
-// Telegram: nothing survives but the file.
-func (h *harness) restart() {
-	h.t.Helper()
-	if err := h.fe.Wait(context.Background()); err != nil {
-		h.t.Fatal(err)
-	}
-	if err := h.b.Wait(context.Background()); err != nil {
-		h.t.Fatal(err)
-	}
-	if err := h.store.Close(); err != nil {
-		h.t.Fatal(err)
-	}
-	store, err := pending.Open(h.path)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	h.t.Cleanup(func() { _ = store.Close() })
-	h.store, h.oc = store, &fakeOpencode{}
-	h.wire(h.tg)
-}
-
-// crashCopy makes the request seem posted by a process that died before
-// saving the message's ID: the entry forgets it, and SendUnsent posts it
-// again. It returns the first message's ID, now a stale copy, and the
-// entry as stored, which knows the second.
-func (h *harness) crashCopy(e *pending.Entry) (int, *pending.Entry) {
-	h.t.Helper()
-	stale := msgID(e)
-	if _, err := h.store.Update(e.UID, func(x *pending.Entry) error {
-		x.Places[telegram.Name] = ""
+// crashCopy makes request id seem posted by a process that died before
+// saving its place: the entry forgets it, and SendUnsent posts it again.
+// It returns the first message, now a stale copy, and the second.
+func (c *core) crashCopy(id string) (stale, now frontendtest.Message) {
+	c.t.Helper()
+	stale = c.shown(id)
+	e, _ := c.store.ByRequestID("", id)
+	if _, err := c.store.Update(e.UID, func(x *pending.Entry) error {
+		x.Places[c.fe.Name()] = ""
 		return nil
 	}); err != nil {
-		h.t.Fatal(err)
+		c.t.Fatal(err)
 	}
-	if err := h.b.SendUnsent(context.Background()); err != nil {
-		h.t.Fatal(err)
+	if err := c.b.SendUnsent(context.Background()); err != nil {
+		c.t.Fatal(err)
 	}
-	now := h.entry(e.UID)
-	if msgID(now) == 0 || msgID(now) == stale {
-		h.t.Fatalf("request not posted again: message %d, stale %d", msgID(now), stale)
+	now = c.shown(id)
+	if now.ID == stale.ID {
+		c.t.Fatalf("request not posted again: message %d", now.ID)
 	}
 	return stale, now
 }
 
-// pressSent presses data on bot message msgID as Telegram delivers it,
-// with the keyboard the message was sent with, and returns the callback
-// ID after checking it was answered exactly once.
-func (h *harness) pressSent(user models.User, data string, msgID int) string {
-	h.t.Helper()
-	var kb *models.InlineKeyboardMarkup
-	for _, m := range h.tg.Sent() {
-		if m.ID == msgID {
-			kb, _ = m.P.ReplyMarkup.(*models.InlineKeyboardMarkup)
-		}
-	}
-	if kb == nil {
-		h.t.Fatalf("message %d was not sent with a keyboard", msgID)
-	}
-	h.seq++
-	id := fmt.Sprintf("cb%d", h.seq)
-	upd := callbackUpdate(int64(h.seq), id, user, data, msgID)
-	upd.CallbackQuery.Message.Message.ReplyMarkup = kb
-	h.update(context.Background(), upd)
-	if got := h.tg.AnswersFor(id); len(got) != 1 {
-		h.t.Fatalf("callback %s (%q) answered %d times: %q", id, data, len(got), got)
-	}
-	return id
-}
-
-func TestSameUpdateTwiceRepliesOnce(t *testing.T) {
-	h := newHarness(t, harnessConfig{BotID: 123})
-	e := h.ask("que_1", dbQuestion())
-	upd := callbackUpdate(7, "cb7", alice, data(t, frontend.Pick, e.UID, 0, 0), msgID(e))
-	h.deliver(upd)
-	h.deliver(upd)
-	if n := len(h.oc.Replies()); n != 1 {
-		t.Fatalf("%d replies to opencode for one update delivered twice", n)
-	}
-	if got := h.tg.AnswersFor("cb7"); !slices.Equal(got, []string{en(i18n.ToastSending), en(i18n.ToastAnswered)}) {
-		t.Errorf("toasts = %q, want %q then %q", got, i18n.ToastSending, i18n.ToastAnswered)
-	}
-}
-
-func TestPressRedeliveredAfterRestart(t *testing.T) {
-	h := newHarness(t, harnessConfig{BotID: 123})
-	q := h.ask("que_1", dbQuestion())
-	p := h.askPerm(permEvent("per_1", "make"))
-	uq := callbackUpdate(7, "cb7", alice, data(t, frontend.Pick, q.UID, 0, 1), msgID(q))
-	up := callbackUpdate(8, "cb8", bob, permData(t, frontend.AllowOnce, p.UID), msgID(p))
-	h.deliver(uq)
-	h.deliver(up)
-	if len(h.oc.Replies()) != 1 || len(h.oc.PermReplies()) != 1 {
-		t.Fatalf("before the restart: replies %+v, permission replies %+v", h.oc.Replies(), h.oc.PermReplies())
-	}
-	edits := len(h.tg.Edits())
-
-	h.restart()
-	if id, _, err := telegram.StateOf(h.store).InputCursor(123); id != 8 || err != nil {
-		t.Errorf("last update recorded = %d, %v; want 8", id, err)
-	}
-	h.deliver(uq)
-	h.deliver(up)
-	if r, pr := h.oc.Replies(), h.oc.PermReplies(); len(r) != 0 || len(pr) != 0 {
-		t.Fatalf("redelivered presses reached opencode again: %+v %+v", r, pr)
-	}
-	for _, cb := range []string{"cb7", "cb8"} {
-		if got := h.tg.AnswersFor(cb); len(got) != 2 || got[1] != en(i18n.ToastAnswered) {
-			t.Errorf("toasts of %s = %q, want the second %q", cb, got, i18n.ToastAnswered)
-		}
-	}
-	if n := len(h.tg.Edits()); n != edits {
-		t.Errorf("redelivered presses edited %d messages", n-edits)
-	}
-}
-
 func TestClosedForgottenAfterADay(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	clock := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
-	h.b.now = func() time.Time { return clock }
-	e := h.ask("que_1", dbQuestion())
-	upd := callbackUpdate(7, "cb7", alice, data(t, frontend.Pick, e.UID, 0, 0), msgID(e))
-	h.deliver(upd)
-
-	h.restart()
-	clock = clock.Add(23 * time.Hour)
-	h.b.now = func() time.Time { return clock }
-	if err := h.b.ExpireDue(context.Background()); err != nil {
+	c := newCore(t, Config{})
+	m := c.ask("que_1", dbQuestion())
+	c.press(m.Request.Key, frontend.Pick, 0, 0, ann, m.ID)
+	e := m.Request.Members[0]
+	c.restart()
+	c.now = c.now.Add(23 * time.Hour)
+	if err := c.b.ExpireDue(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok, _ := h.store.Closed(e.UID); !ok {
+	if _, ok, _ := c.store.Closed(e.UID); !ok {
 		t.Fatal("closed request forgotten before a day passed")
 	}
-	h.restart()
-	clock = clock.Add(2 * time.Hour)
-	h.b.now = func() time.Time { return clock }
-	if err := h.b.ExpireDue(context.Background()); err != nil {
+	if acks := c.press(m.Request.Key, frontend.Pick, 0, 0, ann, m.ID); acks[0] != i18n.English.Toast(i18n.ToastAnswered) {
+		t.Errorf("press within the day told %q, want answered", acks[0])
+	}
+	c.restart()
+	c.now = c.now.Add(2 * time.Hour)
+	if err := c.b.ExpireDue(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	h.deliver(upd)
-	if got := h.tg.AnswersFor("cb7"); len(got) != 2 || got[1] != en(i18n.ToastGone) {
-		t.Errorf("toasts = %q, want the second %q once the close is forgotten", got, i18n.ToastGone)
+	if acks := c.press(m.Request.Key, frontend.Pick, 0, 0, ann, m.ID); acks[0] != i18n.English.Toast(i18n.ToastGone) {
+		t.Errorf("press after a day told %q, want %q once the close is forgotten", acks[0], i18n.ToastGone)
 	}
 }
 
-// pressAll presses every data at once, one user each, and returns the
-// toasts; each callback must be answered exactly once.
-func (h *harness) pressAll(msgID int, datas ...string) []string {
-	h.t.Helper()
-	users := []models.User{alice, bob, {ID: 33, FirstName: "Carol"}, {ID: 44, FirstName: "Dan"}}
-	h.seq++
-	prefix := fmt.Sprintf("all%d-", h.seq)
+// pressAll presses every action at once on m, one user each, and returns
+// what each was told; each must be told exactly once.
+func (c *core) pressAll(m frontendtest.Message, qi, oi func(int) int, actions ...frontend.Action) []string {
+	c.t.Helper()
+	users := []frontend.User{ann, ben, {ID: "3", Name: "Carol"}, {ID: "4", Name: "Dan"}}
+	acks := make([][]string, len(actions))
 	start := make(chan struct{})
 	var wg sync.WaitGroup
-	for i, d := range datas {
+	for i, a := range actions {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			<-start
-			h.update(context.Background(),
-				callbackUpdate(0, prefix+strconv.Itoa(i), users[i%len(users)], d, msgID))
+			c.b.HandlePress(context.Background(), zerolog.Nop(), c.fe.Press(m.Request.Key, a, qi(i), oi(i), users[i%len(users)], m.ID, &acks[i]))
 		}()
 	}
 	close(start)
 	wg.Wait()
-	var toasts []string
-	for i := range datas {
-		got := h.tg.AnswersFor(prefix + strconv.Itoa(i))
-		if len(got) != 1 {
-			h.t.Fatalf("press %d answered %d times: %q", i, len(got), got)
+	var out []string
+	for i := range actions {
+		if len(acks[i]) != 1 {
+			c.t.Fatalf("press %d told %d times: %q", i, len(acks[i]), acks[i])
 		}
-		toasts = append(toasts, got[0])
+		out = append(out, acks[i][0])
 	}
-	return toasts
-}
-
-func TestConcurrentPressesReplyOnce(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	e := h.ask("que_1", dbQuestion())
-	var datas []string
-	for i := range 8 {
-		datas = append(datas, data(t, frontend.Pick, e.UID, 0, i%2))
-	}
-	toasts := h.pressAll(msgID(e), datas...)
-	if n := len(h.oc.Replies()); n != 1 {
-		t.Fatalf("%d replies to opencode for 8 presses at once", n)
-	}
-	checkOneSent(t, toasts)
-
-	p := h.askPerm(permEvent("per_1", "make"))
-	datas = nil
-	for i := range 8 {
-		datas = append(datas, permData(t, []frontend.Action{frontend.AllowOnce, frontend.Reject, frontend.AllowAlways}[i%3], p.UID))
-	}
-	toasts = h.pressAll(msgID(p), datas...)
-	if n := len(h.oc.PermReplies()); n != 1 {
-		t.Fatalf("%d permission replies for 8 presses at once", n)
-	}
-	checkOneSent(t, toasts)
+	return out
 }
 
 func checkOneSent(t *testing.T, toasts []string) {
@@ -272,99 +130,28 @@ func checkOneSent(t *testing.T, toasts []string) {
 	}
 }
 
-func TestUpdateOffsetRecorded(t *testing.T) {
-	h := newHarness(t, harnessConfig{BotID: 123})
-	now := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
-	h.b.now = func() time.Time { return now }
-	entered, release := make(chan struct{}), make(chan struct{})
-	handler := h.chain(func(_ context.Context, _ *tgbot.Bot, upd *models.Update) {
-		if upd.ID == 7 {
-			close(entered)
-			<-release
-		}
-	})
-	last := func() int64 {
-		t.Helper()
-		id, _, err := telegram.StateOf(h.store).InputCursor(123)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return id
+func TestConcurrentPressesReplyOnce(t *testing.T) {
+	c := newCore(t, Config{})
+	m := c.ask("que_1", dbQuestion())
+	zero := func(int) int { return 0 }
+	picks := slices.Repeat([]frontend.Action{frontend.Pick}, 8)
+	toasts := c.pressAll(m, zero, func(i int) int { return i % 2 }, picks...)
+	if n := len(c.oc.Replies()); n != 1 {
+		t.Fatalf("%d replies to opencode for 8 presses at once", n)
 	}
-	handler(context.Background(), nil, &models.Update{ID: 5})
-	if got := last(); got != 5 {
-		t.Fatalf("after update 5: %d", got)
-	}
-	handler(context.Background(), nil, &models.Update{}) // no ID: not tracked
-	if got := last(); got != 5 {
-		t.Fatalf("after an update without ID: %d", got)
-	}
+	checkOneSent(t, toasts)
 
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		handler(context.Background(), nil, &models.Update{ID: 7})
-	}()
-	<-entered
-	handler(context.Background(), nil, &models.Update{ID: 8})
-	if got := last(); got != 6 {
-		t.Errorf("update 8 done while 7 runs: recorded %d, want 6", got)
+	c.b.HandleEvent(context.Background(), permEvent("per_1", "make"))
+	p := c.shown("per_1")
+	var actions []frontend.Action
+	for i := range 8 {
+		actions = append(actions, []frontend.Action{frontend.AllowOnce, frontend.Reject, frontend.AllowAlways}[i%3])
 	}
-	close(release)
-	<-done
-	if got := last(); got != 8 {
-		t.Errorf("after 7 and 8: recorded %d, want 8", got)
+	toasts = c.pressAll(p, zero, zero, actions...)
+	if n := len(c.oc.PermReplies()); n != 1 {
+		t.Fatalf("%d permission replies for 8 presses at once", n)
 	}
-
-	for _, tc := range []struct {
-		bot  int64
-		at   time.Time
-		want int64
-	}{
-		{123, now.Add(time.Hour), 8},
-		{123, now.Add(25 * time.Hour), 0}, // Telegram forgot everything older
-		{456, now, 0},                     // another bot numbers its own
-	} {
-		if got, err := telegram.InitialOffset(h.store, tc.bot, tc.at); got != tc.want || err != nil {
-			t.Errorf("InitialOffset(%d, %v) = %d, %v; want %d", tc.bot, tc.at, got, err, tc.want)
-		}
-	}
-}
-
-func TestDeletedMessageRepostedOnRerender(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	e := h.ask("que_1", multiSelect())
-	h.tg.Delete(msgID(e))
-	id := h.press(alice, data(t, frontend.Toggle, e.UID, 0, 1), e)
-	if got := h.toast(id); got != "☑ B" {
-		t.Errorf("toast = %q", got)
-	}
-	// The toggle's edit finds the message gone beside the press.
-	if err := h.b.Wait(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	now := h.entry(e.UID)
-	sent := h.lastSent()
-	if msgID(now) != sent.ID || msgID(now) == msgID(e) {
-		t.Fatalf("entry message %d, last sent %d, deleted %d: want the new one saved", msgID(now), sent.ID, msgID(e))
-	}
-	if got := buttons(t, sent.P.ReplyMarkup); got[1][0] != "☑ B" {
-		t.Errorf("new message's buttons = %q, want the selection shown", got)
-	}
-	if !strings.Contains(sent.P.Text, "Which?") {
-		t.Errorf("new message = %s", sent.P.Text)
-	}
-	if n := strings.Count(h.logs.String(), "posted it again"); n != 1 {
-		t.Errorf("%d log lines about the repost, want 1", n)
-	}
-	// The new message works, and is where the outcome goes.
-	h.press(alice, data(t, frontend.Submit, e.UID, 0, 0), now)
-	if r := h.oc.Replies(); len(r) != 1 || r[0].Answers[0][0] != "B" {
-		t.Fatalf("replies = %+v", r)
-	}
-	if ed := h.lastEdit(); ed.MessageID != msgID(now) || ed.ReplyMarkup != nil {
-		t.Errorf("outcome edit = %+v", ed)
-	}
+	checkOneSent(t, toasts)
 }
 
 func multiSelect() opencode.Question {
@@ -372,298 +159,288 @@ func multiSelect() opencode.Question {
 		Options: []opencode.Option{{Label: "A"}, {Label: "B"}, {Label: "C"}}}
 }
 
-func TestDeletedMessageRepostedWithNextQuestion(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	q2 := opencode.Question{Question: "Strict?", Header: "Strict", Options: []opencode.Option{{Label: "Yes"}, {Label: "No"}}}
-	e := h.ask("que_1", dbQuestion(), q2)
-	h.tg.Delete(msgID(e))
-	h.press(alice, data(t, frontend.Pick, e.UID, 0, 0), e)
-	sent := h.lastSent()
-	if !strings.Contains(sent.P.Text, "Question 2/2") || msgID(h.entry(e.UID)) != sent.ID {
-		t.Fatalf("after the first answer on a deleted message: sent %d %s; entry has %d", sent.ID, sent.P.Text, msgID(h.entry(e.UID)))
+// A message deleted is posted again by the next change, with the
+// selection, and the new one answers and shows the outcome.
+func TestDeletedMessageRepostedAnswers(t *testing.T) {
+	c := newCore(t, Config{})
+	m := c.ask("que_1", multiSelect())
+	c.fe.Delete(m.ID)
+	c.press(m.Request.Key, frontend.Toggle, 0, 1, ann, m.ID)
+	if err := c.b.Wait(context.Background()); err != nil {
+		t.Fatal(err)
 	}
-	if got := buttons(t, sent.P.ReplyMarkup); got[0][1] != data(t, frontend.Pick, e.UID, 1, 0) {
-		t.Errorf("new message's buttons = %q", got)
+	now := c.shown("que_1")
+	if now.ID == m.ID || !now.Open || !slices.Equal(now.Request.Members[0].Selected, []string{"B"}) {
+		t.Fatalf("after the delete the request shows in %+v, want a new open message with B", now)
+	}
+	c.press(m.Request.Key, frontend.Submit, 0, 0, ann, now.ID)
+	if r := c.oc.Replies(); len(r) != 1 || r[0].Answers[0][0] != "B" {
+		t.Fatalf("replies = %+v", r)
+	}
+	c.checkClosed(now.ID, "by=Ann")
+}
+
+func TestDeletedMessageRepostedWithNextQuestion(t *testing.T) {
+	c := newCore(t, Config{})
+	q2 := opencode.Question{Question: "Strict?", Header: "Strict", Options: []opencode.Option{{Label: "Yes"}, {Label: "No"}}}
+	m := c.ask("que_1", dbQuestion(), q2)
+	c.fe.Delete(m.ID)
+	c.press(m.Request.Key, frontend.Pick, 0, 0, ann, m.ID)
+	if err := c.b.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	now := c.shown("que_1")
+	if now.ID == m.ID || !now.Open || now.Request.Members[0].Current != 1 {
+		t.Fatalf("after the first answer on a deleted message the request shows in %+v, want a new message at question 2", now)
+	}
+	c.press(m.Request.Key, frontend.Pick, 1, 0, ann, now.ID)
+	if r := c.oc.Replies(); len(r) != 1 || fmt.Sprint(r[0].Answers) != "[[Postgres] [Yes]]" {
+		t.Fatalf("replies = %+v", r)
 	}
 }
 
 func TestDeletedMessageOutcomeDropped(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	e := h.ask("que_1", dbQuestion())
-	h.tg.Delete(msgID(e))
-	sent := len(h.tg.Sent())
-	h.press(alice, data(t, frontend.Pick, e.UID, 0, 0), e)
-	if len(h.oc.Replies()) != 1 {
+	c := newCore(t, Config{})
+	m := c.ask("que_1", dbQuestion())
+	c.fe.Delete(m.ID)
+	c.press(m.Request.Key, frontend.Pick, 0, 0, ann, m.ID)
+	if len(c.oc.Replies()) != 1 {
 		t.Fatal("no reply")
 	}
-	h.gone(e.UID)
-	if n := len(h.tg.Sent()); n != sent {
-		t.Errorf("%d messages sent for an outcome whose message is gone", n-sent)
+	if e, err := c.store.ByRequestID("", "que_1"); err == nil {
+		t.Fatalf("entry still held: %+v", e)
 	}
-	logs := h.logs.String()
-	if !strings.Contains(logs, "its outcome is not shown") || strings.Contains(logs, `"level":"warn"`) {
-		t.Errorf("want one debug line and no warning:\n%s", logs)
+	if n := len(c.fe.Messages()); n != 1 {
+		t.Errorf("%d messages for an outcome whose message is gone, want the first only", n)
+	}
+	if owed := c.owed(); len(owed) != 0 {
+		t.Errorf("edits owed to a gone message: %+v", owed)
 	}
 }
 
 func TestDeletedSharedPermissionMessageReposted(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	p := h.askPerm(permEvent("per_1", "go test ./..."))
-	h.tg.Delete(msgID(p))
-	s := h.askPerm(permEvent("per_2", "go test ./..."))
-	if s.SharedWith != p.UID {
-		t.Fatalf("second request not shared: %+v", s)
+	c := newCore(t, Config{})
+	c.b.HandleEvent(context.Background(), permEvent("per_1", "go test ./..."))
+	p := c.shown("per_1")
+	c.fe.Delete(p.ID)
+	c.b.HandleEvent(context.Background(), permEvent("per_2", "go test ./..."))
+	first, second := c.shown("per_1"), c.shown("per_2")
+	if first.ID == p.ID || second.ID != first.ID || len(first.Request.Members) != 2 {
+		t.Fatalf("messages: first %+v, second %d, deleted %d; want both on one new message", first, second.ID, p.ID)
 	}
-	sent := h.lastSent()
-	first, second := h.entry(p.UID), h.entry(s.UID)
-	if sent.ID == msgID(p) || msgID(first) != sent.ID || msgID(second) != sent.ID {
-		t.Fatalf("messages: first %d, second %d, last sent %d, deleted %d", msgID(first), msgID(second), sent.ID, msgID(p))
-	}
-	wantIn(t, sent.P.Text, "×2")
-	if got := buttons(t, sent.P.ReplyMarkup); got[0][1] != "ponce:"+p.UID {
-		t.Errorf("buttons = %q", got)
-	}
-	h.press(alice, permData(t, frontend.AllowOnce, p.UID), first)
-	if n := len(h.oc.PermReplies()); n != 2 {
+	c.press(first.Request.Key, frontend.AllowOnce, 0, 0, ann, first.ID)
+	if n := len(c.oc.PermReplies()); n != 2 {
 		t.Fatalf("%d permission replies, want 2", n)
 	}
-	if ed := h.lastEdit(); ed.MessageID != sent.ID || ed.ReplyMarkup != nil {
-		t.Errorf("outcome edit = %+v", ed)
-	}
+	c.checkClosed(first.ID, "by=Ann")
 }
 
 func TestDeletedMessageRepostFailsThenSentUnsent(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	e := h.ask("que_1", multiSelect())
-	h.tg.Delete(msgID(e))
-	h.tg.mu.Lock()
-	h.tg.sendErrs = []error{fmt.Errorf("%w: telegram down", tgbot.ErrorForbidden)}
-	h.tg.mu.Unlock()
-	h.press(alice, data(t, frontend.Toggle, e.UID, 0, 0), e)
-	if err := h.b.Wait(context.Background()); err != nil {
+	c := newCore(t, Config{})
+	m := c.ask("que_1", multiSelect())
+	c.fe.Delete(m.ID)
+	c.fe.Fail("Post", errChatDown)
+	c.press(m.Request.Key, frontend.Toggle, 0, 0, ann, m.ID)
+	if err := c.b.Wait(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if got := h.entry(e.UID); msgID(got) != 0 || !slices.Equal(got.Selected, []string{"A"}) {
-		t.Fatalf("entry after a failed repost = %+v, want no message and the selection kept", got)
+	e, _ := c.store.ByRequestID("", "que_1")
+	if e.Places[c.fe.Name()] != "" || !slices.Equal(e.Selected, []string{"A"}) {
+		t.Fatalf("entry after a failed repost = %+v, want no place and the selection kept", e)
 	}
-	if err := h.b.SendUnsent(context.Background()); err != nil {
+	c.fe.Fail("Post", nil)
+	if err := c.b.SendUnsent(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	got, sent := h.entry(e.UID), h.lastSent()
-	if msgID(got) != sent.ID || msgID(got) == 0 {
-		t.Fatalf("entry message %d, last sent %d", msgID(got), sent.ID)
-	}
-	if b := buttons(t, sent.P.ReplyMarkup); b[0][0] != "☑ A" {
-		t.Errorf("buttons = %q", b)
+	if now := c.shown("que_1"); now.ID == m.ID || !slices.Equal(now.Request.Members[0].Selected, []string{"A"}) {
+		t.Fatalf("posted again as %+v, want a new message with A", now)
 	}
 }
 
 func TestStaleCopyPressClosesBoth(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	e := h.ask("que_1", dbQuestion())
-	stale, now := h.crashCopy(e)
-	id := h.pressSent(alice, data(t, frontend.Pick, e.UID, 0, 1), stale)
-	if h.toast(id) != i18n.ToastSending || len(h.oc.Replies()) != 1 {
-		t.Fatalf("toast %q, replies %+v", h.toast(id), h.oc.Replies())
+	c := newCore(t, Config{})
+	c.ask("que_1", dbQuestion())
+	stale, now := c.crashCopy("que_1")
+	if ack := c.pressFrom(now.Request.Key, frontend.Pick, 0, 1, ann, stale.ID, true); ack != en(i18n.ToastSending) || len(c.oc.Replies()) != 1 {
+		t.Fatalf("told %q, replies %+v", ack, c.oc.Replies())
 	}
-	h.checkAnsweredSQLite(msgID(now), stale)
-	// A later press hears it was answered and edits nothing.
-	edits := len(h.tg.Edits())
-	if id := h.pressIn(testChat, bob, data(t, frontend.Pick, e.UID, 0, 0), msgID(now)); h.toast(id) != i18n.ToastAnswered {
-		t.Errorf("late press toast = %q", h.toast(id))
-	}
-	if n := len(h.tg.Edits()); n != edits {
-		t.Errorf("a late press made %d edits", n-edits)
+	c.checkClosed(now.ID, `answers=[["SQLite"]]`)
+	c.checkClosed(stale.ID, `answers=[["SQLite"]]`)
+	if ack := c.pressFrom(now.Request.Key, frontend.Pick, 0, 0, ben, now.ID, true); ack != en(i18n.ToastAnswered) || len(c.oc.Replies()) != 1 {
+		t.Errorf("late press told %q, replies %d", ack, len(c.oc.Replies()))
 	}
 }
 
 func TestStaleCopyRerenderBecomesPointer(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	e := h.ask("que_1", multiSelect())
-	stale, now := h.crashCopy(e)
-	id := h.pressSent(alice, data(t, frontend.Toggle, e.UID, 0, 2), stale)
-	if h.toast(id) != "☑ C" {
-		t.Errorf("toast = %q", h.toast(id))
+	c := newCore(t, Config{})
+	c.ask("que_1", multiSelect())
+	stale, now := c.crashCopy("que_1")
+	c.pressFrom(now.Request.Key, frontend.Toggle, 0, 2, ann, stale.ID, true)
+	if err := c.b.Wait(context.Background()); err != nil {
+		t.Fatal(err)
 	}
-	cur := h.tg.EditsOf(msgID(now))
-	if len(cur) != 1 || buttons(t, cur[0].ReplyMarkup)[2][0] != "☑ C" {
-		t.Fatalf("edits of the current message = %+v, want the selection", cur)
+	if cur, _ := c.fe.Message(now.ID); !cur.Open || !slices.Equal(cur.Request.Members[0].Selected, []string{"C"}) {
+		t.Fatalf("current message %+v, want the selection", cur)
 	}
-	old := h.tg.EditsOf(stale)
-	if len(old) != 1 || old[0].ReplyMarkup != nil || !strings.Contains(old[0].Text, "moved to the message below") {
-		t.Fatalf("edits of the stale copy = %+v, want a pointer without buttons", old)
+	if old, _ := c.fe.Message(stale.ID); old.Open || old.MovedTo != now.ID {
+		t.Fatalf("stale copy %+v, want it pointing at %d", old, now.ID)
 	}
-	// The current message goes on as usual.
-	h.press(bob, data(t, frontend.Submit, e.UID, 0, 0), now)
-	if r := h.oc.Replies(); len(r) != 1 || r[0].Answers[0][0] != "C" {
+	c.press(now.Request.Key, frontend.Submit, 0, 0, ben, now.ID)
+	if r := c.oc.Replies(); len(r) != 1 || r[0].Answers[0][0] != "C" {
 		t.Fatalf("replies = %+v", r)
 	}
-	if n := len(h.tg.EditsOf(stale)); n != 1 {
-		t.Errorf("stale copy edited %d times, want once", n)
-	}
+	c.checkClosed(now.ID, "by=Ben")
 }
 
 func TestStaleCopyCustomAnswer(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	e := h.ask("que_1", dbQuestion())
-	stale, now := h.crashCopy(e)
-	h.pressSent(alice, data(t, frontend.Type, e.UID, 0, 0), stale)
-	prompt := h.lastSent()
-	if rp := prompt.P.ReplyParameters; rp == nil || rp.MessageID != msgID(now) {
-		t.Errorf("prompt replies to %+v, want the current message %d", rp, msgID(now))
+	c := newCore(t, Config{})
+	c.ask("que_1", dbQuestion())
+	stale, now := c.crashCopy("que_1")
+	c.pressFrom(now.Request.Key, frontend.Type, 0, 0, ann, stale.ID, true)
+	ps := c.fe.Prompts()
+	if len(ps) != 1 || ps[0].At != now.ID {
+		t.Fatalf("prompts %+v, want one by the current message %d", ps, now.ID)
 	}
-	if old := h.tg.EditsOf(stale); len(old) != 1 || !strings.Contains(old[0].Text, "moved") {
-		t.Errorf("stale copy edits = %+v, want the pointer", old)
+	if old, _ := c.fe.Message(stale.ID); old.Open || old.MovedTo != now.ID {
+		t.Errorf("stale copy %+v, want it pointing at %d", old, now.ID)
 	}
-	h.text(alice, "MariaDB", prompt.ID)
-	if len(h.oc.Replies()) != 1 {
+	c.b.HandleInput(context.Background(), zerolog.Nop(), c.fe.Input(ps[0], "MariaDB"))
+	if len(c.oc.Replies()) != 1 {
 		t.Fatal("typed answer not delivered")
 	}
-	if ed := h.lastEdit(); ed.MessageID != msgID(now) || !strings.Contains(ed.Text, "MariaDB") {
-		t.Errorf("outcome edit = %+v", ed)
-	}
+	c.checkClosed(now.ID, "MariaDB")
 }
 
 func TestStaleCopyOfClosedRequest(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	e := h.ask("que_1", dbQuestion())
-	stale, now := h.crashCopy(e)
-	h.press(alice, data(t, frontend.Pick, e.UID, 0, 0), now)
-	if n := len(h.tg.EditsOf(stale)); n != 0 {
-		t.Fatalf("stale copy edited %d times by a press on the current message", n)
+	c := newCore(t, Config{})
+	c.ask("que_1", dbQuestion())
+	stale, now := c.crashCopy("que_1")
+	c.press(now.Request.Key, frontend.Pick, 0, 0, ann, now.ID)
+	if old, _ := c.fe.Message(stale.ID); !old.Open {
+		t.Fatalf("stale copy %+v changed by a press on the current message", old)
 	}
-	h.restart()
-	id := h.pressSent(bob, data(t, frontend.Pick, e.UID, 0, 1), stale)
-	if h.toast(id) != i18n.ToastAnswered || len(h.oc.Replies()) != 0 {
-		t.Fatalf("toast %q, replies %+v", h.toast(id), h.oc.Replies())
+	// A new process, with a fresh opencode.
+	c.oc = &fakeOpencode{}
+	c.b.cfg.Servers = map[string]Opencode{"": c.oc}
+	c.restart()
+	if ack := c.pressFrom(now.Request.Key, frontend.Pick, 0, 1, ben, stale.ID, true); ack != en(i18n.ToastAnswered) || len(c.oc.Replies()) != 0 {
+		t.Fatalf("told %q, replies %+v", ack, c.oc.Replies())
 	}
-	old := h.tg.EditsOf(stale)
-	if len(old) != 1 || old[0].ReplyMarkup != nil || !strings.Contains(old[0].Text, "closed: see the message below") {
-		t.Fatalf("stale copy edits = %+v, want a pointer at the outcome", old)
+	if err := c.b.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if old, _ := c.fe.Message(stale.ID); old.Open || old.MovedTo != now.ID {
+		t.Fatalf("stale copy %+v, want it pointing at the outcome in %d", old, now.ID)
 	}
 }
 
 func TestStaleCopyPermission(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	p := h.askPerm(permEvent("per_1", "make"))
-	stale, now := h.crashCopy(p)
-	h.pressSent(alice, permData(t, frontend.Reject, p.UID), stale)
-	if r := h.oc.PermReplies(); len(r) != 1 || r[0].Reply != "reject" {
+	c := newCore(t, Config{})
+	c.b.HandleEvent(context.Background(), permEvent("per_1", "make"))
+	stale, now := c.crashCopy("per_1")
+	c.pressFrom(now.Request.Key, frontend.Reject, 0, 0, ann, stale.ID, true)
+	if r := c.oc.PermReplies(); len(r) != 1 || r[0].Reply != "reject" {
 		t.Fatalf("replies = %+v", r)
 	}
-	for _, msg := range []int{msgID(now), stale} {
-		eds := h.tg.EditsOf(msg)
-		if len(eds) != 1 || eds[0].ReplyMarkup != nil || !strings.Contains(eds[0].Text, "Rejected") {
-			t.Errorf("edits of message %d = %+v, want the outcome", msg, eds)
-		}
-	}
+	want := fmt.Sprintf("how=%d requests=per_1 by=Ann reply=reject", frontend.Decided)
+	c.checkClosed(now.ID, want)
+	c.checkClosed(stale.ID, want)
 }
 
+// A press naming x on a message not carrying x's buttons makes no copy
+// of it.
 func TestTamperedPressMakesNoCopy(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	x := h.ask("que_1", dbQuestion())
-	y := h.ask("que_2", dbQuestion())
-	// Data naming x, pressed on y's message (whose buttons name y).
-	h.pressSent(alice, data(t, frontend.Pick, x.UID, 0, 0), msgID(y))
-	if n := len(h.tg.EditsOf(msgID(y))); n != 0 {
-		t.Errorf("y's message edited %d times by a press naming x", n)
+	c := newCore(t, Config{})
+	x := c.ask("que_1", dbQuestion())
+	y := c.ask("que_2", dbQuestion())
+	c.pressFrom(x.Request.Key, frontend.Pick, 0, 0, ann, y.ID, false)
+	if err := c.b.Wait(context.Background()); err != nil {
+		t.Fatal(err)
 	}
-	if got := h.entry(y.UID); msgID(got) != msgID(y) {
-		t.Errorf("y's message = %d", msgID(got))
+	if got, _ := c.fe.Message(y.ID); !got.Open || got.MovedTo != 0 || got.Request.Key != y.Request.Key {
+		t.Errorf("y's message %+v changed by a press naming x", got)
+	}
+	if got := c.shown("que_2"); got.ID != y.ID {
+		t.Errorf("y's message = %d, want %d", got.ID, y.ID)
 	}
 }
 
 func TestPressAdoptsUnsavedMessage(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	e := h.ask("que_1", multiSelect())
-	sent := msgID(e)
-	// The process died before saving the message ID, and the restart
-	// could not post it again yet.
-	if _, err := h.store.Update(e.UID, func(x *pending.Entry) error {
-		x.Places[telegram.Name] = ""
+	c := newCore(t, Config{})
+	m := c.ask("que_1", multiSelect())
+	// The process died before saving the place, and the restart could
+	// not post it again yet.
+	if _, err := c.store.Update(m.Request.Members[0].UID, func(x *pending.Entry) error {
+		x.Places[c.fe.Name()] = ""
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	h.pressSent(alice, data(t, frontend.Toggle, e.UID, 0, 0), sent)
-	if got := h.entry(e.UID); msgID(got) != sent {
-		t.Fatalf("entry message = %d, want the pressed %d", msgID(got), sent)
-	}
-	if eds := h.tg.EditsOf(sent); len(eds) != 1 || buttons(t, eds[0].ReplyMarkup)[0][0] != "☑ A" {
-		t.Errorf("edits of the pressed message = %+v", eds)
-	}
-	n := len(h.tg.Sent())
-	if err := h.b.SendUnsent(context.Background()); err != nil {
+	c.pressFrom(m.Request.Key, frontend.Toggle, 0, 0, ann, m.ID, true)
+	if err := c.b.Wait(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if len(h.tg.Sent()) != n {
-		t.Error("the request was posted again although its message was found")
+	if got := c.shown("que_1"); got.ID != m.ID || !slices.Equal(got.Request.Members[0].Selected, []string{"A"}) {
+		t.Fatalf("request shows in %+v, want the pressed message %d with A", got, m.ID)
+	}
+	if err := c.b.SendUnsent(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(c.fe.Messages()); n != 1 {
+		t.Errorf("%d messages: the request was posted again although its message was found", n)
 	}
 }
 
 func TestLateAskedEventNotPostedAgain(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	q := h.ask("que_1", dbQuestion())
-	p := h.askPerm(permEvent("per_1", "make"))
-	h.press(alice, data(t, frontend.Pick, q.UID, 0, 0), q)
-	h.press(alice, permData(t, frontend.AllowOnce, p.UID), p)
-	sent := len(h.tg.Sent())
+	c := newCore(t, Config{})
+	q := c.ask("que_1", dbQuestion())
+	c.b.HandleEvent(context.Background(), permEvent("per_1", "make"))
+	p := c.shown("per_1")
+	c.press(q.Request.Key, frontend.Pick, 0, 0, ann, q.ID)
+	c.press(p.Request.Key, frontend.AllowOnce, 0, 0, ann, p.ID)
+	sent := len(c.fe.Messages())
 
-	h.restart()
-	h.b.HandleEvent(context.Background(), askedEvent("que_1", dbQuestion()))
-	h.b.HandleEvent(context.Background(), permEvent("per_1", "make"))
-	if n := len(h.tg.Sent()); n != sent {
+	c.restart()
+	c.b.HandleEvent(context.Background(), askedEvent("que_1", dbQuestion()))
+	c.b.HandleEvent(context.Background(), permEvent("per_1", "make"))
+	if n := len(c.fe.Messages()); n != sent {
 		t.Fatalf("late asked events posted %d messages for requests already answered", n-sent)
 	}
 	for _, id := range []string{"que_1", "per_1"} {
-		if e, err := h.store.ByRequestID("", id); err == nil {
+		if e, err := c.store.ByRequestID("", id); err == nil {
 			t.Errorf("late asked event stored %s again: %+v", id, e)
 		}
 	}
-
 	// A listed request is what opencode says is pending now: it is posted.
 	ev := askedEvent("que_1", dbQuestion())
 	ev.Listed = true
-	h.b.HandleEvent(context.Background(), ev)
-	if n := len(h.tg.Sent()); n != sent+1 {
+	c.b.HandleEvent(context.Background(), ev)
+	if n := len(c.fe.Messages()); n != sent+1 {
 		t.Errorf("a listed request closed before was not posted again (%d messages)", n-sent)
 	}
 }
 
-// checkAnsweredSQLite fails unless each message of msgs was edited once,
-// to Alice's answer SQLite, without buttons.
-func (h *harness) checkAnsweredSQLite(msgs ...int) {
-	h.t.Helper()
-	for _, msg := range msgs {
-		eds := h.tg.EditsOf(msg)
-		if len(eds) != 1 || eds[0].ReplyMarkup != nil || !strings.Contains(eds[0].Text, "Answered by Alice") || !strings.Contains(eds[0].Text, "SQLite") {
-			h.t.Errorf("edits of message %d = %+v, want the outcome without buttons", msg, eds)
-		}
-	}
-}
-
 // A question posted by a process that died before storing it is posted
-// again by the next; the entry's UID comes from the request, so the
-// first message's buttons name the stored entry: a press on either copy
+// again by the next; its key comes from the request, so the first
+// message's buttons name the stored entry: a press on either copy
 // answers, and both show the outcome.
 func TestCopyPostedBeforeACrashAnswers(t *testing.T) {
-	h := newHarness(t, harnessConfig{Server: "http://127.0.0.1:4096"})
-	e := h.ask("que_1", dbQuestion())
-	stale := msgID(e)
-	if err := h.store.Delete(e.UID); err != nil {
+	c := newCore(t, Config{URL: "http://127.0.0.1:4096"})
+	stale := c.ask("que_1", dbQuestion())
+	if err := c.store.Delete(stale.Request.Members[0].UID); err != nil {
 		t.Fatal(err) // as if never stored
 	}
-	h.restart()
+	c.restart()
 	ev := askedEvent("que_1", dbQuestion())
 	ev.Listed = true
-	h.b.HandleEvent(context.Background(), ev)
-	now, err := h.store.ByRequestID("", "que_1")
-	if err != nil || now.UID != e.UID || msgID(now) == stale {
-		t.Fatalf("posted again as %+v, %v; want UID %s on a new message", now, err, e.UID)
+	c.b.HandleEvent(context.Background(), ev)
+	now := c.shown("que_1")
+	if now.ID == stale.ID || now.Request.Key != stale.Request.Key {
+		t.Fatalf("posted again as %+v; want key %s on a new message", now, stale.Request.Key)
 	}
-	id := h.pressSent(alice, data(t, frontend.Pick, e.UID, 0, 1), stale)
-	if h.toast(id) != i18n.ToastSending || len(h.oc.Replies()) != 1 {
-		t.Fatalf("toast %q, replies %+v", h.toast(id), h.oc.Replies())
+	if ack := c.pressFrom(stale.Request.Key, frontend.Pick, 0, 1, ann, stale.ID, true); ack != en(i18n.ToastSending) || len(c.oc.Replies()) != 1 {
+		t.Fatalf("told %q, replies %+v", ack, c.oc.Replies())
 	}
-	h.checkAnsweredSQLite(msgID(now), stale)
+	c.checkClosed(now.ID, `answers=[["SQLite"]]`)
+	c.checkClosed(stale.ID, `answers=[["SQLite"]]`)
 }
