@@ -94,6 +94,9 @@ func stepOf(r frontend.Request) step {
 func renderOpen(r frontend.Request) string {
 	e := r.Members[0]
 	lines := []string{header(e, len(r.Members))}
+	if q := contextQuote(e); q != "" {
+		lines = append(lines, q)
+	}
 	lines = append(lines, body(e)...)
 	lines = append(lines, "<i>"+instructions(e, stepOf(r))+"</i>")
 	return strings.Join(lines, "<br>\n")
@@ -106,6 +109,21 @@ func renderClosed(r frontend.Request, footer string) string {
 	lines = append(lines, body(e)...)
 	lines = append(lines, footer)
 	return strings.Join(lines, "<br>\n")
+}
+
+// contextQuote is what the agent wrote and the tools it called before
+// asking e, as a quote; "" when there is none.
+func contextQuote(e *frontend.View) string {
+	var lines []string
+	for _, l := range e.Context {
+		if s := cut(l.Short(), 240); s != "" {
+			lines = append(lines, esc(s))
+		}
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	return "<blockquote>" + strings.Join(lines, "<br>\n") + "</blockquote>"
 }
 
 // header says where request e comes from.

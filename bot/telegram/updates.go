@@ -54,6 +54,7 @@ var actions = map[action]frontend.Action{
 	actCustom:       frontend.Type,
 	actSkip:         frontend.Skip,
 	actCancel:       frontend.Cancel,
+	actQuick:        frontend.Quick,
 	actAllowOnce:    frontend.AllowOnce,
 	actAllowAlways:  frontend.AllowAlways,
 	actReject:       frontend.Reject,
@@ -94,6 +95,13 @@ func (f *Frontend) handleCallback(ctx context.Context, core frontend.Core, cq *m
 	}
 	p := frontend.Press{Key: data.UID, Action: actions[data.Action], Question: data.Question, Option: data.Option,
 		User: userOf(&cq.From), Frontend: Name, Data: cq.Data, At: received, Ack: answer}
+	if data.Action == actQuick {
+		if p.Text = f.quickReply(data.Option); p.Text == "" {
+			log.Info().Str("uid", data.UID).Int("reply", data.Option).Msg("refusing quick reply that is not configured (any more)")
+			answer(f.text.Toast(i18n.ToastUnknown))
+			return
+		}
+	}
 	var chat int64
 	if m := cq.Message.Message; m != nil {
 		chat = m.Chat.ID
