@@ -5,6 +5,7 @@ import (
 	"html"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -23,6 +24,9 @@ type choice struct {
 	Text   string          `json:"text"`
 	Action frontend.Action `json:"action"`
 	Option int             `json:"option,omitempty"`
+	// Reply is a stock reply's text (Action frontend.Quick), kept with the
+	// poll so a vote answers with what the poll showed.
+	Reply string `json:"reply,omitempty"`
 }
 
 // step is what the message shows of a request now: the field (question)
@@ -86,6 +90,20 @@ func stepOf(r frontend.Request) step {
 	}
 	if q.IsField() && !q.Required {
 		s.choices = append(s.choices, choice{ID: idSkip, Text: "⏭ Skip", Action: frontend.Skip})
+	}
+	return s
+}
+
+// withQuickReplies is s with a poll answer per stock reply, when s is a
+// single-choice question's poll and the question takes a typed answer.
+func withQuickReplies(s step, r frontend.Request, replies []string) step {
+	e := r.Members[0]
+	if e.Kind != frontend.KindQuestion || e.IsURLForm() || !s.typed || s.multi || len(s.choices) == 0 {
+		return s
+	}
+	s.choices = slices.Clone(s.choices)
+	for i, text := range replies {
+		s.choices = append(s.choices, choice{ID: "r" + strconv.Itoa(i), Text: "💬 " + text, Action: frontend.Quick, Option: i, Reply: text})
 	}
 	return s
 }
