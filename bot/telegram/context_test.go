@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-telegram/bot/models"
+	"github.com/rs/zerolog"
+
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
 )
@@ -100,5 +103,32 @@ func TestQuickReplyButtons(t *testing.T) {
 	n := len(kb.InlineKeyboard)
 	if kb, _ = addQuickReplies(kb, e, replies); len(kb.InlineKeyboard) != n {
 		t.Errorf("quick replies offered where typing is not allowed")
+	}
+}
+
+// A stock reply's press answers with what its button showed: an index
+// past the replies, or a button showing another reply (they changed since
+// it was posted), answers nothing.
+func TestQuickReplyOfPress(t *testing.T) {
+	f := New(Config{QuickReplies: []string{"Yes, go ahead", "No, stop"}}, nil, nil, zerolog.Nop())
+	press := func(i int, label string) *models.CallbackQuery {
+		data, err := callbackData{Action: actQuick, UID: "aB3dE6gH", Question: 0, Option: i}.encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		kb := &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{{{Text: label, CallbackData: data}}}}
+		return &models.CallbackQuery{Data: data, Message: models.MaybeInaccessibleMessage{Message: &models.Message{ReplyMarkup: kb}}}
+	}
+	if got := f.quickReply(1, press(1, "💬 No, stop")); got != "No, stop" {
+		t.Errorf("press of \"No, stop\" answers %q", got)
+	}
+	if got := f.quickReply(1, press(1, "💬 Explain first")); got != "" {
+		t.Errorf("press of a button showing another reply answers %q", got)
+	}
+	if got := f.quickReply(2, press(2, "💬 No, stop")); got != "" {
+		t.Errorf("press past the replies answers %q", got)
+	}
+	if got := f.quickReply(0, &models.CallbackQuery{Data: "x"}); got != "Yes, go ahead" {
+		t.Errorf("press of a message too old to show answers %q", got)
 	}
 }

@@ -12,12 +12,29 @@ import (
 // quickPrefix marks a stock reply's button apart from the options.
 const quickPrefix = "💬 "
 
-// quickReply is stock reply i, "" when there is none such.
-func (f *Frontend) quickReply(i int) string {
+// quickReply is stock reply i of the button cq pressed, "" when there is
+// none such, or when the button showed another (the replies changed
+// since it was posted): a press answers with what it showed.
+func (f *Frontend) quickReply(i int, cq *models.CallbackQuery) string {
 	if i < 0 || i >= len(f.cfg.QuickReplies) {
 		return ""
 	}
-	return f.cfg.QuickReplies[i]
+	text := f.cfg.QuickReplies[i]
+	if m := cq.Message.Message; m != nil && m.ReplyMarkup != nil {
+		for _, row := range m.ReplyMarkup.InlineKeyboard {
+			for _, b := range row {
+				if b.CallbackData == cq.Data && b.Text != quickLabel(text) {
+					return ""
+				}
+			}
+		}
+	}
+	return text
+}
+
+// quickLabel is the text of stock reply text's button.
+func quickLabel(text string) string {
+	return plain(quickPrefix+oneLine(text), maxButtonText+len(quickPrefix))
 }
 
 // addQuickReplies adds to kb a button per stock reply, when e's current
@@ -38,7 +55,7 @@ func addQuickReplies(kb *models.InlineKeyboardMarkup, e *frontend.View, replies 
 		if err != nil {
 			return nil, fmt.Errorf("quick reply %d: %w", i, err)
 		}
-		btn := models.InlineKeyboardButton{Text: plain(quickPrefix+oneLine(text), maxButtonText+len(quickPrefix)), CallbackData: data}
+		btn := models.InlineKeyboardButton{Text: quickLabel(text), CallbackData: data}
 		b, err := json.Marshal(btn)
 		if err != nil {
 			return nil, fmt.Errorf("measure button: %w", err)

@@ -96,7 +96,7 @@ func (f *Frontend) handleCallback(ctx context.Context, core frontend.Core, cq *m
 	p := frontend.Press{Key: data.UID, Action: actions[data.Action], Question: data.Question, Option: data.Option,
 		User: userOf(&cq.From), Frontend: Name, Data: cq.Data, At: received, Ack: answer}
 	if data.Action == actQuick {
-		if p.Text = f.quickReply(data.Option); p.Text == "" {
+		if p.Text = f.quickReply(data.Option, cq); p.Text == "" {
 			log.Info().Str("uid", data.UID).Int("reply", data.Option).Msg("refusing quick reply that is not configured (any more)")
 			answer(f.text.Toast(i18n.ToastUnknown))
 			return
