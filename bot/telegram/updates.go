@@ -95,13 +95,6 @@ func (f *Frontend) handleCallback(ctx context.Context, core frontend.Core, cq *m
 	}
 	p := frontend.Press{Key: data.UID, Action: actions[data.Action], Question: data.Question, Option: data.Option,
 		User: userOf(&cq.From), Frontend: Name, Data: cq.Data, At: received, Ack: answer}
-	if data.Action == actQuick {
-		if p.Text = f.quickReply(data.Option, cq); p.Text == "" {
-			log.Info().Str("uid", data.UID).Int("reply", data.Option).Msg("refusing quick reply that is not configured (any more)")
-			answer(f.text.Toast(i18n.ToastUnknown))
-			return
-		}
-	}
 	var chat int64
 	if m := cq.Message.Message; m != nil {
 		chat = m.Chat.ID
@@ -114,6 +107,13 @@ func (f *Frontend) handleCallback(ctx context.Context, core frontend.Core, cq *m
 		log.Info().Str("uid", data.UID).Int64("chatID", chat).Msg("refusing press from a chat or user not allowed")
 		answer(f.text.Toast(i18n.ToastNotAllowed))
 		return
+	}
+	if data.Action == actQuick {
+		if p.Text = f.quickReply(data.Option, cq); p.Text == "" {
+			log.Info().Str("uid", data.UID).Int("reply", data.Option).Msg("refusing quick reply that is not configured (any more)")
+			answer(f.text.Toast(i18n.ToastUnknown))
+			return
+		}
 	}
 	core.HandlePress(ctx, log, p)
 }
