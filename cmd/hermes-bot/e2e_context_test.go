@@ -13,7 +13,7 @@ import (
 // TestE2EContextAndQuickReply: against a real opencode, the question shows
 // above it the last lines the agent wrote before asking (its words, and
 // the file it read, short), and a stock reply's button answers it as if
-// typed.
+// typed; a permission shows the agent's words above it too.
 func TestE2EContextAndQuickReply(t *testing.T) {
 	r := newRig(t, opencodetest.OpencodeOptions{},
 		"HERMES_CONTEXT_LINES=3", "HERMES_QUICK_REPLIES=Yes, go ahead|No, stop|Explain first")
@@ -65,6 +65,20 @@ func TestE2EContextAndQuickReply(t *testing.T) {
 	if !strings.Contains(closed.PlainText, "Explain first") {
 		t.Errorf("closed message does not show the quick reply:\n%s", closed.PlainText)
 	}
+
+	// A permission shows the agent's words above it too.
+	const command = "echo context > context.txt"
+	bash, err := r.model.SayAndCallTool("Now I write the marker file.", "bash", bashArgs(command))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.prompt(ctx, t, r.oc.Dir, "write the marker")
+	perm := r.waitPosted(ctx, t, "the permission request", command)
+	if i, j := strings.Index(perm.PlainText, "Now I write the marker file."), strings.Index(perm.PlainText, command); i < 0 || j < i {
+		t.Errorf("permission message lacks the agent's words above the command:\n%s", perm.PlainText)
+	}
+	r.press(t, perm, btnAllowOnce)
+	r.toolResult(ctx, t, "allow once", bash)
 	r.finish(t, bot)
 }
 
