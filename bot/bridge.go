@@ -36,6 +36,9 @@ type Opencode interface {
 	// ShowToast tells the person at opencode's terminal (its TUI) what
 	// happened; without one attached it does nothing.
 	ShowToast(ctx context.Context, dir, message string, variant opencode.ToastVariant) error
+	// RecentContext returns the last lines the agent wrote and the tools
+	// it called before the request opt names, newest last.
+	RecentContext(ctx context.Context, dir, sessionID string, opt opencode.ContextOptions) ([]opencode.ContextLine, error)
 	// LastAssistantText returns the text of the session's latest
 	// assistant message, for the excerpt of a "finished" notice; "" when
 	// it has none.
@@ -116,6 +119,9 @@ type Config struct {
 	// AutoApprove is which permission requests are allowed without
 	// asking; the zero value asks for every one.
 	AutoApprove AutoApprovePolicy
+	// ContextLines is how many lines of what the agent did before asking
+	// each request shows above it (HERMES_CONTEXT_LINES); 0: none.
+	ContextLines int
 	// Lang is the language of the texts the bridge hands the front-end
 	// (notes, toasts): "en" (the default) or "zh" (HERMES_LANG).
 	Lang string
@@ -192,6 +198,7 @@ type Bridge struct {
 	sessionTimeout time.Duration
 	expireRetryFor time.Duration
 	excerptTimeout time.Duration
+	contextTimeout time.Duration
 }
 
 // NewBridge returns a Bridge showing every request through each of fes
@@ -213,6 +220,7 @@ func NewBridge(cfg Config, store *pending.Store, fes []frontend.Frontend, log ze
 		sessionTimeout: sessionTimeout,
 		expireRetryFor: expireRetryFor,
 		excerptTimeout: excerptTimeout,
+		contextTimeout: contextTimeout,
 		closed:         bounded.New[string, pending.ClosedRequest](closedMemory),
 		owedTurn:       make(chan struct{}, 1),
 		sessions:       newSessionCache(),
@@ -388,6 +396,7 @@ func (b *Bridge) postNew(ctx context.Context, log zerolog.Logger, ev opencode.Ev
 	e.UID = b.uidFor(ev.Server, e.RequestID)
 	log = b.entryLog(e)
 	log.Info().Bool("listed", ev.Listed).Int("questions", len(e.Questions)).Msg(what + " asked")
+	b.readContext(ctx, log, e)
 
 	// The entry is stored after its message is sent, with the message ID,
 	// in one write: a write before the send would make every question wait

@@ -79,6 +79,12 @@ type fakeOpencode struct {
 	reader *fakeReader
 	steer  *fakeSteer
 
+	// context is what RecentContext returns, contextErr fails it;
+	// contextCalls are the options it was called with.
+	context      []opencode.ContextLine
+	contextErr   error
+	contextCalls []opencode.ContextOptions
+
 	// formReplies are the forms answered, each with its answer's exact
 	// JSON; formErrs fail successive ReplyForm calls, as replyErrs do.
 	// formCancels are the forms cancelled; cancelErrs fail CancelForm.
@@ -151,6 +157,16 @@ func (f *fakeOpencode) FormCancels() []string {
 
 // errNotScripted is what the calls a test did not script return.
 var errNotScripted = fmt.Errorf("fake opencode: not scripted: %w", opencode.ErrTransient)
+
+func (f *fakeOpencode) RecentContext(_ context.Context, _, sessionID string, opt opencode.ContextOptions) ([]opencode.ContextLine, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.contextCalls = append(f.contextCalls, opt)
+	if f.contextErr != nil {
+		return nil, fmt.Errorf("recent context of %s: %w", sessionID, f.contextErr)
+	}
+	return slices.Clone(f.context), nil
+}
 
 func (f *fakeOpencode) LastAssistantText(ctx context.Context, dir, sessionID string) (string, error) {
 	if f.reader == nil {

@@ -55,6 +55,7 @@ func (b *Bridge) permissionAsked(ctx context.Context, ev opencode.Event) {
 			return
 		}
 	}
+	b.readContext(ctx, log, e)
 	if err := b.store.Create(e); err != nil {
 		if errors.Is(err, pending.ErrExists) {
 			log.Debug().Bool("listed", ev.Listed).Msg("permission request already held")

@@ -47,6 +47,10 @@ func (s unservedServer) ShowToast(context.Context, string, string, opencode.Toas
 	return s.err("show toast")
 }
 
+func (s unservedServer) RecentContext(context.Context, string, string, opencode.ContextOptions) ([]opencode.ContextLine, error) {
+	return nil, s.err("read recent context")
+}
+
 func (s unservedServer) LastAssistantText(context.Context, string, string) (string, error) {
 	return "", s.err("read the last message")
 }

@@ -148,6 +148,20 @@ func (b *Bridge) pressQuestion(ctx context.Context, elog zerolog.Logger, e *pend
 		}
 		b.askForText(ctx, elog, e, by, a)
 		return
+	case frontend.Quick:
+		if !q.AllowsTyped() || p.Text == "" {
+			break
+		}
+		// Checked and answered as the same text typed would be.
+		answer, problem := b.typedAnswer(e, p.Text)
+		if problem != "" {
+			elog.Info().Int("question", p.Question).Str("problem", problem).Msg("quick reply refused: it breaks a rule of its field")
+			a.answer(problem)
+			return
+		}
+		elog.Info().Int("question", p.Question).Msg("quick reply pressed")
+		b.applyAnswer(ctx, elog, e, answer, by, a)
+		return
 	case frontend.Skip:
 		if !q.IsField() || q.Required {
 			break

@@ -19,6 +19,9 @@ func viewOf(e *pending.Entry) *frontend.View {
 			v.Places[k] = p
 		}
 	}
+	for _, l := range e.Context {
+		v.Context = append(v.Context, frontend.ContextLine{Tool: l.Tool, Text: l.Text})
+	}
 	for _, q := range e.Questions {
 		f := frontend.Question{Text: q.Text, Header: q.Header, Multiple: q.Multiple, Custom: q.Custom, Key: q.Key, Type: q.Type,
 			Required: q.Required, Format: q.Format, Pattern: q.Pattern, Placeholder: q.Placeholder,

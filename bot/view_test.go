@@ -24,10 +24,11 @@ func TestViewOfCopiesEveryField(t *testing.T) {
 			Run: &pending.Run{Read: true, Workdir: "/w", Elsewhere: true, Timeout: 5, Root: "/", Agent: "build"}},
 		Form:    &pending.Form{Mode: "url", URL: "https://example.com", Title: "T"},
 		Current: 1, Answers: [][]string{{"a"}}, Selected: []string{"a"}, ExpiredNotified: true,
-		Places: map[string]pending.Place{"test": "1"}, CreatedAt: at, ExpiresAt: at}
+		Context: []pending.ContextLine{{Tool: "read", Text: "/a"}},
+		Places:  map[string]pending.Place{"test": "1"}, CreatedAt: at, ExpiresAt: at}
 	v := viewOf(e)
 	for _, x := range []reflect.Value{reflect.ValueOf(*v), reflect.ValueOf(v.Questions[0]), reflect.ValueOf(v.Questions[0].Options[0]),
-		reflect.ValueOf(*v.Permission), reflect.ValueOf(*v.Permission.Run), reflect.ValueOf(*v.Form)} {
+		reflect.ValueOf(*v.Permission), reflect.ValueOf(*v.Permission.Run), reflect.ValueOf(*v.Form), reflect.ValueOf(v.Context[0])} {
 		for i := range x.NumField() {
 			if x.Field(i).IsZero() {
 				t.Errorf("%s.%s is not filled from the entry", x.Type().Name(), x.Type().Field(i).Name)

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Config is every setting of hermes-bot.
@@ -56,6 +57,9 @@ type Config struct {
 
 	StaleSteer time.Duration // a steering message older than this asks first; 0: never
 	MaxUpload  int64         // bytes of files per prompt or /file; 0: no files
+
+	ContextLines int      // lines of what the agent did shown above each request; 0: none
+	QuickReplies []string // stock replies offered as buttons for a typed answer
 }
 
 // Notification kinds HERMES_NOTIFY accepts.
@@ -314,7 +318,62 @@ func Settings() []Setting {
 				c.MaxUpload, err = parseSize(v)
 				return err
 			}},
+		{Env: "HERMES_CONTEXT_LINES", Flag: "context-lines", Default: strconv.Itoa(DefaultContextLines),
+			Usage: "how many lines of what the agent wrote before asking each request shows above it; 0: none",
+			set: func(c *Config, v string) (err error) {
+				c.ContextLines, err = strconv.Atoi(strings.TrimSpace(v))
+				if err != nil || c.ContextLines < 0 || c.ContextLines > MaxContextLines {
+					return fmt.Errorf("want a number from 0 to %d", MaxContextLines)
+				}
+				return nil
+			}},
+		{Env: "HERMES_QUICK_REPLIES", Flag: "quick-replies",
+			Usage: "stock replies offered as buttons where a typed answer is taken, separated by |, such as \"Yes, go ahead|No, stop\"",
+			set: func(c *Config, v string) (err error) {
+				c.QuickReplies, err = parseQuickReplies(v)
+				return err
+			}},
 	}
+}
+
+// DefaultContextLines is HERMES_CONTEXT_LINES's default, and
+// MaxContextLines its most: a few lines on a phone's screen.
+const (
+	DefaultContextLines = 3
+	MaxContextLines     = 10
+)
+
+// The limits of HERMES_QUICK_REPLIES: a few buttons, each readable on a
+// phone (Telegram clients cut longer labels).
+const (
+	MaxQuickReplies     = 6
+	MaxQuickReplyLen    = 40
+	quickReplySeparator = "|"
+)
+
+// parseQuickReplies reads HERMES_QUICK_REPLIES: "" is none.
+func parseQuickReplies(v string) ([]string, error) {
+	if strings.TrimSpace(v) == "" {
+		return nil, nil
+	}
+	items := strings.Split(v, quickReplySeparator)
+	if len(items) > MaxQuickReplies {
+		return nil, fmt.Errorf("want at most %d replies, separated by %s; got %d", MaxQuickReplies, quickReplySeparator, len(items))
+	}
+	var out []string
+	for i, it := range items {
+		it = strings.Join(strings.Fields(it), " ")
+		switch {
+		case it == "":
+			return nil, fmt.Errorf("reply %d is empty", i+1)
+		case utf8.RuneCountInString(it) > MaxQuickReplyLen:
+			return nil, fmt.Errorf("reply %d is longer than %d characters", i+1, MaxQuickReplyLen)
+		case slices.Contains(out, it):
+			return nil, fmt.Errorf("reply %d is given twice", i+1)
+		}
+		out = append(out, it)
+	}
+	return out, nil
 }
 
 // DefaultMaxUpload is HERMES_MAX_UPLOAD's default, opencode's own cap
@@ -549,6 +608,8 @@ func (c *Config) String() string {
 		"HERMES_LANG=" + c.Lang,
 		"HERMES_STALE_STEER=" + c.StaleSteer.String(),
 		"HERMES_MAX_UPLOAD=" + strconv.FormatInt(c.MaxUpload, 10),
+		"HERMES_CONTEXT_LINES=" + strconv.Itoa(c.ContextLines),
+		"HERMES_QUICK_REPLIES=" + strings.Join(c.QuickReplies, quickReplySeparator),
 	}
 	lines = append(lines, c.opencodeLines()...)
 	sort.Strings(lines)

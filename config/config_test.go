@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -39,7 +40,7 @@ func TestLoadDefaults(t *testing.T) {
 		Servers:        []config.Server{{URL: "http://127.0.0.1:4096", Username: "opencode", Auto: true}},
 		DBPath:         "/home/u/.local/state/hermes-bot/pending.db",
 		QuestionTTL:    30 * time.Minute, TelegramRate: 20, LogLevel: "info",
-		AutoApprove: "off", Lang: "en", StaleSteer: 5 * time.Minute, MaxUpload: 10 << 20,
+		AutoApprove: "off", Lang: "en", StaleSteer: 5 * time.Minute, MaxUpload: 10 << 20, ContextLines: 3,
 	}
 	if c.String() != want.String() || c.BotToken != token {
 		t.Fatalf("got\n%s\nwant\n%s", c, &want)
@@ -135,6 +136,14 @@ func TestValidationErrors(t *testing.T) {
 		{"tiny stale steer", "HERMES_STALE_STEER", "10ms", "HERMES_STALE_STEER", config.ErrInvalid},
 		{"bad max upload", "HERMES_MAX_UPLOAD", "ten megs", "HERMES_MAX_UPLOAD", config.ErrInvalid},
 		{"negative max upload", "HERMES_MAX_UPLOAD", "-1", "HERMES_MAX_UPLOAD", config.ErrInvalid},
+		{"bad context lines", "HERMES_CONTEXT_LINES", "a few", "HERMES_CONTEXT_LINES", config.ErrInvalid},
+		{"negative context lines", "HERMES_CONTEXT_LINES", "-1", "HERMES_CONTEXT_LINES", config.ErrInvalid},
+		{"many context lines", "HERMES_CONTEXT_LINES", "11", "HERMES_CONTEXT_LINES", config.ErrInvalid},
+		{"empty quick reply", "HERMES_QUICK_REPLIES", "Yes||No", "HERMES_QUICK_REPLIES", config.ErrInvalid},
+		{"trailing quick reply separator", "HERMES_QUICK_REPLIES", "Yes|", "HERMES_QUICK_REPLIES", config.ErrInvalid},
+		{"long quick reply", "HERMES_QUICK_REPLIES", "Yes|" + strings.Repeat("x", 41), "HERMES_QUICK_REPLIES", config.ErrInvalid},
+		{"many quick replies", "HERMES_QUICK_REPLIES", "1|2|3|4|5|6|7", "HERMES_QUICK_REPLIES", config.ErrInvalid},
+		{"twice the same quick reply", "HERMES_QUICK_REPLIES", "Yes| Yes", "HERMES_QUICK_REPLIES", config.ErrInvalid},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -385,6 +394,28 @@ func TestLoadSteeringFileSettings(t *testing.T) {
 		if c.StaleSteer != tc.wantStale || c.MaxUpload != tc.wantUpload {
 			t.Errorf("%s, %s: got %s and %d bytes, want %s and %d", tc.stale, tc.upload, c.StaleSteer, c.MaxUpload, tc.wantStale, tc.wantUpload)
 		}
+	}
+}
+
+// HERMES_CONTEXT_LINES defaults to a few and takes 0 (off);
+// HERMES_QUICK_REPLIES defaults to none and keeps the replies in order,
+// spaces tidied.
+func TestLoadContextAndQuickReplies(t *testing.T) {
+	c, err := config.Load(config.Sources{Getenv: env(minimal())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ContextLines != config.DefaultContextLines || c.ContextLines == 0 || c.QuickReplies != nil {
+		t.Fatalf("defaults: %d context lines, quick replies %q", c.ContextLines, c.QuickReplies)
+	}
+	e := minimal()
+	e["HERMES_CONTEXT_LINES"], e["HERMES_QUICK_REPLIES"] = "0", "Yes, go ahead| No,  stop |Explain first|4|5|"+strings.Repeat("é", 40)
+	if c, err = config.Load(config.Sources{Getenv: env(e)}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"Yes, go ahead", "No, stop", "Explain first", "4", "5", strings.Repeat("é", 40)}
+	if c.ContextLines != 0 || !slices.Equal(c.QuickReplies, want) {
+		t.Errorf("got %d context lines, quick replies %q; want 0 and %q", c.ContextLines, c.QuickReplies, want)
 	}
 }
 

@@ -141,6 +141,13 @@ type Run struct {
 	Agent string `json:"agent,omitempty"`
 }
 
+// ContextLine is one line of what the agent did before it asked: a line
+// it wrote (Tool empty), or a tool call with its short argument.
+type ContextLine struct {
+	Tool string `json:"tool,omitempty"`
+	Text string `json:"text,omitempty"`
+}
+
 // IsURLForm reports whether e is a form that is a link to open.
 func (e *Entry) IsURLForm() bool { return e.Form != nil && e.Form.Mode == FormModeURL }
 
@@ -214,6 +221,11 @@ type Entry struct {
 	// changes, even after the first request is closed, so every request of
 	// the group is found by it.
 	SharedWith string `json:"sharedWith,omitempty"`
+
+	// Context is what the agent wrote and did just before it asked,
+	// oldest first, read once when the request came; absent in entries of
+	// releases before it.
+	Context []ContextLine `json:"context,omitempty"`
 
 	// ExpiredNotified is set once the message said the request expired
 	// while rejecting it in opencode still fails and is being retried.

@@ -95,6 +95,7 @@ func fullEntry() *pending.Entry {
 		ParentSessionID:  "ses_parent",
 		ParentTitle:      "Plan the release",
 		SharedWith:       "zyxWVU98",
+		Context:          []pending.ContextLine{{Text: "I will run the tests."}, {Tool: "bash", Text: "go test ./..."}},
 		ExpiredNotified:  true,
 		CreatedAt:        base.Add(-time.Minute),
 		ExpiresAt:        base.Add(30 * time.Minute),

@@ -106,6 +106,7 @@ func (d *daemon) newTelegram(ctx context.Context) (*telegramChat, error) {
 		Later:           c.out,
 		StaleSteer:      cfg.StaleSteer,
 		MaxUpload:       cfg.MaxUpload,
+		QuickReplies:    cfg.QuickReplies,
 		OnChatMigrated: func(oldID, newID int64) {
 			c.out.FollowMigration(oldID, newID)
 			c.migrated(oldID, newID)

@@ -239,11 +239,12 @@ func (d *daemon) streams() []bot.ServerStream {
 func (d *daemon) wire(ctx context.Context) error {
 	cfg, log := d.cfg, d.log
 	bc := bot.Config{
-		TTL:         cfg.QuestionTTL,
-		Metrics:     d.metrics,
-		AutoApprove: bot.AutoApprovePolicy(cfg.AutoApprove),
-		Lang:        cfg.Lang,
-		Notify:      bot.NotifyOptions{Idle: cfg.Notifies(config.NotifyIdle), Error: cfg.Notifies(config.NotifyError)},
+		TTL:          cfg.QuestionTTL,
+		Metrics:      d.metrics,
+		AutoApprove:  bot.AutoApprovePolicy(cfg.AutoApprove),
+		Lang:         cfg.Lang,
+		ContextLines: cfg.ContextLines,
+		Notify:       bot.NotifyOptions{Idle: cfg.Notifies(config.NotifyIdle), Error: cfg.Notifies(config.NotifyError)},
 	}
 	bc.Servers = make(map[string]bot.Opencode, len(d.servers))
 	for _, s := range d.servers {

@@ -48,7 +48,7 @@ func (d *daemon) newMatrix(ctx context.Context) (*matrixChat, error) {
 	for {
 		c, err := matrix.New(ctx, settings, st, log)
 		if err == nil {
-			fc := matrix.FrontendConfig{Version: d.opts.Version, StartedAt: d.started, Lang: cfg.Lang}
+			fc := matrix.FrontendConfig{Version: d.opts.Version, StartedAt: d.started, Lang: cfg.Lang, QuickReplies: cfg.QuickReplies}
 			for _, s := range d.servers {
 				fc.Servers = append(fc.Servers, matrix.ServerStatus{Name: s.name, Status: s.client})
 			}

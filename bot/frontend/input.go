@@ -30,11 +30,14 @@ const (
 	// Cancel cancels a form that is a link to open; Submit on it says
 	// it is done.
 	Cancel
+	// Quick answers a question that takes a typed answer with a stock
+	// reply, Press.Text, as if it were typed.
+	Quick
 )
 
 var actionNames = [...]string{Pick: "pick", Toggle: "toggle", Submit: "submit", Type: "type",
 	AllowOnce: "allow once", AllowAlways: "allow always", Reject: "reject", RejectWithReason: "reject with reason",
-	Skip: "skip", Cancel: "cancel"}
+	Skip: "skip", Cancel: "cancel", Quick: "quick reply"}
 
 func (a Action) String() string {
 	if a > 0 && int(a) < len(actionNames) {
@@ -64,6 +67,9 @@ type Press struct {
 	// FromCarries says the message pressed has buttons of Key, so it is a
 	// message of that request (perhaps a copy the store never knew).
 	FromCarries bool
+	// Text is the stock reply of a Quick press, which the front-end
+	// looked up: the button carries an index, not the text.
+	Text string
 	// Data is the button's raw data, for logs.
 	Data string
 	// At is when the press reached hermes-bot, for the answer latency.

@@ -3,6 +3,7 @@ package frontend
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/hermes-bot/hermes-bot/pending"
@@ -46,6 +47,9 @@ type View struct {
 	Current  int
 	Answers  [][]string
 	Selected []string
+	// Context is what the agent wrote and did just before it asked,
+	// oldest first; none when it was not read or is turned off.
+	Context []ContextLine
 	// Expired says nobody answered in time and opencode is still being told.
 	Expired bool
 	// Places are where each front-end shows it, by name.
@@ -56,6 +60,36 @@ type View struct {
 
 // IsURLForm reports whether v is a form that is a link to open.
 func (v *View) IsURLForm() bool { return v.Form != nil && v.Form.Mode == FormModeURL }
+
+// ContextLine is one line of what the agent did before it asked: a line
+// it wrote (Tool empty), or a tool call with its short argument in Text.
+type ContextLine struct {
+	Tool, Text string
+}
+
+// maxArgument is how many runes of a tool's argument Short keeps, and
+// maxPath how long a path may be before only its last part shows.
+const (
+	maxArgument = 48
+	maxPath     = 24
+)
+
+// Short is l on one line as a chat shows it: the text, or "🔧 tool arg"
+// with a long path cut to its last part ("…/config.json").
+func (l ContextLine) Short() string {
+	text := strings.Join(strings.Fields(l.Text), " ")
+	if l.Tool == "" {
+		return text
+	}
+	i := strings.LastIndex(text, "/")
+	if len([]rune(text)) > maxPath && i >= 0 && i < len(text)-1 && !strings.Contains(text, " ") {
+		text = "…" + text[i:]
+	}
+	if arg := []rune(text); len(arg) > maxArgument {
+		text = string(arg[:maxArgument-1]) + "…"
+	}
+	return strings.TrimSpace("🔧 " + strings.Join(strings.Fields(l.Tool), " ") + " " + text)
+}
 
 // Question is one question of a request: a question of opencode 1.x, or
 // a field of an OpenCode 2 form, with its type and checks.

@@ -34,6 +34,7 @@ func TestDendrite(t *testing.T) {
 		"MovedToAnotherRoom":                testMovedToAnotherRoom,
 		"FrontendQuestions":                 testFrontendQuestions,
 		"FrontendPermissionsAndForms":       testFrontendPermissionsAndForms,
+		"FrontendQuickReplies":              testFrontendQuickReplies,
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

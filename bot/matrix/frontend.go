@@ -46,6 +46,9 @@ type FrontendConfig struct {
 	// Lang is the language of the life cycle's answers to presses
 	// (HERMES_LANG), so the front-end knows which say nothing new.
 	Lang string
+	// QuickReplies are stock replies added to the poll of a single-choice
+	// question that takes a typed answer (HERMES_QUICK_REPLIES).
+	QuickReplies []string
 }
 
 // Frontend shows requests in the Client's room (frontend.Frontend) and
@@ -203,7 +206,7 @@ func (f *Frontend) Post(ctx context.Context, r frontend.Request) (pending.Place,
 // showStep posts the poll of r's current step, unless it has one, ending
 // the polls of earlier steps, and records it in rec.
 func (f *Frontend) showStep(ctx context.Context, r frontend.Request, msg string, rec *requestRecord) error {
-	s := stepOf(r)
+	s := withQuickReplies(stepOf(r), r, f.cfg.QuickReplies)
 	rec.Step, rec.Typed, rec.Reason, rec.Multi = s.field, s.typed, s.reason, s.multi
 	if n := len(rec.Polls); n > 0 && rec.Polls[n-1].Step == s.field && !rec.Polls[n-1].Ended {
 		return f.put(keyRequest+msg, rec) // shown already

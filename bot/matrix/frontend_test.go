@@ -146,8 +146,14 @@ func (c *fakeCore) pressCount(act frontend.Action) int {
 // stop (or the test's end).
 func (r *rig) served(t *testing.T, ctx context.Context, core *fakeCore) (fe *Frontend, stop func()) {
 	t.Helper()
+	return r.servedWith(t, ctx, core, FrontendConfig{Version: "v-test"})
+}
+
+// servedWith is served with the front-end's settings cfg.
+func (r *rig) servedWith(t *testing.T, ctx context.Context, core *fakeCore, cfg FrontendConfig) (fe *Frontend, stop func()) {
+	t.Helper()
 	c := r.client(t, ctx)
-	fe = NewFrontend(c, r.state, FrontendConfig{Version: "v-test"}, zerolog.New(r.log))
+	fe = NewFrontend(c, r.state, cfg, zerolog.New(r.log))
 	core.fe = fe
 	sctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)

@@ -110,7 +110,7 @@ func (f *Frontend) vote(ctx context.Context, core frontend.Core, log zerolog.Log
 		log.Info().Str("answer", ev.Answers[0]).Msg("matrix: vote for an answer the poll does not have, ignored")
 		return nil
 	}
-	f.press(ctx, core, log, req.Key, rec.Msg, rec.Step, c.Action, c.Option, ev, "vote "+c.ID)
+	f.pressText(ctx, core, log, req.Key, rec.Msg, rec.Step, c.Action, c.Option, c.Reply, ev, "vote "+c.ID)
 	return nil
 }
 
@@ -120,9 +120,15 @@ func (f *Frontend) vote(ctx context.Context, core frontend.Core, log zerolog.Log
 // vote itself, and the message the outcome.
 func (f *Frontend) press(ctx context.Context, core frontend.Core, log zerolog.Logger, key, msg string, field int,
 	act frontend.Action, option int, ev Event, data string) {
+	f.pressText(ctx, core, log, key, msg, field, act, option, "", ev, data)
+}
+
+// pressText is press with the text of a stock reply (frontend.Quick).
+func (f *Frontend) pressText(ctx context.Context, core frontend.Core, log zerolog.Logger, key, msg string, field int,
+	act frontend.Action, option int, text string, ev Event, data string) {
 	var ack string
 	core.HandlePress(ctx, log, frontend.Press{
-		Key: key, Action: act, Question: field, Option: option, User: userOf(ev.Sender),
+		Key: key, Action: act, Question: field, Option: option, Text: text, User: userOf(ev.Sender),
 		Frontend: Name, From: place{Room: f.c.RoomID(), Event: msg}.encode(), FromCarries: true,
 		Data: data, At: time.Now(),
 		Ack: func(text string) { ack = text },

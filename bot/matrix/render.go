@@ -5,6 +5,7 @@ import (
 	"html"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -23,6 +24,9 @@ type choice struct {
 	Text   string          `json:"text"`
 	Action frontend.Action `json:"action"`
 	Option int             `json:"option,omitempty"`
+	// Reply is a stock reply's text (Action frontend.Quick), kept with the
+	// poll so a vote answers with what the poll showed.
+	Reply string `json:"reply,omitempty"`
 }
 
 // step is what the message shows of a request now: the field (question)
@@ -90,10 +94,27 @@ func stepOf(r frontend.Request) step {
 	return s
 }
 
+// withQuickReplies is s with a poll answer per stock reply, when s is a
+// single-choice question's poll and the question takes a typed answer.
+func withQuickReplies(s step, r frontend.Request, replies []string) step {
+	e := r.Members[0]
+	if e.Kind != frontend.KindQuestion || e.IsURLForm() || !s.typed || s.multi || len(s.choices) == 0 {
+		return s
+	}
+	s.choices = slices.Clone(s.choices)
+	for i, text := range replies {
+		s.choices = append(s.choices, choice{ID: "r" + strconv.Itoa(i), Text: "💬 " + text, Action: frontend.Quick, Option: i, Reply: text})
+	}
+	return s
+}
+
 // renderOpen is request r's message while it waits, as HTML.
 func renderOpen(r frontend.Request) string {
 	e := r.Members[0]
 	lines := []string{header(e, len(r.Members))}
+	if q := contextQuote(e); q != "" {
+		lines = append(lines, q)
+	}
 	lines = append(lines, body(e)...)
 	lines = append(lines, "<i>"+instructions(e, stepOf(r))+"</i>")
 	return strings.Join(lines, "<br>\n")
@@ -106,6 +127,21 @@ func renderClosed(r frontend.Request, footer string) string {
 	lines = append(lines, body(e)...)
 	lines = append(lines, footer)
 	return strings.Join(lines, "<br>\n")
+}
+
+// contextQuote is what the agent wrote and the tools it called before
+// asking e, as a quote; "" when there is none.
+func contextQuote(e *frontend.View) string {
+	var lines []string
+	for _, l := range e.Context {
+		if s := cut(l.Short(), 240); s != "" {
+			lines = append(lines, esc(s))
+		}
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	return "<blockquote>" + strings.Join(lines, "<br>\n") + "</blockquote>"
 }
 
 // header says where request e comes from.

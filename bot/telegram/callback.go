@@ -27,6 +27,8 @@ const (
 	actSkip action = "qskip"
 	// actCancel cancels a form that is a link to open (qi 0).
 	actCancel action = "qcancel"
+	// actQuick answers question qi with stock reply oi (Config.QuickReplies).
+	actQuick action = "qrep"
 )
 
 // The actions a permission button can carry. Their data is just
@@ -76,7 +78,7 @@ type callbackData struct {
 }
 
 // hasOption reports whether the action carries an option index.
-func (a action) hasOption() bool { return a == actOption || a == actToggle }
+func (a action) hasOption() bool { return a == actOption || a == actToggle || a == actQuick }
 
 // isPermission reports whether the action answers a permission request;
 // such data carries no indexes.
@@ -94,7 +96,7 @@ func (a action) isResume() bool { return a == actResume }
 
 func (a action) valid() bool {
 	switch a {
-	case actOption, actCustom, actToggle, actSubmit, actSkip, actCancel, actResume:
+	case actOption, actCustom, actToggle, actSubmit, actSkip, actCancel, actResume, actQuick:
 		return true
 	}
 	return a.isPermission()

@@ -69,6 +69,10 @@ type Config struct {
 	// MaxUpload is the most bytes of files a prompt takes, and /file
 	// sends (HERMES_MAX_UPLOAD); 0: no files either way.
 	MaxUpload int64
+	// QuickReplies are stock replies offered as buttons below a question
+	// that takes a typed answer (HERMES_QUICK_REPLIES); a button carries
+	// its index.
+	QuickReplies []string
 }
 
 // Frontend shows requests in a Telegram group and reads what people do
@@ -124,6 +128,7 @@ const handlerTimeout = 30 * time.Second
 // forum topics and update offsets in its State in store. It does no I/O.
 func New(cfg Config, tg Telegram, store *pending.Store, log zerolog.Logger) *Frontend {
 	cfg.AllowedUserIDs = slices.Clone(cfg.AllowedUserIDs)
+	cfg.QuickReplies = slices.Clone(cfg.QuickReplies)
 	f := &Frontend{cfg: cfg, tg: tg, text: i18n.For(cfg.Lang), store: store, state: StateOf(store), log: log,
 		now: cfg.Now, handlerTimeout: handlerTimeout}
 	if f.now == nil {
@@ -167,7 +172,12 @@ func (f *Frontend) render(r frontend.Request) (string, *models.InlineKeyboardMar
 		}
 		return text, kb, err
 	}
-	return renderQuestion(f.text, r.Members[0])
+	text, kb, err := renderQuestion(f.text, r.Members[0])
+	if err != nil {
+		return "", nil, err
+	}
+	kb, err = addQuickReplies(kb, r.Members[0], f.cfg.QuickReplies)
+	return text, kb, err
 }
 
 // Name is Name: the front-end's places and state are kept under it.

@@ -268,6 +268,7 @@ func renderQuestionCut(tx *i18n.Text, e *frontend.View) (string, *models.InlineK
 func questionHead(tx *i18n.Text, e *frontend.View, qi int) string {
 	var pre strings.Builder
 	pre.WriteString(head(tx, "❓", e))
+	pre.WriteString(contextBlock(e))
 	pre.WriteString(formTitle(e))
 	if qi > 0 {
 		var done []string

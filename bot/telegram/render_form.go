@@ -146,7 +146,7 @@ func linkURL(u string) string {
 // renderURLForm renders form e that is a link to open: the link, and
 // buttons to open it, say it is done, or cancel it.
 func renderURLForm(tx *i18n.Text, e *frontend.View) (string, *models.InlineKeyboardMarkup, error) {
-	text := head(tx, "🔗", e) + formTitle(e) + "\n\n" + tx.Form.OpenThenDone
+	text := head(tx, "🔗", e) + contextBlock(e) + formTitle(e) + "\n\n" + tx.Form.OpenThenDone
 	link := linkURL(e.Form.URL)
 	text += "\n<code>" + esc(e.Form.URL, 1500) + "</code>"
 	var rows [][]models.InlineKeyboardButton

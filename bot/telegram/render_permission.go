@@ -231,7 +231,7 @@ func renderPermissionCut(tx *i18n.Text, uid string, es []*frontend.View, gen int
 	text := fitPermission(func(bud permissionBudget) string {
 		body, c := permissionBody(tx, es, gen, true, bud)
 		cut = c // of the last rendering, the one kept
-		return head(tx, "🔐", es[0]) + body
+		return head(tx, "🔐", es[0]) + contextBlock(es[0]) + body
 	})
 	return text, kb, cut, nil
 }

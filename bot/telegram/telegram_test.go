@@ -55,6 +55,10 @@ type recordingOpencode struct {
 // errNoSteer is what the steering calls return without a steerOpencode.
 var errNoSteer = fmt.Errorf("recording opencode: steering not scripted: %w", opencode.ErrTransient)
 
+func (o *recordingOpencode) RecentContext(context.Context, string, string, opencode.ContextOptions) ([]opencode.ContextLine, error) {
+	return nil, nil
+}
+
 func (o *recordingOpencode) LastAssistantText(context.Context, string, string) (string, error) {
 	return "", nil
 }
@@ -231,6 +235,13 @@ type rig struct {
 // polling, with the bridge wired as cmd/hermes-bot wires it.
 func startRig(t *testing.T, allowed ...int64) (*rig, context.Context) {
 	t.Helper()
+	return startRigWith(t, telegram.Config{AllowedUserIDs: allowed})
+}
+
+// startRigWith is startRig with the front-end's settings cfg; the chat
+// and the bot are the rig's own.
+func startRigWith(t *testing.T, cfg telegram.Config) (*rig, context.Context) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	t.Cleanup(cancel)
 
@@ -250,8 +261,8 @@ func startRig(t *testing.T, allowed ...int64) (*rig, context.Context) {
 	logs := &testlog.Buffer{}
 	log := zerolog.New(logs)
 	oc := &recordingOpencode{changed: make(chan struct{}, 1)}
-	fe := telegram.New(telegram.Config{ChatID: chatID, AllowedUserIDs: allowed, BotID: tb.ID(), BotUsername: srv.BotUser().Username},
-		telegram.RedactTelegram(tb, redactor), store, log)
+	cfg.ChatID, cfg.BotID, cfg.BotUsername = chatID, tb.ID(), srv.BotUser().Username
+	fe := telegram.New(cfg, telegram.RedactTelegram(tb, redactor), store, log)
 	br := bot.NewBridge(bot.Config{Servers: map[string]bot.Opencode{"": oc}}, store, []frontend.Frontend{fe}, log)
 	tb.RegisterHandlerMatchFunc(func(*models.Update) bool { return true }, fe.Handler(br), fe.Middlewares()...)
 

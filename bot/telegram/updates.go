@@ -54,6 +54,7 @@ var actions = map[action]frontend.Action{
 	actCustom:       frontend.Type,
 	actSkip:         frontend.Skip,
 	actCancel:       frontend.Cancel,
+	actQuick:        frontend.Quick,
 	actAllowOnce:    frontend.AllowOnce,
 	actAllowAlways:  frontend.AllowAlways,
 	actReject:       frontend.Reject,
@@ -106,6 +107,13 @@ func (f *Frontend) handleCallback(ctx context.Context, core frontend.Core, cq *m
 		log.Info().Str("uid", data.UID).Int64("chatID", chat).Msg("refusing press from a chat or user not allowed")
 		answer(f.text.Toast(i18n.ToastNotAllowed))
 		return
+	}
+	if data.Action == actQuick {
+		if p.Text = f.quickReply(data.Option, cq); p.Text == "" {
+			log.Info().Str("uid", data.UID).Int("reply", data.Option).Msg("refusing quick reply that is not configured (any more)")
+			answer(f.text.Toast(i18n.ToastUnknown))
+			return
+		}
 	}
 	core.HandlePress(ctx, log, p)
 }
