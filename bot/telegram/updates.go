@@ -175,8 +175,7 @@ func (f *Frontend) handleMessage(ctx context.Context, core frontend.Core, m *mod
 		log.Info().Str("uid", b.Key).Msg("ignoring typed answer from a user not allowed to answer")
 		return
 	}
-	core.HandleInput(ctx, log, frontend.Input{Key: b.Key, Field: b.Field, Reason: b.Reason, Text: text,
-		User: t.User, Frontend: Name, Received: received})
+	f.typedAnswer(ctx, core, log, t, b, received)
 }
 
 // typed is text a person typed in the chat: where, and the message it
