@@ -69,6 +69,9 @@ type Config struct {
 	// MaxUpload is the most bytes of files a prompt takes, and /file
 	// sends (HERMES_MAX_UPLOAD); 0: no files either way.
 	MaxUpload int64
+	// AfterFunc is the timer that ends the wait for a split text's next
+	// part (parts.go); time.AfterFunc if nil.
+	AfterFunc AfterFunc
 }
 
 // Frontend shows requests in a Telegram group and reads what people do
@@ -109,6 +112,12 @@ type Frontend struct {
 	// one's edit, listed before another's revoke, would undo its list.
 	revokeMu sync.Mutex
 
+	// parts joins the parts of a text Telegram split; order lets
+	// messages reach it in update order (parts.go).
+	parts joiner
+	order updateOrder
+	after AfterFunc
+
 	now func() time.Time
 	// Tests shorten it.
 	handlerTimeout time.Duration
@@ -128,6 +137,9 @@ func New(cfg Config, tg Telegram, store *pending.Store, log zerolog.Logger) *Fro
 		now: cfg.Now, handlerTimeout: handlerTimeout}
 	if f.now == nil {
 		f.now = time.Now
+	}
+	if f.after = cfg.AfterFunc; f.after == nil {
+		f.after = realAfterFunc
 	}
 	f.chatID.Store(cfg.ChatID)
 	f.started = cfg.StartedAt
