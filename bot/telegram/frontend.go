@@ -70,7 +70,8 @@ type Config struct {
 	// sends (HERMES_MAX_UPLOAD); 0: no files either way.
 	MaxUpload int64
 	// AfterFunc is the timer that ends the wait for a split text's next
-	// part (parts.go); time.AfterFunc if nil.
+	// part (parts.go) and that shows a live status due (live.go);
+	// time.AfterFunc if nil.
 	AfterFunc AfterFunc
 }
 
@@ -117,6 +118,8 @@ type Frontend struct {
 	parts joiner
 	order updateOrder
 	after AfterFunc
+	// live are the busy sessions' status messages (live.go).
+	live liveMsgs
 
 	now func() time.Time
 	// Tests shorten it.

@@ -43,6 +43,12 @@ func (m *manualTimers) AfterFunc(_ time.Duration, f func()) func() bool {
 	}
 }
 
+func (m *manualTimers) count() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.started
+}
+
 // wait waits until n timers were started.
 func (m *manualTimers) wait(ctx context.Context, t *testing.T, n int) {
 	t.Helper()
