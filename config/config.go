@@ -56,6 +56,7 @@ type Config struct {
 
 	StaleSteer time.Duration // a steering message older than this asks first; 0: never
 	MaxUpload  int64         // bytes of files per prompt or /file; 0: no files
+	LiveStatus bool          // a status message per busy session
 }
 
 // Notification kinds HERMES_NOTIFY accepts.
@@ -314,6 +315,19 @@ func Settings() []Setting {
 				c.MaxUpload, err = parseSize(v)
 				return err
 			}},
+		{Env: "HERMES_LIVE_STATUS", Flag: "live-status", Default: "off",
+			Usage: "on: one silent status message per busy session, edited every few seconds (current step, time, tokens, cost)",
+			set: func(c *Config, v string) error {
+				switch strings.ToLower(strings.TrimSpace(v)) {
+				case "on", "1", "true":
+					c.LiveStatus = true
+				case "off", "0", "false":
+					c.LiveStatus = false
+				default:
+					return fmt.Errorf("want on or off")
+				}
+				return nil
+			}},
 	}
 }
 
@@ -549,10 +563,18 @@ func (c *Config) String() string {
 		"HERMES_LANG=" + c.Lang,
 		"HERMES_STALE_STEER=" + c.StaleSteer.String(),
 		"HERMES_MAX_UPLOAD=" + strconv.FormatInt(c.MaxUpload, 10),
+		"HERMES_LIVE_STATUS=" + onOff(c.LiveStatus),
 	}
 	lines = append(lines, c.opencodeLines()...)
 	sort.Strings(lines)
 	return strings.Join(lines, "\n")
+}
+
+func onOff(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
 }
 
 func redacted(s string) string {
