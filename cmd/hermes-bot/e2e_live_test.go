@@ -70,3 +70,46 @@ func TestEndToEndLiveStatus(t *testing.T) {
 	}
 	r.finish(t, bot)
 }
+
+// A typed answer longer than one Telegram message, sent as a client sends
+// it (two parts, only the first replying to the prompt), reaches the real
+// opencode as one answer, acknowledged by 👀 then 👍 on its first part,
+// with no message in reply.
+func TestEndToEndSplitTypedAnswer(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	r := newRig(t, opencodetest.OpencodeOptions{})
+	bot := startBot(t, r.env)
+
+	call := r.model.AskQuestion(opencodetest.QuestionArg{Question: "What should the banner say?", Header: "Banner",
+		Options: []opencodetest.OptionArg{{Label: "Hello", Description: "short"}}})
+	r.prompt(ctx, t, r.oc.Dir, "write the banner")
+	msg := r.waitPosted(ctx, t, "the question", "What should the banner say?")
+	r.press(t, msg, btnType)
+	prompt := r.waitText(ctx, t, "the prompt", func(m telegramtest.Message) bool { return m.ForceReply != nil && m.ID > msg.ID })
+	long := "BEGIN"
+	for i := 0; len(long) < 6000; i++ {
+		long += " banner" + strconv.Itoa(i)
+	}
+	long += " END"
+	ids, err := r.tg.SendLongText(e2eChatID, alice, prompt.ID, long)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ids) != 2 {
+		t.Fatalf("sent in %d parts, want 2", len(ids))
+	}
+	res := r.toolResult(ctx, t, "the split answer", call)
+	if !contains(res, "BEGIN banner0") || !contains(res, "END") {
+		t.Errorf("the model was told %.200q…, want both parts", res)
+	}
+	if err := r.tg.WaitReaction(ctx, e2eChatID, ids[0], "👍"); err != nil {
+		t.Fatalf("%v\n%s", err, r.dump())
+	}
+	for _, m := range r.tg.Messages(e2eChatID) {
+		if m.FromBot && m.ID > ids[0] {
+			t.Errorf("a message after the answer: %q", m.PlainText)
+		}
+	}
+	r.finish(t, bot)
+}
