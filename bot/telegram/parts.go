@@ -156,6 +156,8 @@ type updateOrder struct {
 	done    map[int64]bool
 	waiting map[int64]bool
 	changed chan struct{}
+	// bound is orderWait, unless a test sets it.
+	bound time.Duration
 }
 
 // through marks update id as past its ordering point.
@@ -196,7 +198,11 @@ func (o *updateOrder) wait(ctx context.Context, id int64) {
 	if id == 0 {
 		return
 	}
-	timer := time.NewTimer(orderWait)
+	bound := o.bound
+	if bound == 0 {
+		bound = orderWait
+	}
+	timer := time.NewTimer(bound)
 	defer timer.Stop()
 	o.mu.Lock()
 	if o.waiting == nil {
@@ -223,7 +229,7 @@ func (o *updateOrder) wait(ctx context.Context, id int64) {
 		case <-ctx.Done():
 			return
 		case <-timer.C:
-			timer.Reset(orderWait)
+			timer.Reset(bound)
 			o.mu.Lock()
 			lowest := id
 			for w := range o.waiting {
