@@ -187,6 +187,10 @@ type Bridge struct {
 	pruneMu   sync.Mutex
 	lastPrune time.Time
 
+	// live is each busy session's live status (live.go).
+	liveMu sync.Mutex
+	live   map[liveKey]frontend.LiveStatus
+
 	// stored, when set, is called once a new question is stored with its
 	// message ID; benchmarks time the window a crash would post it twice.
 	stored func(e *pending.Entry)
@@ -259,6 +263,9 @@ func (b *Bridge) HandleEvent(ctx context.Context, ev opencode.Event) {
 	// shutdown) finishes its edits instead of being cut off halfway.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.handlerTimeout)
 	defer cancel()
+	if b.liveEvent(ctx, ev) {
+		return
+	}
 	// An event of opencode's /api surface (question.v2.asked, …) is handled
 	// as its original kind; the request remembers its surface.
 	switch ev.Kind() {

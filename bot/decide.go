@@ -91,44 +91,45 @@ func (b *Bridge) askForReason(ctx context.Context, log zerolog.Logger, key strin
 
 // reasonReceived rejects every request of the group of request uid, which
 // waits for the reason of a reject, with text as the reason the agent
-// reads.
-func (b *Bridge) reasonReceived(ctx context.Context, log zerolog.Logger, uid string, text string, user answerer) {
+// reads. It reports whether opencode took the reject.
+func (b *Bridge) reasonReceived(ctx context.Context, log zerolog.Logger, uid string, text string, user answerer) bool {
 	e, err := b.store.Get(uid)
 	if err != nil {
 		log.Debug().Err(err).Msg("ignoring typed reason: the request is not held")
-		return
+		return false
 	}
 	key := lockKey(e)
 	members, unlock, err := b.lockGroup(ctx, key)
 	defer unlock()
 	if err != nil {
 		log.Warn().Err(err).Msg("gave up waiting to take the reason of a reject")
-		return
+		return false
 	}
 	i := slices.IndexFunc(members, func(m *pending.Entry) bool { return m.UID == e.UID })
 	if i < 0 {
-		return
+		return false
 	}
 	holder := members[i]
 	elog := b.entryLog(holder).With().Str("userID", user.ID).Logger()
 	switch {
 	case !holder.AwaitingText || !holder.AwaitingReason:
 		elog.Debug().Msg("ignoring typed reason: request no longer awaits this prompt")
-		return
+		return false
 	case slices.ContainsFunc(members, func(m *pending.Entry) bool { return m.ExpiredNotified }):
 		elog.Info().Msg("ignoring typed reason: the request expired")
-		return
+		return false
 	}
 	elog.Info().Int("requests", len(members)).Msg("reason for a reject received")
-	b.decide(ctx, elog, key, members, frontend.ReplyReject, text, user)
+	return b.decide(ctx, elog, key, members, frontend.ReplyReject, text, user)
 }
 
 // decide sends reply (and message, the reason of a reject) for every
 // request of the group, then shows the outcome. A
 // request opencode no longer knows is closed; one refused or not
 // delivered stays open, with its buttons, and the person is told. The
-// caller holds the group's locks.
-func (b *Bridge) decide(ctx context.Context, log zerolog.Logger, key string, members []*pending.Entry, reply, message string, user answerer) {
+// caller holds the group's locks. It reports whether opencode took the
+// decision for every request still open there.
+func (b *Bridge) decide(ctx context.Context, log zerolog.Logger, key string, members []*pending.Entry, reply, message string, user answerer) bool {
 	var done, gone, refused, failed []*pending.Entry
 	for _, m := range members {
 		mlog := b.entryLog(m)
@@ -185,11 +186,11 @@ func (b *Bridge) decide(ctx context.Context, log zerolog.Logger, key string, mem
 	case len(kept) == 0 && len(done) > 0:
 		b.rememberGroup(log, key, done, i18n.ToastAnswered, owed)
 		b.closeMessage(ctx, log, members[0], closed, user.copy)
-		return
+		return true
 	case len(kept) == 0:
 		b.rememberGroup(log, key, gone, i18n.ToastGone, owed)
 		b.closeMessage(ctx, log, members[0], closed, user.copy)
-		return
+		return false
 	case len(done)+len(gone) > 0:
 		b.rerenderPermission(ctx, log, key, kept)
 	}
@@ -201,4 +202,5 @@ func (b *Bridge) decide(ctx context.Context, log zerolog.Logger, key string, mem
 		msg = b.text.StillOpen(len(kept), len(members)) + msg
 	}
 	b.tell(ctx, log, kept[0], user, msg)
+	return false
 }

@@ -325,9 +325,13 @@ func awaits(e *pending.Entry, field int, reason bool) bool {
 // what the front-end knows of the message.
 func (b *Bridge) HandleInput(ctx context.Context, log zerolog.Logger, in frontend.Input) {
 	log = log.With().Str("uid", in.Key).Str("userID", in.User.ID).Logger()
+	accepted := false
+	if in.Done != nil {
+		defer func() { in.Done(accepted) }()
+	}
 	by := answerer{User: in.User, in: in.Frontend, at: in.Received}
 	if in.Reason {
-		b.reasonReceived(ctx, log, in.Key, in.Text, by)
+		accepted = b.reasonReceived(ctx, log, in.Key, in.Text, by)
 		return
 	}
 	unlock, err := b.locks.lock(ctx, in.Key)
@@ -354,14 +358,15 @@ func (b *Bridge) HandleInput(ctx context.Context, log zerolog.Logger, in fronten
 		return
 	}
 	elog.Info().Int("question", e.Current).Msg("typed answer received")
-	b.applyAnswer(ctx, elog, e, answer, by, nil)
+	accepted = b.applyAnswer(ctx, elog, e, answer, by, nil)
 }
 
 // applyAnswer records answer to e's current question (nil: a field
 // skipped). Before the last question asked the message moves on to the
 // next one, passing over fields whose conditions do not hold; at the
-// last, every answer goes to opencode. a is nil for typed answers.
-func (b *Bridge) applyAnswer(ctx context.Context, log zerolog.Logger, e *pending.Entry, answer []string, user answerer, a *ack) {
+// last, every answer goes to opencode. a is nil for typed answers. It
+// reports whether the answer was kept or delivered.
+func (b *Bridge) applyAnswer(ctx context.Context, log zerolog.Logger, e *pending.Entry, answer []string, user answerer, a *ack) bool {
 	qi := e.Current
 	answers := make([][]string, len(e.Questions))
 	copy(answers, e.Answers)
@@ -379,18 +384,18 @@ func (b *Bridge) applyAnswer(ctx context.Context, log zerolog.Logger, e *pending
 			if a != nil {
 				a.toast(i18n.ToastFailed)
 			}
-			return
+			return false
 		}
 		if a != nil {
 			a.answer(b.text.SavedNext(b.text.Title(next.Questions[ni].Header, ni)))
 		}
 		b.rerender(ctx, log, next)
-		return
+		return true
 	}
 	if a != nil {
 		a.toast(i18n.ToastSending)
 	}
-	b.submit(ctx, log, e, answers, user)
+	return b.submit(ctx, log, e, answers, user)
 }
 
 func clearAwaiting(e *pending.Entry) {
@@ -398,8 +403,8 @@ func clearAwaiting(e *pending.Entry) {
 }
 
 // submit sends the answers of every question to opencode and shows the
-// outcome. The caller holds e's lock.
-func (b *Bridge) submit(ctx context.Context, log zerolog.Logger, e *pending.Entry, answers [][]string, user answerer) {
+// outcome, reporting whether opencode took them. The caller holds e's lock.
+func (b *Bridge) submit(ctx context.Context, log zerolog.Logger, e *pending.Entry, answers [][]string, user answerer) bool {
 	var err error
 	if e.Form != nil {
 		err = b.replyForm(ctx, e, answers)
@@ -415,6 +420,7 @@ func (b *Bridge) submit(ctx context.Context, log zerolog.Logger, e *pending.Entr
 		done := b.outcome(requestOf(e), frontend.Outcome{How: frontend.Answered, Answers: answers, By: user.User})
 		b.deleteEntry(log, e, i18n.ToastAnswered, owedEdits(e, done)...)
 		b.closeMessage(ctx, log, e, done, user.copy)
+		return true
 	case errors.Is(err, opencode.ErrNotFound):
 		log.Warn().Err(err).Msg("request is no longer pending in opencode; closing it")
 		done := b.outcome(requestOf(e), frontend.Outcome{How: frontend.NoLongerPending})
@@ -442,6 +448,7 @@ func (b *Bridge) submit(ctx context.Context, log zerolog.Logger, e *pending.Entr
 		log.Error().Err(err).Msg("could not deliver answer to opencode")
 		b.tell(ctx, log, e, user, b.text.TellAnswerLost)
 	}
+	return false
 }
 
 // replyQuestion sends the answers of 1.x question request e, by the

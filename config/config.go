@@ -60,6 +60,7 @@ type Config struct {
 
 	ContextLines int      // lines of what the agent did shown above each request; 0: none
 	QuickReplies []string // stock replies offered as buttons for a typed answer
+	LiveStatus   bool     // a status message per busy session
 }
 
 // Notification kinds HERMES_NOTIFY accepts.
@@ -332,6 +333,19 @@ func Settings() []Setting {
 			set: func(c *Config, v string) (err error) {
 				c.QuickReplies, err = parseQuickReplies(v)
 				return err
+			}},
+		{Env: "HERMES_LIVE_STATUS", Flag: "live-status", Default: "off",
+			Usage: "on: one silent status message per busy session, edited every few seconds (current step, time, tokens, cost)",
+			set: func(c *Config, v string) error {
+				switch strings.ToLower(strings.TrimSpace(v)) {
+				case "on", "1", "true":
+					c.LiveStatus = true
+				case "off", "0", "false":
+					c.LiveStatus = false
+				default:
+					return fmt.Errorf("want on or off")
+				}
+				return nil
 			}},
 	}
 }
@@ -610,10 +624,18 @@ func (c *Config) String() string {
 		"HERMES_MAX_UPLOAD=" + strconv.FormatInt(c.MaxUpload, 10),
 		"HERMES_CONTEXT_LINES=" + strconv.Itoa(c.ContextLines),
 		"HERMES_QUICK_REPLIES=" + strings.Join(c.QuickReplies, quickReplySeparator),
+		"HERMES_LIVE_STATUS=" + onOff(c.LiveStatus),
 	}
 	lines = append(lines, c.opencodeLines()...)
 	sort.Strings(lines)
 	return strings.Join(lines, "\n")
+}
+
+func onOff(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
 }
 
 func redacted(s string) string {

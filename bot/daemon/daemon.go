@@ -210,6 +210,10 @@ func (d *daemon) newOpencode() error {
 			log.Info().Str("url", s.URL).Str("file", s.ServiceFile).Msg("opencode server found in the OpenCode service file")
 		}
 		opts := []opencode.ClientOption{opencode.WithBasicAuth(s.Username, s.Password), opencode.WithLogger(log)}
+		if d.cfg.LiveStatus {
+			// The front-ends that show live status get the turns' progress.
+			opts = append(opts, opencode.WithLiveStatus())
+		}
 		opts = append(opts, d.opts.Opencode...)
 		if s.Auto && d.opts.Getenv != nil {
 			opts = append(opts, opencode.WithEndpoint(opencode.DefaultLookupEvery, serviceLookup(s, d.opts.Getenv)))

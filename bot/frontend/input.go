@@ -94,4 +94,9 @@ type Input struct {
 	Frontend string
 	// Received is when it reached hermes-bot, for the answer latency.
 	Received time.Time
+	// Done, when set, is called once HandleInput is through: accepted is
+	// true when the text was kept (the form moved on) or opencode took
+	// the answer; otherwise the person was told why, or the request no
+	// longer waited for it.
+	Done func(accepted bool)
 }

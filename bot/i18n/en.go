@@ -221,6 +221,7 @@ var English = Text{
 	Steer:    steerEnglish,
 	Form:     formEnglish,
 	Pause:    pauseEnglish,
+	Live:     liveEnglish,
 	Rules:    rulesEnglish,
 	Finished: "finished",
 	Failed:   "failed",

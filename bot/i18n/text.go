@@ -171,6 +171,8 @@ type Text struct {
 	Pause Pause
 	// Rules is the rules OpenCode 2 saves, and /rules.
 	Rules Rules
+	// Live is the live status of a busy session.
+	Live Live
 }
 
 // catalogs are the languages by their HERMES_LANG code, the default

@@ -219,6 +219,7 @@ var Chinese = Text{
 	Form:     formChinese,
 	Rules:    rulesChinese,
 	Pause:    pauseChinese,
+	Live:     liveChinese,
 	Finished: "已完成",
 	Failed:   "失败",
 	Skipped: func(n int) string {

@@ -73,6 +73,10 @@ type Config struct {
 	// that takes a typed answer (HERMES_QUICK_REPLIES); a button carries
 	// its index.
 	QuickReplies []string
+	// AfterFunc is the timer that ends the wait for a split text's next
+	// part (parts.go) and that shows a live status due (live.go);
+	// time.AfterFunc if nil.
+	AfterFunc AfterFunc
 }
 
 // Frontend shows requests in a Telegram group and reads what people do
@@ -113,6 +117,14 @@ type Frontend struct {
 	// one's edit, listed before another's revoke, would undo its list.
 	revokeMu sync.Mutex
 
+	// parts joins the parts of a text Telegram split; order lets
+	// messages reach it in update order (parts.go).
+	parts joiner
+	order updateOrder
+	after AfterFunc
+	// live are the busy sessions' status messages (live.go).
+	live liveMsgs
+
 	now func() time.Time
 	// Tests shorten it.
 	handlerTimeout time.Duration
@@ -133,6 +145,9 @@ func New(cfg Config, tg Telegram, store *pending.Store, log zerolog.Logger) *Fro
 		now: cfg.Now, handlerTimeout: handlerTimeout}
 	if f.now == nil {
 		f.now = time.Now
+	}
+	if f.after = cfg.AfterFunc; f.after == nil {
+		f.after = realAfterFunc
 	}
 	f.chatID.Store(cfg.ChatID)
 	f.started = cfg.StartedAt

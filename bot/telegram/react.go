@@ -8,7 +8,7 @@ import (
 	"github.com/rs/zerolog"
 )
 
-// A steering message is acknowledged on itself, not with a message of
+// A steering message or a typed answer is acknowledged on itself, not with a message of
 // its own: 👀 once taken, 👍 once opencode accepted it. Only a failure
 // gets a reply, saying why. Both emoji are among Telegram's reactions.
 const (
@@ -30,7 +30,7 @@ func (f *Frontend) react(ctx context.Context, log zerolog.Logger, at place, emoj
 		if f.reactFailed.CompareAndSwap(false, true) {
 			ev = log.Warn()
 		}
-		ev.Err(err).Str("reaction", emoji).Msg("steering: could not react to a message (reactions off in the group?); confirming with a reply instead")
+		ev.Err(err).Str("reaction", emoji).Msg("could not react to a message (reactions off in the group?)")
 		return false
 	}
 	return true

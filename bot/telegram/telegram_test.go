@@ -50,6 +50,8 @@ type recordingOpencode struct {
 	perms   [][3]string // request ID, reply, message
 	changed chan struct{}
 	steer   *steerOpencode
+	// replyErr, when set, is what ReplyQuestion returns (nothing recorded).
+	replyErr error
 }
 
 // errNoSteer is what the steering calls return without a steerOpencode.
@@ -172,6 +174,9 @@ func (o *recordingOpencode) Surface() opencode.Surface { return opencode.Surface
 func (o *recordingOpencode) ReplyQuestion(_ context.Context, _, _, _ string, answers [][]string) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if o.replyErr != nil {
+		return o.replyErr
+	}
 	o.replies = append(o.replies, answers)
 	select {
 	case o.changed <- struct{}{}:

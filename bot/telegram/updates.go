@@ -38,11 +38,14 @@ func (f *Frontend) HandleUpdate(ctx context.Context, core frontend.Core, upd *mo
 	received := f.now()
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.handlerTimeout)
 	defer cancel()
+	// A message is through the ordering once in the joiner (parts.go).
+	defer f.order.through(upd.ID)
 	switch {
 	case upd.CallbackQuery != nil:
+		f.order.through(upd.ID)
 		f.handleCallback(ctx, core, upd.CallbackQuery, received)
 	case upd.Message != nil:
-		f.handleMessage(ctx, core, upd.Message, received)
+		f.handleMessage(ctx, core, upd.Message, upd.ID, received)
 	}
 }
 
@@ -138,7 +141,7 @@ func carries(m *models.Message, uid string) bool {
 // handleMessage reads a message of the chat: a migration to a
 // supergroup, a command, a reply that steers a session, or text for a
 // prompt (HandleInput). Anything else is not for us.
-func (f *Frontend) handleMessage(ctx context.Context, core frontend.Core, m *models.Message, received time.Time) {
+func (f *Frontend) handleMessage(ctx context.Context, core frontend.Core, m *models.Message, update int64, received time.Time) {
 	if m.MigrateToChatID != 0 && m.Chat.ID == f.ChatID() {
 		old := m.Chat.ID
 		f.SetChatID(m.MigrateToChatID)
@@ -155,10 +158,14 @@ func (f *Frontend) handleMessage(ctx context.Context, core frontend.Core, m *mod
 		log.Debug().Msg("ignoring message from another chat")
 		return
 	}
-	text := strings.TrimSpace(m.Text)
-	if text == "" {
+	if strings.TrimSpace(m.Text) == "" {
+		f.order.through(update)
 		f.fileMessage(ctx, core, log, m)
 		return
+	}
+	text, whole := f.joinParts(ctx, log, m, update, received)
+	if !whole {
+		return // a later part of a text another update carries
 	}
 	if strings.HasPrefix(text, "/") {
 		f.handleCommand(ctx, core, log, m, text)
@@ -183,8 +190,7 @@ func (f *Frontend) handleMessage(ctx context.Context, core frontend.Core, m *mod
 		log.Info().Str("uid", b.Key).Msg("ignoring typed answer from a user not allowed to answer")
 		return
 	}
-	core.HandleInput(ctx, log, frontend.Input{Key: b.Key, Field: b.Field, Reason: b.Reason, Text: text,
-		User: t.User, Frontend: Name, Received: received})
+	f.typedAnswer(ctx, core, log, t, b, received)
 }
 
 // typed is text a person typed in the chat: where, and the message it

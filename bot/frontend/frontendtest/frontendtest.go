@@ -65,6 +65,7 @@ type Frontend struct {
 	notices  []frontend.Notice
 	approved []*frontend.View
 	paused   []pending.Always
+	live     []frontend.LiveStatus
 	fail     map[string]error
 	// holding keeps RefreshLater's refreshes in held until ReleaseLater.
 	holding bool

@@ -1,0 +1,24 @@
+package frontendtest
+
+import (
+	"context"
+	"slices"
+
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
+)
+
+var _ frontend.LiveShower = (*Frontend)(nil)
+
+// LiveStatus records s.
+func (f *Frontend) LiveStatus(_ context.Context, s frontend.LiveStatus) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.live = append(f.live, s)
+}
+
+// Live returns the live statuses handed over, in order.
+func (f *Frontend) Live() []frontend.LiveStatus {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.live)
+}

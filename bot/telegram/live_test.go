@@ -1,0 +1,121 @@
+package telegram_test
+
+import (
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hermes-bot/hermes-bot/bot/telegram"
+	"github.com/hermes-bot/hermes-bot/bot/telegramtest"
+	"github.com/hermes-bot/hermes-bot/opencode"
+)
+
+// fakeClock is a clock the test moves.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// A long turn has one silent status message, edited with the latest step
+// no more than once per 5 s (a change within that waits for its timer),
+// and edited a last time, not deleted, when the session goes idle.
+func TestTelegramLiveStatus(t *testing.T) {
+	timers := &manualTimers{}
+	clock := &fakeClock{now: time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)}
+	r, _, ctx := startSteerRigWith(t, func(c *telegram.Config) {
+		c.AfterFunc, c.Now = timers.AfterFunc, clock.Now
+	}, ann.ID)
+	const ses = "ses_live"
+	event := func(s *opencode.SessionStatus, step *opencode.ToolStep, fin *opencode.StepFinished) {
+		r.bridge.HandleEvent(ctx, opencode.Event{Directory: "/home/user/projects/demo", Type: "live", Status: s, ToolStep: step, StepFinished: fin})
+	}
+	step := func(arg string) {
+		event(nil, &opencode.ToolStep{SessionID: ses, Tool: "bash", Status: "running", Argument: arg}, nil)
+	}
+	event(&opencode.SessionStatus{SessionID: ses, Type: "busy"}, nil, nil)
+	sent := r.srv.RequestsFor("sendMessage")
+	if len(sent) != 1 || sent[0].Params["disable_notification"] != "true" {
+		t.Fatalf("status posts: %+v, want one without notification", sent)
+	}
+	status, err := r.srv.WaitMessage(ctx, chatID, func(m telegramtest.Message) bool { return m.FromBot && strings.Contains(m.PlainText, "working for") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	edits := func() []string {
+		var out []string
+		for _, q := range r.srv.RequestsFor("editMessageText") {
+			if q.Params["message_id"] == strconv.Itoa(status.ID) {
+				out = append(out, q.Params["text"])
+			}
+		}
+		return out
+	}
+	shows := func(want string) {
+		t.Helper()
+		m, ok := r.srv.Message(chatID, status.ID)
+		if !ok || !strings.Contains(m.PlainText, want) {
+			t.Fatalf("status message %q does not show %q", m.PlainText, want)
+		}
+	}
+
+	// Within 5 s of the post: no edit, one timer for the latest.
+	for i := 1; i <= 4; i++ {
+		clock.add(time.Second)
+		step("go test ./pkg" + strconv.Itoa(i))
+	}
+	timers.wait(ctx, t, 1)
+	if got := edits(); len(got) != 0 || timers.count() != 1 {
+		t.Fatalf("edits within 5 s: %d, timers %d", len(got), timers.count())
+	}
+	clock.add(time.Second)
+	timers.fire()
+	if got := edits(); len(got) != 1 {
+		t.Fatalf("edits once due: %d, want 1", len(got))
+	}
+	shows("go test ./pkg4")
+
+	// 5 s later a step shows at once; tokens and cost once reported.
+	clock.add(5 * time.Second)
+	event(nil, nil, &opencode.StepFinished{SessionID: ses, Tokens: opencode.Tokens{Input: 12000, Output: 345}, Cost: 0.042})
+	if got := edits(); len(got) != 2 {
+		t.Fatalf("edits after 5 s: %d, want 2", len(got))
+	}
+	shows("12.3k tokens · $0.04")
+	clock.add(time.Second)
+	step("go vet ./...")
+	if got := edits(); len(got) != 2 {
+		t.Fatalf("edits within 5 s of the last: %d, want 2", len(got))
+	}
+
+	// Idle: a last edit at once, the pending one dropped, nothing deleted.
+	event(&opencode.SessionStatus{SessionID: ses, Type: "idle"}, nil, nil)
+	timers.fire()
+	if got := edits(); len(got) != 3 {
+		t.Fatalf("edits in all: %d, want 3", len(got))
+	}
+	shows("turn done in")
+	m, _ := r.srv.Message(chatID, status.ID)
+	if strings.Contains(m.PlainText, "go vet") || !strings.Contains(m.PlainText, "12.3k tokens") {
+		t.Errorf("final status %q", m.PlainText)
+	}
+	if n := len(r.srv.RequestsFor("deleteMessage")); n != 0 {
+		t.Errorf("%d messages deleted", n)
+	}
+	if sent := r.srv.RequestsFor("sendMessage"); len(sent) != 1 {
+		t.Errorf("%d messages sent, want the one status", len(sent))
+	}
+}
