@@ -16,7 +16,7 @@ import (
 func TestSecondPollerIsNamedOnce(t *testing.T) {
 	r := newRig(t)
 	in := start(t, r.env)
-	in.out.waitLines(t, 1, "hermes-bot started")
+	in.out.WaitLines(t, 1, "hermes-bot started")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if _, err := r.tg.WaitRequests(ctx, "getUpdates", 1); err != nil {
@@ -34,17 +34,17 @@ func TestSecondPollerIsNamedOnce(t *testing.T) {
 			resp.Body.Close()
 		}
 	}()
-	in.out.waitLines(t, 1, "another process is polling Telegram with this bot token (409 Conflict)", "Stop the other one")
+	in.out.WaitLines(t, 1, "another process is polling Telegram with this bot token (409 Conflict)", "Stop the other one")
 	if err := in.stop(t); err != nil {
 		t.Fatalf("run = %v", err)
 	}
 	cancel()
 	<-rival
 
-	if n := len(in.out.lines("another process is polling Telegram")); n != 1 {
+	if n := len(in.out.Lines("another process is polling Telegram")); n != 1 {
 		t.Errorf("%d lines about the other poller, want 1:\n%s", n, in.out)
 	}
-	if raw := in.out.lines("onflict", "telegram polling failed"); len(raw) > 0 {
+	if raw := in.out.Lines("onflict", "telegram polling failed"); len(raw) > 0 {
 		t.Errorf("the raw library error is logged too: %q", raw)
 	}
 }

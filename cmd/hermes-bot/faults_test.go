@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/hermes-bot/hermes-bot/cmd/internal/logsink"
 	"io"
 	"net"
 	"os"
@@ -53,68 +54,8 @@ var (
 	eve  = telegramtest.User{ID: 6660, FirstName: "Eve", Username: "eve"}
 )
 
-// logSink collects what hermes-bot writes, from any goroutine, and lets
-// a test wait for it. The zero value is ready to use.
-type logSink struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-	// changed, when a test waits, is closed by the next Write.
-	changed chan struct{}
-}
-
-func (l *logSink) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.buf.Write(p)
-	if l.changed != nil {
-		close(l.changed)
-		l.changed = nil
-	}
-	return len(p), nil
-}
-
-func (l *logSink) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
-// lines returns the lines holding every one of subs.
-func (l *logSink) lines(subs ...string) []string {
-	var out []string
-	for _, line := range strings.Split(l.String(), "\n") {
-		ok := line != ""
-		for _, s := range subs {
-			ok = ok && strings.Contains(line, s)
-		}
-		if ok {
-			out = append(out, line)
-		}
-	}
-	return out
-}
-
-// waitLines blocks until at least n lines hold every one of subs.
-func (l *logSink) waitLines(tb testing.TB, n int, subs ...string) []string {
-	tb.Helper()
-	deadline := time.After(30 * time.Second)
-	for {
-		l.mu.Lock()
-		if l.changed == nil {
-			l.changed = make(chan struct{})
-		}
-		ch := l.changed
-		l.mu.Unlock()
-		if got := l.lines(subs...); len(got) >= n {
-			return got
-		}
-		select {
-		case <-ch:
-		case <-deadline:
-			tb.Fatalf("hermes-bot never logged %d lines with %q; output:\n%s", n, subs, l.String())
-		}
-	}
-}
+// logSink is what a test reads the log of the process it runs in.
+type logSink = logsink.Sink
 
 // rig is a fake Telegram group, a fake opencode and the settings of a
 // hermes-bot bridging them.
@@ -274,7 +215,7 @@ func runOnce(t *testing.T, env map[string]string) (int, string) {
 func TestSecondInstanceExits(t *testing.T) {
 	r := newRig(t)
 	first := start(t, r.env)
-	first.out.waitLines(t, 1, "hermes-bot started")
+	first.out.WaitLines(t, 1, "hermes-bot started")
 
 	code, out := runOnce(t, r.env)
 	if want := "another hermes-bot holds " + r.env["HERMES_DB"]; code != 1 || !strings.Contains(out, want) {
@@ -488,8 +429,8 @@ func TestOpencodeDownAtStart(t *testing.T) {
 	proxy := newFlakyProxy(t, r.oc.URL)
 	bot := start(t, r.with("OPENCODE_URL", proxy.URL()))
 
-	bot.out.waitLines(t, 1, `"level":"warn"`, "opencode event stream failed")
-	bot.out.waitLines(t, 1, "hermes-bot started")
+	bot.out.WaitLines(t, 1, `"level":"warn"`, "opencode event stream failed")
+	bot.out.WaitLines(t, 1, "hermes-bot started")
 	if !bot.running() {
 		t.Fatalf("hermes-bot stopped while opencode was down: %v", bot.err)
 	}
@@ -517,7 +458,7 @@ func TestOpencodeDownAtStart(t *testing.T) {
 	// Live events flow too, not only the listing.
 	r.oc.AddQuestion(faultDir, testQuestion("que_live", "ses_down", "Asked once connected"))
 	r.waitMessage(t, "Asked once connected")
-	if n := len(bot.out.lines(`"level":"warn"`, "opencode event stream failed")); n != 1 {
+	if n := len(bot.out.Lines(`"level":"warn"`, "opencode event stream failed")); n != 1 {
 		t.Errorf("%d warn lines about the stream while it was down, want 1 (repeats once a minute)", n)
 	}
 	if err := bot.stop(t); err != nil {
@@ -533,7 +474,7 @@ func TestWrongOpencodePassword(t *testing.T) {
 	m := r.waitMessage(t, "Asked before the password changed")
 	// Stopped only once the message ID is saved: a send cut short by the
 	// stop would leave the press below nothing to reply to.
-	first.out.waitLines(t, 1, `"requestID":"que_pw1"`, "question posted")
+	first.out.WaitLines(t, 1, `"requestID":"que_pw1"`, "question posted")
 	if err := first.stop(t); err != nil {
 		t.Fatal(err)
 	}
@@ -542,8 +483,8 @@ func TestWrongOpencodePassword(t *testing.T) {
 	bot := start(t, r.with("OPENCODE_SERVER_PASSWORD", "not-the-"+faultPassword))
 	// The default backoff makes these three attempts about 3 s; a line for
 	// each repeat reaches only the debug level.
-	bot.out.waitLines(t, 3, hintPassword)
-	if got := bot.out.lines(`"level":"error"`, hintPassword); len(got) != 1 || !strings.Contains(got[0], "OPENCODE_SERVER_PASSWORD") {
+	bot.out.WaitLines(t, 3, hintPassword)
+	if got := bot.out.Lines(`"level":"error"`, hintPassword); len(got) != 1 || !strings.Contains(got[0], "OPENCODE_SERVER_PASSWORD") {
 		t.Errorf("error lines about the password: %q; want exactly one naming OPENCODE_SERVER_PASSWORD", got)
 	}
 	if !bot.running() {
@@ -581,7 +522,7 @@ func TestWrongOpencodePassword(t *testing.T) {
 	if err := bot.stop(t); err != nil {
 		t.Errorf("hermes-bot: %v", err)
 	}
-	if n := len(bot.out.lines(`"level":"error"`, hintPassword)); n != 1 {
+	if n := len(bot.out.Lines(`"level":"error"`, hintPassword)); n != 1 {
 		t.Errorf("%d error lines about the password over the run, want 1", n)
 	}
 }
@@ -594,7 +535,7 @@ func TestTelegramFaultsDuringPost(t *testing.T) {
 	if err := r.oc.WaitConnections(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
-	bot.out.waitLines(t, 1, "connected to opencode event stream")
+	bot.out.WaitLines(t, 1, "connected to opencode event stream")
 
 	r.tg.FailNext("sendMessage", telegramtest.Fault{Code: 429, RetryAfter: 1})
 	r.tg.FailNext("sendMessage", telegramtest.Fault{Code: 502, Body: "<html>Bad Gateway</html>"})
@@ -685,7 +626,7 @@ func TestStopSendsOwedEdits(t *testing.T) {
 	if _, err := r.tg.PressButtonText(faultChatID, m.ID, dana, "beta"); err != nil {
 		t.Fatal(err)
 	}
-	bot.out.waitLines(t, 1, "could not edit request message")
+	bot.out.WaitLines(t, 1, "could not edit request message")
 	if cur, _ := r.tg.Message(faultChatID, m.ID); len(cur.Keyboard) == 0 {
 		t.Fatal("the closing edit went through although Telegram failed it")
 	}

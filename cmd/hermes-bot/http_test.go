@@ -18,7 +18,7 @@ import (
 // httpAddrOf returns the address hermes-bot logged it serves /healthz on.
 func httpAddrOf(t *testing.T, in *instance) string {
 	t.Helper()
-	line := in.out.waitLines(t, 1, "serving /healthz and /metrics")[0]
+	line := in.out.WaitLines(t, 1, "serving /healthz and /metrics")[0]
 	var v struct{ Addr string }
 	if err := json.Unmarshal([]byte(line), &v); err != nil || v.Addr == "" {
 		t.Fatalf("no addr in %q: %v", line, err)
@@ -72,7 +72,7 @@ func TestHealthAndMetricsServed(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	in.out.waitLines(t, 1, "connected to opencode event stream")
+	in.out.WaitLines(t, 1, "connected to opencode event stream")
 	if _, err := r.tg.WaitRequests(ctx, "getUpdates", 1); err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestHealthAndMetricsServed(t *testing.T) {
 
 	// Asked once the listing after the connect is done, so the question
 	// comes as an event (counted below), not in the listing.
-	in.out.waitLines(t, 1, "listed pending opencode requests", faultDir)
+	in.out.WaitLines(t, 1, "listed pending opencode requests", faultDir)
 	r.oc.AddQuestion(faultDir, testQuestion("que_m1", "ses_m", "Counted by the metrics"))
 	m := r.waitMessage(t, "Counted by the metrics")
 	if _, err := r.tg.PressButtonText(faultChatID, m.ID, dana, "alpha"); err != nil {

@@ -173,13 +173,13 @@ func TestServeFollowsServiceFile(t *testing.T) {
 	}
 	register(first.URL, "first-check-secret")
 	bot := start(t, env)
-	bot.out.waitLines(t, 1, "opencode server found in the OpenCode service file", path)
-	bot.out.waitLines(t, 1, "connected to opencode event stream", first.URL)
+	bot.out.WaitLines(t, 1, "opencode server found in the OpenCode service file", path)
+	bot.out.WaitLines(t, 1, "connected to opencode event stream", first.URL)
 
 	first.Close()
 	register(r.oc.URL, faultPassword)
-	bot.out.waitLines(t, 1, "opencode server moved", r.oc.URL)
-	bot.out.waitLines(t, 1, "connected to opencode event stream", r.oc.URL)
+	bot.out.WaitLines(t, 1, "opencode server moved", r.oc.URL)
+	bot.out.WaitLines(t, 1, "connected to opencode event stream", r.oc.URL)
 	if err := bot.stop(t); err != nil {
 		t.Errorf("hermes-bot: %v", err)
 	}

@@ -71,21 +71,21 @@ func TestNoSecretInOutput(t *testing.T) {
 	// opencode is unreachable at first, then refuses the password once.
 	r.oc.FailNext("/global/event", 401)
 	bot := start(t, r.with("TELEGRAM_API_URL", tgProxy.URL(), "OPENCODE_URL", ocProxy.URL()))
-	bot.out.waitLines(t, 1, "opencode event stream failed", "connection reset")
+	bot.out.WaitLines(t, 1, "opencode event stream failed", "connection reset")
 	ocProxy.setUp(true)
-	bot.out.waitLines(t, 1, "connected to opencode event stream")
-	bot.out.waitLines(t, 5, "telegram polling failed")
+	bot.out.WaitLines(t, 1, "connected to opencode event stream")
+	bot.out.WaitLines(t, 5, "telegram polling failed")
 
 	// Telegram unreachable for a moment: polling fails with a network error.
-	polls := len(bot.out.lines("telegram polling failed"))
+	polls := len(bot.out.Lines("telegram polling failed"))
 	tgProxy.setUp(false)
-	bot.out.waitLines(t, polls+1, "telegram polling failed")
+	bot.out.WaitLines(t, polls+1, "telegram polling failed")
 	tgProxy.setUp(true)
 
 	// A post Telegram refuses, one it fails, an edit it fails.
 	r.tg.FailNext("sendMessage", telegramtest.Fault{Code: 400, Description: "Bad Request: chat not found"})
 	r.oc.AddQuestion(faultDir, testQuestion("que_s1", "ses_s", "First secret-test question"))
-	bot.out.waitLines(t, 1, "could not post question to the chat")
+	bot.out.WaitLines(t, 1, "could not post question to the chat")
 	r.tg.FailNext("sendMessage", telegramtest.Fault{Code: 500})
 	r.oc.AddQuestion(faultDir, testQuestion("que_s2", "ses_s", "Second secret-test question"))
 	m := r.waitMessage(t, "Second secret-test question")
@@ -95,7 +95,7 @@ func TestNoSecretInOutput(t *testing.T) {
 	if _, err := r.tg.PressButtonText(faultChatID, m.ID, eve, "alpha"); err != nil {
 		t.Fatal(err)
 	}
-	bot.out.waitLines(t, 1, "could not answer callback query")
+	bot.out.WaitLines(t, 1, "could not answer callback query")
 	cb, err := r.tg.PressButtonText(faultChatID, m.ID, eve, "alpha")
 	if err != nil {
 		t.Fatal(err)

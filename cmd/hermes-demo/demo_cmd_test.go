@@ -38,7 +38,7 @@ func TestDemoCommand(t *testing.T) {
 		}
 	}()
 
-	line := stdout.waitLines(t, 1, "http://")[0]
+	line := stdout.WaitLines(t, 1, "http://")[0]
 	// The address holds the run's secret: 26 base32 characters, 130 bits.
 	found := regexp.MustCompile(`http://127\.0\.0\.1:\d+/([A-Z2-7]{26})/`).FindStringSubmatch(line)
 	if found == nil {

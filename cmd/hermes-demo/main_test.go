@@ -3,11 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/hermes-bot/hermes-bot/cmd/internal/logsink"
 	"os"
-	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"go.uber.org/goleak"
 
@@ -38,68 +36,8 @@ func runCmd(t *testing.T, env map[string]string, args ...string) (stdout, stderr
 	return out.String(), errb.String(), code
 }
 
-// logSink collects what the demo writes, from any goroutine, and lets a
-// test wait for it. The zero value is ready to use.
-type logSink struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-	// changed, when a test waits, is closed by the next Write.
-	changed chan struct{}
-}
-
-func (l *logSink) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.buf.Write(p)
-	if l.changed != nil {
-		close(l.changed)
-		l.changed = nil
-	}
-	return len(p), nil
-}
-
-func (l *logSink) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
-// lines returns the lines holding every one of subs.
-func (l *logSink) lines(subs ...string) []string {
-	var out []string
-	for _, line := range strings.Split(l.String(), "\n") {
-		ok := line != ""
-		for _, s := range subs {
-			ok = ok && strings.Contains(line, s)
-		}
-		if ok {
-			out = append(out, line)
-		}
-	}
-	return out
-}
-
-// waitLines blocks until at least n lines hold every one of subs.
-func (l *logSink) waitLines(tb testing.TB, n int, subs ...string) []string {
-	tb.Helper()
-	deadline := time.After(30 * time.Second)
-	for {
-		l.mu.Lock()
-		if l.changed == nil {
-			l.changed = make(chan struct{})
-		}
-		ch := l.changed
-		l.mu.Unlock()
-		if got := l.lines(subs...); len(got) >= n {
-			return got
-		}
-		select {
-		case <-ch:
-		case <-deadline:
-			tb.Fatalf("the demo never wrote %d lines with %q; output:\n%s", n, subs, l.String())
-		}
-	}
-}
+// logSink is what a test reads the log of the process it runs in.
+type logSink = logsink.Sink
 
 // testQuestion is a question with two options, alpha and beta, as an
 // opencode server asks it.
