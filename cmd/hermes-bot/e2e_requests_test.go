@@ -309,6 +309,17 @@ func buttonWithPrefix(m telegramtest.Message, p string) (string, bool) {
 	return "", false
 }
 
+func buttonStyle(m telegramtest.Message, text string) string {
+	for _, row := range m.Keyboard {
+		for _, b := range row {
+			if b.Text == text {
+				return b.Style
+			}
+		}
+	}
+	return ""
+}
+
 func buttonData(m telegramtest.Message, text string) string {
 	for _, row := range m.Keyboard {
 		for _, b := range row {
@@ -359,6 +370,11 @@ func TestE2ERequests(t *testing.T) {
 		if !hasButtons(msg, btnAllowOnce, btnAlways, btnReject, btnWithReason) {
 			t.Fatalf("permission buttons = %q, want %q", buttonTexts(msg),
 				[]string{btnAllowOnce, btnAlways, btnReject, btnWithReason})
+		}
+		for text, style := range map[string]string{btnAllowOnce: "success", btnAlways: "success", btnReject: "danger", btnWithReason: "danger"} {
+			if got := buttonStyle(msg, text); got != style {
+				t.Errorf("button %q has style %q, want %q (allowing green, rejecting red)", text, got, style)
+			}
 		}
 		return session, call, msg
 	}
