@@ -2,7 +2,9 @@ package bot
 
 import (
 	"io"
+	"slices"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -38,19 +40,14 @@ type Metrics struct {
 	// server and unlabelled for the unnamed one. Set it before the first
 	// WriteTo.
 	Streams []ServerStream
-	// LastPoll, if set, returns when the chat last answered a poll for
-	// updates (zero if never), for a gauge. Set it before the first WriteTo.
-	LastPoll func() time.Time
-	// Frontend names the chat the front-end series are of, their
-	// frontend label ("telegram"). Set it before the first WriteTo.
-	Frontend string
+
+	chatsMu sync.Mutex // guards chats, which Chat adds to
+	chats   []*ChatMetrics
 
 	started time.Time
 
 	posted    atomic.Uint64
 	closed    [numOutcomes]atomic.Uint64
-	limited   atomic.Uint64  // 429s
-	retries   atomic.Uint64  // 5xx or network failures retried
 	postDelay prom.Histogram // asked → posted
 	answerLat prom.Histogram // press → delivered to opencode
 	waitLat   prom.Histogram // asked → answered in the chat
@@ -89,7 +86,7 @@ func outcomeOf(toast i18n.Toast) (outcome, bool) {
 }
 
 // Bucket upper bounds, in seconds. Posting and answering take a second or
-// two when Telegram and opencode are well, and much longer behind a 429;
+// two when the chat and opencode are well, and much longer behind a 429;
 // people take minutes to answer.
 var (
 	fastBuckets = []float64{0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300}
@@ -116,7 +113,7 @@ func (m *Metrics) requestPosted(delay time.Duration) {
 }
 
 // requestClosed records a request closed with toast, waited after it was
-// asked. Only answers from Telegram feed the wait histogram.
+// asked. Only answers from a chat feed the wait histogram.
 func (m *Metrics) requestClosed(toast i18n.Toast, waited time.Duration) {
 	if m == nil {
 		return
@@ -140,17 +137,40 @@ func (m *Metrics) answerDelivered(at, now time.Time) {
 	m.answerLat.Observe(now.Sub(at))
 }
 
-// RateLimited records a 429 from Telegram.
-func (m *Metrics) RateLimited() {
-	if m != nil {
-		m.limited.Add(1)
+// ChatMetrics counts what one chat's transport meets, in the series
+// labelled with its frontend name. A nil *ChatMetrics records nothing.
+type ChatMetrics struct {
+	name     string
+	lastPoll func() time.Time
+	limited  atomic.Uint64 // 429s
+	retries  atomic.Uint64 // 5xx or network failures retried
+}
+
+// Chat adds the series of the chat named name (its front-end's name);
+// lastPoll, if not nil, says when it last answered a poll for updates
+// (zero if never). Call it before the first WriteTo.
+func (m *Metrics) Chat(name string, lastPoll func() time.Time) *ChatMetrics {
+	if m == nil {
+		return nil
+	}
+	c := &ChatMetrics{name: name, lastPoll: lastPoll}
+	m.chatsMu.Lock()
+	m.chats = append(m.chats, c)
+	m.chatsMu.Unlock()
+	return c
+}
+
+// RateLimited records a call to the chat answered 429.
+func (c *ChatMetrics) RateLimited() {
+	if c != nil {
+		c.limited.Add(1)
 	}
 }
 
-// Retried records a Telegram call retried after a 5xx or network error.
-func (m *Metrics) Retried() {
-	if m != nil {
-		m.retries.Add(1)
+// Retried records a call to the chat retried after a 5xx or network error.
+func (c *ChatMetrics) Retried() {
+	if c != nil {
+		c.retries.Add(1)
 	}
 }
 
@@ -196,13 +216,15 @@ func (m *Metrics) WriteTo(w io.Writer) (int64, error) {
 			pw.Sample("hermes_opencode_info", l, 1)
 		}
 	}
-	fe := ""
-	if m.Frontend != "" {
-		fe = `frontend="` + prom.Escape(m.Frontend) + `"`
-	}
-	if m.LastPoll != nil {
-		pw.Family("hermes_frontend_last_poll_timestamp_seconds", "gauge", "When the chat last answered a poll for updates, as a Unix time; 0 if never.")
-		pw.Sample("hermes_frontend_last_poll_timestamp_seconds", fe, prom.UnixSeconds(m.LastPoll()))
+	m.chatsMu.Lock()
+	chats := slices.Clone(m.chats)
+	m.chatsMu.Unlock()
+	label := func(c *ChatMetrics) string { return `frontend="` + prom.Escape(c.name) + `"` }
+	pw.Family("hermes_frontend_last_poll_timestamp_seconds", "gauge", "When the chat last answered a poll for updates, as a Unix time; 0 if never.")
+	for _, c := range chats {
+		if c.lastPoll != nil {
+			pw.Sample("hermes_frontend_last_poll_timestamp_seconds", label(c), prom.UnixSeconds(c.lastPoll()))
+		}
 	}
 	pw.Family("hermes_requests_posted_total", "counter", "Request messages posted to the chat.")
 	pw.Sample("hermes_requests_posted_total", "", float64(m.posted.Load()))
@@ -211,9 +233,13 @@ func (m *Metrics) WriteTo(w io.Writer) (int64, error) {
 		pw.Sample("hermes_requests_closed_total", `outcome="`+outcomeNames[o]+`"`, float64(m.closed[o].Load()))
 	}
 	pw.Family("hermes_frontend_rate_limited_total", "counter", "Calls to the chat answered with 429 Too Many Requests.")
-	pw.Sample("hermes_frontend_rate_limited_total", fe, float64(m.limited.Load()))
+	for _, c := range chats {
+		pw.Sample("hermes_frontend_rate_limited_total", label(c), float64(c.limited.Load()))
+	}
 	pw.Family("hermes_frontend_retries_total", "counter", "Calls to the chat retried after a 5xx or a network error.")
-	pw.Sample("hermes_frontend_retries_total", fe, float64(m.retries.Load()))
+	for _, c := range chats {
+		pw.Sample("hermes_frontend_retries_total", label(c), float64(c.retries.Load()))
+	}
 	pw.Histogram("hermes_request_post_delay_seconds", "Time from a request being asked to its message being posted.", &m.postDelay)
 	pw.Histogram("hermes_answer_delivery_seconds", "Time from a press or typed answer to the answer being delivered to opencode.", &m.answerLat)
 	pw.Histogram("hermes_request_answer_wait_seconds", "Time from a request being asked to its answer in the chat.", &m.waitLat)

@@ -106,7 +106,6 @@ func TestMetricsZero(t *testing.T) {
 		"hermes_requests_posted_total",
 		`hermes_requests_closed_total{outcome="answered"}`,
 		`hermes_requests_closed_total{outcome="expired"}`,
-		"hermes_frontend_rate_limited_total",
 		"hermes_answer_delivery_seconds_count",
 	} {
 		if v, ok := got[k]; !ok || v != 0 {
@@ -116,6 +115,39 @@ func TestMetricsZero(t *testing.T) {
 	if _, ok := got["hermes_opencode_events_total"]; ok {
 		t.Error("opencode series written without Streams")
 	}
+	for k := range got {
+		if strings.HasPrefix(k, "hermes_frontend_") {
+			t.Errorf("%s written with no chat", k)
+		}
+	}
+}
+
+// TestMetricsPerChat: each chat's series carry its name, and one chat's
+// 429s and retries are not another's.
+func TestMetricsPerChat(t *testing.T) {
+	m := NewMetrics()
+	polled := time.Unix(1700000000, 500_000_000)
+	tg := m.Chat("telegram", func() time.Time { return polled })
+	mx := m.Chat("matrix", nil)
+	tg.RateLimited()
+	tg.RateLimited()
+	mx.Retried()
+	got := scrape(t, m)
+	want := map[string]float64{
+		`hermes_frontend_rate_limited_total{frontend="telegram"}`:          2,
+		`hermes_frontend_rate_limited_total{frontend="matrix"}`:            0,
+		`hermes_frontend_retries_total{frontend="telegram"}`:               0,
+		`hermes_frontend_retries_total{frontend="matrix"}`:                 1,
+		`hermes_frontend_last_poll_timestamp_seconds{frontend="telegram"}`: 1700000000.5,
+	}
+	for k, v := range want {
+		if g, ok := got[k]; !ok || g != v {
+			t.Errorf("%s = %v (present %v), want %v", k, g, ok, v)
+		}
+	}
+	if _, ok := got[`hermes_frontend_last_poll_timestamp_seconds{frontend="matrix"}`]; ok {
+		t.Error("a last-poll sample for a chat that gave no clock")
+	}
 }
 
 func TestMetricsNilIsSafe(t *testing.T) {
@@ -123,8 +155,9 @@ func TestMetricsNilIsSafe(t *testing.T) {
 	m.requestPosted(time.Second)
 	m.requestClosed(i18n.ToastAnswered, time.Second)
 	m.answerDelivered(time.Now(), time.Now())
-	m.RateLimited()
-	m.Retried()
+	c := m.Chat("telegram", time.Now)
+	c.RateLimited()
+	c.Retried()
 	var buf bytes.Buffer
 	if n, err := m.WriteTo(&buf); n != 0 || err != nil || buf.Len() != 0 {
 		t.Fatalf("nil WriteTo = %d, %v, %q", n, err, buf.String())
@@ -145,20 +178,17 @@ type stateFunc func() opencode.WatchState
 
 func (f stateFunc) State() opencode.WatchState { return f() }
 
-func TestMetricsStreamAndPoll(t *testing.T) {
+func TestMetricsStream(t *testing.T) {
 	m := NewMetrics()
 	m.Streams = []ServerStream{{Stream: stateFunc(func() opencode.WatchState {
 		return opencode.WatchState{Connected: true, Connects: 3, Events: 42}
 	})}}
-	polled := time.Unix(1700000000, 500_000_000)
-	m.LastPoll = func() time.Time { return polled }
 	got := scrape(t, m)
 	want := map[string]float64{
-		"hermes_opencode_events_total":                42,
-		"hermes_opencode_connects_total":              3,
-		"hermes_opencode_reconnects_total":            2,
-		"hermes_opencode_connected":                   1,
-		"hermes_frontend_last_poll_timestamp_seconds": 1700000000.5,
+		"hermes_opencode_events_total":     42,
+		"hermes_opencode_connects_total":   3,
+		"hermes_opencode_reconnects_total": 2,
+		"hermes_opencode_connected":        1,
 	}
 	for k, v := range want {
 		if got[k] != v {

@@ -91,7 +91,7 @@ func (d *daemon) newTelegram(ctx context.Context) (*telegramChat, error) {
 	c.out = telegram.NewOutbox(c.tg.API(), telegram.OutboxOptions{
 		PerMinute: cfg.TelegramRate,
 		OnMigrate: c.migrated,
-		Metrics:   d.metrics,
+		Metrics:   d.metrics.Chat(telegram.Name, d.poll.LastOK),
 	}, log)
 	tc := telegram.Config{
 		ChatID:          c.chatID,

@@ -29,7 +29,6 @@ import (
 
 	"github.com/hermes-bot/hermes-bot/bot"
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
-	"github.com/hermes-bot/hermes-bot/bot/matrix"
 	"github.com/hermes-bot/hermes-bot/bot/telegram"
 	"github.com/hermes-bot/hermes-bot/config"
 	"github.com/hermes-bot/hermes-bot/opencode"
@@ -101,8 +100,6 @@ func Run(ctx context.Context, cfg *config.Config, log zerolog.Logger, opts Optio
 	d.poll = newPollTracker()
 	d.poll.next = telegramTransport()
 	d.poll.log = log
-	d.metrics.LastPoll = d.poll.LastOK
-	d.metrics.Frontend = "telegram"
 	if cfg.Telegram() {
 		tc, err := d.newTelegram(ctx)
 		if err != nil || tc == nil {
@@ -116,10 +113,6 @@ func Run(ctx context.Context, cfg *config.Config, log zerolog.Logger, opts Optio
 			return err // nil with no error: stopped while waiting for the homeserver
 		}
 		d.chats = append(d.chats, mc)
-		if !cfg.Telegram() {
-			// The front-end series are of the one chat there is.
-			d.metrics.Frontend, d.metrics.LastPoll = matrix.Name, mc.c.LastSync
-		}
 	}
 	if len(d.chats) == 0 {
 		return &ConfigError{Setting: "TELEGRAM_BOT_TOKEN", Err: errors.New("no chat is configured")}

@@ -44,6 +44,12 @@ func (d *daemon) newMatrix(ctx context.Context) (*matrixChat, error) {
 	// posted once it joins, not at the next resend.
 	var mc *matrixChat
 	settings.OnJoin = func() { mc.joined() }
+	settings.Metrics = d.metrics.Chat(matrix.Name, func() time.Time {
+		if mc == nil {
+			return time.Time{}
+		}
+		return mc.c.LastSync()
+	})
 	wait := time.Second
 	for {
 		c, err := matrix.New(ctx, settings, st, log)

@@ -35,6 +35,15 @@ type Settings struct {
 	// OnJoin, if set, is called by Run after the bot joined its room on
 	// an invite, so what could not be posted before is posted now.
 	OnJoin func()
+	// Metrics, if set, counts calls answered 429 and those that failed
+	// (5xx or no answer), which the sends and the sync loop try again.
+	Metrics Counter
+}
+
+// Counter counts what the homeserver's answers meet; *bot.ChatMetrics is one.
+type Counter interface {
+	RateLimited()
+	Retried()
 }
 
 // State is the key/value space the transport keeps its bookkeeping in;
@@ -100,7 +109,11 @@ func New(ctx context.Context, settings Settings, state State, log zerolog.Logger
 		return nil, fmt.Errorf("matrix homeserver URL %q: %w", settings.HomeserverURL, err)
 	}
 	// A transport of its own, so Close can drop its idle connections.
-	cli.Client = &http.Client{Timeout: requestTimeout, Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	var rt http.RoundTripper = http.DefaultTransport.(*http.Transport).Clone()
+	if settings.Metrics != nil {
+		rt = countingTransport{rt, settings.Metrics}
+	}
+	cli.Client = &http.Client{Timeout: requestTimeout, Transport: rt}
 	cli.DefaultHTTPBackoff = time.Second // sends' retries; the sync loop has its own
 	c := &Client{cli: cli, settings: settings, allow: NewAllowList(settings.AllowedUserIDs),
 		state: state, log: log, recent: newRecentIDs(recentEvents), gapPage: gapPageSize}
@@ -216,8 +229,38 @@ func (c *Client) whoami(ctx context.Context) error {
 // Close drops the client's idle connections; it may be used no more.
 func (c *Client) Close() { c.cli.Client.CloseIdleConnections() }
 
+// countingTransport counts every attempt answered 429 or failed: mautrix
+// retries inside one call, where no hook sees the attempts.
+type countingTransport struct {
+	next http.RoundTripper
+	m    Counter
+}
+
+func (t countingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.next.RoundTrip(req)
+	switch {
+	case err != nil && req.Context().Err() == nil:
+		t.m.Retried()
+	case err == nil && resp.StatusCode == http.StatusTooManyRequests:
+		t.m.RateLimited()
+	case err == nil && resp.StatusCode >= 500:
+		t.m.Retried()
+	}
+	return resp, err
+}
+
+// CloseIdleConnections lets Close reach the wrapped transport.
+func (t countingTransport) CloseIdleConnections() {
+	if c, ok := t.next.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
+
 // LastSync is when Run last handled a sync's answer; zero before.
 func (c *Client) LastSync() time.Time {
+	if c == nil {
+		return time.Time{}
+	}
 	if ns := c.lastSync.Load(); ns != 0 {
 		return time.Unix(0, ns)
 	}

@@ -3,8 +3,14 @@ package matrix
 import (
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -35,6 +41,7 @@ func TestDendrite(t *testing.T) {
 		"FrontendQuestions":                 testFrontendQuestions,
 		"FrontendPermissionsAndForms":       testFrontendPermissionsAndForms,
 		"FrontendQuickReplies":              testFrontendQuickReplies,
+		"SendRetriesCounted":                testSendRetriesCounted,
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -537,5 +544,64 @@ func testMovedToAnotherRoom(t *testing.T, su *suite) {
 	}
 	if ev := again.next(t, ctx); ev.Text != "first" || ev.Room != next {
 		t.Errorf("got %+v, want alice's first in the new room", ev)
+	}
+}
+
+// counter is a Counter for tests.
+type counter struct{ limited, retried atomic.Int64 }
+
+func (c *counter) RateLimited() { c.limited.Add(1) }
+func (c *counter) Retried()     { c.retried.Add(1) }
+
+// testSendRetriesCounted: a send answered 429 and then 502 by the way to
+// the homeserver is tried again, stays one event, and both are counted.
+func testSendRetriesCounted(t *testing.T, su *suite) {
+	r, ctx := su.newRig(t)
+	target, err := url.Parse(su.hs.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	var sends atomic.Int64
+	flaky := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.Method == http.MethodPut && strings.Contains(req.URL.Path, "/send/") {
+			switch sends.Add(1) {
+			case 1:
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusTooManyRequests)
+				io.WriteString(w, `{"errcode":"M_LIMIT_EXCEEDED","error":"slow down","retry_after_ms":10}`)
+				return
+			case 2:
+				w.WriteHeader(http.StatusBadGateway)
+				return
+			}
+		}
+		proxy.ServeHTTP(w, req)
+	}))
+	defer flaky.Close()
+	var m counter
+	r.settings.HomeserverURL, r.settings.Metrics = flaky.URL, &m
+	bot, _ := r.started(t, ctx)
+	ev, err := bot.Send(ctx, TxnID("notice", "retried"), Message{Text: "through a flaky proxy", Notice: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sends.Load(); got != 3 {
+		t.Errorf("%d attempts reached the proxy, want 3", got)
+	}
+	if l, rt := m.limited.Load(), m.retried.Load(); l != 1 || rt != 1 {
+		t.Errorf("counted %d rate-limited and %d retried, want 1 and 1", l, rt)
+	}
+	var seen []string
+	if _, err := r.alice.WaitFor(ctx, func(e matrixtest.Event) bool {
+		if e.Sender == r.settings.UserID && e.Type == "m.room.message" {
+			seen = append(seen, e.ID)
+		}
+		return e.ID == ev
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 1 {
+		t.Errorf("the room holds %q from the bot, want the one event %s", seen, ev)
 	}
 }
