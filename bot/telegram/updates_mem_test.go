@@ -314,3 +314,112 @@ func TestMemNoteMentionsThePerson(t *testing.T) {
 		t.Errorf("note replies to %+v, want the request message", rp)
 	}
 }
+
+// Buttons whose data the front-end cannot read, or whose request is gone,
+// are answered with why, and reach nobody.
+func TestMemBadCallbackDataTold(t *testing.T) {
+	r := newMemRig(t, telegram.Config{})
+	e := r.ask(question("que_1"), "que_1")
+	for d, want := range map[string]i18n.Toast{
+		"":                       i18n.ToastUnknown,
+		"ans:1:y":                i18n.ToastUnknown,
+		"qopt:" + e.UID:          i18n.ToastUnknown,
+		strings.Repeat("x", 65):  i18n.ToastUnknown,
+		"qopt:" + e.UID + ":0:9": i18n.ToastUnknown,
+		"qopt:zzzzzzzz:0:0":      i18n.ToastGone,
+	} {
+		if got := r.toastOf(r.pressData(memChat, alice, d, msgOf(e))); got != toast(want) {
+			t.Errorf("%q: toast %q, want %q", d, got, toast(want))
+		}
+	}
+	if n := len(r.oc.Answers()); n != 0 {
+		t.Fatalf("bad buttons reached opencode %d times", n)
+	}
+}
+
+// blockOpencode holds each answer until release is closed, after saying
+// on started that one came.
+type blockOpencode struct {
+	*callsOpencode
+	started, release chan struct{}
+}
+
+func (o blockOpencode) Requests(sf opencode.Surface) opencode.Requests {
+	return blockRequests{o.callsOpencode.Requests(sf), o}
+}
+
+type blockRequests struct {
+	opencode.Requests
+	o blockOpencode
+}
+
+func (r blockRequests) ReplyQuestion(ctx context.Context, dir, session, requestID string, answers [][]string) error {
+	r.o.started <- struct{}{}
+	<-r.o.release
+	return r.Requests.ReplyQuestion(ctx, dir, session, requestID, answers)
+}
+
+// A press is answered before opencode is, so the button stops spinning
+// however long opencode takes.
+func TestMemPressAnsweredBeforeOpencode(t *testing.T) {
+	r := newMemRig(t, telegram.Config{})
+	e := r.ask(question("que_1"), "que_1")
+	oc := blockOpencode{r.oc, make(chan struct{}, 1), make(chan struct{})}
+	br := bot.NewBridge(bot.Config{Servers: map[string]bot.Opencode{"": oc}}, r.store, []frontend.Frontend{r.fe}, zerolog.New(r.logs))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r.fe.HandleUpdate(context.Background(), br, &models.Update{CallbackQuery: &models.CallbackQuery{
+			ID: "first", From: alice, Data: buttonData(t, frontend.Pick, e.UID, 0, 0),
+			Message: models.MaybeInaccessibleMessage{Message: &models.Message{ID: msgOf(e), Date: 1, Chat: models.Chat{ID: memChat}}}}})
+	}()
+	<-oc.started
+	if got := r.tg.AnswersFor("first"); len(got) != 1 || got[0] != toast(i18n.ToastSending) {
+		t.Errorf("toasts while opencode is called = %q, want Sending", got)
+	}
+	close(oc.release)
+	<-done
+	if n := len(r.oc.Answers()); n != 1 {
+		t.Fatalf("%d answers, want 1", n)
+	}
+}
+
+// A prompt Telegram does not take fails the press, which says so.
+func TestMemPromptSendFailure(t *testing.T) {
+	r := newMemRig(t, telegram.Config{})
+	e := r.ask(question("que_1"), "que_1")
+	r.tg.mu.Lock()
+	r.tg.sendErr = errors.New("429")
+	r.tg.mu.Unlock()
+	if got := r.toastOf(r.pressAs(alice, frontend.Type, e, 0, 0)); got != toast(i18n.ToastPromptFailed) {
+		t.Errorf("toast = %q, want %q", got, toast(i18n.ToastPromptFailed))
+	}
+	if r.entry(e.UID).AwaitingText {
+		t.Error("the request awaits text nobody was asked for")
+	}
+}
+
+// The notice of an approval without a person goes to the chat, without
+// buttons.
+func TestMemAutoApprovedNoticeInChat(t *testing.T) {
+	r := newMemRig(t, telegram.Config{})
+	meta := []byte(`{"command":"ls -la"}`)
+	v := &frontend.View{UID: "pK3dE6gH", Kind: frontend.KindPermission, RequestID: "per_1", Directory: "/home/user/projects/demo",
+		SessionID: "ses_1", Permission: &frontend.Permission{Kind: "bash", Patterns: []string{"ls -la"}, Metadata: meta}}
+	if err := r.fe.AutoApproved(context.Background(), v); err != nil {
+		t.Fatal(err)
+	}
+	sent := r.tg.Sent()
+	if len(sent) != 1 || sent[0].ChatID != memChat || sent[0].ReplyMarkup != nil || !strings.Contains(sent[0].Text, "Auto-approved") {
+		t.Fatalf("sent %+v, want one notice to the chat without buttons", sent)
+	}
+}
+
+// Someone not allowed is told so in the chat's language.
+func TestMemNotAllowedInChinese(t *testing.T) {
+	r := newMemRig(t, telegram.Config{Lang: "zh", AllowedUserIDs: []int64{alice.ID}})
+	e := r.ask(question("que_1"), "que_1")
+	if got := r.toastOf(r.pressAs(mallory, frontend.Pick, e, 0, 0)); got != i18n.Chinese.Toast(i18n.ToastNotAllowed) {
+		t.Errorf("toast = %q, want %q", got, i18n.Chinese.Toast(i18n.ToastNotAllowed))
+	}
+}
