@@ -16,9 +16,6 @@ import (
 // Helpers of the core rig that read and drive requests by their stored
 // entries, for tests that check the store as well as the front-end.
 
-// carl is a third person, for tests that need more than two.
-var carl = frontend.User{ID: "3", Name: "Carl", Username: "carl"}
-
 // asked makes opencode ask question id and returns its entry.
 func (c *core) asked(id string, qs ...opencode.Question) *pending.Entry {
 	c.t.Helper()

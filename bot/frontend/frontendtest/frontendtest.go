@@ -8,7 +8,8 @@
 // place is its number; a message can be deleted (Delete) to see the life
 // cycle post it again, and any method can be made to fail (Fail).
 // Refreshes handed over with RefreshLater show at once unless held
-// (HoldLater), as a chat's pacing would hold them.
+// (HoldLater), as a chat's pacing would hold them. OnPost lets a test
+// press a message's buttons the moment it is posted.
 package frontendtest
 
 import (
