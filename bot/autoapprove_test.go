@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"github.com/hermes-bot/hermes-bot/bot/risk"
 
@@ -19,17 +20,19 @@ import (
 	"github.com/hermes-bot/hermes-bot/pending"
 )
 
-// asksNormally checks that request id was posted as usual, with buttons,
-// and is still held.
-func (h *harness) asksNormally(id string) {
-	h.t.Helper()
-	sent := h.tg.Sent()
-	if len(sent) != 1 || sent[0].P.ReplyMarkup == nil || strings.Contains(sent[0].P.Text, "Auto-approved") {
-		h.t.Fatalf("sent %d messages (%+v), want the permission message with buttons", len(sent), sent)
+// asksNormally checks that request id was posted as usual, open, with no
+// notice of an approval, and is still held; it returns how it shows.
+func (c *core) asksNormally(id string) *frontend.View {
+	c.t.Helper()
+	msgs := c.fe.Messages()
+	if len(msgs) != 1 || !msgs[0].Open || len(msgs[0].Request.Members) != 1 || msgs[0].Request.Members[0].RequestID != id {
+		c.t.Fatalf("messages %+v, want the open message of %s alone", msgs, id)
 	}
-	if _, err := h.store.ByRequestID("", id); err != nil {
-		h.t.Fatalf("request %s not held: %v", id, err)
+	if n := len(c.fe.AutoApprovedRequests()); n != 0 {
+		c.t.Fatalf("%d notices of an approval, want none", n)
 	}
+	c.held(id)
+	return msgs[0].Request.Members[0]
 }
 
 // askEdits are agents whose rules ask before every edit, as opencode's
@@ -73,7 +76,7 @@ func repoProject(t *testing.T) string {
 // trusted scripts opencode to say that ev's command runs in its
 // directory, with input (more of the call's arguments), and that edits
 // ask, unless the test scripted otherwise.
-func (h *harness) trusted(ev opencode.Event, input map[string]any) { h.oc.trust(h.t, ev, input) }
+func (c *core) trusted(ev opencode.Event, input map[string]any) { c.oc.trust(c.t, ev, input) }
 
 // trust is trusted for any rig with the fake opencode.
 func (f *fakeOpencode) trust(t testing.TB, ev opencode.Event, input map[string]any) {
@@ -105,70 +108,67 @@ func (f *fakeOpencode) trust(t testing.TB, ev opencode.Event, input map[string]a
 }
 
 // permIn is permEvent in directory dir, with opencode scripted to trust it.
-func (h *harness) permIn(dir, id, cmd string) opencode.Event {
+func (c *core) permIn(dir, id, cmd string) opencode.Event {
 	ev := permEvent(id, cmd)
 	ev.Directory = dir
-	h.trusted(ev, nil)
+	c.trusted(ev, nil)
 	return ev
 }
 
 func TestAutoApproveLow(t *testing.T) {
-	h := newHarness(t, harnessConfig{AutoApprove: AutoApproveLow})
-	h.oc.sessions = map[string]opencode.Session{testSession: {ID: testSession, Title: "Fix <the> build"}}
+	c := newCore(t, Config{AutoApprove: AutoApproveLow})
+	c.oc.sessions = map[string]opencode.Session{testSession: {ID: testSession, Title: "Fix <the> build"}}
 	dir := project(t)
-	h.b.HandleEvent(context.Background(), h.permIn(dir, "per_1", "ls -la"))
+	c.b.HandleEvent(context.Background(), c.permIn(dir, "per_1", "ls -la"))
 
-	replies := h.oc.PermReplies()
+	replies := c.oc.PermReplies()
 	if len(replies) != 1 || replies[0].RequestID != "per_1" || replies[0].Reply != "once" || replies[0].Message != "" ||
 		replies[0].Dir != dir || replies[0].SessionID != testSession {
 		t.Fatalf("replies = %+v, want one \"once\" for per_1", replies)
 	}
-	sent := h.tg.Sent()
-	if len(sent) != 1 {
-		t.Fatalf("sent %d messages, want one notice", len(sent))
+	if n := len(c.fe.Messages()); n != 0 {
+		t.Errorf("posted %d messages for a request approved without a person", n)
 	}
-	p := sent[0].P
-	if p.ReplyMarkup != nil {
-		t.Errorf("notice has buttons: %+v", p.ReplyMarkup)
+	notes := c.fe.AutoApprovedRequests()
+	if len(notes) != 1 || notes[0].RequestID != "per_1" || notes[0].Directory != dir || notes[0].SessionTitle != "Fix <the> build" ||
+		risk.MetaStrings(notes[0].Permission.Metadata)["command"] != "ls -la" {
+		t.Fatalf("notices %+v, want one of per_1 with its session and command", notes)
 	}
-	for _, want := range []string{"demo", "Fix &lt;the&gt; build", "🤖 Auto-approved (low risk): <code>ls -la</code>"} {
-		if !strings.Contains(p.Text, want) {
-			t.Errorf("notice %q lacks %q", p.Text, want)
-		}
+	if a := frontend.Assess(notes[0]); a.Level != risk.Low {
+		t.Errorf("notice's request graded %v, want low", a.Level)
 	}
-	if p.ChatID != testChat {
-		t.Errorf("notice went to chat %v, want %d", p.ChatID, testChat)
-	}
-	if _, err := h.store.ByRequestID("", "per_1"); !errors.Is(err, pending.ErrNotFound) {
+	if _, err := c.store.ByRequestID("", "per_1"); !errors.Is(err, pending.ErrNotFound) {
 		t.Errorf("entry still held after auto-approval: %v", err)
 	}
-	if _, c, ok, err := h.store.ClosedByRequestID("", "per_1"); err != nil || !ok || i18n.Toast(c.Toast) != i18n.ToastAnswered {
+	if _, c, ok, err := c.store.ClosedByRequestID("", "per_1"); err != nil || !ok || i18n.Toast(c.Toast) != i18n.ToastAnswered {
 		t.Errorf("closed record = %+v, %v, %v; want one saying answered", c, ok, err)
 	}
-	if !strings.Contains(h.logs.String(), "permission auto-approved") {
-		t.Errorf("no log line for the auto-approval:\n%s", h.logs.String())
+	if !strings.Contains(c.logs.String(), "permission auto-approved") {
+		t.Errorf("no log line for the auto-approval:\n%s", c.logs.String())
 	}
 }
 
-func TestAutoApproveEscapesNotice(t *testing.T) {
-	h := newHarness(t, harnessConfig{AutoApprove: AutoApproveLow})
-	ev := h.permIn(t.TempDir(), "per_1", "grep '<b>' index.html")
-	h.b.HandleEvent(context.Background(), ev)
-	if n := len(h.oc.PermReplies()); n != 1 {
+// The notice carries the command as the agent wrote it; escaping it is
+// the front-end's.
+func TestAutoApproveNoticeKeepsCommand(t *testing.T) {
+	c := newCore(t, Config{AutoApprove: AutoApproveLow})
+	ev := c.permIn(t.TempDir(), "per_1", "grep '<b>' index.html")
+	c.b.HandleEvent(context.Background(), ev)
+	if n := len(c.oc.PermReplies()); n != 1 {
 		t.Fatalf("%d replies, want 1", n)
 	}
-	sent := h.tg.Sent()
-	if len(sent) != 1 || !strings.Contains(sent[0].P.Text, "<code>grep &#39;&lt;b&gt;&#39; index.html</code>") {
-		t.Fatalf("sent %+v, want the escaped command", sent)
+	notes := c.fe.AutoApprovedRequests()
+	if len(notes) != 1 || risk.MetaStrings(notes[0].Permission.Metadata)["command"] != "grep '<b>' index.html" {
+		t.Fatalf("notices %+v, want the command as written", notes)
 	}
 }
 
 // A pipe of programs inside the grammar is approved like one command.
 func TestAutoApprovePipe(t *testing.T) {
-	h := newHarness(t, harnessConfig{AutoApprove: AutoApproveLow})
-	ev := h.permIn(t.TempDir(), "per_1", "cat go.mod | grep module")
-	h.b.HandleEvent(context.Background(), ev)
-	if r := h.oc.PermReplies(); len(r) != 1 || r[0].Reply != "once" {
+	c := newCore(t, Config{AutoApprove: AutoApproveLow})
+	ev := c.permIn(t.TempDir(), "per_1", "cat go.mod | grep module")
+	c.b.HandleEvent(context.Background(), ev)
+	if r := c.oc.PermReplies(); len(r) != 1 || r[0].Reply != "once" {
 		t.Fatalf("replies = %+v, want one once", r)
 	}
 }
@@ -208,16 +208,16 @@ func TestAutoApproveAsksWhenNotLow(t *testing.T) {
 		{"policy unset", "", nil, "ls"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(t, harnessConfig{AutoApprove: tc.policy})
-			ev := h.permIn(t.TempDir(), "per_1", tc.cmd)
+			c := newCore(t, Config{AutoApprove: tc.policy})
+			ev := c.permIn(t.TempDir(), "per_1", tc.cmd)
 			if tc.edit != nil {
 				tc.edit(&ev)
 			}
-			h.b.HandleEvent(context.Background(), ev)
-			if r := h.oc.PermReplies(); len(r) != 0 {
+			c.b.HandleEvent(context.Background(), ev)
+			if r := c.oc.PermReplies(); len(r) != 0 {
 				t.Fatalf("replied %+v without asking", r)
 			}
-			h.asksNormally("per_1")
+			c.asksNormally("per_1")
 		})
 	}
 }
@@ -227,15 +227,15 @@ func TestAutoApproveAsksWhenNotLow(t *testing.T) {
 func TestAutoApproveFailingReplyAsks(t *testing.T) {
 	for _, err := range []error{opencode.ErrTransient, opencode.ErrUnauthorized, opencode.ErrNotAccepted} {
 		t.Run(err.Error(), func(t *testing.T) {
-			h := newHarness(t, harnessConfig{AutoApprove: AutoApproveLow})
-			h.oc.permErrs = map[string][]error{"per_1": {err}}
-			h.b.HandleEvent(context.Background(), h.permIn(t.TempDir(), "per_1", "ls"))
-			if r := h.oc.PermReplies(); len(r) != 1 {
+			c := newCore(t, Config{AutoApprove: AutoApproveLow})
+			c.oc.permErrs = map[string][]error{"per_1": {err}}
+			c.b.HandleEvent(context.Background(), c.permIn(t.TempDir(), "per_1", "ls"))
+			if r := c.oc.PermReplies(); len(r) != 1 {
 				t.Fatalf("replies = %+v, want the one failed attempt", r)
 			}
-			h.asksNormally("per_1")
-			if !strings.Contains(h.logs.String(), "asking instead") {
-				t.Errorf("fallback not logged:\n%s", h.logs.String())
+			c.asksNormally("per_1")
+			if !strings.Contains(c.logs.String(), "asking instead") {
+				t.Errorf("fallback not logged:\n%s", c.logs.String())
 			}
 		})
 	}
@@ -243,13 +243,13 @@ func TestAutoApproveFailingReplyAsks(t *testing.T) {
 
 // A request opencode no longer knows is closed quietly.
 func TestAutoApproveGone(t *testing.T) {
-	h := newHarness(t, harnessConfig{AutoApprove: AutoApproveLow})
-	h.oc.permErrs = map[string][]error{"per_1": {opencode.ErrNotFound}}
-	h.b.HandleEvent(context.Background(), h.permIn(t.TempDir(), "per_1", "ls"))
-	if n := len(h.tg.Sent()); n != 0 {
-		t.Errorf("sent %d messages for a request that is gone", n)
+	c := newCore(t, Config{AutoApprove: AutoApproveLow})
+	c.oc.permErrs = map[string][]error{"per_1": {opencode.ErrNotFound}}
+	c.b.HandleEvent(context.Background(), c.permIn(t.TempDir(), "per_1", "ls"))
+	if n, m := len(c.fe.Messages()), len(c.fe.AutoApprovedRequests()); n != 0 || m != 0 {
+		t.Errorf("posted %d messages and %d notices for a request that is gone", n, m)
 	}
-	if _, err := h.store.ByRequestID("", "per_1"); !errors.Is(err, pending.ErrNotFound) {
+	if _, err := c.store.ByRequestID("", "per_1"); !errors.Is(err, pending.ErrNotFound) {
 		t.Errorf("gone request still held: %v", err)
 	}
 }
@@ -257,15 +257,15 @@ func TestAutoApproveGone(t *testing.T) {
 // A replayed event (a reconnect, or the snapshot listing it) does not
 // approve twice.
 func TestAutoApproveOnce(t *testing.T) {
-	h := newHarness(t, harnessConfig{AutoApprove: AutoApproveLow})
-	ev := h.permIn(t.TempDir(), "per_1", "ls")
-	h.b.HandleEvent(context.Background(), ev)
-	h.b.HandleEvent(context.Background(), ev)
-	if r := h.oc.PermReplies(); len(r) != 1 {
+	c := newCore(t, Config{AutoApprove: AutoApproveLow})
+	ev := c.permIn(t.TempDir(), "per_1", "ls")
+	c.b.HandleEvent(context.Background(), ev)
+	c.b.HandleEvent(context.Background(), ev)
+	if r := c.oc.PermReplies(); len(r) != 1 {
 		t.Fatalf("replies = %+v, want one", r)
 	}
-	if n := len(h.tg.Sent()); n != 1 {
-		t.Errorf("sent %d messages, want one notice", n)
+	if n, m := len(c.fe.Messages()), len(c.fe.AutoApprovedRequests()); n != 0 || m != 1 {
+		t.Errorf("posted %d messages and %d notices, want one notice", n, m)
 	}
 }
 
@@ -278,7 +278,7 @@ func TestAutoApproveTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	h := newHarness(t, harnessConfig{AutoApprove: AutoApproveLow})
+	c := newCore(t, Config{AutoApprove: AutoApproveLow})
 	dir := plainRepo(t) // paths are followed, and git's configuration read, on this machine
 	sc := bufio.NewScanner(f)
 	n, approved := 0, 0
@@ -290,24 +290,25 @@ func TestAutoApproveTable(t *testing.T) {
 		}
 		n++
 		id := fmt.Sprintf("per_%d", n)
-		before := len(h.oc.PermReplies())
-		sentBefore := len(h.tg.Sent())
-		ev := h.permIn(dir, id, parts[2])
-		h.b.HandleEvent(context.Background(), ev)
-		replies := h.oc.PermReplies()[before:]
-		sent := h.tg.Sent()[sentBefore:]
+		before := len(c.oc.PermReplies())
+		postedBefore, notesBefore := len(c.fe.Messages()), len(c.fe.AutoApprovedRequests())
+		ev := c.permIn(dir, id, parts[2])
+		c.b.HandleEvent(context.Background(), ev)
+		replies := c.oc.PermReplies()[before:]
+		posted := c.fe.Messages()[postedBefore:]
+		notes := len(c.fe.AutoApprovedRequests()) - notesBefore
 		switch parts[0] {
 		case "approve":
 			approved++
-			if len(replies) != 1 || replies[0].Reply != "once" || len(sent) != 1 || sent[0].P.ReplyMarkup != nil {
-				t.Errorf("%q: replies %+v, %d messages; want it allowed once with a notice", parts[2], replies, len(sent))
+			if len(replies) != 1 || replies[0].Reply != "once" || len(posted) != 0 || notes != 1 {
+				t.Errorf("%q: replies %+v, %d messages, %d notices; want it allowed once with a notice", parts[2], replies, len(posted), notes)
 			}
 		default:
 			if len(replies) != 0 {
 				t.Errorf("%q answered by itself: %+v", parts[2], replies)
 			}
-			if len(sent) != 1 || sent[0].P.ReplyMarkup == nil {
-				t.Errorf("%q: %d messages, want one with buttons", parts[2], len(sent))
+			if len(posted) != 1 || !posted[0].Open || notes != 0 {
+				t.Errorf("%q: %d messages, %d notices, want one open message", parts[2], len(posted), notes)
 			}
 		}
 	}

@@ -3,680 +3,472 @@ package bot
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
+	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
+	"github.com/hermes-bot/hermes-bot/bot/frontend/frontendtest"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
-
-	tgbot "github.com/go-telegram/bot"
-	"github.com/go-telegram/bot/models"
-
 	"github.com/hermes-bot/hermes-bot/opencode"
 	"github.com/hermes-bot/hermes-bot/pending"
 )
 
-func TestAskedPostsOneMessageWithButtons(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	e := h.ask("que_1", dbQuestion())
-
-	sent := h.tg.Sent()
-	if len(sent) != 1 {
-		t.Fatalf("sent %d messages, want 1", len(sent))
+func TestAskedPostsOneOpenMessage(t *testing.T) {
+	c := newCore(t, Config{})
+	e := c.asked("que_1", dbQuestion())
+	msgs := c.fe.Messages()
+	if len(msgs) != 1 || msgs[0].ID != msgID(e) || !msgs[0].Open || msgs[0].Request.Key != e.UID {
+		t.Fatalf("messages %+v, want one open message of %s", msgs, e.UID)
 	}
-	m := sent[0]
-	if m.P.ChatID != testChat || m.P.ParseMode != models.ParseModeHTML {
-		t.Errorf("sent to %v with parse mode %q", m.P.ChatID, m.P.ParseMode)
-	}
-	for _, want := range []string{"<b>demo</b>", "Qeppn49", "<b>Database</b>", "Which database should I use?", "Postgres", "relational", "SQLite", "embedded"} {
-		if !strings.Contains(m.P.Text, want) {
-			t.Errorf("message lacks %q:\n%s", want, m.P.Text)
-		}
-	}
-	want := [][2]string{
-		{"Postgres", data(t, frontend.Pick, e.UID, 0, 0)},
-		{"SQLite", data(t, frontend.Pick, e.UID, 0, 1)},
-		{"✏️ Type an answer", data(t, frontend.Type, e.UID, 0, 0)},
-	}
-	if got := buttons(t, m.P.ReplyMarkup); !reflect.DeepEqual(got, want) {
-		t.Errorf("buttons = %q, want %q", got, want)
-	}
-	if msgID(e) != m.ID {
-		t.Errorf("entry message ID = %d, want %d", msgID(e), m.ID)
+	v := msgs[0].Request.Members[0]
+	if v.Kind != frontend.KindQuestion || v.Directory != "/home/user/projects/demo" || v.SessionID != testSession ||
+		len(v.Questions) != 1 || v.Questions[0].Text != "Which database should I use?" || v.Questions[0].Header != "Database" ||
+		len(v.Questions[0].Options) != 2 || v.Questions[0].Options[1].Description != "embedded" || !v.Questions[0].Custom {
+		t.Errorf("message shows %+v", v)
 	}
 	if e.Kind != pending.KindQuestion || e.CallID != "call_que_1" || e.ToolMessageID != "msg_1" ||
-		e.Directory != "/home/user/projects/demo" || tgOf(e).Chat != testChat || !e.Questions[0].Custom {
+		e.Directory != "/home/user/projects/demo" || !e.Questions[0].Custom {
 		t.Errorf("entry = %+v", e)
 	}
 	if d := e.ExpiresAt.Sub(e.CreatedAt); d != DefaultTTL {
 		t.Errorf("expires %v after creation, want %v", d, DefaultTTL)
 	}
-	if !strings.Contains(h.logs.String(), `"uid":"`+e.UID+`"`) {
-		t.Errorf("log lines lack the uid field:\n%s", h.logs.String())
+	if !strings.Contains(c.logs.String(), `"uid":"`+e.UID+`"`) {
+		t.Errorf("log lines lack the uid field:\n%s", c.logs.String())
 	}
 }
 
 func TestAskedTwiceIsPostedOnce(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	h.ask("que_1", dbQuestion())
+	c := newCore(t, Config{})
+	c.asked("que_1", dbQuestion())
 	ev := askedEvent("que_1", dbQuestion())
 	ev.Listed = true
-	h.b.HandleEvent(context.Background(), ev)
-	h.b.HandleEvent(context.Background(), ev)
-	if n := len(h.tg.Sent()); n != 1 {
-		t.Fatalf("sent %d messages for one request, want 1", n)
+	c.b.HandleEvent(context.Background(), ev)
+	c.b.HandleEvent(context.Background(), ev)
+	if n := len(c.fe.Messages()); n != 1 {
+		t.Fatalf("posted %d messages for one request, want 1", n)
 	}
 }
 
-func TestCustomFalseHasNoTypeButton(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
+// A question that takes no typed answer shows as such, and a Type press
+// on it is refused.
+func TestCustomFalseTakesNoTypedAnswer(t *testing.T) {
+	c := newCore(t, Config{})
 	q := dbQuestion()
 	no := false
 	q.Custom = &no
-	h.ask("que_1", q)
-	for _, b := range buttons(t, h.lastSent().P.ReplyMarkup) {
-		if strings.HasPrefix(b[1], "qcustom:") {
-			t.Errorf("custom:false question has a typed-answer button %q", b)
-		}
+	e := c.asked("que_1", q)
+	if v := c.message(e).Request.Members[0]; v.Questions[0].AllowsTyped() {
+		t.Errorf("custom:false question shown as taking a typed answer: %+v", v.Questions[0])
+	}
+	if ack := c.tap(ann, frontend.Type, e.UID, e, 0, 0); ack != en(i18n.ToastUnknown) {
+		t.Errorf("Type press told %q", ack)
+	}
+	if ps := c.fe.Prompts(); len(ps) != 0 || c.entry(e.UID).AwaitingText {
+		t.Errorf("asked to type %+v for a custom:false question", ps)
 	}
 }
 
 func TestSendFailureLeavesEntryForSendUnsent(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	h.tg.sendErrs = []error{errors.New("network down")}
-	h.b.HandleEvent(context.Background(), askedEvent("que_1", dbQuestion()))
-	e, err := h.store.ByRequestID("", "que_1")
-	if err != nil {
-		t.Fatal(err)
+	c := newCore(t, Config{})
+	c.fe.Fail("Post", errors.New("network down"))
+	e := c.asked("que_1", dbQuestion())
+	if msgID(e) != 0 || len(c.fe.Messages()) != 0 {
+		t.Fatalf("message %d after a failed post", msgID(e))
 	}
-	if msgID(e) != 0 || len(h.tg.Sent()) != 0 {
-		t.Fatalf("message ID %d after a failed send", msgID(e))
+	c.fe.Fail("Post", nil)
+	for range 2 {
+		if err := c.b.SendUnsent(context.Background()); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if err := h.b.SendUnsent(context.Background()); err != nil {
-		t.Fatal(err)
+	msgs := c.fe.Messages()
+	if len(msgs) != 1 {
+		t.Fatalf("posted %d messages, want 1", len(msgs))
 	}
-	if err := h.b.SendUnsent(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if n := len(h.tg.Sent()); n != 1 {
-		t.Fatalf("sent %d messages, want 1", n)
-	}
-	if got := msgID(h.entry(e.UID)); got != h.lastSent().ID {
-		t.Errorf("message ID = %d, want %d", got, h.lastSent().ID)
+	if got := msgID(c.entry(e.UID)); got != msgs[0].ID {
+		t.Errorf("entry's message = %d, want %d", got, msgs[0].ID)
 	}
 }
 
 func TestSendUnsentReportsFailure(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	h.tg.sendErrs = []error{errors.New("down"), errors.New("still down")}
-	h.b.HandleEvent(context.Background(), askedEvent("que_1", dbQuestion()))
-	if err := h.b.SendUnsent(context.Background()); err == nil {
-		t.Fatal("SendUnsent succeeded though sending failed")
+	c := newCore(t, Config{})
+	c.fe.Fail("Post", errors.New("down"))
+	c.b.HandleEvent(context.Background(), askedEvent("que_1", dbQuestion()))
+	if err := c.b.SendUnsent(context.Background()); err == nil {
+		t.Fatal("SendUnsent succeeded though posting failed")
 	}
 }
 
 func TestPressOptionAnswers(t *testing.T) {
-	h := newHarness(t, harnessConfig{AllowedUserIDs: []int64{alice.ID}})
-	e := h.ask("que_1", dbQuestion())
-
-	id := h.press(alice, data(t, frontend.Pick, e.UID, 0, 1), e)
-
-	if got := h.toast(id); got != i18n.ToastSending {
-		t.Errorf("toast = %q, want %q", got, i18n.ToastSending)
+	c := newCore(t, Config{})
+	e := c.asked("que_1", dbQuestion())
+	if ack := c.tap(ann, frontend.Pick, e.UID, e, 0, 1); ack != en(i18n.ToastSending) {
+		t.Errorf("press told %q", ack)
 	}
 	want := []replyCall{{Dir: "/home/user/projects/demo", RequestID: "que_1", Answers: [][]string{{"SQLite"}}}}
-	if got := h.oc.Replies(); !reflect.DeepEqual(got, want) {
+	if got := c.oc.Replies(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("replies = %+v, want %+v", got, want)
 	}
-	if got := h.oc.resolves; len(got) != 1 || got[0] != (opencode.QuestionRef{Directory: e.Directory, RequestID: "que_1", SessionID: e.SessionID, CallID: "call_que_1"}) {
+	if got := c.oc.resolves; len(got) != 1 || got[0] != (opencode.QuestionRef{Directory: e.Directory, RequestID: "que_1", SessionID: e.SessionID, CallID: "call_que_1"}) {
 		t.Errorf("resolves = %+v", got)
 	}
-	ed := h.lastEdit()
-	if ed.MessageID != msgID(e) || ed.ReplyMarkup != nil {
-		t.Errorf("edit of message %d keeps markup %v", ed.MessageID, ed.ReplyMarkup)
-	}
-	for _, want := range []string{"→ <b>SQLite</b>", "Answered by Alice (@alice)", "Which database"} {
-		if !strings.Contains(ed.Text, want) {
-			t.Errorf("edited message lacks %q:\n%s", want, ed.Text)
-		}
-	}
-	h.gone(e.UID)
+	c.wantIn(c.closedAs(e, frontend.Answered), `answers=[["SQLite"]]`, "by=Ann", "requests=que_1")
+	c.gone(e.UID)
 }
 
 func TestResolvedIDIsUsed(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	h.oc.resolveID = "que_new"
-	e := h.ask("que_old", dbQuestion())
-	h.press(alice, data(t, frontend.Pick, e.UID, 0, 0), e)
-	if got := h.oc.Replies(); len(got) != 1 || got[0].RequestID != "que_new" {
+	c := newCore(t, Config{})
+	c.oc.resolveID = "que_new"
+	e := c.asked("que_old", dbQuestion())
+	c.tap(ann, frontend.Pick, e.UID, e, 0, 0)
+	if got := c.oc.Replies(); len(got) != 1 || got[0].RequestID != "que_new" {
 		t.Fatalf("replies = %+v, want one to que_new", got)
 	}
 }
 
-func TestCustomAnswerByReply(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	e := h.ask("que_1", dbQuestion())
-
-	id := h.press(alice, data(t, frontend.Type, e.UID, 0, 0), e)
-	if got := h.toast(id); got != i18n.ToastTypeAnswer {
-		t.Errorf("toast = %q", got)
+func TestCustomAnswerTyped(t *testing.T) {
+	c := newCore(t, Config{})
+	e := c.asked("que_1", dbQuestion())
+	if ack := c.tap(ann, frontend.Type, e.UID, e, 0, 0); ack != en(i18n.ToastTypeAnswer) {
+		t.Errorf("Type press told %q", ack)
 	}
-	prompt := h.lastSent()
-	fr, ok := prompt.P.ReplyMarkup.(*models.ForceReply)
-	if !ok || !fr.ForceReply || !fr.Selective || fr.InputFieldPlaceholder == "" {
-		t.Fatalf("prompt markup = %#v, want selective force_reply with a placeholder", prompt.P.ReplyMarkup)
+	p := c.prompt()
+	if p.At != msgID(e) || p.Key != e.UID || p.Qi != 0 || p.Reason || p.User != ann || p.Entry.Questions[0].Text != "Which database should I use?" {
+		t.Fatalf("prompt = %+v, want Ann asked for question 0 by the request's message", p)
 	}
-	if !strings.Contains(prompt.P.Text, `<a href="tg://user?id=11">Alice</a>`) || !strings.Contains(prompt.P.Text, "Which database should I use?") {
-		t.Errorf("prompt text = %s", prompt.P.Text)
+	if got := c.entry(e.UID); !got.AwaitingText || got.AwaitingQuestion != 0 || !c.b.Awaits(e.UID, 0, false) {
+		t.Fatalf("entry after Type = %+v", got)
 	}
-	if rp := prompt.P.ReplyParameters; rp == nil || rp.MessageID != msgID(e) {
-		t.Errorf("prompt replies to %+v, want the request message", rp)
+	if len(c.oc.Replies()) != 0 {
+		t.Fatal("a Type press alone answered")
 	}
-	got := h.entry(e.UID)
-	if !got.AwaitingText || got.AwaitingQuestion != 0 || h.promptOf(e.UID) != prompt.ID {
-		t.Fatalf("entry after custom press = %+v", got)
-	}
-	if len(h.oc.Replies()) != 0 {
-		t.Fatal("a custom press alone answered")
-	}
-
-	h.text(alice, "  MariaDB, please  ", prompt.ID)
-
+	c.typeIn(p, ann, "MariaDB, please")
 	want := [][]string{{"MariaDB, please"}}
-	if r := h.oc.Replies(); len(r) != 1 || !reflect.DeepEqual(r[0].Answers, want) {
+	if r := c.oc.Replies(); len(r) != 1 || !reflect.DeepEqual(r[0].Answers, want) {
 		t.Fatalf("replies = %+v, want %v", r, want)
 	}
-	if ed := h.lastEdit(); !strings.Contains(ed.Text, "MariaDB, please") || ed.ReplyMarkup != nil {
-		t.Errorf("edit = %+v", ed)
-	}
-	h.gone(e.UID)
+	c.wantIn(c.closedAs(e, frontend.Answered), `answers=[["MariaDB, please"]]`)
+	c.gone(e.UID)
 }
 
-func TestPlainTextFallback(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	e1 := h.ask("que_1", dbQuestion())
-	e2 := h.ask("que_2", dbQuestion())
-
-	h.text(alice, "nobody waits for this", 0)
-	if n := len(h.oc.Replies()); n != 0 {
-		t.Fatalf("text with nobody awaiting answered %d times", n)
+// Text typed by someone other than the person asked is still an answer:
+// a front-end decides who may answer, the life cycle takes what it hands.
+func TestTypedAnswerOfTwoRequests(t *testing.T) {
+	c := newCore(t, Config{})
+	e1 := c.asked("que_1", dbQuestion())
+	e2 := c.asked("que_2", dbQuestion())
+	c.tap(ann, frontend.Type, e1.UID, e1, 0, 0)
+	c.tap(ben, frontend.Type, e2.UID, e2, 0, 0)
+	ps := c.fe.Prompts()
+	if len(ps) != 2 || ps[0].Key != e1.UID || ps[1].Key != e2.UID {
+		t.Fatalf("prompts %+v, want one per request", ps)
 	}
-
-	h.press(alice, data(t, frontend.Type, e1.UID, 0, 0), e1)
-	h.press(bob, data(t, frontend.Type, e2.UID, 0, 0), e2)
-	h.text(alice, "ambiguous", 0)
-	if n := len(h.oc.Replies()); n != 0 {
-		t.Fatalf("text with two requests awaiting answered %d times", n)
-	}
-
-	// Answering e2 by reply leaves exactly one awaiting text.
-	h.text(bob, "for two", h.promptOf(e2.UID))
-	h.text(alice, "for one", 0)
-	r := h.oc.Replies()
+	c.typeIn(ps[1], ben, "for two")
+	c.typeIn(ps[0], ann, "for one")
+	r := c.oc.Replies()
 	if len(r) != 2 || r[0].RequestID != "que_2" || r[1].RequestID != "que_1" || r[1].Answers[0][0] != "for one" {
 		t.Fatalf("replies = %+v", r)
 	}
 }
 
-func TestIgnoredMessages(t *testing.T) {
-	h := newHarness(t, harnessConfig{BotID: 123})
-	e := h.ask("que_1", dbQuestion())
-	h.press(alice, data(t, frontend.Type, e.UID, 0, 0), e)
-	prompt := h.promptOf(e.UID)
-
-	h.text(alice, "/start", prompt)                         // a command
-	h.text(alice, "reply to the question itself", msgID(e)) // not the prompt
-	h.text(models.User{ID: 123, IsBot: true}, "from the bot", prompt)
-	// Another chat.
-	h.update(context.Background(), &models.Update{Message: &models.Message{
-		ID: 5000, Date: 1, Chat: models.Chat{ID: -999}, From: &alice, Text: "elsewhere",
-		ReplyToMessage: &models.Message{ID: prompt, Date: 1, Chat: models.Chat{ID: -999}},
-	}})
-	if n := len(h.oc.Replies()); n != 0 {
-		t.Fatalf("ignored messages answered %d times", n)
+// Text for a request that no longer waits for it changes nothing.
+func TestTypedAnswerNotAwaitedIgnored(t *testing.T) {
+	c := newCore(t, Config{})
+	e := c.asked("que_1", dbQuestion())
+	c.b.HandleInput(context.Background(), zerolog.Nop(), frontend.Input{Key: e.UID, Text: "unasked", User: ann, Frontend: "test"})
+	c.b.HandleInput(context.Background(), zerolog.Nop(), frontend.Input{Key: "zzzzzzzz", Text: "nobody", User: ann, Frontend: "test"})
+	if n := len(c.oc.Replies()); n != 0 {
+		t.Fatalf("text nobody waited for answered %d times", n)
 	}
-	if !h.entry(e.UID).AwaitingText {
-		t.Fatal("entry no longer awaits text")
+	if got := c.entry(e.UID); got.AwaitingText || !c.message(e).Open {
+		t.Fatalf("entry after stray text = %+v", got)
 	}
 }
 
-func TestForumTopicRootIsNotAReply(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	e := h.ask("que_1", dbQuestion())
-	h.press(alice, data(t, frontend.Type, e.UID, 0, 0), e)
-	h.update(context.Background(), &models.Update{Message: &models.Message{
-		ID: 5000, Date: 1, Chat: models.Chat{ID: testChat, IsForum: true}, From: &alice, Text: "in a topic",
-		IsTopicMessage: true, MessageThreadID: 7,
-		ReplyToMessage: &models.Message{ID: 7, Date: 1, Chat: models.Chat{ID: testChat}, ForumTopicCreated: &models.ForumTopicCreated{Name: "t"}},
-	}})
-	if r := h.oc.Replies(); len(r) != 1 || r[0].Answers[0][0] != "in a topic" {
-		t.Fatalf("replies = %+v, want the topic message taken by the fallback", r)
-	}
-}
-
-func TestUnauthorisedPressChangesNothing(t *testing.T) {
-	h := newHarness(t, harnessConfig{AllowedUserIDs: []int64{alice.ID}})
-	e := h.ask("que_1", dbQuestion())
-	before := h.entry(e.UID)
-
-	for _, d := range []string{data(t, frontend.Pick, e.UID, 0, 0), data(t, frontend.Type, e.UID, 0, 0)} {
-		id := h.press(mallory, d, e)
-		if got := h.toast(id); got != i18n.ToastNotAllowed {
-			t.Errorf("toast = %q, want %q", got, i18n.ToastNotAllowed)
+func TestEveryBadPressTold(t *testing.T) {
+	c := newCore(t, Config{})
+	e := c.asked("que_1", dbQuestion())
+	before := c.entry(e.UID)
+	for _, tc := range []struct {
+		key    string
+		a      frontend.Action
+		qi, oi int
+		want   i18n.Toast
+	}{
+		{e.UID, frontend.Pick, 0, 9, i18n.ToastUnknown},   // no such option
+		{e.UID, frontend.Pick, 5, 0, i18n.ToastUnknown},   // no such question
+		{e.UID, frontend.Toggle, 0, 0, i18n.ToastUnknown}, // not multi-select
+		{e.UID, frontend.Submit, 0, 0, i18n.ToastUnknown},
+		{e.UID, frontend.AllowOnce, 0, 0, i18n.ToastUnknown}, // a permission's button
+		{e.UID, frontend.Action(99), 0, 0, i18n.ToastUnknown},
+		{"zzzzzzzz", frontend.Pick, 0, 0, i18n.ToastGone},
+	} {
+		if ack := c.tap(ann, tc.a, tc.key, e, tc.qi, tc.oi); ack != en(tc.want) {
+			t.Errorf("%s %d/%d of %s told %q, want %q", tc.a, tc.qi, tc.oi, tc.key, ack, en(tc.want))
 		}
 	}
-	if n := len(h.oc.Replies()); n != 0 {
-		t.Fatalf("unauthorised press reached opencode %d times", n)
+	if n := len(c.oc.Replies()); n != 0 {
+		t.Fatalf("bad presses reached opencode %d times", n)
 	}
-	if n := len(h.tg.Sent()); n != 1 {
-		t.Errorf("sent %d messages, want only the request", n)
-	}
-	if len(h.tg.Edits()) != 0 {
-		t.Error("unauthorised press edited the message")
-	}
-	if after := h.entry(e.UID); !reflect.DeepEqual(before, after) {
+	if after := c.entry(e.UID); !reflect.DeepEqual(before, after) {
 		t.Errorf("entry changed:\n%+v\n%+v", before, after)
 	}
 }
 
-func TestUnauthorisedTypedAnswerIgnored(t *testing.T) {
-	h := newHarness(t, harnessConfig{AllowedUserIDs: []int64{alice.ID}})
-	e := h.ask("que_1", dbQuestion())
-	h.press(alice, data(t, frontend.Type, e.UID, 0, 0), e)
-	h.text(mallory, "sneaky", h.promptOf(e.UID))
-	h.text(mallory, "sneaky", 0)
-	if n := len(h.oc.Replies()); n != 0 {
-		t.Fatalf("typed answer of a user not allowed reached opencode %d times", n)
-	}
-	h.text(alice, "fine", h.promptOf(e.UID))
-	if n := len(h.oc.Replies()); n != 1 {
-		t.Fatalf("allowed user's answer reached opencode %d times", n)
-	}
-}
-
-func TestWrongChatPressRefused(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	e := h.ask("que_1", dbQuestion())
-	id := h.pressIn(-999, alice, data(t, frontend.Pick, e.UID, 0, 0), msgID(e))
-	if got := h.toast(id); got != i18n.ToastNotAllowed {
-		t.Errorf("toast = %q", got)
-	}
-	if n := len(h.oc.Replies()); n != 0 {
-		t.Fatalf("press from another chat answered %d times", n)
-	}
-	h.entry(e.UID)
-}
-
-func TestInaccessibleMessageFallsBackToEntryChat(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	e := h.ask("que_1", dbQuestion())
-	h.update(context.Background(), &models.Update{CallbackQuery: &models.CallbackQuery{
-		ID: "old", From: alice, Data: data(t, frontend.Pick, e.UID, 0, 0),
-		Message: models.MaybeInaccessibleMessage{
-			Type:                models.MaybeInaccessibleMessageTypeInaccessibleMessage,
-			InaccessibleMessage: &models.InaccessibleMessage{Chat: models.Chat{ID: testChat}, MessageID: msgID(e)},
-		},
-	}})
-	if got := h.tg.AnswersFor("old"); len(got) != 1 {
-		t.Fatalf("answered %d times", len(got))
-	}
-	if n := len(h.oc.Replies()); n != 1 {
-		t.Fatalf("press on an inaccessible message answered %d times, want 1", n)
-	}
-}
-
-func TestEveryCallbackAnswered(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	e := h.ask("que_1", dbQuestion())
-	cases := map[string]i18n.Toast{
-		"":                       i18n.ToastUnknown,
-		"ans:1:y":                i18n.ToastUnknown,
-		"qopt:" + e.UID:          i18n.ToastUnknown,
-		"qopt:" + e.UID + ":0:9": i18n.ToastUnknown, // no such option
-		"qopt:" + e.UID + ":5:0": i18n.ToastUnknown, // no such question
-		"qtog:" + e.UID + ":0:0": i18n.ToastUnknown, // not multi-select
-		"qsub:" + e.UID + ":0":   i18n.ToastUnknown,
-		"qopt:zzzzzzzz:0:0":      i18n.ToastGone,
-		strings.Repeat("x", 65):  i18n.ToastUnknown,
-	}
-	for d, want := range cases {
-		id := h.press(alice, d, e)
-		if got := h.toast(id); got != want {
-			t.Errorf("%q: toast %q, want %q", d, got, want)
-		}
-	}
-	if n := len(h.oc.Replies()); n != 0 {
-		t.Fatalf("bad buttons reached opencode %d times", n)
-	}
-}
-
 func TestStaleButtonRefused(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	e := h.ask("que_1", dbQuestion(), dbQuestion())
-	h.press(alice, data(t, frontend.Pick, e.UID, 0, 0), e)
-	before := h.entry(e.UID)
+	c := newCore(t, Config{})
+	e := c.asked("que_1", dbQuestion(), dbQuestion())
+	c.tap(ann, frontend.Pick, e.UID, e, 0, 0)
+	before := c.entry(e.UID)
 	if before.Current != 1 {
 		t.Fatalf("current = %d after answering question 1", before.Current)
 	}
-	id := h.press(alice, data(t, frontend.Pick, e.UID, 0, 1), e)
-	if got := h.toast(id); got != i18n.ToastStale {
-		t.Errorf("toast = %q, want %q", got, i18n.ToastStale)
+	if ack := c.tap(ann, frontend.Pick, e.UID, e, 0, 1); ack != en(i18n.ToastStale) {
+		t.Errorf("press told %q, want %q", ack, en(i18n.ToastStale))
 	}
-	if after := h.entry(e.UID); !reflect.DeepEqual(before, after) {
+	if after := c.entry(e.UID); !reflect.DeepEqual(before, after) {
 		t.Errorf("stale press changed the entry:\n%+v\n%+v", before, after)
 	}
-	if n := len(h.oc.Replies()); n != 0 {
+	if n := len(c.oc.Replies()); n != 0 {
 		t.Fatalf("replies = %d", n)
 	}
 }
 
 func TestTwoQuestionsInSequence(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
+	c := newCore(t, Config{})
 	q2 := opencode.Question{Question: "Strict?", Header: "Strict", Options: []opencode.Option{{Label: "Yes"}, {Label: "No"}}}
-	e := h.ask("que_1", dbQuestion(), q2)
-	if !strings.Contains(h.lastSent().P.Text, "Question 1/2") {
-		t.Errorf("first message lacks Question 1/2:\n%s", h.lastSent().P.Text)
+	e := c.asked("que_1", dbQuestion(), q2)
+	if v := c.message(e).Request.Members[0]; v.Current != 0 || len(v.Questions) != 2 {
+		t.Fatalf("first message shows %+v, want question 1 of 2", v)
 	}
-
-	id := h.press(alice, data(t, frontend.Pick, e.UID, 0, 0), e)
-	if got := h.toast(id); !strings.Contains(string(got), "Strict") {
-		t.Errorf("toast after question 1 = %q", got)
+	if ack := c.tap(ann, frontend.Pick, e.UID, e, 0, 0); !strings.Contains(ack, "Strict") {
+		t.Errorf("press on question 1 told %q", ack)
 	}
-	if n := len(h.oc.Replies()); n != 0 {
+	if n := len(c.oc.Replies()); n != 0 {
 		t.Fatal("replied before every question was answered")
 	}
-	ed := h.lastEdit()
-	if !strings.Contains(ed.Text, "Question 2/2") || !strings.Contains(ed.Text, "Strict?") || !strings.Contains(ed.Text, "Postgres") {
-		t.Errorf("message after question 1:\n%s", ed.Text)
+	m := c.message(e)
+	if v := m.Request.Members[0]; !m.Open || v.Current != 1 || len(v.Answers) == 0 || !reflect.DeepEqual(v.Answers[0], []string{"Postgres"}) {
+		t.Errorf("message after question 1 shows %+v", v)
 	}
-	if got := buttons(t, ed.ReplyMarkup); got[0][1] != data(t, frontend.Pick, e.UID, 1, 0) {
-		t.Errorf("buttons after question 1 = %q", got)
-	}
-
 	// The second answer is typed.
-	h.press(bob, data(t, frontend.Type, e.UID, 1, 0), e)
-	h.text(bob, "Only on Sundays", h.promptOf(e.UID))
-
+	c.tap(ben, frontend.Type, e.UID, e, 1, 0)
+	c.typeIn(c.prompt(), ben, "Only on Sundays")
 	want := [][]string{{"Postgres"}, {"Only on Sundays"}}
-	if r := h.oc.Replies(); len(r) != 1 || !reflect.DeepEqual(r[0].Answers, want) {
+	if r := c.oc.Replies(); len(r) != 1 || !reflect.DeepEqual(r[0].Answers, want) {
 		t.Fatalf("replies = %+v, want one with %v", r, want)
 	}
-	final := h.lastEdit().Text
-	if !strings.Contains(final, "Postgres") || !strings.Contains(final, "Only on Sundays") || !strings.Contains(final, "Answered by Bob") {
-		t.Errorf("final message:\n%s", final)
-	}
-	h.gone(e.UID)
+	c.wantIn(c.closedAs(e, frontend.Answered), `answers=[["Postgres"] ["Only on Sundays"]]`, "by=Ben")
+	c.gone(e.UID)
 }
 
 func TestMultiSelect(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
+	c := newCore(t, Config{})
 	q := opencode.Question{Question: "Which?", Multiple: true,
 		Options: []opencode.Option{{Label: "A"}, {Label: "B"}, {Label: "C"}}}
-	e := h.ask("que_1", q)
-	got := buttons(t, h.lastSent().P.ReplyMarkup)
-	want := [][2]string{
-		{"☐ A", data(t, frontend.Toggle, e.UID, 0, 0)},
-		{"☐ B", data(t, frontend.Toggle, e.UID, 0, 1)},
-		{"☐ C", data(t, frontend.Toggle, e.UID, 0, 2)},
-		{"✅ Submit", data(t, frontend.Submit, e.UID, 0, 0)},
-		{"✏️ Type an answer", data(t, frontend.Type, e.UID, 0, 0)},
+	e := c.asked("que_1", q)
+	if v := c.message(e).Request.Members[0]; !v.Questions[0].Multiple || len(v.Selected) != 0 {
+		t.Fatalf("message shows %+v, want a multi-select with nothing selected", v)
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("buttons = %q, want %q", got, want)
+	if ack := c.tap(ann, frontend.Submit, e.UID, e, 0, 0); ack != en(i18n.ToastSelectFirst) {
+		t.Errorf("empty submit told %q", ack)
 	}
-
-	if id := h.press(alice, data(t, frontend.Submit, e.UID, 0, 0), e); h.toast(id) != i18n.ToastSelectFirst {
-		t.Errorf("empty submit toast = %q", h.toast(id))
+	for i, tap := range []struct {
+		oi   int
+		want string
+	}{{2, "☑ C"}, {0, "☑ A"}, {1, "☑ B"}, {1, "☐ B"}} {
+		if ack := c.tap(ann, frontend.Toggle, e.UID, e, 0, tap.oi); ack != tap.want {
+			t.Errorf("toggle %d told %q, want %q", i, ack, tap.want)
+		}
 	}
-	h.press(alice, data(t, frontend.Toggle, e.UID, 0, 2), e)
-	h.press(alice, data(t, frontend.Toggle, e.UID, 0, 0), e)
-	h.press(alice, data(t, frontend.Toggle, e.UID, 0, 1), e)
-	h.press(alice, data(t, frontend.Toggle, e.UID, 0, 1), e) // B off again
-	if got := buttons(t, h.lastEdit().ReplyMarkup); got[0][0] != "☑ A" || got[1][0] != "☐ B" || got[2][0] != "☑ C" || got[3][0] != "✅ Submit (2)" {
-		t.Errorf("buttons after toggles = %q", got)
+	if err := c.b.Wait(context.Background()); err != nil {
+		t.Fatal(err)
 	}
-	if n := len(h.oc.Replies()); n != 0 {
+	if got := selected(c.message(e)); !slices.Equal(got, []string{"C", "A"}) {
+		t.Errorf("message shows %q selected after the toggles, want C and A", got)
+	}
+	if n := len(c.oc.Replies()); n != 0 {
 		t.Fatal("toggles answered")
 	}
-	h.press(alice, data(t, frontend.Submit, e.UID, 0, 0), e)
+	c.tap(ann, frontend.Submit, e.UID, e, 0, 0)
 	wantAns := [][]string{{"A", "C"}}
-	if r := h.oc.Replies(); len(r) != 1 || !reflect.DeepEqual(r[0].Answers, wantAns) {
+	if r := c.oc.Replies(); len(r) != 1 || !reflect.DeepEqual(r[0].Answers, wantAns) {
 		t.Fatalf("replies = %+v, want %v", r, wantAns)
 	}
-	h.gone(e.UID)
+	c.gone(e.UID)
 }
 
 func TestDoublePressRepliesOnce(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	e := h.ask("que_1", dbQuestion())
-	first := h.press(alice, data(t, frontend.Pick, e.UID, 0, 0), e)
-	second := h.press(alice, data(t, frontend.Pick, e.UID, 0, 0), e)
-	if n := len(h.oc.Replies()); n != 1 {
+	c := newCore(t, Config{})
+	e := c.asked("que_1", dbQuestion())
+	first := c.tap(ann, frontend.Pick, e.UID, e, 0, 0)
+	second := c.tap(ann, frontend.Pick, e.UID, e, 0, 0)
+	if n := len(c.oc.Replies()); n != 1 {
 		t.Fatalf("%d replies for a double press", n)
 	}
-	if h.toast(first) != i18n.ToastSending || h.toast(second) != i18n.ToastAnswered {
-		t.Errorf("toasts = %q, %q", h.toast(first), h.toast(second))
+	if first != en(i18n.ToastSending) || second != en(i18n.ToastAnswered) {
+		t.Errorf("told %q, %q", first, second)
 	}
 }
 
 func TestConcurrentPressWhileSending(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	e := h.ask("que_1", dbQuestion())
+	c := newCore(t, Config{})
+	e := c.asked("que_1", dbQuestion())
 	release := make(chan struct{})
-	h.oc.block, h.oc.started = release, make(chan struct{}, 1)
-
+	c.oc.block, c.oc.started = release, make(chan struct{}, 1)
+	acked := make(chan string, 1)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		h.update(context.Background(), &models.Update{CallbackQuery: &models.CallbackQuery{
-			ID: "first", From: alice, Data: data(t, frontend.Pick, e.UID, 0, 0),
-			Message: models.MaybeInaccessibleMessage{Message: &models.Message{ID: msgID(e), Date: 1, Chat: models.Chat{ID: testChat}}},
-		}})
+		c.b.HandlePress(context.Background(), zerolog.Nop(), frontend.Press{Key: e.UID, Action: frontend.Pick, User: ann,
+			Frontend: c.fe.Name(), From: frontendtest.Place(msgID(e)), FromCarries: true, Ack: func(s string) { acked <- s }})
 	}()
 	select {
-	case <-h.oc.started:
+	case <-c.oc.started:
 	case <-time.After(10 * time.Second):
 		t.Fatal("first press never reached opencode")
 	}
-	// The first press answered its callback before calling opencode.
-	if got := h.tg.AnswersFor("first"); len(got) != 1 || got[0] != en(i18n.ToastSending) {
-		t.Errorf("first press toasts while sending = %q", got)
+	// The first press was acknowledged before opencode was called.
+	select {
+	case ack := <-acked:
+		if ack != en(i18n.ToastSending) {
+			t.Errorf("first press told %q while sending", ack)
+		}
+	default:
+		t.Error("first press not acknowledged while sending")
 	}
-	second := h.press(bob, data(t, frontend.Pick, e.UID, 0, 1), e)
-	if got := h.toast(second); got != i18n.ToastBusy {
-		t.Errorf("second press toast = %q, want %q", got, i18n.ToastBusy)
+	if ack := c.tap(ben, frontend.Pick, e.UID, e, 0, 1); ack != en(i18n.ToastBusy) {
+		t.Errorf("second press told %q, want %q", ack, en(i18n.ToastBusy))
 	}
 	close(release)
 	<-done
-	if r := h.oc.Replies(); len(r) != 1 || r[0].Answers[0][0] != "Postgres" {
+	if r := c.oc.Replies(); len(r) != 1 || r[0].Answers[0][0] != "Postgres" {
 		t.Fatalf("replies = %+v", r)
 	}
 }
 
 func TestFailureClasses(t *testing.T) {
 	for _, tc := range []struct {
-		name      string
-		err       error
-		resolve   bool // fail in resolve rather than reply
-		kept      bool
-		toPerson  string // text of the note to the person; "" for none
-		editShows string
+		name     string
+		err      error
+		resolve  bool // fail in resolve rather than reply
+		kept     bool
+		toPerson string // the note to the person; "" for none
 	}{
-		{name: "not found on reply", err: opencode.ErrNotFound, editShows: "No longer pending"},
-		{name: "not found on resolve", err: opencode.ErrNotFound, resolve: true, editShows: "No longer pending"},
+		{name: "not found on reply", err: opencode.ErrNotFound},
+		{name: "not found on resolve", err: opencode.ErrNotFound, resolve: true},
 		{name: "not accepted", err: opencode.ErrNotAccepted, kept: true, toPerson: "did not accept"},
 		{name: "transient", err: opencode.ErrTransient, kept: true, toPerson: "Could not reach opencode"},
 		{name: "transient on resolve", err: opencode.ErrTransient, resolve: true, kept: true, toPerson: "Could not reach opencode"},
 		{name: "unauthorized", err: opencode.ErrUnauthorized, kept: true, toPerson: "Could not reach opencode"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(t, harnessConfig{})
-			e := h.ask("que_1", dbQuestion())
-			before := h.entry(e.UID)
+			c := newCore(t, Config{})
+			e := c.asked("que_1", dbQuestion())
+			before, shown := c.entry(e.UID), c.message(e)
 			if tc.resolve {
-				h.oc.resolveErr = tc.err
+				c.oc.resolveErr = tc.err
 			} else {
-				h.oc.replyErrs = []error{tc.err}
+				c.oc.replyErrs = []error{tc.err}
 			}
-			id := h.press(alice, data(t, frontend.Pick, e.UID, 0, 0), e)
-			if got := h.toast(id); got != i18n.ToastSending {
-				t.Errorf("toast = %q", got)
+			if ack := c.tap(ann, frontend.Pick, e.UID, e, 0, 0); ack != en(i18n.ToastSending) {
+				t.Errorf("press told %q", ack)
 			}
 			if !tc.kept {
-				h.gone(e.UID)
-				if ed := h.lastEdit(); !strings.Contains(ed.Text, tc.editShows) || ed.ReplyMarkup != nil {
-					t.Errorf("edit = %q", ed.Text)
-				}
+				c.gone(e.UID)
+				c.closedAs(e, frontend.NoLongerPending)
 				return
 			}
-			if after := h.entry(e.UID); !reflect.DeepEqual(before, after) {
+			if after := c.entry(e.UID); !reflect.DeepEqual(before, after) {
 				t.Errorf("entry changed:\n%+v\n%+v", before, after)
 			}
-			if len(h.tg.Edits()) != 0 {
-				t.Errorf("message edited: %q", h.lastEdit().Text)
+			if now := c.message(e); !reflect.DeepEqual(now, shown) {
+				t.Errorf("message changed:\n%+v\n%+v", shown, now)
 			}
-			note := h.lastSent()
-			if !strings.Contains(note.P.Text, tc.toPerson) || !strings.Contains(note.P.Text, "tg://user?id=11") {
-				t.Errorf("note to the person = %q", note.P.Text)
-			}
-			if rp := note.P.ReplyParameters; rp == nil || rp.MessageID != msgID(e) {
-				t.Errorf("note replies to %+v", rp)
+			if told := c.fe.Told(); len(told) != 1 || !strings.HasPrefix(told[0], "Ann: ") || !strings.Contains(told[0], tc.toPerson) {
+				t.Errorf("told %q, want Ann told %q", told, tc.toPerson)
 			}
 			// The person can answer again.
-			h.oc.resolveErr, h.oc.replyErrs = nil, nil
-			h.press(alice, data(t, frontend.Pick, e.UID, 0, 1), e)
-			h.gone(e.UID)
+			c.oc.resolveErr, c.oc.replyErrs = nil, nil
+			c.tap(ann, frontend.Pick, e.UID, e, 0, 1)
+			c.gone(e.UID)
 		})
 	}
 }
 
 func TestNotAcceptedClearsSelection(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
+	c := newCore(t, Config{})
 	q := opencode.Question{Question: "Which?", Multiple: true, Options: []opencode.Option{{Label: "A"}, {Label: "B"}}}
-	e := h.ask("que_1", q)
-	h.press(alice, data(t, frontend.Toggle, e.UID, 0, 0), e)
-	h.oc.replyErrs = []error{opencode.ErrNotAccepted}
-	h.press(alice, data(t, frontend.Submit, e.UID, 0, 0), e)
-	got := h.entry(e.UID)
-	if len(got.Selected) != 0 || got.Current != 0 {
+	e := c.asked("que_1", q)
+	c.tap(ann, frontend.Toggle, e.UID, e, 0, 0)
+	c.oc.replyErrs = []error{opencode.ErrNotAccepted}
+	c.tap(ann, frontend.Submit, e.UID, e, 0, 0)
+	if got := c.entry(e.UID); len(got.Selected) != 0 || got.Current != 0 {
 		t.Errorf("entry after refused answer = %+v", got)
 	}
-	if b := buttons(t, h.lastEdit().ReplyMarkup); b[0][0] != "☐ A" {
-		t.Errorf("buttons after refused answer = %q", b)
+	if err := c.b.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if m := c.message(e); !m.Open || len(selected(m)) != 0 {
+		t.Errorf("message after refused answer = %+v, want open with nothing selected", m)
 	}
 }
 
 func TestAnsweredElsewhere(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	e1 := h.ask("que_1", dbQuestion())
-	e2 := h.ask("que_2", dbQuestion())
+	c := newCore(t, Config{})
+	e1 := c.asked("que_1", dbQuestion())
+	e2 := c.asked("que_2", dbQuestion())
 	ctx := context.Background()
 
-	h.b.HandleEvent(ctx, opencode.Event{Type: opencode.TypeQuestionReplied, QuestionReplied: &opencode.QuestionReplied{
+	c.b.HandleEvent(ctx, opencode.Event{Type: opencode.TypeQuestionReplied, QuestionReplied: &opencode.QuestionReplied{
 		SessionID: e1.SessionID, RequestID: "que_1", Answers: [][]string{{"SQLite"}}}})
-	h.gone(e1.UID)
-	ed := h.lastEdit()
-	if ed.MessageID != msgID(e1) || ed.ReplyMarkup != nil || !strings.Contains(ed.Text, "Answered in opencode") || !strings.Contains(ed.Text, "SQLite") {
-		t.Errorf("edit = %+v", ed)
-	}
+	c.gone(e1.UID)
+	c.wantIn(c.closedAs(e1, frontend.AnsweredElsewhere), `answers=[["SQLite"]]`)
 
-	h.b.HandleEvent(ctx, opencode.Event{Type: opencode.TypeQuestionRejected, QuestionRejected: &opencode.QuestionRejected{
+	c.b.HandleEvent(ctx, opencode.Event{Type: opencode.TypeQuestionRejected, QuestionRejected: &opencode.QuestionRejected{
 		SessionID: e2.SessionID, RequestID: "que_2"}})
-	h.gone(e2.UID)
-	if ed := h.lastEdit(); ed.MessageID != msgID(e2) || !strings.Contains(ed.Text, "Dismissed in opencode") {
-		t.Errorf("edit = %+v", ed)
-	}
+	c.gone(e2.UID)
+	c.closedAs(e2, frontend.Dismissed)
 
 	// Our own answer's echo, and a press on the closed request.
-	edits := len(h.tg.Edits())
-	h.b.HandleEvent(ctx, opencode.Event{Type: opencode.TypeQuestionReplied, QuestionReplied: &opencode.QuestionReplied{RequestID: "que_1"}})
-	if len(h.tg.Edits()) != edits {
-		t.Error("echo of a closed request edited a message")
+	before := c.fe.Messages()
+	c.b.HandleEvent(ctx, opencode.Event{Type: opencode.TypeQuestionReplied, QuestionReplied: &opencode.QuestionReplied{RequestID: "que_1"}})
+	if after := c.fe.Messages(); !reflect.DeepEqual(before, after) {
+		t.Errorf("echo of a closed request changed a message:\n%+v\n%+v", before, after)
 	}
-	if id := h.press(alice, data(t, frontend.Pick, e1.UID, 0, 0), e1); h.toast(id) != i18n.ToastAnsweredElsewhere {
-		t.Errorf("press on closed request: %q", h.toast(id))
+	if ack := c.tap(ann, frontend.Pick, e1.UID, e1, 0, 0); ack != en(i18n.ToastAnsweredElsewhere) {
+		t.Errorf("press on closed request told %q", ack)
 	}
 }
 
-func TestHandlerSurvivesShutdownContext(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	e := h.ask("que_1", dbQuestion())
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel() // polling stopped
-	h.update(ctx, &models.Update{CallbackQuery: &models.CallbackQuery{
-		ID: "late", From: alice, Data: data(t, frontend.Pick, e.UID, 0, 0),
-		Message: models.MaybeInaccessibleMessage{Message: &models.Message{ID: msgID(e), Date: 1, Chat: models.Chat{ID: testChat}}},
-	}})
-	r := h.oc.Replies()
-	if len(r) != 1 || r[0].CtxErr != nil {
-		t.Fatalf("replies = %+v, want one made with a live context", r)
-	}
-	h.gone(e.UID)
-}
-
-func TestMiddlewaresRecoverAndWait(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	chain := func(hf tgbot.HandlerFunc) tgbot.HandlerFunc {
-		mws := h.fe.Middlewares()
-		for i := len(mws) - 1; i >= 0; i-- {
-			hf = mws[i](hf)
-		}
-		return hf
-	}
-
-	chain(func(context.Context, *tgbot.Bot, *models.Update) { panic("boom") })(context.Background(), nil, &models.Update{ID: 42})
-	logs := h.logs.String()
-	if !strings.Contains(logs, "boom") || !strings.Contains(logs, "bridge_test.go") || !strings.Contains(logs, `"updateID":42`) {
-		t.Errorf("panic log lacks the panic, its stack or the update:\n%s", logs)
-	}
-	if err := h.fe.Wait(context.Background()); err != nil {
-		t.Fatalf("Wait after a panicked handler: %v", err)
-	}
-
-	release, entered := make(chan struct{}), make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		chain(func(context.Context, *tgbot.Bot, *models.Update) {
-			close(entered)
-			<-release
-		})(context.Background(), nil, &models.Update{})
+// A panic while answering gives the request's lock back: the next press
+// gets through.
+func TestPanicInPressReleasesTheRequest(t *testing.T) {
+	c := newCore(t, Config{})
+	e := c.asked("que_1", dbQuestion())
+	c.b.cfg.Servers[""] = panicky{}
+	var acks []string
+	func() {
+		defer func() {
+			if r := recover(); r == nil {
+				t.Error("the resolver's panic did not reach the front-end")
+			}
+		}()
+		c.b.HandlePress(context.Background(), zerolog.Nop(), c.fe.Press(e.UID, frontend.Pick, 0, 0, ann, msgID(e), &acks))
 	}()
-	<-entered
-	short, cancel := context.WithCancel(context.Background())
-	cancel()
-	if err := h.fe.Wait(short); !errors.Is(err, context.Canceled) {
-		t.Errorf("Wait with a running handler and an ended context = %v", err)
+	if len(acks) != 1 {
+		t.Errorf("panicked press acknowledged %d times", len(acks))
 	}
-	waited := make(chan error, 1)
-	go func() { waited <- h.fe.Wait(context.Background()) }()
-	close(release)
-	if err := <-waited; err != nil {
-		t.Errorf("Wait = %v", err)
-	}
-	wg.Wait()
-}
-
-func TestPanicInCallbackStillAnswers(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	e := h.ask("que_1", dbQuestion())
-	h.b.cfg.Servers[""] = panicky{}
-	chain := h.chain(h.fe.Handler(h.b))
-	chain(context.Background(), nil, &models.Update{CallbackQuery: &models.CallbackQuery{
-		ID: "p", From: alice, Data: data(t, frontend.Pick, e.UID, 0, 0),
-		Message: models.MaybeInaccessibleMessage{Message: &models.Message{ID: msgID(e), Date: 1, Chat: models.Chat{ID: testChat}}},
-	}})
-	if got := h.tg.AnswersFor("p"); len(got) != 1 {
-		t.Fatalf("answered %d times", len(got))
-	}
-	// The lock was released: another press gets through.
-	h.b.cfg.Servers[""] = h.oc
-	h.press(alice, data(t, frontend.Pick, e.UID, 0, 0), e)
-	if len(h.oc.Replies()) != 1 {
+	c.b.cfg.Servers[""] = c.oc
+	c.tap(ann, frontend.Pick, e.UID, e, 0, 0)
+	if len(c.oc.Replies()) != 1 {
 		t.Fatal("request stuck after a panic")
 	}
 }
@@ -688,124 +480,100 @@ func (panicky) ResolveQuestionID(context.Context, opencode.QuestionRef) (string,
 }
 
 func TestExpireDue(t *testing.T) {
-	h := newHarness(t, harnessConfig{TTL: time.Minute})
-	start := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
-	clock := start
-	h.b.now = func() time.Time { return clock }
-	old := h.ask("que_old", dbQuestion())
-	clock = start.Add(50 * time.Second)
-	young := h.ask("que_young", dbQuestion())
+	c := newCore(t, Config{TTL: time.Minute})
+	start := c.now
+	old := c.asked("que_old", dbQuestion())
+	c.now = start.Add(50 * time.Second)
+	young := c.asked("que_young", dbQuestion())
 
-	clock = start.Add(61 * time.Second)
-	if err := h.b.ExpireDue(context.Background()); err != nil {
+	c.now = start.Add(61 * time.Second)
+	if err := c.b.ExpireDue(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	h.gone(old.UID)
-	h.entry(young.UID)
-	if got := h.oc.rejects; len(got) != 1 || got[0] != "que_old" {
+	c.gone(old.UID)
+	c.entry(young.UID)
+	if got := c.oc.rejects; len(got) != 1 || got[0] != "que_old" {
 		t.Fatalf("rejects = %q", got)
 	}
-	if ed := h.lastEdit(); ed.MessageID != msgID(old) || ed.ReplyMarkup != nil || !strings.Contains(ed.Text, "Expired") {
-		t.Errorf("edit = %+v", ed)
-	}
-	if id := h.press(alice, data(t, frontend.Pick, old.UID, 0, 0), old); h.toast(id) != i18n.ToastExpired {
-		t.Errorf("press on expired request: %q", h.toast(id))
+	c.wantIn(c.closedAs(old, frontend.Expired), fmt.Sprintf("told=%d", frontend.ToldDismissed))
+	if ack := c.tap(ann, frontend.Pick, old.UID, old, 0, 0); ack != en(i18n.ToastExpired) {
+		t.Errorf("press on expired request told %q", ack)
 	}
 
-	clock = start.Add(200 * time.Second)
-	if err := h.b.ExpireDue(context.Background()); err != nil {
+	c.now = start.Add(200 * time.Second)
+	if err := c.b.ExpireDue(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	h.gone(young.UID)
+	c.gone(young.UID)
 }
 
 // hermes-bot stopping in the middle of an expiry finishes it: a reject
 // cut off would count as failed, and the message would never say that
 // the request expired.
 func TestExpireDueFinishesAtShutdown(t *testing.T) {
-	h := newHarness(t, harnessConfig{TTL: time.Minute})
-	start := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
-	clock := start
-	h.b.now = func() time.Time { return clock }
-	e := h.ask("que_old", dbQuestion())
-
-	clock = start.Add(61 * time.Second)
+	c := newCore(t, Config{TTL: time.Minute})
+	e := c.asked("que_old", dbQuestion())
+	c.now = c.now.Add(61 * time.Second)
 	ctx, stop := context.WithCancel(context.Background())
-	h.oc.onReject = stop // the stop comes while opencode is being told
-	_ = h.b.ExpireDue(ctx)
-	h.gone(e.UID)
-	if got := h.oc.rejects; len(got) != 1 || got[0] != "que_old" {
+	c.oc.onReject = stop // the stop comes while opencode is being told
+	_ = c.b.ExpireDue(ctx)
+	c.gone(e.UID)
+	if got := c.oc.rejects; len(got) != 1 || got[0] != "que_old" {
 		t.Fatalf("rejects = %q, want que_old rejected", got)
 	}
-	if ed := h.lastEdit(); ed.MessageID != msgID(e) || ed.ReplyMarkup != nil || !strings.Contains(ed.Text, "Expired") {
-		t.Errorf("edit = %+v, want the message to say it expired", ed)
-	}
+	c.wantIn(c.closedAs(e, frontend.Expired), fmt.Sprintf("told=%d", frontend.ToldDismissed))
 }
 
-func TestPromptSendFailure(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	e := h.ask("que_1", dbQuestion())
-	before := h.entry(e.UID)
-	h.tg.sendErrs = []error{errors.New("429")}
-	id := h.press(alice, data(t, frontend.Type, e.UID, 0, 0), e)
-	if got := h.toast(id); got != i18n.ToastPromptFailed {
-		t.Errorf("toast = %q", got)
+func TestPromptFailure(t *testing.T) {
+	c := newCore(t, Config{})
+	e := c.asked("que_1", dbQuestion())
+	before := c.entry(e.UID)
+	c.fe.Fail("Collect", errors.New("429"))
+	if ack := c.tap(ann, frontend.Type, e.UID, e, 0, 0); ack != en(i18n.ToastPromptFailed) {
+		t.Errorf("press told %q", ack)
 	}
-	if after := h.entry(e.UID); !reflect.DeepEqual(before, after) {
+	if after := c.entry(e.UID); !reflect.DeepEqual(before, after) {
 		t.Errorf("entry changed:\n%+v\n%+v", before, after)
 	}
 }
 
 func TestSelectionDoesNotCarryToNextQuestion(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
+	c := newCore(t, Config{})
 	q := opencode.Question{Question: "Which?", Multiple: true, Options: []opencode.Option{{Label: "A"}, {Label: "B"}}}
-	e := h.ask("que_1", q, q)
-	h.press(alice, data(t, frontend.Toggle, e.UID, 0, 0), e)
-	h.press(alice, data(t, frontend.Submit, e.UID, 0, 0), e)
-	if b := buttons(t, h.lastEdit().ReplyMarkup); b[0] != [2]string{"☐ A", data(t, frontend.Toggle, e.UID, 1, 0)} {
-		t.Errorf("second question starts with %q", b[0])
+	e := c.asked("que_1", q, q)
+	c.tap(ann, frontend.Toggle, e.UID, e, 0, 0)
+	c.tap(ann, frontend.Submit, e.UID, e, 0, 0)
+	if m := c.message(e); m.Request.Members[0].Current != 1 || len(selected(m)) != 0 {
+		t.Errorf("second question starts with %+v", m.Request.Members[0])
 	}
-	h.press(alice, data(t, frontend.Toggle, e.UID, 1, 1), e)
-	h.press(alice, data(t, frontend.Submit, e.UID, 1, 0), e)
+	c.tap(ann, frontend.Toggle, e.UID, e, 1, 1)
+	c.tap(ann, frontend.Submit, e.UID, e, 1, 0)
 	want := [][]string{{"A"}, {"B"}}
-	if r := h.oc.Replies(); len(r) != 1 || !reflect.DeepEqual(r[0].Answers, want) {
+	if r := c.oc.Replies(); len(r) != 1 || !reflect.DeepEqual(r[0].Answers, want) {
 		t.Fatalf("replies = %+v, want %v", r, want)
 	}
 }
 
-// A question is stored after its message is sent. A press that comes
+// A question is stored after its message is posted. A press that comes
 // in between, from someone quick on a fast link, waits for the store
 // rather than being told the request is closed.
 func TestPressBeforeStoredWaits(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	h.b.lockWait = 10 * time.Second // the press must not give up: this is not about busy presses
-	pressed := make(chan string, 1)
-	h.tg.onSend = func(p *tgbot.SendMessageParams, id int) {
-		kb, ok := p.ReplyMarkup.(*models.InlineKeyboardMarkup)
-		if !ok || len(kb.InlineKeyboard) == 0 {
-			t.Errorf("question sent without buttons: %+v", p.ReplyMarkup)
-			return
-		}
-		data := kb.InlineKeyboard[0][0].CallbackData
-		go func() { pressed <- h.pressIn(testChat, alice, data, id) }()
+	c := newCore(t, Config{})
+	c.b.lockWait = 10 * time.Second // the press must not give up: this is not about busy presses
+	pressed := make(chan []string, 1)
+	c.fe.OnPost(func(m frontendtest.Message) {
+		var acks []string
+		c.b.HandlePress(context.Background(), zerolog.Nop(), c.fe.Press(m.Request.Key, frontend.Pick, 0, 0, ann, m.ID, &acks))
+		pressed <- acks
+	})
+	c.b.HandleEvent(context.Background(), askedEvent("que_early", dbQuestion()))
+	if acks := <-pressed; len(acks) != 1 || acks[0] != en(i18n.ToastSending) {
+		t.Errorf("press told %q, want %q", acks, en(i18n.ToastSending))
 	}
-	e := h.ask("que_early", dbQuestion())
-	cb := <-pressed
-	if got := h.toast(cb); got != i18n.ToastSending {
-		t.Errorf("toast %q, want %q", got, i18n.ToastSending)
+	if r := c.oc.Replies(); len(r) != 1 || r[0].RequestID != "que_early" || !reflect.DeepEqual(r[0].Answers, [][]string{{"Postgres"}}) {
+		t.Fatalf("opencode got %+v, want one reply Postgres to que_early", r)
 	}
-	replies := h.oc.Replies()
-	if len(replies) != 1 || replies[0].RequestID != "que_early" || len(replies[0].Answers) != 1 || len(replies[0].Answers[0]) != 1 || replies[0].Answers[0][0] != "Postgres" {
-		t.Fatalf("opencode got %+v, want one reply Postgres to que_early", replies)
+	if list, _ := c.store.List(); len(list) != 0 {
+		t.Errorf("entries left: %+v", list)
 	}
-	h.gone(e.UID)
-}
-
-// chain wraps hf in the front-end's middlewares, as go-telegram/bot does.
-func (h *harness) chain(hf tgbot.HandlerFunc) tgbot.HandlerFunc {
-	mws := h.fe.Middlewares()
-	for i := len(mws) - 1; i >= 0; i-- {
-		hf = mws[i](hf)
-	}
-	return hf
 }

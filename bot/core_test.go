@@ -15,6 +15,7 @@ import (
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/frontend/frontendtest"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
+	"github.com/hermes-bot/hermes-bot/bot/internal/testlog"
 	"github.com/hermes-bot/hermes-bot/opencode"
 	"github.com/hermes-bot/hermes-bot/pending"
 )
@@ -32,6 +33,7 @@ type core struct {
 	oc    *fakeOpencode
 	store *pending.Store
 	now   time.Time
+	logs  *testlog.Buffer
 }
 
 func newCore(t *testing.T, cfg Config) *core {
@@ -42,11 +44,16 @@ func newCore(t *testing.T, cfg Config) *core {
 	}
 	t.Cleanup(func() { _ = store.Close() })
 	c := &core{t: t, fe: &frontendtest.Frontend{}, oc: &fakeOpencode{}, store: store,
-		now: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}
+		now: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC), logs: &testlog.Buffer{}}
 	if cfg.Servers == nil {
 		cfg.Servers = map[string]Opencode{"": c.oc}
 	}
-	c.b = NewBridge(cfg, store, []frontend.Frontend{c.fe}, zerolog.Nop())
+	c.b = NewBridge(cfg, store, []frontend.Frontend{c.fe}, zerolog.New(c.logs))
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("bridge log:\n%s", c.logs.String())
+		}
+	})
 	c.b.now = func() time.Time { return c.now }
 	c.b.lockWait = 50 * time.Millisecond
 	return c

@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -10,53 +11,41 @@ import (
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
-
-	"github.com/go-telegram/bot/models"
-
+	"github.com/hermes-bot/hermes-bot/bot/risk"
 	"github.com/hermes-bot/hermes-bot/opencode"
 	"github.com/hermes-bot/hermes-bot/pending"
 )
 
-func wantIn(t *testing.T, text string, wants ...string) {
-	t.Helper()
-	for _, w := range wants {
-		if !strings.Contains(text, w) {
-			t.Errorf("message lacks %q:\n%s", w, text)
-		}
+// permView is the permission message e shows, alone.
+func (c *core) permView(e *pending.Entry) *frontend.View {
+	c.t.Helper()
+	m := c.message(e)
+	if !m.Open || len(m.Request.Members) != 1 || m.Request.Members[0].Permission == nil {
+		c.t.Fatalf("message %d shows %+v, want one open permission", m.ID, m)
 	}
+	return m.Request.Members[0]
 }
 
 func TestPermissionPosted(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
+	c := newCore(t, Config{})
 	ev := permEvent("per_1", "rm -rf build && make")
 	ev.PermissionAsked.Patterns = []string{"rm -rf build", "make"}
 	ev.PermissionAsked.Always = []string{"rm *", "make *"}
-	e := h.askPerm(ev)
+	e := c.askPerm(ev)
 
-	sent := h.tg.Sent()
-	if len(sent) != 1 {
-		t.Fatalf("sent %d messages, want 1", len(sent))
+	if n := len(c.fe.Messages()); n != 1 {
+		t.Fatalf("posted %d messages, want 1", n)
 	}
-	m := sent[0]
-	if m.P.ParseMode != models.ParseModeHTML || m.P.ChatID != testChat {
-		t.Errorf("sent to %v in %q", m.P.ChatID, m.P.ParseMode)
+	v := c.permView(e)
+	if v.Kind != frontend.KindPermission || v.RequestID != "per_1" || v.SessionID != testSession || v.Directory != "/home/user/projects/demo" ||
+		v.Permission.Kind != "bash" || !reflect.DeepEqual(v.Permission.Patterns, []string{"rm -rf build", "make"}) ||
+		!reflect.DeepEqual(v.Permission.Always, []string{"rm *", "make *"}) || risk.MetaStrings(v.Permission.Metadata)["command"] != "rm -rf build && make" {
+		t.Errorf("message shows %+v (permission %+v)", v, v.Permission)
 	}
-	wantIn(t, m.P.Text,
-		"<b>demo</b>", "Qeppn49", "Permission: bash",
-		"<pre>rm -rf build &amp;&amp; make</pre>",
-		"Patterns: <code>rm -rf build</code>, <code>make</code>",
-		"allows <code>rm *</code>, <code>make *</code> in this project, in every session, until opencode restarts",
-		"🔴 <b>high risk</b>", "rm -rf")
-	want := [][2]string{
-		{i18n.English.BtnAllowOnce, "ponce:" + e.UID},
-		{i18n.English.BtnAllowAlways, "palways:" + e.UID},
-		{i18n.English.BtnReject, "preject:" + e.UID},
-		{i18n.English.BtnRejectReason, "preason:" + e.UID},
+	if a := frontend.Assess(v); a.Level != risk.High {
+		t.Errorf("risk %v, want high", a.Level)
 	}
-	if got := buttons(t, m.P.ReplyMarkup); !reflect.DeepEqual(got, want) {
-		t.Errorf("buttons = %q, want %q", got, want)
-	}
-	if e.Kind != pending.KindPermission || msgID(e) != m.ID || e.CallID != "call_per_1" || e.ToolMessageID != "msg_1" ||
+	if e.Kind != pending.KindPermission || e.CallID != "call_per_1" || e.ToolMessageID != "msg_1" ||
 		e.Permission == nil || e.Permission.Kind != "bash" || !reflect.DeepEqual(e.Permission.Always, []string{"rm *", "make *"}) ||
 		e.ExpiresAt.Sub(e.CreatedAt) != DefaultTTL {
 		t.Errorf("entry = %+v (permission %+v)", e, e.Permission)
@@ -64,101 +53,98 @@ func TestPermissionPosted(t *testing.T) {
 
 	// Seen again (a reconnect's list): nothing new.
 	ev.Listed = true
-	h.b.HandleEvent(context.Background(), ev)
-	if n := len(h.tg.Sent()); n != 1 {
-		t.Errorf("sent %d messages after the request was listed again", n)
+	c.b.HandleEvent(context.Background(), ev)
+	if n := len(c.fe.Messages()); n != 1 {
+		t.Errorf("posted %d messages after the request was listed again", n)
 	}
 }
 
+// The level a front-end shows is the one auto-approval decides on, from
+// what the life cycle read of the tool call.
 func TestPermissionRiskLevelsShown(t *testing.T) {
-	for cmd, want := range map[string]string{
-		"ls -la":                "🟢 <b>low risk</b>",
-		"make test":             "🟡 <b>medium risk</b>",
-		"echo hi; sudo rm -r /": "🔴 <b>high risk</b>",
+	for cmd, want := range map[string]risk.Level{
+		"ls -la":                risk.Low,
+		"make test":             risk.Medium,
+		"echo hi; sudo rm -r /": risk.High,
 	} {
-		h := newHarness(t, harnessConfig{})
-		h.askPerm(h.permIn(project(t), "per_1", cmd))
-		wantIn(t, h.lastSent().P.Text, want)
+		c := newCore(t, Config{})
+		e := c.askPerm(c.permIn(project(t), "per_1", cmd))
+		if got := frontend.Assess(c.permView(e)).Level; got != want {
+			t.Errorf("%q shown as %v, want %v", cmd, got, want)
+		}
 	}
 }
 
 func TestPermissionEditShowsFileAndDiff(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	diff := "Index: /home/user/projects/demo/src/app.go\n" +
-		"===================================================================\n" +
-		"--- /home/user/projects/demo/src/app.go\n+++ /home/user/projects/demo/src/app.go\n" +
-		"@@ -1,3 +1,3 @@\n package app\n-const x = 1 // <old>\n+const x = 2 // <new>\n"
+	c := newCore(t, Config{})
+	diff := "Index: /home/user/projects/demo/src/app.go\n+const x = 2 // <new>\n"
 	meta, _ := json.Marshal(map[string]string{"filepath": "/home/user/projects/demo/src/app.go", "diff": diff})
-	h.askPerm(opencode.Event{
+	e := c.askPerm(opencode.Event{
 		Directory: "/home/user/projects/demo", Type: opencode.TypePermissionAsked,
 		PermissionAsked: &opencode.PermissionRequest{
 			ID: "per_e", SessionID: testSession, Permission: "edit",
 			Patterns: []string{"src/app.go"}, Always: []string{"*"}, Metadata: meta,
 		},
 	})
-	text := h.lastSent().P.Text
-	wantIn(t, text, "Permission: edit", "File: <code>/home/user/projects/demo/src/app.go</code>",
-		"-const x = 1 // &lt;old&gt;", "+const x = 2 // &lt;new&gt;", "Patterns: <code>src/app.go</code>",
-		"<code>*</code> — that is, every edit request", "🟡 <b>medium risk</b>")
-	if strings.Contains(text, "=====") || strings.Contains(text, "Index:") {
-		t.Errorf("diff headers shown:\n%s", text)
+	v := c.permView(e)
+	if m := risk.MetaStrings(v.Permission.Metadata); v.Permission.Kind != "edit" || m["filepath"] != "/home/user/projects/demo/src/app.go" || m["diff"] != diff {
+		t.Errorf("message shows %+v, want the edit's file and diff as opencode sent them", v.Permission)
+	}
+	if a := frontend.Assess(v); a.Level != risk.Medium {
+		t.Errorf("risk %v, want medium", a.Level)
 	}
 }
 
-func TestPermissionUnknownMetadataShowsPatterns(t *testing.T) {
+func TestPermissionUnknownMetadataPosted(t *testing.T) {
 	for _, meta := range []string{`[1,2]`, `{"weird":{"x":1},"command":7}`, `"text"`, ``} {
-		h := newHarness(t, harnessConfig{})
-		h.askPerm(opencode.Event{
+		c := newCore(t, Config{})
+		e := c.askPerm(opencode.Event{
 			Directory: "/p/demo", Type: opencode.TypePermissionAsked,
 			PermissionAsked: &opencode.PermissionRequest{
 				ID: "per_x", SessionID: testSession, Permission: "mystery_tool",
 				Patterns: []string{"thing-<1>"}, Metadata: json.RawMessage(meta),
 			},
 		})
-		wantIn(t, h.lastSent().P.Text, "Permission: mystery_tool", "<code>thing-&lt;1&gt;</code>",
-			"🟡 <b>medium risk</b>", "opencode named no patterns")
+		v := c.permView(e)
+		if v.Permission.Kind != "mystery_tool" || !reflect.DeepEqual(v.Permission.Patterns, []string{"thing-<1>"}) || v.Permission.Run != nil {
+			t.Errorf("metadata %q: message shows %+v", meta, v.Permission)
+		}
+		if a := frontend.Assess(v); a.Level != risk.Medium {
+			t.Errorf("metadata %q: risk %v, want medium", meta, a.Level)
+		}
 	}
 }
 
 func TestPermissionButtons(t *testing.T) {
 	for _, tc := range []struct {
-		act    frontend.Action
-		reply  string
-		footer []string
+		act   frontend.Action
+		reply string
 	}{
-		{frontend.AllowOnce, "once", []string{"✅ <b>Allowed once</b> by Alice (@alice)"}},
-		{frontend.AllowAlways, "always", []string{"♾️ <b>Always allowed</b> by Alice (@alice)", "also allowed: <code>git *</code>"}},
-		{frontend.Reject, "reject", []string{"❌ <b>Rejected</b> by Alice (@alice)"}},
+		{frontend.AllowOnce, "once"},
+		{frontend.AllowAlways, "always"},
+		{frontend.Reject, "reject"},
 	} {
 		t.Run(tc.reply, func(t *testing.T) {
-			h := newHarness(t, harnessConfig{AllowedUserIDs: []int64{alice.ID}})
-			e := h.askPerm(permEvent("per_1", "git push origin main"))
-			id := h.press(alice, permData(t, tc.act, e.UID), e)
-			if got := h.toast(id); got != i18n.ToastSending {
-				t.Errorf("toast = %q", got)
+			c := newCore(t, Config{})
+			e := c.askPerm(permEvent("per_1", "git push origin main"))
+			if ack := c.tap(ann, tc.act, e.UID, e, 0, 0); ack != en(i18n.ToastSending) {
+				t.Errorf("press told %q", ack)
 			}
 			want := []permCall{{Dir: "/home/user/projects/demo", SessionID: testSession, RequestID: "per_1", Reply: tc.reply}}
-			if got := h.oc.PermReplies(); !reflect.DeepEqual(got, want) {
+			if got := c.oc.PermReplies(); !reflect.DeepEqual(got, want) {
 				t.Fatalf("replies = %+v, want %+v", got, want)
 			}
-			ed := h.lastEdit()
-			if ed.MessageID != msgID(e) || ed.ReplyMarkup != nil {
-				t.Errorf("edit of message %d keeps markup %v", ed.MessageID, ed.ReplyMarkup)
-			}
-			wantIn(t, ed.Text, append(tc.footer, "<pre>git push origin main</pre>", "<b>demo</b>")...)
-			if strings.Contains(ed.Text, "until opencode restarts") {
-				t.Errorf("closed message still offers always:\n%s", ed.Text)
-			}
-			h.gone(e.UID)
+			c.wantIn(c.closedAs(e, frontend.Decided), "reply="+tc.reply, "by=Ann", "requests=per_1")
+			c.gone(e.UID)
 
 			// A second tap, and our own reply's echo, change nothing.
-			if id := h.press(alice, permData(t, frontend.AllowOnce, e.UID), e); h.toast(id) != i18n.ToastAnswered {
-				t.Errorf("second tap toast = %q", h.toast(id))
+			if ack := c.tap(ann, frontend.AllowOnce, e.UID, e, 0, 0); ack != en(i18n.ToastAnswered) {
+				t.Errorf("second tap told %q", ack)
 			}
-			edits := len(h.tg.Edits())
-			h.b.HandleEvent(context.Background(), opencode.Event{Type: opencode.TypePermissionReplied,
+			before := c.fe.Messages()
+			c.b.HandleEvent(context.Background(), opencode.Event{Type: opencode.TypePermissionReplied,
 				PermissionReplied: &opencode.PermissionReplied{SessionID: testSession, RequestID: "per_1", Reply: tc.reply}})
-			if len(h.tg.Edits()) != edits || len(h.oc.PermReplies()) != 1 {
+			if after := c.fe.Messages(); !reflect.DeepEqual(before, after) || len(c.oc.PermReplies()) != 1 {
 				t.Error("second tap or echo changed something")
 			}
 		})
@@ -166,51 +152,41 @@ func TestPermissionButtons(t *testing.T) {
 }
 
 func TestPermissionRejectWithReason(t *testing.T) {
-	h := newHarness(t, harnessConfig{BotID: 123})
-	e := h.askPerm(permEvent("per_1", "npm publish"))
-
-	id := h.press(bob, permData(t, frontend.RejectWithReason, e.UID), e)
-	if got := h.toast(id); got != i18n.ToastTypeAnswer {
-		t.Errorf("toast = %q", got)
+	c := newCore(t, Config{})
+	e := c.askPerm(permEvent("per_1", "npm publish"))
+	if ack := c.tap(ben, frontend.RejectWithReason, e.UID, e, 0, 0); ack != en(i18n.ToastTypeAnswer) {
+		t.Errorf("press told %q", ack)
 	}
-	prompt := h.lastSent()
-	fr, ok := prompt.P.ReplyMarkup.(*models.ForceReply)
-	if !ok || !fr.ForceReply || !fr.Selective || fr.InputFieldPlaceholder == "" {
-		t.Fatalf("prompt markup = %#v", prompt.P.ReplyMarkup)
+	p := c.prompt()
+	if p.At != msgID(e) || p.Key != e.UID || !p.Reason || p.User != ben || p.Entry.Permission == nil {
+		t.Fatalf("prompt = %+v, want Ben asked for a reason by the request's message", p)
 	}
-	wantIn(t, prompt.P.Text, `<a href="tg://user?id=22">Bob</a>`, "why you reject <b>bash</b> <code>npm publish</code>")
-	if rp := prompt.P.ReplyParameters; rp == nil || rp.MessageID != msgID(e) {
-		t.Errorf("prompt replies to %+v", rp)
-	}
-	if got := h.entry(e.UID); !got.AwaitingText || h.promptOf(e.UID) != prompt.ID {
+	if got := c.entry(e.UID); !got.AwaitingText || !got.AwaitingReason || !c.b.Awaits(e.UID, 0, true) {
 		t.Fatalf("entry after reason press = %+v", got)
 	}
-	if n := len(h.oc.PermReplies()); n != 0 {
+	if n := len(c.oc.PermReplies()); n != 0 {
 		t.Fatal("asking for a reason answered")
 	}
-
-	h.text(bob, "  not before the review <3  ", prompt.ID)
-
+	c.typeIn(p, ben, "not before the review <3")
 	want := []permCall{{Dir: "/home/user/projects/demo", SessionID: testSession, RequestID: "per_1", Reply: "reject", Message: "not before the review <3"}}
-	if got := h.oc.PermReplies(); !reflect.DeepEqual(got, want) {
+	if got := c.oc.PermReplies(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("replies = %+v, want %+v", got, want)
 	}
-	ed := h.lastEdit()
-	wantIn(t, ed.Text, "❌ <b>Rejected</b> by Bob", "Reason: <i>not before the review &lt;3</i>")
-	if ed.ReplyMarkup != nil {
-		t.Error("keyboard kept")
-	}
-	h.gone(e.UID)
+	c.wantIn(c.closedAs(e, frontend.Decided), "reply=reject", "by=Ben", "reason=not before the review <3")
+	c.gone(e.UID)
 }
 
-func TestPermissionReasonFallbackWithoutReply(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	e := h.askPerm(permEvent("per_1", "make deploy"))
-	h.press(alice, permData(t, frontend.RejectWithReason, e.UID), e)
-	h.text(alice, "use staging", 0)
-	if r := h.oc.PermReplies(); len(r) != 1 || r[0].Message != "use staging" || r[0].Reply != "reject" {
+// A reason typed by someone other than who asked to give one is taken:
+// whom a front-end lets answer is its own business.
+func TestPermissionReasonByAnother(t *testing.T) {
+	c := newCore(t, Config{})
+	e := c.askPerm(permEvent("per_1", "make deploy"))
+	c.tap(ann, frontend.RejectWithReason, e.UID, e, 0, 0)
+	c.typeIn(c.prompt(), ben, "use staging")
+	if r := c.oc.PermReplies(); len(r) != 1 || r[0].Message != "use staging" || r[0].Reply != "reject" {
 		t.Fatalf("replies = %+v", r)
 	}
+	c.wantIn(c.closedAs(e, frontend.Decided), "by=Ben")
 }
 
 func TestPermissionFailureClasses(t *testing.T) {
@@ -226,289 +202,244 @@ func TestPermissionFailureClasses(t *testing.T) {
 		{name: "unauthorized", err: opencode.ErrUnauthorized, kept: true, toPerson: "Could not reach opencode"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(t, harnessConfig{})
-			e := h.askPerm(permEvent("per_1", "make"))
-			before := h.entry(e.UID)
-			h.oc.permErrs = map[string][]error{"per_1": {tc.err}}
-			id := h.press(alice, permData(t, frontend.AllowOnce, e.UID), e)
-			if got := h.toast(id); got != i18n.ToastSending {
-				t.Errorf("toast = %q", got)
+			c := newCore(t, Config{})
+			e := c.askPerm(permEvent("per_1", "make"))
+			before, shown := c.entry(e.UID), c.message(e)
+			c.oc.permErrs = map[string][]error{"per_1": {tc.err}}
+			if ack := c.tap(ann, frontend.AllowOnce, e.UID, e, 0, 0); ack != en(i18n.ToastSending) {
+				t.Errorf("press told %q", ack)
 			}
 			if !tc.kept {
-				h.gone(e.UID)
-				if ed := h.lastEdit(); !strings.Contains(ed.Text, "No longer pending") || ed.ReplyMarkup != nil {
-					t.Errorf("edit = %q", ed.Text)
-				}
-				if id := h.press(alice, permData(t, frontend.AllowOnce, e.UID), e); h.toast(id) != i18n.ToastGone {
-					t.Errorf("press after close: %q", h.toast(id))
+				c.gone(e.UID)
+				c.closedAs(e, frontend.NoLongerPending)
+				if ack := c.tap(ann, frontend.AllowOnce, e.UID, e, 0, 0); ack != en(i18n.ToastGone) {
+					t.Errorf("press after close told %q", ack)
 				}
 				return
 			}
-			if after := h.entry(e.UID); !reflect.DeepEqual(before, after) {
+			if after := c.entry(e.UID); !reflect.DeepEqual(before, after) {
 				t.Errorf("entry changed:\n%+v\n%+v", before, after)
 			}
-			if len(h.tg.Edits()) != 0 {
-				t.Errorf("message edited: %q", h.lastEdit().Text)
+			if now := c.message(e); !reflect.DeepEqual(now, shown) {
+				t.Errorf("message changed:\n%+v\n%+v", shown, now)
 			}
-			note := h.lastSent()
-			wantIn(t, note.P.Text, tc.toPerson, "tg://user?id=11")
-			if rp := note.P.ReplyParameters; rp == nil || rp.MessageID != msgID(e) {
-				t.Errorf("note replies to %+v", rp)
+			if told := c.fe.Told(); len(told) != 1 || !strings.HasPrefix(told[0], "Ann: ") || !strings.Contains(told[0], tc.toPerson) {
+				t.Errorf("told %q, want Ann told %q", told, tc.toPerson)
 			}
 			// The person can decide again.
-			h.press(alice, permData(t, frontend.Reject, e.UID), e)
-			if r := h.oc.PermReplies(); len(r) != 2 || r[1].Reply != "reject" {
+			c.tap(ann, frontend.Reject, e.UID, e, 0, 0)
+			if r := c.oc.PermReplies(); len(r) != 2 || r[1].Reply != "reject" {
 				t.Fatalf("replies = %+v", r)
 			}
-			h.gone(e.UID)
+			c.gone(e.UID)
 		})
 	}
 }
 
-func TestPermissionUnauthorised(t *testing.T) {
-	h := newHarness(t, harnessConfig{AllowedUserIDs: []int64{alice.ID}})
-	e := h.askPerm(permEvent("per_1", "make"))
-	before := h.entry(e.UID)
-	for _, a := range []frontend.Action{frontend.AllowOnce, frontend.AllowAlways, frontend.Reject, frontend.RejectWithReason} {
-		if id := h.press(mallory, permData(t, a, e.UID), e); h.toast(id) != i18n.ToastNotAllowed {
-			t.Errorf("%s: toast %q", a, h.toast(id))
-		}
-	}
-	if id := h.pressIn(-999, alice, permData(t, frontend.AllowOnce, e.UID), msgID(e)); h.toast(id) != i18n.ToastNotAllowed {
-		t.Errorf("other chat: toast %q", h.toast(id))
-	}
-	// A reason prompt asked by Alice cannot be answered by Mallory.
-	h.press(alice, permData(t, frontend.RejectWithReason, e.UID), e)
-	h.text(mallory, "sneaky", h.promptOf(e.UID))
-	if n := len(h.oc.PermReplies()); n != 0 {
-		t.Fatalf("users not allowed reached opencode %d times", n)
-	}
-	after := h.entry(e.UID)
-	after.AwaitingText, after.AwaitingReason = false, false
-	if !reflect.DeepEqual(before, after) {
-		t.Errorf("entry changed:\n%+v\n%+v", before, after)
-	}
-}
-
 func TestPermissionBusyWhileSending(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	e := h.askPerm(permEvent("per_1", "make"))
-	unlock, err := h.b.locks.lock(context.Background(), e.UID)
+	c := newCore(t, Config{})
+	e := c.askPerm(permEvent("per_1", "make"))
+	unlock, err := c.b.locks.lock(context.Background(), e.UID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := h.press(alice, permData(t, frontend.AllowOnce, e.UID), e)
+	ack := c.tap(ann, frontend.AllowOnce, e.UID, e, 0, 0)
 	unlock()
-	if got := h.toast(id); got != i18n.ToastBusy {
-		t.Errorf("toast = %q, want %q", got, i18n.ToastBusy)
+	if ack != en(i18n.ToastBusy) {
+		t.Errorf("press told %q, want %q", ack, en(i18n.ToastBusy))
 	}
-	if n := len(h.oc.PermReplies()); n != 0 {
+	if n := len(c.oc.PermReplies()); n != 0 {
 		t.Fatalf("busy press replied %d times", n)
 	}
 }
 
 func TestPermissionRepliedElsewhere(t *testing.T) {
-	for reply, want := range map[string]string{
-		"once":   "Approved in opencode (once)",
-		"always": "Approved in opencode (always)",
-		"reject": "Rejected in opencode",
-	} {
+	for _, reply := range []string{"once", "always", "reject"} {
 		t.Run(reply, func(t *testing.T) {
-			h := newHarness(t, harnessConfig{})
-			e := h.askPerm(permEvent("per_1", "make"))
-			h.b.HandleEvent(context.Background(), opencode.Event{Type: opencode.TypePermissionReplied,
+			c := newCore(t, Config{})
+			e := c.askPerm(permEvent("per_1", "make"))
+			c.b.HandleEvent(context.Background(), opencode.Event{Type: opencode.TypePermissionReplied,
 				PermissionReplied: &opencode.PermissionReplied{SessionID: testSession, RequestID: "per_1", Reply: reply}})
-			h.gone(e.UID)
-			ed := h.lastEdit()
-			if ed.MessageID != msgID(e) || ed.ReplyMarkup != nil {
-				t.Errorf("edit = %+v", ed)
+			c.gone(e.UID)
+			c.wantIn(c.closedAs(e, frontend.DecidedElsewhere), "reply="+reply, "requests=per_1")
+			if ack := c.tap(ann, frontend.AllowOnce, e.UID, e, 0, 0); ack != en(i18n.ToastAnsweredElsewhere) {
+				t.Errorf("press after told %q", ack)
 			}
-			wantIn(t, ed.Text, want, "<pre>make</pre>")
-			if id := h.press(alice, permData(t, frontend.AllowOnce, e.UID), e); h.toast(id) != i18n.ToastAnsweredElsewhere {
-				t.Errorf("press after: %q", h.toast(id))
-			}
-			if n := len(h.oc.PermReplies()); n != 0 {
+			if n := len(c.oc.PermReplies()); n != 0 {
 				t.Errorf("replied %d times", n)
 			}
 		})
 	}
 }
 
-// clock is a settable time for the bridge.
-type clock struct{ t time.Time }
-
-func (c *clock) now() time.Time { return c.t }
-
-func expiryHarness(t *testing.T) (*harness, *clock) {
-	h := newHarness(t, harnessConfig{TTL: time.Minute})
-	c := &clock{t: time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)}
-	h.b.now = c.now
-	return h, c
-}
-
 func TestExpirePermission(t *testing.T) {
-	h, c := expiryHarness(t)
-	e := h.askPerm(permEvent("per_1", "make"))
-	c.t = c.t.Add(time.Minute)
-	if err := h.b.ExpireDue(context.Background()); err != nil {
+	c := newCore(t, Config{TTL: time.Minute})
+	e := c.askPerm(permEvent("per_1", "make"))
+	c.now = c.now.Add(time.Minute)
+	if err := c.b.ExpireDue(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	want := []permCall{{Dir: e.Directory, SessionID: testSession, RequestID: "per_1", Reply: "reject", Message: expiredReason}}
-	if got := h.oc.PermReplies(); !reflect.DeepEqual(got, want) {
+	if got := c.oc.PermReplies(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("replies = %+v, want %+v", got, want)
 	}
 	if !strings.Contains(expiredReason, "in time") || !strings.Contains(expiredReason, "continue") {
 		t.Errorf("the agent is told %q", expiredReason)
 	}
-	h.gone(e.UID)
-	ed := h.lastEdit()
-	if ed.ReplyMarkup != nil {
-		t.Error("expired message keeps its keyboard")
-	}
-	wantIn(t, ed.Text, "Expired", "within 1m", "<pre>make</pre>")
-	if id := h.press(alice, permData(t, frontend.AllowOnce, e.UID), e); h.toast(id) != i18n.ToastExpired {
-		t.Errorf("press on expired: %q", h.toast(id))
+	c.gone(e.UID)
+	c.wantIn(c.closedAs(e, frontend.Expired), fmt.Sprintf("told=%d", frontend.ToldRejected))
+	if ack := c.tap(ann, frontend.AllowOnce, e.UID, e, 0, 0); ack != en(i18n.ToastExpired) {
+		t.Errorf("press on expired told %q", ack)
 	}
 }
 
 func TestExpireRetriesThenGivesUp(t *testing.T) {
-	h, c := expiryHarness(t)
-	h.b.expireRetryFor = 5 * time.Minute
-	e := h.askPerm(permEvent("per_1", "make"))
-	q := h.ask("que_1", dbQuestion())
-	h.oc.permErrs = map[string][]error{"per_1": {opencode.ErrTransient, opencode.ErrUnauthorized, opencode.ErrTransient, opencode.ErrTransient}}
-	h.oc.rejectErrs = []error{opencode.ErrTransient, nil}
+	c := newCore(t, Config{TTL: time.Minute})
+	c.b.expireRetryFor = 5 * time.Minute
+	e := c.askPerm(permEvent("per_1", "make"))
+	q := c.asked("que_1", dbQuestion())
+	c.oc.permErrs = map[string][]error{"per_1": {opencode.ErrTransient, opencode.ErrUnauthorized, opencode.ErrTransient, opencode.ErrTransient}}
+	c.oc.rejectErrs = []error{opencode.ErrTransient, nil}
 	ctx := context.Background()
 
-	c.t = c.t.Add(time.Minute)
-	if err := h.b.ExpireDue(ctx); err != nil {
+	c.now = c.now.Add(time.Minute)
+	if err := c.b.ExpireDue(ctx); err != nil {
 		t.Fatal(err)
 	}
-	pe, qe := h.entry(e.UID), h.entry(q.UID)
+	pe, qe := c.entry(e.UID), c.entry(q.UID)
 	if !pe.ExpiredNotified || !qe.ExpiredNotified {
 		t.Fatalf("entries kept without the expired mark: %+v %+v", pe, qe)
 	}
-	edits := h.tg.Edits()
-	if len(edits) != 2 {
-		t.Fatalf("%d edits after the first sweep, want one per message", len(edits))
+	// Each message says it expired and that opencode is still being told.
+	for _, x := range []*pending.Entry{e, q} {
+		c.wantIn(c.closedAs(x, frontend.Expired), fmt.Sprintf("told=%d", frontend.NotTold))
 	}
-	for _, ed := range edits {
-		if ed.ReplyMarkup != nil || !strings.Contains(ed.Text, "Expired") || !strings.Contains(ed.Text, "keeps trying") {
-			t.Errorf("edit = %+v", ed)
-		}
+	shown := c.fe.Messages()
+	// Presses are refused meanwhile.
+	if ack := c.tap(ann, frontend.AllowOnce, e.UID, e, 0, 0); ack != en(i18n.ToastExpired) {
+		t.Errorf("press on expired permission told %q", ack)
 	}
-	// Presses and typed reasons are refused meanwhile.
-	if id := h.press(alice, permData(t, frontend.AllowOnce, e.UID), e); h.toast(id) != i18n.ToastExpired {
-		t.Errorf("press on expired permission: %q", h.toast(id))
+	if ack := c.tap(ann, frontend.Pick, q.UID, q, 0, 0); ack != en(i18n.ToastExpired) {
+		t.Errorf("press on expired question told %q", ack)
 	}
-	if id := h.press(alice, data(t, frontend.Pick, q.UID, 0, 0), q); h.toast(id) != i18n.ToastExpired {
-		t.Errorf("press on expired question: %q", h.toast(id))
-	}
-	if len(h.oc.Replies()) != 0 {
+	if len(c.oc.Replies()) != 0 {
 		t.Fatal("a press answered an expired question")
 	}
 
 	// The next sweep retries: the question's reject goes through, the
-	// permission's still fails; the message is not edited again.
-	c.t = c.t.Add(30 * time.Second)
-	if err := h.b.ExpireDue(ctx); err != nil {
+	// permission's still fails; the messages are not changed again.
+	c.now = c.now.Add(30 * time.Second)
+	if err := c.b.ExpireDue(ctx); err != nil {
 		t.Fatal(err)
 	}
-	h.gone(q.UID)
-	h.entry(e.UID)
-	if got := len(h.tg.Edits()); got != 2 {
-		t.Errorf("%d edits, want no more", got)
+	c.gone(q.UID)
+	c.entry(e.UID)
+	if now := c.fe.Messages(); !reflect.DeepEqual(now, shown) {
+		t.Errorf("messages changed by the retry:\n%+v\n%+v", shown, now)
 	}
-	if got := h.oc.rejects; len(got) != 2 {
+	if got := c.oc.rejects; len(got) != 2 {
 		t.Errorf("question rejects = %q, want a retry", got)
 	}
 
 	// Still failing within the bound: kept; past it: given up.
-	c.t = c.t.Add(4 * time.Minute)
-	if err := h.b.ExpireDue(ctx); err != nil {
+	c.now = c.now.Add(4 * time.Minute)
+	if err := c.b.ExpireDue(ctx); err != nil {
 		t.Fatal(err)
 	}
-	h.entry(e.UID)
-	c.t = c.t.Add(time.Minute)
-	if err := h.b.ExpireDue(ctx); err != nil {
+	c.entry(e.UID)
+	c.now = c.now.Add(time.Minute)
+	if err := c.b.ExpireDue(ctx); err != nil {
 		t.Fatal(err)
 	}
-	h.gone(e.UID)
-	if n := len(h.oc.PermReplies()); n != 4 {
+	c.gone(e.UID)
+	if n := len(c.oc.PermReplies()); n != 4 {
 		t.Errorf("%d permission rejects, want 4", n)
 	}
-	if !strings.Contains(h.logs.String(), "giving up") {
+	if !strings.Contains(c.logs.String(), "giving up") {
 		t.Error("giving up was not logged")
 	}
 }
 
 func TestExpireNotFoundDeletes(t *testing.T) {
-	h, c := expiryHarness(t)
-	e := h.askPerm(permEvent("per_1", "make"))
-	h.oc.permErrs = map[string][]error{"per_1": {opencode.ErrNotFound}}
-	c.t = c.t.Add(2 * time.Minute)
-	if err := h.b.ExpireDue(context.Background()); err != nil {
+	c := newCore(t, Config{TTL: time.Minute})
+	e := c.askPerm(permEvent("per_1", "make"))
+	c.oc.permErrs = map[string][]error{"per_1": {opencode.ErrNotFound}}
+	c.now = c.now.Add(2 * time.Minute)
+	if err := c.b.ExpireDue(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	h.gone(e.UID)
+	c.gone(e.UID)
 }
 
 func TestSessionContextShown(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	h.oc.sessions = map[string]opencode.Session{
+	c := newCore(t, Config{})
+	c.oc.sessions = map[string]opencode.Session{
 		testSession:      {ID: testSession, Title: "Refactor <auth>", ParentID: "ses_parent0001"},
 		"ses_parent0001": {ID: "ses_parent0001", Title: "Ship v2"},
 	}
-	q := h.ask("que_1", dbQuestion())
-	wantIn(t, h.lastSent().P.Text, "<i>Refactor &lt;auth&gt;</i>", "Qeppn49", "subagent of <i>Ship v2</i>")
-	p := h.askPerm(permEvent("per_1", "make"))
-	wantIn(t, h.lastSent().P.Text, "<i>Refactor &lt;auth&gt;</i>", "subagent of <i>Ship v2</i>")
-	if got := h.entry(p.UID); got.SessionTitle != "Refactor <auth>" || got.ParentSessionID != "ses_parent0001" || got.ParentTitle != "Ship v2" {
+	wantContext := func(what string, v *frontend.View) {
+		t.Helper()
+		if v.SessionTitle != "Refactor <auth>" || v.ParentSessionID != "ses_parent0001" || v.ParentTitle != "Ship v2" {
+			t.Errorf("%s shows session %q, parent %q %q", what, v.SessionTitle, v.ParentSessionID, v.ParentTitle)
+		}
+	}
+	q := c.asked("que_1", dbQuestion())
+	wantContext("question", c.message(q).Request.Members[0])
+	p := c.askPerm(permEvent("per_1", "make"))
+	wantContext("permission", c.permView(p))
+	if got := c.entry(p.UID); got.SessionTitle != "Refactor <auth>" || got.ParentSessionID != "ses_parent0001" || got.ParentTitle != "Ship v2" {
 		t.Errorf("entry context = %q %q %q", got.SessionTitle, got.ParentSessionID, got.ParentTitle)
 	}
 	// Looked up once each, though two requests were posted.
-	if calls := h.oc.SessionCalls(); len(calls) != 2 {
+	if calls := c.oc.SessionCalls(); len(calls) != 2 {
 		t.Errorf("GetSession calls = %q, want one per session", calls)
 	}
 	// Outcomes keep the context.
-	h.press(alice, data(t, frontend.Pick, q.UID, 0, 0), q)
-	wantIn(t, h.lastEdit().Text, "<i>Refactor &lt;auth&gt;</i>", "subagent of")
-	h.press(alice, permData(t, frontend.AllowOnce, p.UID), p)
-	wantIn(t, h.lastEdit().Text, "<i>Refactor &lt;auth&gt;</i>", "subagent of <i>Ship v2</i>")
+	c.tap(ann, frontend.Pick, q.UID, q, 0, 0)
+	c.tap(ann, frontend.AllowOnce, p.UID, p, 0, 0)
+	c.closedAs(q, frontend.Answered)
+	c.closedAs(p, frontend.Decided)
+	for _, e := range []*pending.Entry{q, p} {
+		if m := c.message(e); len(m.Closed.Members) != 1 {
+			t.Errorf("message of %s closed without its request: %+v", e.RequestID, m)
+		} else {
+			wantContext("outcome of "+e.RequestID, m.Closed.Members[0])
+		}
+	}
 }
 
 func TestSessionLookupFailureFallsBack(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	h.oc.sessionErr = opencode.ErrTransient
-	h.askPerm(permEvent("per_1", "make"))
-	text := h.lastSent().P.Text
-	wantIn(t, text, "session <code>…rQeppn49</code>")
-	if strings.Contains(text, "subagent") {
-		t.Error("subagent shown without a parent")
+	c := newCore(t, Config{})
+	c.oc.sessionErr = opencode.ErrTransient
+	v := c.permView(c.askPerm(permEvent("per_1", "make")))
+	if v.SessionID != testSession || v.SessionTitle != "" || v.ParentSessionID != "" {
+		t.Errorf("message shows session %q %q, parent %q", v.SessionID, v.SessionTitle, v.ParentSessionID)
 	}
 
 	// A look-up that hangs is cut off, and the message still goes out.
-	h2 := newHarness(t, harnessConfig{})
-	h2.oc.sessionBlock = true
-	h2.b.sessionTimeout = 20 * time.Millisecond
-	h2.ask("que_1", dbQuestion())
-	wantIn(t, h2.lastSent().P.Text, "session <code>…rQeppn49</code>")
+	c2 := newCore(t, Config{})
+	c2.oc.sessionBlock = true
+	c2.b.sessionTimeout = 20 * time.Millisecond
+	if m := c2.message(c2.asked("que_1", dbQuestion())); !m.Open || m.Request.Members[0].SessionTitle != "" {
+		t.Errorf("message after a hung look-up = %+v", m)
+	}
 
 	// A failure is remembered briefly, then tried again.
-	c := &clock{t: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
-	h3 := newHarness(t, harnessConfig{})
-	h3.b.now = c.now
-	h3.oc.sessionErr = opencode.ErrTransient
-	h3.ask("que_1", dbQuestion())
-	h3.ask("que_2", dbQuestion())
-	if n := len(h3.oc.SessionCalls()); n != 1 {
+	c3 := newCore(t, Config{})
+	c3.oc.sessionErr = opencode.ErrTransient
+	c3.asked("que_1", dbQuestion())
+	c3.asked("que_2", dbQuestion())
+	if n := len(c3.oc.SessionCalls()); n != 1 {
 		t.Errorf("%d look-ups within the retry pause, want 1", n)
 	}
-	h3.oc.sessionErr = nil
-	h3.oc.sessions = map[string]opencode.Session{testSession: {ID: testSession, Title: "Back"}}
-	c.t = c.t.Add(sessionRetryAfter)
-	h3.ask("que_3", dbQuestion())
-	wantIn(t, h3.lastSent().P.Text, "<i>Back</i>")
+	c3.oc.mu.Lock()
+	c3.oc.sessionErr = nil
+	c3.oc.sessions = map[string]opencode.Session{testSession: {ID: testSession, Title: "Back"}}
+	c3.oc.mu.Unlock()
+	c3.now = c3.now.Add(sessionRetryAfter)
+	if v := c3.message(c3.asked("que_3", dbQuestion())).Request.Members[0]; v.SessionTitle != "Back" {
+		t.Errorf("after the pause the message shows session %q, want Back", v.SessionTitle)
+	}
 }
 
 func TestSessionCacheBounded(t *testing.T) {
@@ -525,207 +456,204 @@ func TestSessionCacheBounded(t *testing.T) {
 	}
 }
 
+// requestIDs lists the request IDs e's message shows.
+func (c *core) requestIDs(e *pending.Entry) []string {
+	c.t.Helper()
+	var out []string
+	for _, v := range c.message(e).Request.Members {
+		out = append(out, v.RequestID)
+	}
+	return out
+}
+
 func TestDuplicatePermissionsShareMessage(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	p := h.askPerm(permEvent("per_1", "go test ./..."))
-	s := h.askPerm(permEvent("per_2", "go test ./..."))
-	other := h.askPerm(permEvent("per_3", "go vet ./..."))
+	c := newCore(t, Config{})
+	p := c.askPerm(permEvent("per_1", "go test ./..."))
+	s := c.askPerm(permEvent("per_2", "go test ./..."))
+	other := c.askPerm(permEvent("per_3", "go vet ./..."))
 	ev := permEvent("per_4", "go test ./...")
 	ev.PermissionAsked.SessionID = "ses_other"
-	elsewhere := h.askPerm(ev)
+	elsewhere := c.askPerm(ev)
 
-	if n := len(h.tg.Sent()); n != 3 {
-		t.Fatalf("sent %d messages, want 3 (the duplicate shares one)", n)
+	if n := len(c.fe.Messages()); n != 3 {
+		t.Fatalf("posted %d messages, want 3 (the duplicate shares one)", n)
 	}
 	if s.SharedWith != p.UID || msgID(s) != msgID(p) || other.SharedWith != "" || elsewhere.SharedWith != "" {
 		t.Fatalf("shared = %q/%d, want %q/%d; others %q %q", s.SharedWith, msgID(s), p.UID, msgID(p), other.SharedWith, elsewhere.SharedWith)
 	}
-	var shared string
-	for _, ed := range h.tg.Edits() {
-		if ed.MessageID == msgID(p) {
-			shared = ed.Text
-			if got := buttons(t, ed.ReplyMarkup); got[0][1] != "ponce:"+p.UID {
-				t.Errorf("buttons = %q", got)
-			}
-		}
+	if m := c.message(p); !m.Open || m.Request.Key != p.UID || !reflect.DeepEqual(c.requestIDs(p), []string{"per_1", "per_2"}) {
+		t.Errorf("shared message shows %+v, want both under the first's key", m)
 	}
-	wantIn(t, shared, "×2", "2 identical requests")
 
-	h.press(alice, permData(t, frontend.AllowAlways, p.UID), p)
-	got := h.oc.PermReplies()
+	c.tap(ann, frontend.AllowAlways, p.UID, p, 0, 0)
+	got := c.oc.PermReplies()
 	if len(got) != 2 || got[0].RequestID != "per_1" || got[1].RequestID != "per_2" || got[0].Reply != "always" || got[1].Reply != "always" {
 		t.Fatalf("replies = %+v, want both requests answered always", got)
 	}
-	h.gone(p.UID)
-	h.gone(s.UID)
-	h.entry(other.UID)
-	ed := h.lastEdit()
-	if ed.MessageID != msgID(p) || ed.ReplyMarkup != nil {
-		t.Errorf("edit = %+v", ed)
-	}
-	wantIn(t, ed.Text, "×2", "Always allowed")
+	c.gone(p.UID)
+	c.gone(s.UID)
+	c.entry(other.UID)
+	c.wantIn(c.closedAs(p, frontend.Decided), "requests=per_1,per_2", "reply=always")
 }
 
 func TestDuplicateRejectWithReasonAnswersAll(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	p := h.askPerm(permEvent("per_1", "make"))
-	h.askPerm(permEvent("per_2", "make"))
-	h.press(alice, permData(t, frontend.RejectWithReason, p.UID), p)
-	h.text(alice, "no", h.lastSent().ID)
-	got := h.oc.PermReplies()
+	c := newCore(t, Config{})
+	p := c.askPerm(permEvent("per_1", "make"))
+	c.askPerm(permEvent("per_2", "make"))
+	c.tap(ann, frontend.RejectWithReason, p.UID, p, 0, 0)
+	c.typeIn(c.prompt(), ann, "no")
+	got := c.oc.PermReplies()
 	if len(got) != 2 || got[0].Message != "no" || got[1].Message != "no" {
 		t.Fatalf("replies = %+v", got)
 	}
-	if list, _ := h.store.List(); len(list) != 0 {
+	if list, _ := c.store.List(); len(list) != 0 {
 		t.Fatalf("entries left: %+v", list)
 	}
 }
 
 func TestDuplicatePartialFailure(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	p := h.askPerm(permEvent("per_1", "make"))
-	s := h.askPerm(permEvent("per_2", "make"))
-	h.oc.permErrs = map[string][]error{"per_2": {opencode.ErrTransient}}
-	h.press(alice, permData(t, frontend.AllowOnce, p.UID), p)
-	h.gone(p.UID)
-	h.entry(s.UID)
-	ed := h.lastEdit()
-	if ed.ReplyMarkup == nil || strings.Contains(ed.Text, "×2") {
-		t.Errorf("message after a partial failure = %q (markup %v), want it open for the one left", ed.Text, ed.ReplyMarkup)
+	c := newCore(t, Config{})
+	p := c.askPerm(permEvent("per_1", "make"))
+	s := c.askPerm(permEvent("per_2", "make"))
+	c.oc.permErrs = map[string][]error{"per_2": {opencode.ErrTransient}}
+	c.tap(ann, frontend.AllowOnce, p.UID, p, 0, 0)
+	c.gone(p.UID)
+	c.entry(s.UID)
+	if m := c.message(p); !m.Open || !reflect.DeepEqual(c.requestIDs(p), []string{"per_2"}) {
+		t.Errorf("message after a partial failure = %+v, want it open for the one left", m)
 	}
-	wantIn(t, h.lastSent().P.Text, "1 of 2", "Could not reach opencode")
+	if told := c.fe.Told(); len(told) != 1 || !strings.Contains(told[0], "1 of 2") || !strings.Contains(told[0], "Could not reach opencode") {
+		t.Errorf("told %q, want 1 of 2 not reached", told)
+	}
 	// The same button answers the one left.
-	h.press(alice, permData(t, frontend.AllowOnce, p.UID), p)
-	h.gone(s.UID)
-	if r := h.oc.PermReplies(); len(r) != 3 || r[2].RequestID != "per_2" {
+	c.tap(ann, frontend.AllowOnce, p.UID, p, 0, 0)
+	c.gone(s.UID)
+	if r := c.oc.PermReplies(); len(r) != 3 || r[2].RequestID != "per_2" {
 		t.Fatalf("replies = %+v", r)
 	}
 }
 
 func TestDuplicateFirstAnsweredElsewhere(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	p := h.askPerm(permEvent("per_1", "make"))
-	s := h.askPerm(permEvent("per_2", "make"))
-	h.b.HandleEvent(context.Background(), opencode.Event{Type: opencode.TypePermissionReplied,
+	c := newCore(t, Config{})
+	p := c.askPerm(permEvent("per_1", "make"))
+	s := c.askPerm(permEvent("per_2", "make"))
+	c.b.HandleEvent(context.Background(), opencode.Event{Type: opencode.TypePermissionReplied,
 		PermissionReplied: &opencode.PermissionReplied{SessionID: testSession, RequestID: "per_1", Reply: "once"}})
-	h.gone(p.UID)
-	h.entry(s.UID)
-	ed := h.lastEdit()
-	if ed.MessageID != msgID(p) || ed.ReplyMarkup == nil || strings.Contains(ed.Text, "×2") {
-		t.Fatalf("message after the first was answered elsewhere = %q (markup %v)", ed.Text, ed.ReplyMarkup)
+	c.gone(p.UID)
+	c.entry(s.UID)
+	if m := c.message(p); !m.Open || m.Request.Key != p.UID || !reflect.DeepEqual(c.requestIDs(p), []string{"per_2"}) {
+		t.Fatalf("message after the first was answered elsewhere = %+v", m)
 	}
 	// Its buttons still carry the first UID, and answer the second.
-	if id := h.press(alice, permData(t, frontend.Reject, p.UID), p); h.toast(id) != i18n.ToastSending {
-		t.Errorf("toast = %q", h.toast(id))
+	if ack := c.tap(ann, frontend.Reject, p.UID, p, 0, 0); ack != en(i18n.ToastSending) {
+		t.Errorf("press told %q", ack)
 	}
-	if r := h.oc.PermReplies(); len(r) != 1 || r[0].RequestID != "per_2" || r[0].Reply != "reject" {
+	if r := c.oc.PermReplies(); len(r) != 1 || r[0].RequestID != "per_2" || r[0].Reply != "reject" {
 		t.Fatalf("replies = %+v", r)
 	}
-	h.gone(s.UID)
-	wantIn(t, h.lastEdit().Text, "Rejected")
+	c.gone(s.UID)
+	c.wantIn(c.closedAs(p, frontend.Decided), "reply=reject")
 }
 
 func TestDuplicateLaterClosedByOthersKeepsMessageOpen(t *testing.T) {
 	// What bot/sync.go does for a request gone from opencode: lock its
-	// UID, delete it, edit its message with renderOutcome.
-	h := newHarness(t, harnessConfig{})
-	p := h.askPerm(permEvent("per_1", "make"))
-	s := h.askPerm(permEvent("per_2", "make"))
+	// UID, delete it, close its message with its outcome.
+	c := newCore(t, Config{})
+	p := c.askPerm(permEvent("per_1", "make"))
+	s := c.askPerm(permEvent("per_2", "make"))
 	ctx := context.Background()
-	unlock, err := h.b.locks.lock(ctx, s.UID)
+	unlock, err := c.b.locks.lock(ctx, s.UID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := h.entry(s.UID)
-	log := h.b.entryLog(e)
-	h.b.deleteEntry(log, e, i18n.ToastGone)
-	h.b.closeMessage(ctx, log, e, h.b.outcome(requestOf(e), frontend.Outcome{How: frontend.Gone}), nil)
+	e := c.entry(s.UID)
+	log := c.b.entryLog(e)
+	c.b.deleteEntry(log, e, i18n.ToastGone)
+	c.b.closeMessage(ctx, log, e, c.b.outcome(requestOf(e), frontend.Outcome{How: frontend.Gone}), nil)
 	unlock()
-	ed := h.lastEdit()
-	if ed.ReplyMarkup == nil || strings.Contains(ed.Text, "No longer pending") {
-		t.Fatalf("closing the second closed the shared message: %q", ed.Text)
+	if m := c.message(p); !m.Open || !reflect.DeepEqual(c.requestIDs(p), []string{"per_1"}) {
+		t.Fatalf("closing the second closed the shared message: %+v", m)
 	}
-	h.press(alice, permData(t, frontend.AllowOnce, p.UID), p)
-	if r := h.oc.PermReplies(); len(r) != 1 || r[0].RequestID != "per_1" {
+	c.tap(ann, frontend.AllowOnce, p.UID, p, 0, 0)
+	if r := c.oc.PermReplies(); len(r) != 1 || r[0].RequestID != "per_1" {
 		t.Fatalf("replies = %+v", r)
 	}
 }
 
 func TestDuplicateExpiresTogether(t *testing.T) {
-	h, c := expiryHarness(t)
-	p := h.askPerm(permEvent("per_1", "make"))
-	c.t = c.t.Add(30 * time.Second)
-	s := h.askPerm(permEvent("per_2", "make"))
-	c.t = c.t.Add(30 * time.Second) // the first is due, the second not yet
-	if err := h.b.ExpireDue(context.Background()); err != nil {
+	c := newCore(t, Config{TTL: time.Minute})
+	p := c.askPerm(permEvent("per_1", "make"))
+	c.now = c.now.Add(30 * time.Second)
+	s := c.askPerm(permEvent("per_2", "make"))
+	c.now = c.now.Add(30 * time.Second) // the first is due, the second not yet
+	if err := c.b.ExpireDue(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	got := h.oc.PermReplies()
+	got := c.oc.PermReplies()
 	if len(got) != 2 || got[0].Message != expiredReason || got[1].Message != expiredReason {
 		t.Fatalf("replies = %+v", got)
 	}
-	h.gone(p.UID)
-	h.gone(s.UID)
-	wantIn(t, h.lastEdit().Text, "Expired", "×2")
+	c.gone(p.UID)
+	c.gone(s.UID)
+	c.wantIn(c.closedAs(p, frontend.Expired), "requests=per_1,per_2")
 }
 
 func TestDuplicateUnsentPostedOnce(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	h.tg.sendErrs = []error{context.DeadlineExceeded, context.DeadlineExceeded}
-	p := h.askPerm(permEvent("per_1", "make"))
-	s := h.askPerm(permEvent("per_2", "make"))
+	c := newCore(t, Config{})
+	c.fe.Fail("Post", context.DeadlineExceeded)
+	p := c.askPerm(permEvent("per_1", "make"))
+	s := c.askPerm(permEvent("per_2", "make"))
 	if msgID(p) != 0 || msgID(s) != 0 || s.SharedWith != p.UID {
 		t.Fatalf("entries = %+v %+v", p, s)
 	}
-	if err := h.b.SendUnsent(context.Background()); err != nil {
-		t.Fatal(err)
+	c.fe.Fail("Post", nil)
+	for range 2 {
+		if err := c.b.SendUnsent(context.Background()); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if err := h.b.SendUnsent(context.Background()); err != nil {
-		t.Fatal(err)
+	msgs := c.fe.Messages()
+	if len(msgs) != 1 || len(msgs[0].Request.Members) != 2 {
+		t.Fatalf("messages %+v, want one showing both", msgs)
 	}
-	sent := h.tg.Sent()
-	if len(sent) != 1 {
-		t.Fatalf("sent %d messages, want 1", len(sent))
-	}
-	wantIn(t, sent[0].P.Text, "×2")
-	if a, b := msgID(h.entry(p.UID)), msgID(h.entry(s.UID)); a != sent[0].ID || b != sent[0].ID {
-		t.Errorf("message IDs %d, %d, want %d", a, b, sent[0].ID)
+	if a, b := msgID(c.entry(p.UID)), msgID(c.entry(s.UID)); a != msgs[0].ID || b != msgs[0].ID {
+		t.Errorf("messages %d, %d, want %d", a, b, msgs[0].ID)
 	}
 }
 
 func TestPermissionAndQuestionButtonsDoNotMix(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	q := h.ask("que_1", dbQuestion())
-	p := h.askPerm(permEvent("per_1", "make"))
-	if id := h.press(alice, permData(t, frontend.AllowOnce, q.UID), q); h.toast(id) != i18n.ToastUnknown {
-		t.Errorf("permission button on a question: %q", h.toast(id))
+	c := newCore(t, Config{})
+	q := c.asked("que_1", dbQuestion())
+	p := c.askPerm(permEvent("per_1", "make"))
+	if ack := c.tap(ann, frontend.AllowOnce, q.UID, q, 0, 0); ack != en(i18n.ToastUnknown) {
+		t.Errorf("permission button on a question told %q", ack)
 	}
-	if id := h.press(alice, data(t, frontend.Pick, p.UID, 0, 0), p); h.toast(id) != i18n.ToastUnknown {
-		t.Errorf("question button on a permission: %q", h.toast(id))
+	if ack := c.tap(ann, frontend.Pick, p.UID, p, 0, 0); ack != en(i18n.ToastUnknown) {
+		t.Errorf("question button on a permission told %q", ack)
 	}
-	if id := h.press(alice, permData(t, frontend.AllowOnce, "zzzzzzzz"), p); h.toast(id) != i18n.ToastGone {
-		t.Errorf("permission button of an unknown request: %q", h.toast(id))
+	if ack := c.tap(ann, frontend.AllowOnce, "zzzzzzzz", p, 0, 0); ack != en(i18n.ToastGone) {
+		t.Errorf("permission button of an unknown request told %q", ack)
 	}
-	if len(h.oc.PermReplies()) != 0 || len(h.oc.Replies()) != 0 {
+	if len(c.oc.PermReplies()) != 0 || len(c.oc.Replies()) != 0 {
 		t.Fatal("mixed buttons reached opencode")
 	}
-	h.entry(q.UID)
-	h.entry(p.UID)
+	c.entry(q.UID)
+	c.entry(p.UID)
 }
 
 // group, findTwin and waitingIn read one session's requests (or one
 // message's): requests of other sessions asking the same thing in the
 // same directory must not leak in.
 func TestLookupsIgnoreOtherSessions(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	p1 := h.askPerm(permEvent("per_1", "make"))
-	p2 := h.askPerm(permEvent("per_2", "make"))
+	c := newCore(t, Config{})
+	p1 := c.askPerm(permEvent("per_1", "make"))
+	p2 := c.askPerm(permEvent("per_2", "make"))
 	ev := permEvent("per_3", "make")
 	ev.PermissionAsked.SessionID = "ses_other"
-	o1 := h.askPerm(ev)
+	o1 := c.askPerm(ev)
 	q := askedEvent("que_1", dbQuestion())
 	q.QuestionAsked.SessionID = "ses_other"
-	h.b.HandleEvent(context.Background(), q)
+	c.b.HandleEvent(context.Background(), q)
 	if p2.SharedWith != p1.UID || o1.SharedWith != "" {
 		t.Fatalf("shared with %q and %q, want %q and none", p2.SharedWith, o1.SharedWith, p1.UID)
 	}
@@ -738,14 +666,14 @@ func TestLookupsIgnoreOtherSessions(t *testing.T) {
 		session, key string
 		ok           bool
 	}{{testSession, p1.UID, true}, {"ses_other", o1.UID, true}, {"ses_third", "", false}} {
-		if key, ok := h.b.findTwin(probe(tc.session)); key != tc.key || ok != tc.ok {
+		if key, ok := c.b.findTwin(probe(tc.session)); key != tc.key || ok != tc.ok {
 			t.Errorf("findTwin in %s = %q, %v; want %q, %v", tc.session, key, ok, tc.key, tc.ok)
 		}
 	}
 
 	wantGroup := func(step, key string, want ...string) {
 		t.Helper()
-		members, err := h.b.group(key)
+		members, err := c.b.group(key)
 		if err != nil {
 			t.Fatalf("%s: group(%s): %v", step, key, err)
 		}
@@ -759,20 +687,20 @@ func TestLookupsIgnoreOtherSessions(t *testing.T) {
 	}
 	wantGroup("open", p1.UID, p1.UID, p2.UID)
 	wantGroup("open", o1.UID, o1.UID)
-	if err := h.store.Delete(p1.UID); err != nil {
+	if err := c.store.Delete(p1.UID); err != nil {
 		t.Fatal(err)
 	}
 	wantGroup("first closed", p1.UID, p2.UID)
 
 	for session, want := range map[string]bool{testSession: true, "ses_other": true, "ses_third": false} {
-		if got, err := h.b.waitingIn(session); err != nil || got != want {
+		if got, err := c.b.waitingIn(session); err != nil || got != want {
 			t.Errorf("waitingIn(%s) = %v, %v; want %v", session, got, err, want)
 		}
 	}
-	if err := h.store.Delete(p2.UID); err != nil {
+	if err := c.store.Delete(p2.UID); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := h.b.waitingIn(testSession); err != nil || got {
+	if got, err := c.b.waitingIn(testSession); err != nil || got {
 		t.Errorf("waitingIn(%s) with only other sessions' requests = %v, %v; want false", testSession, got, err)
 	}
 }
@@ -782,7 +710,7 @@ func TestLookupsIgnoreOtherSessions(t *testing.T) {
 // leave out, and two writes of one file with different contents. Each gets
 // its own message, and one tap answers only the request its message showed.
 func TestSamePatternsDifferentWorkNotShared(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
+	c := newCore(t, Config{})
 	a := permEvent("per_1", "cd a && rm notes.txt")
 	a.PermissionAsked.Patterns = []string{"rm notes.txt"}
 	b := permEvent("per_2", "cd b && rm notes.txt")
@@ -794,27 +722,24 @@ func TestSamePatternsDifferentWorkNotShared(t *testing.T) {
 		ev.PermissionAsked.Metadata = meta
 		return ev
 	}
-	c := edit("per_3", "+// harmless\n")
-	d := edit("per_4", "+os.RemoveAll(home)\n")
-	ea, eb, ec, ed := h.askPerm(a), h.askPerm(b), h.askPerm(c), h.askPerm(d)
-	if n := len(h.tg.Sent()); n != 4 {
-		t.Fatalf("sent %d messages, want 4 (nothing shared)", n)
+	ea, eb := c.askPerm(a), c.askPerm(b)
+	ec, ed := c.askPerm(edit("per_3", "+// harmless\n")), c.askPerm(edit("per_4", "+os.RemoveAll(home)\n"))
+	if n := len(c.fe.Messages()); n != 4 {
+		t.Fatalf("posted %d messages, want 4 (nothing shared)", n)
 	}
 	for _, e := range []*pending.Entry{ea, eb, ec, ed} {
 		if e.SharedWith != "" {
 			t.Fatalf("%s shares %s's message", e.RequestID, e.SharedWith)
 		}
-	}
-	for i, want := range []string{"cd a &amp;&amp; rm", "cd b &amp;&amp; rm", "harmless", "RemoveAll"} {
-		if got := h.tg.Sent()[i].P.Text; !strings.Contains(got, want) || strings.Contains(got, "×2") {
-			t.Errorf("message %d does not show its own request alone (%q):\n%s", i, want, got)
+		if got := c.requestIDs(e); !reflect.DeepEqual(got, []string{e.RequestID}) {
+			t.Errorf("message of %s shows %q, want it alone", e.RequestID, got)
 		}
 	}
-	h.press(alice, permData(t, frontend.AllowOnce, ec.UID), ec)
-	if got := h.oc.PermReplies(); len(got) != 1 || got[0].RequestID != "per_3" {
+	c.tap(ann, frontend.AllowOnce, ec.UID, ec, 0, 0)
+	if got := c.oc.PermReplies(); len(got) != 1 || got[0].RequestID != "per_3" {
 		t.Fatalf("replies = %+v, want per_3 alone", got)
 	}
-	h.entry(ed.UID)
-	h.entry(ea.UID)
-	h.entry(eb.UID)
+	c.entry(ed.UID)
+	c.entry(ea.UID)
+	c.entry(eb.UID)
 }

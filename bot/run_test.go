@@ -8,8 +8,12 @@ import (
 	"testing"
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
+	"github.com/hermes-bot/hermes-bot/bot/risk"
 	"github.com/hermes-bot/hermes-bot/opencode"
 )
+
+// unread says a tool call was not read, or not the request's.
+func unread(r *frontend.Run) bool { return !r.Read && r.Workdir == "" }
 
 // TestAutoApproveReadsToolCall: a low-risk command is approved only when
 // its tool call could be read and says it runs in the project itself,
@@ -19,9 +23,10 @@ func TestAutoApproveReadsToolCall(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		input   func(dir string) map[string]any
-		script  func(h *harness, ev opencode.Event)
+		script  func(c *core, ev opencode.Event)
 		approve bool
-		shows   []string
+		// run checks what the message shows the command runs.
+		run func(r *frontend.Run) bool
 	}{
 		{"no workdir", nil, nil, true, nil},
 		{"workdir the project", func(dir string) map[string]any { return map[string]any{"workdir": dir} }, nil, true, nil},
@@ -35,34 +40,34 @@ func TestAutoApproveReadsToolCall(t *testing.T) {
 		{"inside .git", func(dir string) map[string]any {
 			mustMkdir(t, filepath.Join(dir, ".git"))
 			return map[string]any{"workdir": filepath.Join(dir, ".git")}
-		}, nil, false, []string{"runs in another folder", "/demo/.git"}},
+		}, nil, false, func(r *frontend.Run) bool { return r.Read && r.Elsewhere && strings.HasSuffix(r.Workdir, "/demo/.git") }},
 		{"relative .git", func(dir string) map[string]any {
 			mustMkdir(t, filepath.Join(dir, ".git"))
 			return map[string]any{"workdir": ".git"}
-		}, nil, false, []string{"/demo/.git"}},
+		}, nil, false, func(r *frontend.Run) bool { return r.Elsewhere && strings.HasSuffix(r.Workdir, "/demo/.git") }},
 		{"a link out of the project", func(dir string) map[string]any {
 			out := t.TempDir()
 			mustSymlink(t, out, filepath.Join(dir, "home"))
 			return map[string]any{"workdir": filepath.Join(dir, "home")}
-		}, nil, false, []string{"/demo/home"}},
-		{"another folder", func(string) map[string]any { return map[string]any{"workdir": "/etc"} }, nil, false, []string{"<code>/etc</code>"}},
-		{"a folder that is not there", func(dir string) map[string]any { return map[string]any{"workdir": filepath.Join(dir, "gone")} }, nil, false, []string{"/demo/gone"}},
-		{"a day", func(string) map[string]any { return map[string]any{"timeout": 86400000} }, nil, false, []string{"24h0m0s"}},
-		{"another command", func(string) map[string]any { return map[string]any{"command": "cat .env"} }, nil, false, []string{"could not be read"}},
-		{"not read", nil, func(h *harness, ev opencode.Event) {
-			delete(h.oc.toolCalls, ev.PermissionAsked.Tool.CallID)
-		}, false, []string{"could not be read"}},
-		{"another tool", nil, func(h *harness, ev opencode.Event) {
-			c := h.oc.toolCalls[ev.PermissionAsked.Tool.CallID]
-			c.Tool = "read"
-			h.oc.toolCalls[ev.PermissionAsked.Tool.CallID] = c
-		}, false, []string{"could not be read"}},
-		{"no tool named", nil, func(h *harness, ev opencode.Event) {
+		}, nil, false, func(r *frontend.Run) bool { return r.Elsewhere && strings.HasSuffix(r.Workdir, "/demo/home") }},
+		{"another folder", func(string) map[string]any { return map[string]any{"workdir": "/etc"} }, nil, false, func(r *frontend.Run) bool { return r.Elsewhere && r.Workdir == "/etc" }},
+		{"a folder that is not there", func(dir string) map[string]any { return map[string]any{"workdir": filepath.Join(dir, "gone")} }, nil, false, func(r *frontend.Run) bool { return r.Elsewhere && strings.HasSuffix(r.Workdir, "/demo/gone") }},
+		{"a day", func(string) map[string]any { return map[string]any{"timeout": 86400000} }, nil, false, func(r *frontend.Run) bool { return r.Read && !r.Elsewhere && r.Timeout == 86400000 }},
+		{"another command", func(string) map[string]any { return map[string]any{"command": "cat .env"} }, nil, false, unread},
+		{"not read", nil, func(c *core, ev opencode.Event) {
+			delete(c.oc.toolCalls, ev.PermissionAsked.Tool.CallID)
+		}, false, unread},
+		{"another tool", nil, func(c *core, ev opencode.Event) {
+			call := c.oc.toolCalls[ev.PermissionAsked.Tool.CallID]
+			call.Tool = "read"
+			c.oc.toolCalls[ev.PermissionAsked.Tool.CallID] = call
+		}, false, unread},
+		{"no tool named", nil, func(c *core, ev opencode.Event) {
 			ev.PermissionAsked.Tool = nil
-		}, false, []string{"could not be read"}},
+		}, false, unread},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(t, harnessConfig{AutoApprove: AutoApproveLow})
+			c := newCore(t, Config{AutoApprove: AutoApproveLow})
 			dir := project(t)
 			ev := permEvent("per_1", "ls -la")
 			ev.Directory = dir
@@ -70,23 +75,26 @@ func TestAutoApproveReadsToolCall(t *testing.T) {
 			if tc.input != nil {
 				input = tc.input(dir)
 			}
-			h.trusted(ev, input)
+			c.trusted(ev, input)
 			if tc.script != nil {
-				tc.script(h, ev)
+				tc.script(c, ev)
 			}
-			h.b.HandleEvent(context.Background(), ev)
-			if got := len(h.oc.PermReplies()) == 1; got != tc.approve {
-				t.Fatalf("approved = %v, want %v (replies %+v)\n%s", got, tc.approve, h.oc.PermReplies(), h.logs.String())
+			c.b.HandleEvent(context.Background(), ev)
+			if got := len(c.oc.PermReplies()) == 1; got != tc.approve {
+				t.Fatalf("approved = %v, want %v (replies %+v)\n%s", got, tc.approve, c.oc.PermReplies(), c.logs.String())
 			}
 			if tc.approve {
 				return
 			}
-			h.asksNormally("per_1")
-			text := h.lastSent().P.Text
-			wantIn(t, text, tc.shows...)
-			wantIn(t, text, "🟡 <b>medium risk</b>")
-			if !strings.Contains(h.logs.String(), "not auto-approved") {
-				t.Errorf("no log line says why:\n%s", h.logs.String())
+			v := c.asksNormally("per_1")
+			if r := v.Permission.Run; r == nil || !tc.run(r) {
+				t.Errorf("message shows the command runs %+v", r)
+			}
+			if a := frontend.Assess(v); a.Level != risk.Medium {
+				t.Errorf("risk %v, want medium", a.Level)
+			}
+			if !strings.Contains(c.logs.String(), "not auto-approved") {
+				t.Errorf("no log line says why:\n%s", c.logs.String())
 			}
 		})
 	}
@@ -140,7 +148,7 @@ func TestAutoApproveNeedsGuardedConfig(t *testing.T) {
 		{"worktree /: the absolute path asks", with(rule("edit", "*", "allow"), rule("edit", "PROJECT/*", "ask")), nil, "/", true, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(t, harnessConfig{AutoApprove: AutoApproveLow})
+			c := newCore(t, Config{AutoApprove: AutoApproveLow})
 			dir := repoProject(t)
 			ev := permEvent("per_1", "git status")
 			ev.Directory = dir
@@ -149,29 +157,29 @@ func TestAutoApproveNeedsGuardedConfig(t *testing.T) {
 					tc.agents[i].Permission[j].Pattern = strings.ReplaceAll(r.Pattern, "PROJECT", strings.TrimPrefix(dir, "/"))
 				}
 			}
-			h.oc.agents = tc.agents
+			c.oc.agents = tc.agents
 			if tc.agents == nil {
-				h.oc.agents = nil
+				c.oc.agents = nil
 			}
-			h.oc.sessions = map[string]opencode.Session{testSession: {ID: testSession, Permission: tc.session}}
-			h.trusted(ev, nil)
+			c.oc.sessions = map[string]opencode.Session{testSession: {ID: testSession, Permission: tc.session}}
+			c.trusted(ev, nil)
 			if tc.agents == nil {
-				h.oc.agents = nil
+				c.oc.agents = nil
 			}
 			if tc.root != "" {
-				c := h.oc.toolCalls[ev.PermissionAsked.Tool.CallID]
-				c.Root = tc.root
-				h.oc.toolCalls[ev.PermissionAsked.Tool.CallID] = c
+				call := c.oc.toolCalls[ev.PermissionAsked.Tool.CallID]
+				call.Root = tc.root
+				c.oc.toolCalls[ev.PermissionAsked.Tool.CallID] = call
 			}
-			h.b.HandleEvent(context.Background(), ev)
-			if got := len(h.oc.PermReplies()) == 1; got != tc.approve {
-				t.Fatalf("approved = %v, want %v\n%s", got, tc.approve, h.logs.String())
+			c.b.HandleEvent(context.Background(), ev)
+			if got := len(c.oc.PermReplies()) == 1; got != tc.approve {
+				t.Fatalf("approved = %v, want %v\n%s", got, tc.approve, c.logs.String())
 			}
 			if tc.approve {
 				return
 			}
-			h.asksNormally("per_1")
-			logs := h.logs.String()
+			c.asksNormally("per_1")
+			logs := c.logs.String()
 			if !strings.Contains(logs, "low-risk command not auto-approved") || !strings.Contains(logs, tc.why) {
 				t.Errorf("no log line saying %q:\n%s", tc.why, logs)
 			}
@@ -194,37 +202,37 @@ func TestAutoApproveStopsAfterAlways(t *testing.T) {
 	}
 	for _, how := range []string{"pressed", "in opencode"} {
 		t.Run(how, func(t *testing.T) {
-			h := newHarness(t, harnessConfig{AutoApprove: AutoApproveLow})
+			c := newCore(t, Config{AutoApprove: AutoApproveLow})
 			dir, other := project(t), t.TempDir()
-			e := h.askPerm(editEvent(dir, "per_e"))
+			e := c.askPerm(editEvent(dir, "per_e"))
 			if how == "pressed" {
-				h.press(alice, permData(t, frontend.AllowAlways, e.UID), e)
+				c.tap(ann, frontend.AllowAlways, e.UID, e, 0, 0)
 			} else {
-				h.b.HandleEvent(context.Background(), opencode.Event{Type: opencode.TypePermissionReplied, Directory: dir,
+				c.b.HandleEvent(context.Background(), opencode.Event{Type: opencode.TypePermissionReplied, Directory: dir,
 					PermissionReplied: &opencode.PermissionReplied{SessionID: testSession, RequestID: "per_e", Reply: "always"}})
 			}
-			before := len(h.oc.PermReplies())
-			h.b.HandleEvent(context.Background(), h.permIn(dir, "per_1", "ls"))
-			if n := len(h.oc.PermReplies()) - before; n != 0 {
-				t.Fatalf("ls approved after an always edit: %+v", h.oc.PermReplies())
+			before := len(c.oc.PermReplies())
+			c.b.HandleEvent(context.Background(), c.permIn(dir, "per_1", "ls"))
+			if n := len(c.oc.PermReplies()) - before; n != 0 {
+				t.Fatalf("ls approved after an always edit: %+v", c.oc.PermReplies())
 			}
-			if !strings.Contains(h.logs.String(), "an always answer (edit") {
-				t.Errorf("no log line says why:\n%s", h.logs.String())
+			if !strings.Contains(c.logs.String(), "an always answer (edit") {
+				t.Errorf("no log line says why:\n%s", c.logs.String())
 			}
 			// Another directory is not affected.
-			h.b.HandleEvent(context.Background(), h.permIn(other, "per_2", "ls"))
-			if n := len(h.oc.PermReplies()) - before; n != 1 {
+			c.b.HandleEvent(context.Background(), c.permIn(other, "per_2", "ls"))
+			if n := len(c.oc.PermReplies()) - before; n != 1 {
 				t.Errorf("ls in another directory: %d replies, want 1", n)
 			}
 		})
 	}
 	// "Allow once" changes no rule.
-	h := newHarness(t, harnessConfig{AutoApprove: AutoApproveLow})
+	c := newCore(t, Config{AutoApprove: AutoApproveLow})
 	dir := project(t)
-	e := h.askPerm(editEvent(dir, "per_e"))
-	h.press(alice, permData(t, frontend.AllowOnce, e.UID), e)
-	h.b.HandleEvent(context.Background(), h.permIn(dir, "per_1", "ls"))
-	if n := len(h.oc.PermReplies()); n != 2 {
+	e := c.askPerm(editEvent(dir, "per_e"))
+	c.tap(ann, frontend.AllowOnce, e.UID, e, 0, 0)
+	c.b.HandleEvent(context.Background(), c.permIn(dir, "per_1", "ls"))
+	if n := len(c.oc.PermReplies()); n != 2 {
 		t.Errorf("%d replies, want the once and the auto-approval", n)
 	}
 }
@@ -232,23 +240,23 @@ func TestAutoApproveStopsAfterAlways(t *testing.T) {
 // Two requests for the same command in different folders do not share a
 // message: one answer would allow both.
 func TestSameCommandElsewhereIsAnotherRequest(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
+	c := newCore(t, Config{})
 	dir := project(t)
 	ev1 := permEvent("per_1", "ls")
 	ev1.Directory = dir
-	h.trusted(ev1, nil)
+	c.trusted(ev1, nil)
 	ev2 := permEvent("per_2", "ls")
 	ev2.Directory = dir
-	h.trusted(ev2, map[string]any{"workdir": "/etc"})
-	h.askPerm(ev1)
-	e2 := h.askPerm(ev2)
+	c.trusted(ev2, map[string]any{"workdir": "/etc"})
+	c.askPerm(ev1)
+	e2 := c.askPerm(ev2)
 	if e2.SharedWith != "" {
 		t.Errorf("the request in /etc joined the other's message")
 	}
 	ev3 := permEvent("per_3", "ls")
 	ev3.Directory = dir
-	h.trusted(ev3, nil)
-	if e3 := h.askPerm(ev3); e3.SharedWith == "" {
+	c.trusted(ev3, nil)
+	if e3 := c.askPerm(ev3); e3.SharedWith == "" {
 		t.Errorf("an identical request did not join the first one's message")
 	}
 }
@@ -256,41 +264,42 @@ func TestSameCommandElsewhereIsAnotherRequest(t *testing.T) {
 // The /api surface's tool calls are not read (its messages live at other
 // routes): its shell commands are asked, and say their folder is unknown.
 func TestAPISurfaceToolCallNotRead(t *testing.T) {
-	h := newHarness(t, harnessConfig{AutoApprove: AutoApproveLow})
-	ev := h.permIn(project(t), "per_1", "ls")
+	c := newCore(t, Config{AutoApprove: AutoApproveLow})
+	ev := c.permIn(project(t), "per_1", "ls")
 	ev.Type = opencode.TypePermissionV2Asked
 	ev.Surface = opencode.SurfaceAPI
 	ev.PermissionAsked.Surface = opencode.SurfaceAPI
-	h.b.HandleEvent(context.Background(), ev)
-	if r := h.oc.PermReplies(); len(r) != 0 {
+	c.b.HandleEvent(context.Background(), ev)
+	if r := c.oc.PermReplies(); len(r) != 0 {
 		t.Fatalf("replied %+v without asking", r)
 	}
-	if h.oc.toolCallReads != 0 {
-		t.Errorf("read %d tool calls through the original routes", h.oc.toolCallReads)
+	if c.oc.toolCallReads != 0 {
+		t.Errorf("read %d tool calls through the original routes", c.oc.toolCallReads)
 	}
-	e, err := h.store.ByRequestID("", "per_1")
+	e, err := c.store.ByRequestID("", "per_1")
 	if err != nil || e.Permission.Run == nil || e.Permission.Run.Read {
 		t.Fatalf("entry = %+v, %v; want a Run not read", e, err)
 	}
-	wantIn(t, h.lastSent().P.Text, "Could not read from opencode where this command runs")
+	if m := c.message(e); !m.Open || m.Request.Members[0].Permission.Run == nil || m.Request.Members[0].Permission.Run.Read {
+		t.Errorf("message shows %+v, want a command whose folder is unknown", m)
+	}
 }
 
 // A project folder that is not on this machine: its commands run in the
 // project (the message names no other folder), but none is approved, as
 // hermes-bot cannot follow its links.
 func TestAutoApproveProjectElsewhere(t *testing.T) {
-	h := newHarness(t, harnessConfig{AutoApprove: AutoApproveLow})
-	ev := h.permIn("/home/user/projects/demo", "per_1", "ls")
-	h.b.HandleEvent(context.Background(), ev)
-	if r := h.oc.PermReplies(); len(r) != 0 {
+	c := newCore(t, Config{AutoApprove: AutoApproveLow})
+	ev := c.permIn("/home/user/projects/demo", "per_1", "ls")
+	c.b.HandleEvent(context.Background(), ev)
+	if r := c.oc.PermReplies(); len(r) != 0 {
 		t.Fatalf("replied %+v without asking", r)
 	}
-	h.asksNormally("per_1")
-	text := h.lastSent().P.Text
-	if strings.Contains(text, "another folder") || strings.Contains(text, "Could not read") {
-		t.Errorf("the message says the command runs elsewhere:\n%s", text)
+	v := c.asksNormally("per_1")
+	if r := v.Permission.Run; r == nil || !r.Read || r.Elsewhere {
+		t.Errorf("the message says the command runs %+v, want in the project", r)
 	}
-	if !strings.Contains(h.logs.String(), "cannot be followed on this machine") {
-		t.Errorf("no log line says why:\n%s", h.logs.String())
+	if !strings.Contains(c.logs.String(), "cannot be followed on this machine") {
+		t.Errorf("no log line says why:\n%s", c.logs.String())
 	}
 }

@@ -30,33 +30,30 @@ func asAPI(ev opencode.Event) opencode.Event {
 // A request of the /api surface is posted like any other, remembers its
 // surface, and is answered through it.
 func TestAPISurfaceAnsweredThroughIt(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	h.b.HandleEvent(context.Background(), asAPI(askedEvent("que_api", dbQuestion())))
-	e, err := h.store.ByRequestID("", "que_api")
-	if err != nil {
-		t.Fatalf("an /api question was not stored: %v", err)
-	}
+	c := newCore(t, Config{})
+	c.b.HandleEvent(context.Background(), asAPI(askedEvent("que_api", dbQuestion())))
+	e := c.held("que_api")
 	if e.Surface != "api" || msgID(e) == 0 {
 		t.Fatalf("entry %+v: want surface api and a message", e)
 	}
-	h.press(alice, data(t, frontend.Pick, e.UID, 0, 1), e)
-	if r := h.oc.Replies(); len(r) != 1 || r[0].Surface != "api" || r[0].Answers[0][0] != "SQLite" {
+	c.tap(ann, frontend.Pick, e.UID, e, 0, 1)
+	if r := c.oc.Replies(); len(r) != 1 || r[0].Surface != "api" || r[0].Answers[0][0] != "SQLite" {
 		t.Fatalf("replies %+v: want SQLite through the api surface", r)
 	}
 
-	p := h.askPerm(asAPI(permEvent("per_api", "make test")))
+	p := c.askPerm(asAPI(permEvent("per_api", "make test")))
 	if p.Surface != "api" {
 		t.Fatalf("permission entry surface %q", p.Surface)
 	}
-	h.press(alice, permData(t, frontend.AllowOnce, p.UID), p)
-	if r := h.oc.PermReplies(); len(r) != 1 || r[0].Surface != "api" || r[0].Reply != "once" {
+	c.tap(ann, frontend.AllowOnce, p.UID, p, 0, 0)
+	if r := c.oc.PermReplies(); len(r) != 1 || r[0].Surface != "api" || r[0].Reply != "once" {
 		t.Fatalf("permission replies %+v: want once through the api surface", r)
 	}
 
 	// The original surface is untouched.
-	q := h.ask("que_old", dbQuestion())
-	h.press(alice, data(t, frontend.Pick, q.UID, 0, 0), q)
-	if r := h.oc.Replies(); len(r) != 2 || r[1].Surface != "" {
+	q := c.asked("que_old", dbQuestion())
+	c.tap(ann, frontend.Pick, q.UID, q, 0, 0)
+	if r := c.oc.Replies(); len(r) != 2 || r[1].Surface != "" {
 		t.Fatalf("replies %+v: want the second through the original surface", r)
 	}
 }
@@ -65,17 +62,17 @@ func TestAPISurfaceAnsweredThroughIt(t *testing.T) {
 // /api request: it stays open. One whose /api lists were taken and lack
 // it closes it.
 func TestAPISurfaceGoneOnlyWhenListed(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	h.b.HandleEvent(context.Background(), asAPI(askedEvent("que_api", dbQuestion())))
+	c := newCore(t, Config{})
+	c.b.HandleEvent(context.Background(), asAPI(askedEvent("que_api", dbQuestion())))
 	dir := "/home/user/projects/demo"
-	later := time.Now().Add(time.Minute)
-	h.b.HandleSnapshot(context.Background(), opencode.Snapshot{Directory: dir, QuestionsListed: true, PermissionsListed: true, Taken: later})
-	if _, err := h.store.ByRequestID("", "que_api"); err != nil {
+	later := c.now.Add(time.Minute)
+	c.b.HandleSnapshot(context.Background(), opencode.Snapshot{Directory: dir, QuestionsListed: true, PermissionsListed: true, Taken: later})
+	if _, err := c.store.ByRequestID("", "que_api"); err != nil {
 		t.Fatalf("an /api question was closed by a listing of the original surface only: %v", err)
 	}
-	h.b.HandleSnapshot(context.Background(), opencode.Snapshot{Directory: dir, QuestionsListed: true, PermissionsListed: true,
+	c.b.HandleSnapshot(context.Background(), opencode.Snapshot{Directory: dir, QuestionsListed: true, PermissionsListed: true,
 		APIQuestionsListed: true, APIPermissionsListed: true, Taken: later})
-	if _, err := h.store.ByRequestID("", "que_api"); !errors.Is(err, pending.ErrNotFound) {
+	if _, err := c.store.ByRequestID("", "que_api"); !errors.Is(err, pending.ErrNotFound) {
 		t.Fatalf("an /api question missing from the /api list is still held: %v", err)
 	}
 }
@@ -83,25 +80,25 @@ func TestAPISurfaceGoneOnlyWhenListed(t *testing.T) {
 // An answer given in the chat is told in opencode's terminal, by whom; a
 // terminal that cannot be told changes nothing of the answer.
 func TestAnswerToldInTerminal(t *testing.T) {
-	h := newHarness(t, harnessConfig{})
-	e := h.ask("que_1", dbQuestion())
-	h.press(alice, data(t, frontend.Pick, e.UID, 0, 1), e)
-	p := h.askPerm(permEvent("per_1", "make test"))
-	h.press(alice, permData(t, frontend.Reject, p.UID), p)
-	if err := h.b.Wait(context.Background()); err != nil {
+	c := newCore(t, Config{})
+	e := c.asked("que_1", dbQuestion())
+	c.tap(ann, frontend.Pick, e.UID, e, 0, 1)
+	p := c.askPerm(permEvent("per_1", "make test"))
+	c.tap(ann, frontend.Reject, p.UID, p, 0, 0)
+	if err := c.b.Wait(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	dir := "/home/user/projects/demo: "
-	want := []string{dir + "Answered from Telegram by Alice", dir + "Rejected from Telegram by Alice"}
-	if got := h.oc.Toasts(); !slices.Equal(got, want) {
+	want := []string{dir + "Answered from Telegram by Ann", dir + "Rejected from Telegram by Ann"}
+	if got := c.oc.Toasts(); !slices.Equal(got, want) {
 		t.Errorf("terminal toasts %q, want %q", got, want)
 	}
 
-	h = newHarness(t, harnessConfig{})
-	h.oc.toastErr = opencode.ErrTransient
-	e = h.ask("que_2", dbQuestion())
-	h.press(alice, data(t, frontend.Pick, e.UID, 0, 0), e)
-	if r := h.oc.Replies(); len(r) != 1 {
+	c = newCore(t, Config{})
+	c.oc.toastErr = opencode.ErrTransient
+	e = c.asked("que_2", dbQuestion())
+	c.tap(ann, frontend.Pick, e.UID, e, 0, 0)
+	if r := c.oc.Replies(); len(r) != 1 {
 		t.Fatalf("replies %+v: the answer must not depend on the toast", r)
 	}
 }

@@ -8,7 +8,8 @@
 // place is its number; a message can be deleted (Delete) to see the life
 // cycle post it again, and any method can be made to fail (Fail).
 // Refreshes handed over with RefreshLater show at once unless held
-// (HoldLater), as a chat's pacing would hold them.
+// (HoldLater), as a chat's pacing would hold them. OnPost lets a test
+// press a message's buttons the moment it is posted.
 package frontendtest
 
 import (
@@ -35,6 +36,9 @@ type Message struct {
 	// it ends showing (Frontend.Outcome's text).
 	Open    bool
 	Outcome string
+	// Closed is the request as it closed, as the front-end was handed it
+	// to render the outcome; empty while open.
+	Closed frontend.Request
 	// MovedTo is, for a stale copy, the message it now points at.
 	MovedTo int
 	// Notice is, for a session notice, what it says.
@@ -67,6 +71,8 @@ type Frontend struct {
 	paused   []pending.Always
 	live     []frontend.LiveStatus
 	fail     map[string]error
+	// onPost sees each request's message once posted (OnPost).
+	onPost func(Message)
 	// holding keeps RefreshLater's refreshes in held until ReleaseLater.
 	holding bool
 	held    []later
@@ -207,7 +213,18 @@ func (f *Frontend) Post(_ context.Context, r frontend.Request) (pending.Place, e
 	}
 	m := f.post()
 	m.Request, m.Open = snapshot(r), true
+	if f.onPost != nil {
+		go f.onPost(*m)
+	}
 	return m.Place, nil
+}
+
+// OnPost has fn called, on a goroutine of its own, with each request's
+// message as it is posted, as someone may press its buttons at once.
+func (f *Frontend) OnPost(fn func(Message)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.onPost = fn
 }
 
 // edit finds the message at at, or says it is gone.
@@ -234,7 +251,7 @@ func (f *Frontend) refresh(method string, at pending.Place, r frontend.Request) 
 	if err != nil {
 		return err
 	}
-	m.Request, m.Open, m.Outcome = r, true, ""
+	m.Request, m.Open, m.Outcome, m.Closed = r, true, "", frontend.Request{}
 	return nil
 }
 
@@ -344,7 +361,7 @@ func (f *Frontend) Close(_ context.Context, at pending.Place, c frontend.Closing
 	if err != nil {
 		return f.supersede(at, err)
 	}
-	m.Open, m.Outcome = false, content
+	m.Open, m.Outcome, m.Closed = false, content, snapshot(c.Request)
 	return f.supersede(at, nil)
 }
 
