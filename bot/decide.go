@@ -137,7 +137,7 @@ func (b *Bridge) decide(ctx context.Context, log zerolog.Logger, key string, mem
 		switch {
 		case err == nil:
 			mlog.Info().Str("reply", reply).Str("by", user.DisplayName()).Bool("reason", message != "").Msg("permission decision delivered to opencode")
-			b.tellTerminal(mlog, m, b.text.TerminalDecided(reply, user.DisplayName()))
+			b.tellTerminal(mlog, m, b.text.TerminalDecided(user.chat(), reply, user.DisplayName()))
 			if reply == frontend.ReplyAlways {
 				b.rememberAlways(ctx, mlog, m)
 			}

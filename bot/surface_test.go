@@ -89,7 +89,8 @@ func TestAnswerToldInTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := "/home/user/projects/demo: "
-	want := []string{dir + "Answered from Telegram by Ann", dir + "Rejected from Telegram by Ann"}
+	// The zero frontendtest is named "test": the toast names the chat answered in.
+	want := []string{dir + "Answered from Test by Ann", dir + "Rejected from Test by Ann"}
 	if got := c.oc.Toasts(); !slices.Equal(got, want) {
 		t.Errorf("terminal toasts %q, want %q", got, want)
 	}

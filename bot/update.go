@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
@@ -304,6 +305,15 @@ type answerer struct {
 	copy *pressedCopy
 }
 
+// chat is how the front-end a answered in is named to people: its name
+// capitalised ("telegram" → "Telegram").
+func (a answerer) chat() string {
+	if a.in == "" {
+		return "the chat"
+	}
+	return strings.ToUpper(a.in[:1]) + a.in[1:]
+}
+
 // Awaits reports whether request key waits for the text of field (with
 // reason, of a reject's reason); see frontend.Core.
 func (b *Bridge) Awaits(key string, field int, reason bool) bool {
@@ -415,7 +425,7 @@ func (b *Bridge) submit(ctx context.Context, log zerolog.Logger, e *pending.Entr
 	switch {
 	case err == nil:
 		log.Info().Str("by", user.DisplayName()).Msg("answer delivered to opencode")
-		b.tellTerminal(log, e, b.text.TerminalAnswered(user.DisplayName()))
+		b.tellTerminal(log, e, b.text.TerminalAnswered(user.chat(), user.DisplayName()))
 		b.cfg.Metrics.answerDelivered(user.at, b.now())
 		done := b.outcome(requestOf(e), frontend.Outcome{How: frontend.Answered, Answers: answers, By: user.User})
 		b.deleteEntry(log, e, i18n.ToastAnswered, owedEdits(e, done)...)

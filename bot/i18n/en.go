@@ -207,15 +207,15 @@ var English = Text{
 		return fmt.Sprintf("%d d %d h", d, h)
 	},
 
-	TerminalAnswered: func(who string) string { return "Answered from Telegram by " + who },
-	TerminalDecided: func(reply, who string) string {
+	TerminalAnswered: func(chat, who string) string { return "Answered from " + chat + " by " + who },
+	TerminalDecided: func(chat, reply, who string) string {
 		switch reply {
 		case "once":
-			return "Allowed once from Telegram by " + who
+			return "Allowed once from " + chat + " by " + who
 		case "always":
-			return "Always allowed from Telegram by " + who
+			return "Always allowed from " + chat + " by " + who
 		}
-		return "Rejected from Telegram by " + who
+		return "Rejected from " + chat + " by " + who
 	},
 
 	Steer:    steerEnglish,

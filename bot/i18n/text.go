@@ -151,10 +151,10 @@ type Text struct {
 	Days        func(d, h int) string // h may be 0
 
 	// Toasts in opencode's terminal after an answer from the chat (plain
-	// text): who answered, and for a permission what was decided ("once",
-	// "always" or "reject").
-	TerminalAnswered func(who string) string
-	TerminalDecided  func(reply, who string) string
+	// text): in which chat ("Telegram"), who answered, and for a
+	// permission what was decided ("once", "always" or "reject").
+	TerminalAnswered func(chat, who string) string
+	TerminalDecided  func(chat, reply, who string) string
 
 	// Session notices.
 	Finished, Failed string

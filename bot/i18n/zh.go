@@ -204,15 +204,15 @@ var Chinese = Text{
 		return fmt.Sprintf("%d 天 %d 小时", d, h)
 	},
 
-	TerminalAnswered: func(who string) string { return who + " 已在 Telegram 中回答" },
-	TerminalDecided: func(reply, who string) string {
+	TerminalAnswered: func(chat, who string) string { return who + " 已在 " + chat + " 中回答" },
+	TerminalDecided: func(chat, reply, who string) string {
 		switch reply {
 		case "once":
-			return who + " 已在 Telegram 中允许一次"
+			return who + " 已在 " + chat + " 中允许一次"
 		case "always":
-			return who + " 已在 Telegram 中始终允许"
+			return who + " 已在 " + chat + " 中始终允许"
 		}
-		return who + " 已在 Telegram 中拒绝"
+		return who + " 已在 " + chat + " 中拒绝"
 	},
 
 	Steer:    steerChinese,
