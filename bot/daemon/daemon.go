@@ -325,7 +325,7 @@ func (d *daemon) start(ctx context.Context) {
 
 // watch follows server s's event stream until ctx ends, listing after
 // each connect the directories (opencode 1.x) or sessions (OpenCode 2)
-// its held requests come from.
+// its held requests and live statuses come from.
 func (d *daemon) watch(ctx context.Context, s *server, release func()) {
 	log := d.log
 	if s.name != "" {
@@ -340,6 +340,8 @@ func (d *daemon) watch(ctx context.Context, s *server, release func()) {
 		if k.Sessions, err = d.store.SessionsOf(s.name); err != nil {
 			log.Warn().Err(err).Msg("reading known sessions from the store failed")
 		}
+		// A live status's session is listed too, so its missed idle is seen.
+		k.Sessions = append(k.Sessions, d.bridge.LiveSessions(s.name)...)
 		return k
 	}
 	if err := s.client.Watch(ctx, settleAfterListing{lanes: s.lanes, release: release, server: s.name}, known); err != nil && !errors.Is(err, context.Canceled) {
