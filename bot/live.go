@@ -1,8 +1,10 @@
 package bot
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -129,6 +131,22 @@ func (b *Bridge) liveSnapshot(ctx context.Context, log zerolog.Logger, s opencod
 	for _, st := range done {
 		log.Debug().Str("sessionID", st.SessionID).Msg("live status: the session went idle while the stream was down; its status ends")
 		b.showLive(ctx, st)
+	}
+}
+
+// EndLive ends every live status as no longer followed. The daemon calls
+// it at shutdown: a restart forgets them, and would leave each "working".
+func (b *Bridge) EndLive(ctx context.Context) {
+	b.liveMu.Lock()
+	all := slices.SortedFunc(maps.Values(b.live), func(x, y frontend.LiveStatus) int {
+		return cmp.Or(cmp.Compare(x.Server, y.Server), cmp.Compare(x.SessionID, y.SessionID))
+	})
+	clear(b.live)
+	b.liveMu.Unlock()
+	now := b.now()
+	for _, s := range all {
+		s.At, s.Done, s.Unfollowed = now, true, true
+		b.showLive(ctx, s)
 	}
 }
 

@@ -139,3 +139,28 @@ func TestLiveSnapshotWithoutLiveAsksNothing(t *testing.T) {
 		t.Errorf("live sessions: %q", got)
 	}
 }
+
+// At shutdown every live status ends, said to be no longer followed; an
+// idle after it ends nothing more.
+func TestEndLive(t *testing.T) {
+	c := newChats(t)
+	ctx := context.Background()
+	c.b.HandleEvent(ctx, liveEv("", &opencode.SessionStatus{SessionID: "ses_1", Type: "busy"}, nil, nil))
+	c.b.HandleEvent(ctx, liveEv("", &opencode.SessionStatus{SessionID: "ses_2", Type: "busy"}, nil, nil))
+	c.b.HandleEvent(ctx, liveEv("", &opencode.SessionStatus{SessionID: "ses_2", Type: "idle"}, nil, nil))
+	c.b.EndLive(ctx)
+	c.b.HandleEvent(ctx, liveEv("", &opencode.SessionStatus{SessionID: "ses_1", Type: "idle"}, nil, nil))
+	got := c.a.Live()
+	if len(got) != 4 {
+		t.Fatalf("statuses: %+v, want 2 busy, ses_2's idle, ses_1's end", got)
+	}
+	if last := got[3]; last.SessionID != "ses_1" || !last.Done || !last.Unfollowed {
+		t.Errorf("status at shutdown = %+v", last)
+	}
+	if got[2].Unfollowed || !got[2].Done {
+		t.Errorf("idle status = %+v", got[2])
+	}
+	if ids := c.b.LiveSessions(""); len(ids) != 0 {
+		t.Errorf("live sessions after shutdown: %q", ids)
+	}
+}

@@ -369,6 +369,9 @@ func (d *daemon) stop() {
 	if err := d.bridge.Wait(sctx); err != nil {
 		d.log.Warn().Err(err).Msg("in-flight work on requests did not finish in time")
 	}
+	lctx, lcancel := context.WithTimeout(context.Background(), drainTimeout)
+	d.bridge.EndLive(lctx)
+	lcancel()
 	dctx, dcancel := context.WithTimeout(context.Background(), drainTimeout)
 	d.bridge.SendOwed(dctx)
 	dcancel()
