@@ -110,8 +110,9 @@ func Run(ctx context.Context, cfg *config.Config, log zerolog.Logger, opts Optio
 		}
 		d.chats = append(d.chats, tc)
 	}
+	var mc *matrixChat
 	if cfg.Matrix() {
-		mc, err := d.newMatrix(ctx)
+		mc, err = d.newMatrix(ctx)
 		if err != nil || mc == nil {
 			return err // nil with no error: stopped while waiting for the homeserver
 		}
@@ -126,11 +127,15 @@ func Run(ctx context.Context, cfg *config.Config, log zerolog.Logger, opts Optio
 	}
 
 	if cfg.HTTPAddr != "" {
-		poll := d.poll
-		if !cfg.Telegram() {
-			poll = nil // /healthz waits for no Telegram polling
+		var chats []watchedChat
+		if cfg.Telegram() {
+			chats = append(chats, watchedChat{name: "telegram", poll: d.poll, window: pollTimeout + pollMargin})
 		}
-		hs, err := startHTTP(cfg.HTTPAddr, newHTTPHandler(d.metrics, d.streams(), poll, log), log)
+		if mc != nil {
+			chats = append(chats, watchedChat{name: matrix.Name, poll: syncWatch{last: mc.c.LastSync, since: time.Now()},
+				window: matrix.SyncTimeout + pollMargin})
+		}
+		hs, err := startHTTP(cfg.HTTPAddr, newHTTPHandler(d.metrics, d.streams(), chats, log), log)
 		if err != nil {
 			return err
 		}
