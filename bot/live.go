@@ -111,8 +111,10 @@ func (b *Bridge) liveSnapshot(ctx context.Context, log zerolog.Logger, s opencod
 	busy, err := b.opencodeOf(s.Server).BusySessions(cctx, s.Directory)
 	cancel()
 	if err != nil {
-		log.Warn().Err(fmt.Errorf("busy sessions %s: %w", s.Directory, err)).Int("live", len(keys)).
-			Msg("live status: could not tell which sessions still run; their status stays until their idle or the next connect")
+		if ctx.Err() == nil { // not the shutdown
+			log.Warn().Err(fmt.Errorf("busy sessions %s: %w", s.Directory, err)).Int("live", len(keys)).
+				Msg("live status: could not tell which sessions still run; their status stays until their idle or the next connect")
+		}
 		return
 	}
 	now := b.now()
