@@ -336,21 +336,26 @@ func (d *daemon) watch(ctx context.Context, s *server, release func()) {
 	if s.name != "" {
 		log = log.With().Str("server", s.name).Logger()
 	}
-	known := func(context.Context) opencode.Known {
+	if err := s.client.Watch(ctx, settleAfterListing{lanes: s.lanes, release: release, server: s.name}, d.known(s.name, log)); err != nil && !errors.Is(err, context.Canceled) {
+		log.Error().Err(d.redact.Error(err)).Msg("opencode event stream stopped")
+	}
+}
+
+// known is what server lists after a connect besides what opencode names:
+// the directories and sessions of its held requests, and the sessions
+// with a live status, so an idle missed while away is seen.
+func (d *daemon) known(server string, log zerolog.Logger) func(context.Context) opencode.Known {
+	return func(context.Context) opencode.Known {
 		var k opencode.Known
 		var err error
-		if k.Directories, err = d.store.DirectoriesOf(s.name); err != nil {
+		if k.Directories, err = d.store.DirectoriesOf(server); err != nil {
 			log.Warn().Err(err).Msg("reading known directories from the store failed")
 		}
-		if k.Sessions, err = d.store.SessionsOf(s.name); err != nil {
+		if k.Sessions, err = d.store.SessionsOf(server); err != nil {
 			log.Warn().Err(err).Msg("reading known sessions from the store failed")
 		}
-		// A live status's session is listed too, so its missed idle is seen.
-		k.Sessions = append(k.Sessions, d.bridge.LiveSessions(s.name)...)
+		k.Sessions = append(k.Sessions, d.bridge.LiveSessions(server)...)
 		return k
-	}
-	if err := s.client.Watch(ctx, settleAfterListing{lanes: s.lanes, release: release, server: s.name}, known); err != nil && !errors.Is(err, context.Canceled) {
-		log.Error().Err(d.redact.Error(err)).Msg("opencode event stream stopped")
 	}
 }
 
