@@ -33,6 +33,9 @@ var _ opencode.Handler = (*Bridge)(nil)
 // An expired request whose reject is still being retried is left to
 // ExpireDue.
 //
+// It also ends the live status of a session s covers that is no longer
+// busy (liveSnapshot).
+//
 // The watcher calls it once per directory after every connect, before
 // that connection's events; it blocks until the directory is done and
 // logs what fails.
@@ -42,6 +45,7 @@ func (b *Bridge) HandleSnapshot(ctx context.Context, s opencode.Snapshot) {
 		lc = lc.Str("server", s.Server)
 	}
 	log := lc.Str("directory", s.Directory).Logger()
+	b.liveSnapshot(ctx, log, s)
 	if s.SessionID != "" {
 		b.sessionSnapshot(ctx, log.With().Str("sessionID", s.SessionID).Logger(), s)
 		return

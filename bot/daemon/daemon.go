@@ -29,6 +29,7 @@ import (
 
 	"github.com/hermes-bot/hermes-bot/bot"
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
+	"github.com/hermes-bot/hermes-bot/bot/matrix"
 	"github.com/hermes-bot/hermes-bot/bot/telegram"
 	"github.com/hermes-bot/hermes-bot/config"
 	"github.com/hermes-bot/hermes-bot/opencode"
@@ -107,8 +108,9 @@ func Run(ctx context.Context, cfg *config.Config, log zerolog.Logger, opts Optio
 		}
 		d.chats = append(d.chats, tc)
 	}
+	var mc *matrixChat
 	if cfg.Matrix() {
-		mc, err := d.newMatrix(ctx)
+		mc, err = d.newMatrix(ctx)
 		if err != nil || mc == nil {
 			return err // nil with no error: stopped while waiting for the homeserver
 		}
@@ -119,11 +121,15 @@ func Run(ctx context.Context, cfg *config.Config, log zerolog.Logger, opts Optio
 	}
 
 	if cfg.HTTPAddr != "" {
-		poll := d.poll
-		if !cfg.Telegram() {
-			poll = nil // /healthz waits for no Telegram polling
+		var chats []watchedChat
+		if cfg.Telegram() {
+			chats = append(chats, watchedChat{name: "telegram", poll: d.poll, window: pollTimeout + pollMargin})
 		}
-		hs, err := startHTTP(cfg.HTTPAddr, newHTTPHandler(d.metrics, d.streams(), poll, log), log)
+		if mc != nil {
+			chats = append(chats, watchedChat{name: matrix.Name, poll: syncWatch{last: mc.c.LastSync, since: time.Now()},
+				window: matrix.SyncTimeout + pollMargin})
+		}
+		hs, err := startHTTP(cfg.HTTPAddr, newHTTPHandler(d.metrics, d.streams(), chats, log), log)
 		if err != nil {
 			return err
 		}
@@ -318,25 +324,32 @@ func (d *daemon) start(ctx context.Context) {
 
 // watch follows server s's event stream until ctx ends, listing after
 // each connect the directories (opencode 1.x) or sessions (OpenCode 2)
-// its held requests come from.
+// its held requests and live statuses come from.
 func (d *daemon) watch(ctx context.Context, s *server, release func()) {
 	log := d.log
 	if s.name != "" {
 		log = log.With().Str("server", s.name).Logger()
 	}
-	known := func(context.Context) opencode.Known {
+	if err := s.client.Watch(ctx, settleAfterListing{lanes: s.lanes, release: release, server: s.name}, d.known(s.name, log)); err != nil && !errors.Is(err, context.Canceled) {
+		log.Error().Err(d.redact.Error(err)).Msg("opencode event stream stopped")
+	}
+}
+
+// known is what server lists after a connect besides what opencode names:
+// the directories and sessions of its held requests, and the sessions
+// with a live status, so an idle missed while away is seen.
+func (d *daemon) known(server string, log zerolog.Logger) func(context.Context) opencode.Known {
+	return func(context.Context) opencode.Known {
 		var k opencode.Known
 		var err error
-		if k.Directories, err = d.store.DirectoriesOf(s.name); err != nil {
+		if k.Directories, err = d.store.DirectoriesOf(server); err != nil {
 			log.Warn().Err(err).Msg("reading known directories from the store failed")
 		}
-		if k.Sessions, err = d.store.SessionsOf(s.name); err != nil {
+		if k.Sessions, err = d.store.SessionsOf(server); err != nil {
 			log.Warn().Err(err).Msg("reading known sessions from the store failed")
 		}
+		k.Sessions = append(k.Sessions, d.bridge.LiveSessions(server)...)
 		return k
-	}
-	if err := s.client.Watch(ctx, settleAfterListing{lanes: s.lanes, release: release, server: s.name}, known); err != nil && !errors.Is(err, context.Canceled) {
-		log.Error().Err(d.redact.Error(err)).Msg("opencode event stream stopped")
 	}
 }
 
@@ -360,6 +373,9 @@ func (d *daemon) stop() {
 	if err := d.bridge.Wait(sctx); err != nil {
 		d.log.Warn().Err(err).Msg("in-flight work on requests did not finish in time")
 	}
+	lctx, lcancel := context.WithTimeout(context.Background(), drainTimeout)
+	d.bridge.EndLive(lctx)
+	lcancel()
 	dctx, dcancel := context.WithTimeout(context.Background(), drainTimeout)
 	d.bridge.SendOwed(dctx)
 	dcancel()

@@ -160,15 +160,15 @@ func (p *pollTracker) down(now time.Time, window time.Duration) string {
 	defer p.mu.Unlock()
 	switch {
 	case p.started.IsZero():
-		return "telegram polling has not started"
+		return "polling has not started"
 	case p.failing && p.conflictWait > 0:
-		return fmt.Sprintf("telegram polling failing since %s: another process polls this bot token (409 Conflict)",
+		return fmt.Sprintf("polling failing since %s: another process polls this bot token (409 Conflict)",
 			p.failedAt.UTC().Format(time.RFC3339))
 	case p.failing:
-		return fmt.Sprintf("telegram polling failing since %s", p.failedAt.UTC().Format(time.RFC3339))
+		return fmt.Sprintf("polling failing since %s", p.failedAt.UTC().Format(time.RFC3339))
 	}
 	if last := later(p.started, p.ok); now.Sub(last) > window {
-		return fmt.Sprintf("telegram polling silent since %s", last.UTC().Format(time.RFC3339))
+		return fmt.Sprintf("polling silent since %s", last.UTC().Format(time.RFC3339))
 	}
 	return ""
 }
@@ -180,11 +180,44 @@ func later(a, b time.Time) time.Time {
 	return b
 }
 
+// chatPoll is how a chat takes its updates (Telegram's getUpdates,
+// Matrix's sync), as /healthz watches it.
+type chatPoll interface {
+	// down returns why the poll is not up at now, or "" if it is; window
+	// is the chat's long poll and a margin.
+	down(now time.Time, window time.Duration) string
+}
+
+// watchedChat is a configured chat's poll for /healthz; name starts its
+// reasons.
+type watchedChat struct {
+	name   string
+	poll   chatPoll
+	window time.Duration
+}
+
+// syncWatch is the Matrix sync as /healthz sees it: up while a sync
+// succeeded within the window, counted from since before the first.
+type syncWatch struct {
+	last  func() time.Time // when a sync last succeeded; zero before
+	since time.Time
+}
+
+func (s syncWatch) down(now time.Time, window time.Duration) string {
+	last := s.last()
+	switch {
+	case last.IsZero() && now.Sub(s.since) > window:
+		return "sync has not succeeded since the start at " + s.since.UTC().Format(time.RFC3339)
+	case !last.IsZero() && now.Sub(last) > window:
+		return "sync has not succeeded since " + last.UTC().Format(time.RFC3339)
+	}
+	return ""
+}
+
 // healthHandler answers 200 "ok" while every opencode server's event
-// stream and Telegram polling (when poll is not nil: a Telegram chat is
-// served) are up, else 503 with the reasons, one a line: a named
-// server's names it.
-func healthHandler(streams []bot.ServerStream, poll *pollTracker, window time.Duration, now func() time.Time) http.Handler {
+// stream and every chat's poll are up, else 503 with the reasons, one a
+// line: a named server's names it, a chat's starts with its name.
+func healthHandler(streams []bot.ServerStream, chats []watchedChat, now func() time.Time) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var reasons []string
 		for _, s := range streams {
@@ -204,10 +237,10 @@ func healthHandler(streams []bot.ServerStream, poll *pollTracker, window time.Du
 			}
 			reasons = append(reasons, reason)
 		}
-		if poll == nil {
-			// No Telegram chat: nothing polls.
-		} else if reason := poll.down(now(), window); reason != "" {
-			reasons = append(reasons, reason)
+		for _, c := range chats {
+			if reason := c.poll.down(now(), c.window); reason != "" {
+				reasons = append(reasons, c.name+" "+reason)
+			}
 		}
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
@@ -267,9 +300,9 @@ func startHTTP(addr string, h http.Handler, log zerolog.Logger) (*httpServer, er
 }
 
 // newHTTPHandler routes /healthz and /metrics.
-func newHTTPHandler(m *bot.Metrics, streams []bot.ServerStream, poll *pollTracker, log zerolog.Logger) http.Handler {
+func newHTTPHandler(m *bot.Metrics, streams []bot.ServerStream, chats []watchedChat, log zerolog.Logger) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("GET /healthz", healthHandler(streams, poll, pollTimeout+pollMargin, time.Now))
+	mux.Handle("GET /healthz", healthHandler(streams, chats, time.Now))
 	mux.Handle("GET /metrics", metricsHandler(m, log))
 	return mux
 }

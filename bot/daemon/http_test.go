@@ -70,12 +70,16 @@ func TestHealthz(t *testing.T) {
 		{"poll refused", up, poll(200, 409), t0, 503, "telegram polling failing since 2030-01-01T12:00:00Z: another process polls this bot token (409 Conflict)"},
 		{"recovered", up, poll(0, 200), t0, 200, "ok"},
 		{"poll silent", up, poll(200), t0.Add(window + time.Second), 503, "telegram polling silent since"},
-		{"no Telegram chat", up, nil, t0, 200, "ok"},
+		{"no chat polls", up, nil, t0, 200, "ok"},
 		{"both down", down, poll(), t0, 503, "opencode event stream down since 2030-01-01T12:00:00Z (unauthorized)\ntelegram polling has not started"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			h := healthHandler([]bot.ServerStream{{Stream: tc.stream}}, tc.poll, window, func() time.Time { return tc.at })
+			var chats []watchedChat
+			if tc.poll != nil {
+				chats = append(chats, watchedChat{"telegram", tc.poll, window})
+			}
+			h := healthHandler([]bot.ServerStream{{Stream: tc.stream}}, chats, func() time.Time { return tc.at })
 			rec := httptest.NewRecorder()
 			h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/healthz", nil))
 			if rec.Code != tc.code || !strings.Contains(rec.Body.String(), tc.want) {
@@ -88,6 +92,51 @@ func TestHealthz(t *testing.T) {
 	}
 }
 
+// With Matrix configured, /healthz is down while its sync has not
+// succeeded within the window: before the first sync, once syncs stop,
+// and up again once one succeeds. Telegram's poll is watched beside it.
+func TestHealthzMatrixSync(t *testing.T) {
+	t0 := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
+	const window = time.Minute
+	var last time.Time // the sync's, as the test moves it
+	now := t0
+	tg := newPollTracker()
+	tg.next = &scriptedTransport{statuses: []int{200}}
+	tg.now = func() time.Time { return t0 }
+	if resp, err := tg.RoundTrip(httptest.NewRequest(http.MethodPost, "https://api.telegram.org/bot1:SECRET/getUpdates", nil)); err == nil {
+		resp.Body.Close()
+	}
+	h := healthHandler([]bot.ServerStream{{Stream: fixedStream{Connected: true}}}, []watchedChat{
+		{"telegram", tg, time.Hour},
+		{"matrix", syncWatch{last: func() time.Time { return last }, since: t0}, window},
+	}, func() time.Time { return now })
+	get := func() (int, string) {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/healthz", nil))
+		return rec.Code, rec.Body.String()
+	}
+	for _, step := range []struct {
+		name      string
+		now, last time.Time
+		code      int
+		want      string
+	}{
+		{"starting, no sync yet", t0.Add(window), time.Time{}, 200, "ok\n"},
+		{"no sync since the start", t0.Add(window + time.Second), time.Time{}, 503,
+			"matrix sync has not succeeded since the start at 2030-01-01T12:00:00Z\n"},
+		{"synced", t0.Add(2 * window), t0.Add(2 * window), 200, "ok\n"},
+		{"within the window", t0.Add(3 * window), t0.Add(2 * window), 200, "ok\n"},
+		{"failing since", t0.Add(3*window + time.Second), t0.Add(2 * window), 503,
+			"matrix sync has not succeeded since 2030-01-01T12:02:00Z\n"},
+		{"synced again", t0.Add(4 * window), t0.Add(4*window - time.Second), 200, "ok\n"},
+	} {
+		now, last = step.now, step.last
+		if code, body := get(); code != step.code || body != step.want {
+			t.Errorf("%s: /healthz = %d %q, want %d %q", step.name, code, body, step.code, step.want)
+		}
+	}
+}
+
 func TestPollTrackerIgnoresOtherMethods(t *testing.T) {
 	p := newPollTracker()
 	p.next = &scriptedTransport{statuses: []int{200}}
@@ -96,7 +145,7 @@ func TestPollTrackerIgnoresOtherMethods(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if got := p.down(time.Now(), time.Minute); got != "telegram polling has not started" {
+	if got := p.down(time.Now(), time.Minute); got != "polling has not started" {
 		t.Fatalf("after a sendMessage: %q, want polling not started", got)
 	}
 	if !p.LastOK().IsZero() {
@@ -263,7 +312,7 @@ func TestHealthAndMetricsPerServer(t *testing.T) {
 		resp.Body.Close()
 	}
 	rec := httptest.NewRecorder()
-	healthHandler(streams, p, time.Minute, func() time.Time { return t0 }).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/healthz", nil))
+	healthHandler(streams, []watchedChat{{"telegram", p, time.Minute}}, func() time.Time { return t0 }).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/healthz", nil))
 	if want := "opencode event stream of server ci down since 2030-01-01T12:00:00Z (connection refused)\n"; rec.Code != 503 || rec.Body.String() != want {
 		t.Errorf("/healthz = %d %q, want 503 %q", rec.Code, rec.Body.String(), want)
 	}

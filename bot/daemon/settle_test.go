@@ -3,6 +3,8 @@ package daemon
 import (
 	"context"
 	"errors"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/hermes-bot/hermes-bot/bot"
 	"github.com/hermes-bot/hermes-bot/opencode"
+	"github.com/hermes-bot/hermes-bot/pending"
 )
 
 type recordingHandler struct {
@@ -83,5 +86,28 @@ func TestReleaseMappedLogsFailure(t *testing.T) {
 	releaseMapped(failingReleaser{}, zerolog.New(&buf))()
 	if !strings.Contains(buf.String(), "madvise: invalid argument") || !strings.Contains(buf.String(), `"level":"warn"`) {
 		t.Errorf("log %q: want one warning with the error", buf.String())
+	}
+}
+
+// A session with a live status is listed at every connect, though no
+// held request names it: on OpenCode 2 that is what sees its missed idle.
+func TestKnownListsLiveSessions(t *testing.T) {
+	store, err := pending.Open(filepath.Join(t.TempDir(), "pending.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	d := &daemon{store: store, bridge: bot.NewBridge(bot.Config{}, store, nil, zerolog.Nop())}
+	ctx := context.Background()
+	d.bridge.HandleEvent(ctx, opencode.Event{Server: "laptop", Type: "live", Status: &opencode.SessionStatus{SessionID: "ses_live", Type: "busy"}})
+	if got := d.known("laptop", zerolog.Nop())(ctx).Sessions; !slices.Equal(got, []string{"ses_live"}) {
+		t.Errorf("laptop's known sessions: %q, want ses_live", got)
+	}
+	if got := d.known("ci", zerolog.Nop())(ctx).Sessions; len(got) != 0 {
+		t.Errorf("ci's known sessions: %q, want none", got)
+	}
+	d.bridge.HandleEvent(ctx, opencode.Event{Server: "laptop", Type: "live", Status: &opencode.SessionStatus{SessionID: "ses_live", Type: "idle"}})
+	if got := d.known("laptop", zerolog.Nop())(ctx).Sessions; len(got) != 0 {
+		t.Errorf("known sessions once idle: %q, want none", got)
 	}
 }

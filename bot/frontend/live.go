@@ -21,6 +21,9 @@ type LiveStatus struct {
 	Cost   float64
 	// Done says the session went idle: the last status of this turn.
 	Done bool
+	// Unfollowed, with Done, says hermes-bot stops following the turn
+	// (it shuts down), which may still run.
+	Unfollowed bool
 }
 
 // Elapsed is how long the turn has run.

@@ -397,10 +397,12 @@ func testRunDropsOwnOtherRoomsAndMalformed(t *testing.T, su *suite) {
 
 // A handler that fails stops the batch; the event comes again, the ones
 // handled before it do not.
+// A failed batch is fetched again; LastSync, which /healthz watches,
+// records the syncs that succeeded and not the failed one.
 func testHandlerErrorRetries(t *testing.T, su *suite) {
 	r, ctx := su.newRig(t)
 	failed := false
-	_, rn := r.startedFailing(t, ctx, func(ev Event) error {
+	c, rn := r.startedFailing(t, ctx, func(ev Event) error {
 		if ev.Text == "two" && !failed {
 			failed = true
 			return errors.New("store unavailable")
@@ -412,9 +414,25 @@ func testHandlerErrorRetries(t *testing.T, su *suite) {
 			t.Fatal(err)
 		}
 	}
-	got := texts(rn.until(t, ctx, func(ev Event) bool { return ev.Text == "three" }))
+	// synced[i] is LastSync when the i-th event was handed over: Run
+	// handles one batch at a time, so earlier batches are done.
+	var got []string
+	var synced []time.Time
+	for len(got) == 0 || got[len(got)-1] != "three" {
+		got = append(got, rn.next(t, ctx).Text)
+		synced = append(synced, c.LastSync())
+	}
 	if want := []string{"one", "two", "two", "three"}; !slices.Equal(got, want) {
-		t.Errorf("handed over %q, want %q", got, want)
+		t.Fatalf("handed over %q, want %q", got, want)
+	}
+	if synced[1].IsZero() || !synced[2].Equal(synced[1]) {
+		t.Errorf("LastSync at the failed batch %v, at its retry %v: want the join's sync, unchanged", synced[1], synced[2])
+	}
+	if _, err := r.alice.SendText(ctx, r.room, "four"); err != nil {
+		t.Fatal(err)
+	}
+	if ev := rn.next(t, ctx); ev.Text != "four" || !c.LastSync().After(synced[2]) {
+		t.Errorf("after the retry succeeded: %q handed over, LastSync %v, want later than %v", ev.Text, c.LastSync(), synced[2])
 	}
 	if !strings.Contains(r.log.String(), "store unavailable") {
 		t.Errorf("the failure is not in the log:\n%s", r.log.String())

@@ -21,9 +21,12 @@ import (
 // may help (the store is unavailable), never for bad input.
 type Handler func(ctx context.Context, ev Event) error
 
-// Sync tuning. pollTimeout is the long poll's wait on the homeserver.
+// SyncTimeout is the sync long poll's wait on the homeserver: with no
+// event, a sync succeeds about this often.
+const SyncTimeout = 30 * time.Second
+
+// Sync tuning.
 const (
-	pollTimeout  = 30 * time.Second
 	gapPageSize  = 100
 	maxGapPages  = 50
 	retryFirst   = time.Second
@@ -176,7 +179,7 @@ func (c *Client) sync(ctx context.Context, since, filterID string) (*syncRespons
 	q := map[string]string{"filter": filterID}
 	if since != "" {
 		q["since"] = since
-		q["timeout"] = strconv.Itoa(int(pollTimeout / time.Millisecond))
+		q["timeout"] = strconv.Itoa(int(SyncTimeout / time.Millisecond))
 	}
 	var resp syncResponse
 	url := c.cli.BuildURLWithQuery(mautrix.ClientURLPath{"v3", "sync"}, q)

@@ -14,7 +14,8 @@ import (
 
 // Live status (HERMES_LIVE_STATUS): one silent message per busy session,
 // posted when it goes busy, edited at most every liveEvery with its
-// latest status, and edited a last time, not deleted, when it goes idle.
+// latest status, and edited a last time, not deleted, when it goes idle
+// or hermes-bot shuts down (no status says "working" after a restart).
 // Edits go through the Outbox, so the chat's pacing holds too.
 
 // liveEvery is the least time between two edits of a status message.
@@ -134,7 +135,10 @@ func (f *Frontend) liveEdit(m *liveMsg, now time.Time) {
 func (f *Frontend) renderLive(s frontend.LiveStatus) string {
 	tx := f.text.Live
 	icon, what := "⏳", tx.Working(duration(s.Elapsed()))
-	if s.Done {
+	switch {
+	case s.Unfollowed:
+		icon, what = "⏹", tx.Unfollowed(duration(s.Elapsed()))
+	case s.Done:
 		icon, what = "☑️", tx.Done(duration(s.Elapsed()))
 	}
 	text := head(f.text, icon, &frontend.View{Server: s.Server, Directory: s.Directory, SessionID: s.SessionID}) + " — " + what

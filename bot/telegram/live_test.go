@@ -119,3 +119,23 @@ func TestTelegramLiveStatus(t *testing.T) {
 		t.Errorf("%d messages sent, want the one status", len(sent))
 	}
 }
+
+// At shutdown the status message of a turn still running says it is no
+// longer followed, so no message says "working" after a restart.
+func TestTelegramLiveStatusUnfollowedAtShutdown(t *testing.T) {
+	clock := &fakeClock{now: time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)}
+	r, _, ctx := startSteerRigWith(t, func(c *telegram.Config) {
+		c.AfterFunc, c.Now = (&manualTimers{}).AfterFunc, clock.Now
+	}, ann.ID)
+	r.bridge.HandleEvent(ctx, opencode.Event{Directory: "/home/user/projects/demo", Type: "live",
+		Status: &opencode.SessionStatus{SessionID: "ses_live", Type: "busy"}})
+	status, err := r.srv.WaitMessage(ctx, chatID, func(m telegramtest.Message) bool { return m.FromBot && strings.Contains(m.PlainText, "working for") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.bridge.EndLive(ctx)
+	m, ok := r.srv.Message(chatID, status.ID)
+	if !ok || !strings.Contains(m.PlainText, "no longer followed") || strings.Contains(m.PlainText, "working for") {
+		t.Errorf("status message after shutdown: %q", m.PlainText)
+	}
+}
