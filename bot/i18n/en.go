@@ -223,6 +223,7 @@ var English = Text{
 	Pause:    pauseEnglish,
 	Live:     liveEnglish,
 	Rules:    rulesEnglish,
+	Matrix:   matrixEnglish,
 	Finished: "finished",
 	Failed:   "failed",
 	Skipped: func(n int) string {

@@ -173,6 +173,8 @@ type Text struct {
 	Rules Rules
 	// Live is the live status of a busy session.
 	Live Live
+	// Matrix is what only the Matrix front-end says.
+	Matrix Matrix
 }
 
 // catalogs are the languages by their HERMES_LANG code, the default

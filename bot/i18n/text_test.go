@@ -72,7 +72,7 @@ func hasHan(s string) bool {
 func TestCatalogsComplete(t *testing.T) {
 	en, zh := catalogTexts(t, &English), catalogTexts(t, &Chinese)
 	// Texts with nothing to translate at the sample arguments.
-	noHan := map[string]bool{"ConnectedFor": true}
+	noHan := map[string]bool{"ConnectedFor": true, "Matrix.Answers": true}
 	for name, e := range en {
 		c := zh[name]
 		if strings.TrimSpace(e) == "" || strings.TrimSpace(c) == "" {

@@ -220,6 +220,7 @@ var Chinese = Text{
 	Rules:    rulesChinese,
 	Pause:    pauseChinese,
 	Live:     liveChinese,
+	Matrix:   matrixChinese,
 	Finished: "已完成",
 	Failed:   "失败",
 	Skipped: func(n int) string {

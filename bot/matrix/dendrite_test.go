@@ -41,6 +41,7 @@ func TestDendrite(t *testing.T) {
 		"FrontendQuestions":                 testFrontendQuestions,
 		"FrontendPermissionsAndForms":       testFrontendPermissionsAndForms,
 		"FrontendQuickReplies":              testFrontendQuickReplies,
+		"FrontendChinese":                   testFrontendChinese,
 		"SendRetriesCounted":                testSendRetriesCounted,
 	} {
 		t.Run(name, func(t *testing.T) {

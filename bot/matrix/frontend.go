@@ -43,8 +43,8 @@ type FrontendConfig struct {
 	Version   string
 	StartedAt time.Time
 	Servers   []ServerStatus
-	// Lang is the language of the life cycle's answers to presses
-	// (HERMES_LANG), so the front-end knows which say nothing new.
+	// Lang is the language of what the front-end writes and of the life
+	// cycle's answers to presses (HERMES_LANG).
 	Lang string
 	// QuickReplies are stock replies added to the poll of a single-choice
 	// question that takes a typed answer (HERMES_QUICK_REPLIES).
@@ -181,7 +181,7 @@ func (f *Frontend) Post(ctx context.Context, r frontend.Request) (pending.Place,
 	if len(r.Members) == 0 {
 		return "", errors.New("matrix post: no request")
 	}
-	h := renderOpen(r)
+	h := renderOpen(f.tx, r)
 	msg, err := f.c.Send(ctx, TxnID(r.Key, Name, "message"), Message{Text: plain(h), HTML: h})
 	if err != nil {
 		return "", fmt.Errorf("post %s: %w", r.Key, err)
@@ -206,12 +206,12 @@ func (f *Frontend) Post(ctx context.Context, r frontend.Request) (pending.Place,
 // showStep posts the poll of r's current step, unless it has one, ending
 // the polls of earlier steps, and records it in rec.
 func (f *Frontend) showStep(ctx context.Context, r frontend.Request, msg string, rec *requestRecord) error {
-	s := withQuickReplies(stepOf(r), r, f.cfg.QuickReplies)
+	s := withQuickReplies(stepOf(f.tx, r), r, f.cfg.QuickReplies)
 	rec.Step, rec.Typed, rec.Reason, rec.Multi = s.field, s.typed, s.reason, s.multi
 	if n := len(rec.Polls); n > 0 && rec.Polls[n-1].Step == s.field && !rec.Polls[n-1].Ended {
 		return f.put(keyRequest+msg, rec) // shown already
 	}
-	if err := f.endPolls(ctx, msg, rec, "Moved on to the next question."); err != nil {
+	if err := f.endPolls(ctx, msg, rec, f.tx.Matrix.NextQuestion); err != nil {
 		return err
 	}
 	if len(s.choices) > 0 {
@@ -280,8 +280,8 @@ func (f *Frontend) Refresh(ctx context.Context, at pending.Place, r frontend.Req
 	if rec.Closed {
 		return nil // a refresh handed over before the close, landing after it
 	}
-	s := stepOf(r)
-	h := renderOpen(r)
+	s := stepOf(f.tx, r)
+	h := renderOpen(f.tx, r)
 	n := len(rec.Polls)
 	sameStep := rec.Key != "" && rec.Step == s.field && (len(s.choices) == 0 || (n > 0 && !rec.Polls[n-1].Ended))
 	if sameStep && rec.Shown == digest(h) {
@@ -336,8 +336,8 @@ func (f *Frontend) Close(ctx context.Context, at pending.Place, c frontend.Closi
 	}
 	h, end := c.Shown, plain(c.Shown)
 	if h == "" {
-		ft := footer(c.Request.Members[0], c.Outcome)
-		h, end = renderClosed(c.Request, ft), plain(ft)
+		ft := footer(f.tx, c.Request.Members[0], c.Outcome)
+		h, end = renderClosed(f.tx, c.Request, ft), plain(ft)
 	}
 	var rec requestRecord
 	if _, err := f.get(keyRequest+msg, &rec); err != nil {
@@ -367,12 +367,12 @@ func (f *Frontend) Moved(ctx context.Context, stalePlace, currentPlace pending.P
 		return fmt.Errorf("moved %s: %w", stale.Event, err)
 	}
 	rec.Closed = true
-	if err := f.endPolls(ctx, stale.Event, &rec, "Moved to a newer message."); err != nil {
+	if err := f.endPolls(ctx, stale.Event, &rec, f.tx.Matrix.MovedNewer); err != nil {
 		return fmt.Errorf("moved %s: %w", stale.Event, err)
 	}
-	h := `↪️ This request is shown in <a href="` + esc(link(current)) + `">a newer message</a>.`
+	h := f.tx.Matrix.MovedTo(esc(link(current)))
 	if isClosed {
-		h = `↪️ This request closed: see <a href="` + esc(link(current)) + `">its message</a>.`
+		h = f.tx.Matrix.ClosedSee(esc(link(current)))
 	}
 	if _, err := f.c.Edit(ctx, TxnID(stale.Event, Name, "moved", current.Event), stale.Event, Message{Text: plain(h), HTML: h}); err != nil {
 		return fmt.Errorf("moved %s: %w", stale.Event, err)
@@ -393,11 +393,10 @@ func (f *Frontend) Collect(ctx context.Context, at pending.Place, r frontend.Req
 		return nil
 	}
 	p := placeAt(at)
-	what := "your answer"
+	h := f.tx.Matrix.CollectAnswer(esc(user.DisplayName()))
 	if reason {
-		what = "the reason of the reject"
+		h = f.tx.Matrix.CollectReason(esc(user.DisplayName()))
 	}
-	h := esc(user.DisplayName()) + ": reply to the request's message (or to this one) with " + what + "."
 	ev, err := f.c.Send(ctx, randomTxn(), Message{Text: plain(h), HTML: h, Notice: true, ReplyTo: p.Event})
 	if err != nil {
 		return fmt.Errorf("collect %s: %w", r.Key, err)
@@ -420,7 +419,7 @@ func (f *Frontend) Tell(ctx context.Context, at pending.Place, key string, user 
 
 // Notify posts notice n; a reply to it continues n's session.
 func (f *Frontend) Notify(ctx context.Context, n frontend.Notice) (pending.Place, error) {
-	h := renderNotice(n, len(f.c.AllowList()) > 0)
+	h := renderNotice(f.tx, n, len(f.c.AllowList()) > 0)
 	// A notice is not owed across a crash: a random transaction ID.
 	ev, err := f.c.Send(ctx, randomTxn(), Message{Text: plain(h), HTML: h})
 	if err != nil {
@@ -431,7 +430,7 @@ func (f *Frontend) Notify(ctx context.Context, n frontend.Notice) (pending.Place
 
 // AutoApproved posts that e was allowed once without asking.
 func (f *Frontend) AutoApproved(ctx context.Context, e *frontend.View) error {
-	h := "🤖 Auto-approved (low risk): <code>" + esc(permissionWhat(e)) + "</code> · " + esc(projectName(e.Directory))
+	h := f.tx.AutoApproved + ": <code>" + esc(permissionWhat(f.tx, e)) + "</code> · " + esc(projectName(f.tx, e.Directory))
 	if _, err := f.c.Send(ctx, TxnID(e.UID, Name, "auto-approved"), Message{Text: plain(h), HTML: h, Notice: true}); err != nil {
 		return fmt.Errorf("auto-approval notice of %s: %w", e.UID, err)
 	}
@@ -440,8 +439,8 @@ func (f *Frontend) AutoApproved(ctx context.Context, e *frontend.View) error {
 
 // AutoApprovalPaused posts that an always answer paused auto-approval.
 func (f *Frontend) AutoApprovalPaused(ctx context.Context, a pending.Always) error {
-	h := "⏸ Auto-approval paused in <b>" + esc(projectName(a.Directory)) + "</b>: " + esc(a.Kind) +
-		" was allowed always there. Restart opencode, then resume it with !autoapprove."
+	// Not Pause.Notice: Element keeps "/autoapprove" to itself.
+	h := f.tx.Matrix.Paused(esc(projectName(f.tx, a.Directory)), esc(a.Kind))
 	txn := TxnID(Name, "paused", a.Server, a.Directory, strconv.FormatInt(a.At.UnixNano(), 10))
 	if _, err := f.c.Send(ctx, txn, Message{Text: plain(h), HTML: h, Notice: true}); err != nil {
 		return fmt.Errorf("auto-approval pause notice of %s: %w", a.Directory, err)

@@ -304,7 +304,7 @@ func testFrontendQuestions(t *testing.T, su *suite) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	botSays(t, ctx, r.alice, bot, "Answered</b> by "+r.alice.ID+": blue; S")
+	botSays(t, ctx, r.alice, bot, "Answered by "+r.alice.ID+": blue; S")
 	e.Current = 0 // a refresh handed over before the close lands after it: nothing
 	if err := fe.Refresh(ctx, at, req); err != nil {
 		t.Fatal(err)
@@ -365,7 +365,7 @@ func testFrontendQuestions(t *testing.T, su *suite) {
 	if _, err := r.alice.SendText(ctx, r.room, "!pending"); err != nil {
 		t.Fatal(err)
 	}
-	botSays(t, ctx, r.alice, bot, "1 waiting")
+	botSays(t, ctx, r.alice, bot, "Waiting for you: 1")
 	if fe.c.LastSync().IsZero() { // the batch of its join was handled before this one
 		t.Error("LastSync is zero after syncs were handled")
 	}
@@ -439,7 +439,7 @@ func testFrontendPermissionsAndForms(t *testing.T, su *suite) {
 		t.Fatal(err)
 	}
 	msg := botSays(t, ctx, r.alice, bot, "<pre><code>rm -rf build &amp;&amp; make</code></pre>")
-	if !strings.Contains(shown(msg), "Risk: 🔴") {
+	if !strings.Contains(shown(msg), "🔴 <b>high risk</b>") {
 		t.Fatalf("permission message %s: want its risk, high", msg.Content)
 	}
 	poll, answers := pollOf(t, ctx, r.alice, "Allow rm -rf build")
@@ -519,7 +519,7 @@ func testFrontendPermissionsAndForms(t *testing.T, su *suite) {
 	if core.continued[0] != "ses_9: now deploy it" {
 		t.Fatalf("continued %v", core.continued)
 	}
-	botSays(t, ctx, r.alice, bot, "→ sent to Fix the build")
+	botSays(t, ctx, r.alice, bot, "→ sent to <b>Fix the build</b>")
 
 	// Auto-approval paused by an always answer, resumed from the room.
 	core.record(func() {
@@ -528,7 +528,7 @@ func testFrontendPermissionsAndForms(t *testing.T, su *suite) {
 	if _, err := r.alice.SendText(ctx, r.room, "!autoapprove"); err != nil {
 		t.Fatal(err)
 	}
-	botSays(t, ctx, r.alice, bot, "1. paused in <b>shop</b>: edit allowed always")
+	botSays(t, ctx, r.alice, bot, "1. <b>shop</b>: Always allow on <code>edit</code>")
 	if _, err := r.alice.SendText(ctx, r.room, "!autoapprove resume 1"); err != nil {
 		t.Fatal(err)
 	}
@@ -549,7 +549,7 @@ func testFrontendPermissionsAndForms(t *testing.T, su *suite) {
 	if _, err := r.alice.SendText(ctx, r.room, "!status"); err != nil {
 		t.Fatal(err)
 	}
-	botSays(t, ctx, r.alice, bot, "Requests waiting: 1")
+	botSays(t, ctx, r.alice, bot, "Waiting for you: 1")
 	stop() // a restart: a new front-end over the same State
 	r.served(t, ctx, core)
 	core.record(func() { core.submitAck = "Choose at least 2 options" })

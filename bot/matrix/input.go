@@ -3,7 +3,6 @@ package matrix
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -268,7 +267,7 @@ func (f *Frontend) typed(ctx context.Context, core frontend.Core, log zerolog.Lo
 		return
 	}
 	if !req.Typed && !req.Reason {
-		f.note(ctx, log, ev, "This question takes no typed answer: vote in its poll.")
+		f.note(ctx, log, ev, f.tx.Matrix.NoTyped)
 		return
 	}
 	if !core.Awaits(req.Key, req.Step, req.Reason) {
@@ -310,12 +309,12 @@ func (f *Frontend) steer(ctx context.Context, core frontend.Core, log zerolog.Lo
 		if title == "" {
 			title = ref.ID
 		}
-		f.note(ctx, log, ev, "→ sent to "+esc(title))
+		f.note(ctx, log, ev, f.tx.Steer.SentTo(esc(title)))
 	case errors.Is(err, frontend.ErrSessionGone):
-		f.note(ctx, log, ev, "opencode no longer knows that session.")
+		f.note(ctx, log, ev, f.tx.Steer.Gone)
 	default:
 		log.Warn().Err(err).Msg("matrix: could not continue the session")
-		f.note(ctx, log, ev, "opencode cannot be reached right now: nothing was sent; reply again later.")
+		f.note(ctx, log, ev, f.tx.Steer.Unreachable)
 	}
 }
 
@@ -338,10 +337,7 @@ func (f *Frontend) command(ctx context.Context, core frontend.Core, log zerolog.
 	case "autoapprove":
 		h = f.autoApprove(ctx, core, log, ev)
 	case "help":
-		h = "hermes-bot carries opencode's questions and permission requests here. Vote in a request's poll to answer; " +
-			"for a multiple choice, vote, then react ✅ on the poll or reply \"done\". Reply to a request's message to type an answer " +
-			"(to a permission: to reject with a reason), to a notice to continue its session. Commands: !pending, !status, " +
-			"!autoapprove (and !autoapprove resume N), !help."
+		h = f.tx.Matrix.Help
 	default:
 		return
 	}
@@ -350,30 +346,31 @@ func (f *Frontend) command(ctx context.Context, core frontend.Core, log zerolog.
 }
 
 func (f *Frontend) pendingList(ctx context.Context, core frontend.Core) string {
+	tx := f.tx
 	open, err := core.Open(ctx, true)
 	if err != nil {
 		f.log.Error().Err(err).Msg("matrix: could not list open requests for /pending")
-		return "The store could not be read."
+		return tx.StoreUnreadable
 	}
 	if len(open) == 0 {
-		return "Nothing is waiting for an answer."
+		return tx.NothingPending
 	}
 	now := time.Now()
-	lines := []string{"<b>" + strconv.Itoa(len(open)) + " waiting:</b>"}
+	lines := []string{tx.WaitingN(len(open))}
 	for i, e := range open {
 		if i == 20 {
-			lines = append(lines, "… and "+strconv.Itoa(len(open)-i)+" more")
+			lines = append(lines, tx.MoreN(len(open)-i))
 			break
 		}
-		lines = append(lines, pendingLine(e, now))
+		lines = append(lines, pendingLine(tx, e, now))
 	}
 	return strings.Join(lines, "<br>\n")
 }
 
-func pendingLine(e *frontend.View, now time.Time) string {
-	kind, what := "question", ""
+func pendingLine(tx *i18n.Text, e *frontend.View, now time.Time) string {
+	kind, what := tx.KindQuestion, ""
 	if e.Kind == frontend.KindPermission {
-		kind, what = "permission", permissionWhat(e)
+		kind, what = tx.KindPermission, permissionWhat(tx, e)
 	} else if e.Current < len(e.Questions) {
 		what = oneLine(e.Questions[e.Current].Text, 120)
 	}
@@ -381,86 +378,143 @@ func pendingLine(e *frontend.View, now time.Time) string {
 	if p := placeAt(e.Places[Name]); p.Event != "" {
 		label = `<a href="` + esc(link(p)) + `">` + label + "</a>"
 	}
-	s := "• " + label + " · " + esc(projectName(e.Directory))
+	s := "• " + label + " · " + esc(projectName(tx, e.Directory))
 	if t := strings.TrimSpace(e.SessionTitle); t != "" {
 		s += " · <i>" + esc(oneLine(t, 60)) + "</i>"
 	}
 	if what != "" {
 		s += ": " + esc(cut(what, 120))
 	}
-	return s + " (asked " + now.Sub(e.CreatedAt).Round(time.Second).String() + " ago)"
+	return s + " (" + tx.Asked(ago(tx, now.Sub(e.CreatedAt))) + ")"
 }
 
+// status answers !status with the words of Telegram's /status.
 func (f *Frontend) status(ctx context.Context, core frontend.Core) string {
-	lines := []string{"🤖 <b>hermes-bot</b> " + esc(f.cfg.Version) + ", up " + time.Since(f.cfg.StartedAt).Round(time.Second).String()}
+	tx, now := f.tx, time.Now()
+	head := "🤖 <b>hermes-bot</b>"
+	if v := f.cfg.Version; v != "" {
+		head += " " + esc(v)
+	}
+	lines := []string{head + tx.Up(span(tx, now.Sub(f.cfg.StartedAt)))}
 	for _, s := range f.cfg.Servers {
 		l := "opencode"
 		if s.Name != "" {
 			l += " <code>" + esc(s.Name) + "</code>"
 		}
 		l += ": "
+		if s.Status == nil {
+			lines = append(lines, l+tx.StateUnknown)
+			continue
+		}
+		st := s.Status.State()
 		switch {
-		case s.Status == nil:
-			l += "unknown"
-		case s.Status.State().Connected:
-			st := s.Status.State()
-			l += "connected"
-			if st.Version != "" {
-				l += ", version " + esc(st.Version)
+		case st.Connected:
+			l += tx.Connected
+			if !st.Since.IsZero() {
+				l += tx.ConnectedFor(span(tx, now.Sub(st.Since)))
 			}
+		case st.Since.IsZero():
+			l += tx.NotConnectedYet
 		default:
-			l += "not connected"
-			if e := s.Status.State().LastError; e != "" {
-				l += " (" + esc(e) + ")"
-			}
+			l += tx.NotConnectedFor(span(tx, now.Sub(st.Since)))
+		}
+		if st.Version != "" {
+			l += tx.Version(esc(st.Version), st.Generation)
 		}
 		lines = append(lines, l)
+		if st.LastError != "" && !st.Connected {
+			lines = append(lines, tx.LastError(esc(errorWords(tx, st.LastError)), ago(tx, now.Sub(st.LastErrorAt))))
+		}
 	}
 	open, err := core.Open(ctx, false)
 	if err != nil {
-		lines = append(lines, "Requests waiting: unknown (the store could not be read)")
+		lines = append(lines, tx.WaitingUnknown)
 	} else {
-		lines = append(lines, fmt.Sprintf("Requests waiting: %d", len(open)))
+		lines = append(lines, tx.WaitingCount(len(open)))
 	}
 	return strings.Join(lines, "<br>\n")
+}
+
+// errorWords says what a failure class of opencode.WatchState means.
+func errorWords(tx *i18n.Text, class string) string {
+	switch class {
+	case "unauthorized":
+		return tx.ErrUnauthorized
+	case "transient":
+		return tx.ErrTransient
+	case "silent":
+		return tx.ErrSilent
+	case "not_found":
+		return tx.ErrNotFound
+	case "not_accepted":
+		return tx.ErrNotAccepted
+	case "unsupported":
+		return tx.ErrUnsupported
+	}
+	return tx.ErrUnexpected
+}
+
+// ago says how long ago something happened, d being the time since.
+func ago(tx *i18n.Text, d time.Duration) string {
+	if d < time.Minute {
+		return tx.JustNow
+	}
+	return tx.Ago(span(tx, d))
+}
+
+// span says d in its two largest units: "3 min", "2 h 5 min".
+func span(tx *i18n.Text, d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return tx.UnderMinute
+	case d < time.Hour:
+		return tx.Minutes(int(d / time.Minute))
+	case d < 24*time.Hour:
+		return tx.Hours(int(d/time.Hour), int(d%time.Hour/time.Minute))
+	}
+	return tx.Days(int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour))
 }
 
 // autoApprove answers !autoapprove: the policy and where an always answer
 // paused it, numbered; "!autoapprove resume N" resumes the Nth.
 func (f *Frontend) autoApprove(ctx context.Context, core frontend.Core, log zerolog.Logger, ev Event) string {
+	tx := f.tx
 	a, err := core.AutoApproval(ctx)
 	if err != nil {
 		log.Warn().Err(err).Msg("matrix: could not read the auto-approval state")
-		return "The store could not be read."
+		return tx.Pause.Unreadable
 	}
 	if arg, ok := strings.CutPrefix(ev.Args, "resume"); ok {
 		n, err := strconv.Atoi(strings.TrimSpace(arg))
 		if err != nil || n < 1 || n > len(a.Paused) {
-			return fmt.Sprintf("Say which to resume: a number from 1 to %d.", len(a.Paused))
+			return tx.Matrix.ResumeWhich(len(a.Paused))
 		}
 		p := a.Paused[n-1]
 		resumed, err := core.ResumeAutoApproval(ctx, log, p.Server, p.Directory, userOf(ev.Sender))
 		switch {
 		case err != nil:
 			log.Warn().Err(err).Msg("matrix: could not resume auto-approval")
-			return "Auto-approval could not be resumed: the store could not be written."
+			return tx.Matrix.ResumeFailed
 		case !resumed:
-			return "Auto-approval was not paused there any more."
+			return tx.Pause.NotPaused
 		}
-		return "▶️ Auto-approval resumed in <b>" + esc(projectName(p.Directory)) + "</b> by " + esc(ev.Sender) + "."
+		return tx.Pause.ResumedBy(esc(projectName(tx, p.Directory)), esc(ev.Sender))
 	}
-	lines := []string{"Auto-approval: <b>" + esc(a.Policy) + "</b>"}
+	head := tx.Pause.PolicyLow
+	if a.Policy != "low" {
+		head = tx.Pause.PolicyOff
+	}
 	if len(a.Paused) == 0 {
-		return lines[0] + "; nothing is paused."
+		return head + "<br>\n" + tx.Pause.NothingPaused
 	}
+	lines := []string{head, tx.Pause.Head}
 	for i, p := range a.Paused {
-		where := esc(projectName(p.Directory))
+		where := esc(projectName(tx, p.Directory))
 		if p.Server != "" {
 			where = "<code>" + esc(p.Server) + "</code>: " + where
 		}
-		lines = append(lines, fmt.Sprintf("%d. paused in <b>%s</b>: %s allowed always, %s ago", i+1, where, esc(p.Kind),
-			time.Since(p.At).Round(time.Minute)))
+		lines = append(lines, strconv.Itoa(i+1)+". "+tx.Pause.Line(where, esc(p.Kind))+" · "+ago(tx, time.Since(p.At)))
 	}
-	lines = append(lines, "Restart opencode first (it forgets such answers), then send <code>!autoapprove resume N</code>.")
+	lines = append(lines, tx.Matrix.ResumeHow)
 	return strings.Join(lines, "<br>\n")
 }

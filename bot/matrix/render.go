@@ -1,7 +1,6 @@
 package matrix
 
 import (
-	"fmt"
 	"html"
 	"path/filepath"
 	"regexp"
@@ -10,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
+	"github.com/hermes-bot/hermes-bot/bot/i18n"
 	"github.com/hermes-bot/hermes-bot/bot/risk"
 )
 
@@ -51,20 +51,20 @@ const (
 	idCancel = "cancel"
 )
 
-// stepOf is the step request r is at.
-func stepOf(r frontend.Request) step {
+// stepOf is the step request r is at, its poll in tx's language.
+func stepOf(tx *i18n.Text, r frontend.Request) step {
 	e := r.Members[0]
 	if e.Kind == frontend.KindPermission {
-		return step{reason: true, question: "Allow " + permissionWhat(e) + "?", choices: []choice{
-			{ID: idOnce, Text: "✅ Allow once", Action: frontend.AllowOnce},
-			{ID: idAlways, Text: "♾️ Always allow", Action: frontend.AllowAlways},
-			{ID: idReject, Text: "❌ Reject", Action: frontend.Reject},
+		return step{reason: true, question: tx.Matrix.AllowWhat(permissionWhat(tx, e)), choices: []choice{
+			{ID: idOnce, Text: tx.BtnAllowOnce, Action: frontend.AllowOnce},
+			{ID: idAlways, Text: tx.BtnAllowAlways, Action: frontend.AllowAlways},
+			{ID: idReject, Text: tx.BtnReject, Action: frontend.Reject},
 		}}
 	}
 	if e.IsURLForm() {
-		return step{question: "Done with the link?", choices: []choice{
-			{ID: idDone, Text: "✅ Done", Action: frontend.Submit},
-			{ID: idCancel, Text: "✖️ Cancel", Action: frontend.Cancel},
+		return step{question: tx.Matrix.LinkDone, choices: []choice{
+			{ID: idDone, Text: tx.Form.BtnDone, Action: frontend.Submit},
+			{ID: idCancel, Text: tx.Form.BtnCancel, Action: frontend.Cancel},
 		}}
 	}
 	s := step{field: e.Current}
@@ -74,7 +74,7 @@ func stepOf(r frontend.Request) step {
 	q := e.Questions[e.Current]
 	// A form's field may have a title and no text.
 	s.question = oneLine(q.Text, 300)
-	for _, alt := range []string{q.Header, q.Key, "Your answer?"} {
+	for _, alt := range []string{q.Header, q.Key, tx.Matrix.YourAnswer} {
 		if strings.TrimSpace(s.question) == "" {
 			s.question = oneLine(alt, 300)
 		}
@@ -89,7 +89,7 @@ func stepOf(r frontend.Request) step {
 		s.choices = append(s.choices, choice{ID: "o" + strconv.Itoa(i), Text: oneLine(o.Label, 200), Action: act, Option: i})
 	}
 	if q.IsField() && !q.Required {
-		s.choices = append(s.choices, choice{ID: idSkip, Text: "⏭ Skip", Action: frontend.Skip})
+		s.choices = append(s.choices, choice{ID: idSkip, Text: tx.Form.BtnSkip, Action: frontend.Skip})
 	}
 	return s
 }
@@ -109,22 +109,22 @@ func withQuickReplies(s step, r frontend.Request, replies []string) step {
 }
 
 // renderOpen is request r's message while it waits, as HTML.
-func renderOpen(r frontend.Request) string {
+func renderOpen(tx *i18n.Text, r frontend.Request) string {
 	e := r.Members[0]
-	lines := []string{header(e, len(r.Members))}
+	lines := []string{header(tx, e, len(r.Members))}
 	if q := contextQuote(e); q != "" {
 		lines = append(lines, q)
 	}
-	lines = append(lines, body(e)...)
-	lines = append(lines, "<i>"+instructions(e, stepOf(r))+"</i>")
+	lines = append(lines, body(tx, e)...)
+	lines = append(lines, "<i>"+instructions(tx, e, stepOf(tx, r))+"</i>")
 	return strings.Join(lines, "<br>\n")
 }
 
 // renderClosed is request r's message once it closed, footer saying how.
-func renderClosed(r frontend.Request, footer string) string {
+func renderClosed(tx *i18n.Text, r frontend.Request, footer string) string {
 	e := r.Members[0]
-	lines := []string{header(e, len(r.Members))}
-	lines = append(lines, body(e)...)
+	lines := []string{header(tx, e, len(r.Members))}
+	lines = append(lines, body(tx, e)...)
 	lines = append(lines, footer)
 	return strings.Join(lines, "<br>\n")
 }
@@ -145,7 +145,7 @@ func contextQuote(e *frontend.View) string {
 }
 
 // header says where request e comes from.
-func header(e *frontend.View, n int) string {
+func header(tx *i18n.Text, e *frontend.View, n int) string {
 	icon := "❓"
 	if e.Kind == frontend.KindPermission {
 		icon = "🔐"
@@ -154,12 +154,12 @@ func header(e *frontend.View, n int) string {
 	if e.Server != "" {
 		s += "<code>" + esc(e.Server) + "</code>: "
 	}
-	s += "<b>" + esc(projectName(e.Directory)) + "</b>"
+	s += "<b>" + esc(projectName(tx, e.Directory)) + "</b>"
 	if t := strings.TrimSpace(e.SessionTitle); t != "" {
 		s += " · <i>" + esc(oneLine(t, 80)) + "</i>"
 	}
 	if p := strings.TrimSpace(e.ParentTitle); p != "" {
-		s += " (subagent of <i>" + esc(oneLine(p, 60)) + "</i>)"
+		s += " (" + tx.SubagentOf + "<i>" + esc(oneLine(p, 60)) + "</i>)"
 	}
 	if n > 1 {
 		s += " ×" + strconv.Itoa(n)
@@ -168,9 +168,9 @@ func header(e *frontend.View, n int) string {
 }
 
 // body is what request e asks, as lines of HTML.
-func body(e *frontend.View) []string {
+func body(tx *i18n.Text, e *frontend.View) []string {
 	if e.Kind == frontend.KindPermission {
-		return permissionBody(e)
+		return permissionBody(tx, e)
 	}
 	if e.IsURLForm() {
 		var lines []string
@@ -197,7 +197,7 @@ func body(e *frontend.View) []string {
 		title = q.Key
 	}
 	if len(e.Questions) > 1 {
-		title = strings.TrimSpace(fmt.Sprintf("%s (question %d/%d)", title, e.Current+1, len(e.Questions)))
+		title = strings.TrimSpace(title + " (" + tx.QuestionOf(e.Current+1, len(e.Questions)) + ")")
 	}
 	if title != "" {
 		lines = append(lines, "<b>"+esc(title)+"</b>")
@@ -212,74 +212,90 @@ func body(e *frontend.View) []string {
 		}
 		lines = append(lines, l)
 	}
-	if hint := fieldHint(q); hint != "" {
+	if hint := fieldHint(tx, q); hint != "" {
 		lines = append(lines, "<i>"+esc(hint)+"</i>")
 	}
 	return lines
 }
 
-// fieldHint says what a form's field takes.
-func fieldHint(q frontend.Question) string {
+// fieldHint says what a form's field takes, as Telegram does.
+func fieldHint(tx *i18n.Text, q frontend.Question) string {
 	if !q.IsField() {
 		return ""
 	}
+	ft := tx.Form
+	num := func(f *float64) string { return strconv.FormatFloat(*f, 'g', -1, 64) }
 	var parts []string
 	switch q.Type {
-	case frontend.TypeNumber:
-		parts = append(parts, "a number")
-	case frontend.TypeInteger:
-		parts = append(parts, "a whole number")
+	case frontend.TypeNumber, frontend.TypeInteger:
+		p := ft.Number
+		if q.Type == frontend.TypeInteger {
+			p = ft.Integer
+		}
+		switch {
+		case q.Minimum != nil && q.Maximum != nil:
+			p += ft.Range(num(q.Minimum), num(q.Maximum))
+		case q.Minimum != nil:
+			p += ft.AtLeast(num(q.Minimum))
+		case q.Maximum != nil:
+			p += ft.AtMost(num(q.Maximum))
+		}
+		parts = append(parts, p)
 	}
-	if q.Minimum != nil {
-		parts = append(parts, "at least "+strconv.FormatFloat(*q.Minimum, 'g', -1, 64))
+	switch q.Format {
+	case "email":
+		parts = append(parts, ft.Email)
+	case "uri":
+		parts = append(parts, ft.URI)
+	case "date":
+		parts = append(parts, ft.Date)
+	case "date-time":
+		parts = append(parts, ft.DateTime)
 	}
-	if q.Maximum != nil {
-		parts = append(parts, "at most "+strconv.FormatFloat(*q.Maximum, 'g', -1, 64))
-	}
-	if q.Format != "" {
-		parts = append(parts, "format "+q.Format)
-	}
-	if q.Placeholder != "" {
-		parts = append(parts, "such as "+q.Placeholder)
-	}
-	if len(q.Default) > 0 {
-		parts = append(parts, "default "+string(q.Default))
+	if q.Pattern != "" {
+		parts = append(parts, ft.Pattern(q.Pattern))
 	}
 	if !q.Required {
-		parts = append(parts, "optional")
+		parts = append(parts, ft.Optional)
 	}
-	return strings.Join(parts, "; ")
+	if p := oneLine(q.Placeholder, 100); p != "" {
+		parts = append(parts, ft.Example(p))
+	}
+	if d := string(q.Default); d != "" && d != "null" {
+		parts = append(parts, ft.Default(oneLine(d, 100)))
+	}
+	return strings.Join(parts, " · ")
 }
 
 // instructions say how to answer the step s of e.
-func instructions(e *frontend.View, s step) string {
+func instructions(tx *i18n.Text, e *frontend.View, s step) string {
+	m := tx.Matrix
 	switch {
 	case e.Kind == frontend.KindPermission:
-		return "Vote in the poll: allow once, always, or reject. A reply to this message rejects, with your text as the reason."
+		return m.HowPermission
 	case e.IsURLForm():
-		return "Open the link, then vote Done (or Cancel) in the poll."
+		return m.HowLink
 	case s.multi:
-		t := `Vote for every option you want, then react ✅ on the poll or reply "done" to it.`
 		if s.typed {
-			t += " Or reply to this message with your own answer."
+			return m.HowMulti + m.OrReplyOwn
 		}
-		return t
+		return m.HowMulti
 	case len(s.choices) > 0 && s.typed:
-		return "Vote in the poll, or reply to this message with your own answer."
+		return m.HowVoteOrReply
 	case len(s.choices) > 0:
-		return "Vote in the poll."
+		return m.HowVote
 	}
-	return "Reply to this message with your answer."
+	return m.HowReply
 }
 
 // permissionBody shows what permission request e would let the agent do:
 // the command in full, in a code block, and its risk.
-func permissionBody(e *frontend.View) []string {
+func permissionBody(tx *i18n.Text, e *frontend.View) []string {
 	p := e.Permission
 	if p == nil {
 		p = &frontend.Permission{}
 	}
-	lines := []string{"<b>Permission: " + esc(p.Kind) + "</b>"}
+	lines := []string{"<b>" + tx.Permission + esc(p.Kind) + "</b>"}
 	m := risk.MetaStrings(p.Metadata)
 	if c := m["command"]; c != "" {
 		lines = append(lines, "<pre><code>"+esc(c)+"</code></pre>")
@@ -288,27 +304,27 @@ func permissionBody(e *frontend.View) []string {
 		lines = append(lines, "<i>"+esc(oneLine(d, 300))+"</i>")
 	}
 	if ps := risk.MetaPaths(p.Metadata); len(ps) > 0 {
-		lines = append(lines, "File: <code>"+esc(strings.Join(ps, ", "))+"</code>")
+		lines = append(lines, tx.File+"<code>"+esc(strings.Join(ps, ", "))+"</code>")
 	}
 	if u := m["url"]; u != "" {
-		lines = append(lines, "URL: <code>"+esc(u)+"</code>")
+		lines = append(lines, tx.URL+"<code>"+esc(u)+"</code>")
 	}
 	if d := m["diff"]; d != "" {
 		lines = append(lines, "<pre><code>"+esc(d)+"</code></pre>")
 	}
 	if len(p.Patterns) > 0 {
-		lines = append(lines, "Patterns: "+codeList(p.Patterns))
+		lines = append(lines, tx.Patterns+codeList(p.Patterns))
 	}
 	a := frontend.Assess(e)
-	lines = append(lines, "Risk: "+a.Level.Emoji()+" <b>"+a.Level.String()+"</b>")
+	lines = append(lines, a.Level.Emoji()+" <b>"+tx.Risk(a.Level)+"</b>")
 	return lines
 }
 
 // permissionWhat names what permission request e asks for, on one line.
-func permissionWhat(e *frontend.View) string {
+func permissionWhat(tx *i18n.Text, e *frontend.View) string {
 	p := e.Permission
 	if p == nil {
-		return "this"
+		return tx.ThisRequest
 	}
 	m := risk.MetaStrings(p.Metadata)
 	switch {
@@ -320,70 +336,74 @@ func permissionWhat(e *frontend.View) string {
 	return p.Kind
 }
 
-// footer is the line that says how a request closed.
-func footer(e *frontend.View, o frontend.Outcome) string {
+// footer is the line that says how a request closed, in the words
+// Telegram uses.
+func footer(tx *i18n.Text, e *frontend.View, o frontend.Outcome) string {
 	by := esc(o.By.DisplayName())
 	switch o.How {
 	case frontend.Answered:
 		if e.IsURLForm() {
-			return "✅ <b>Done</b>, said " + by
+			return "✅ " + tx.Form.DoneBy(by)
 		}
-		return "✅ <b>Answered</b> by " + by + answers(o.Answers)
+		return "✅ " + tx.AnsweredBy(by) + answers(tx, o.Answers)
 	case frontend.AnsweredElsewhere:
-		return "✅ <b>Answered in opencode</b>" + answers(o.Answers)
+		return "✅ <b>" + tx.AnsweredOC + "</b>" + answers(tx, o.Answers)
 	case frontend.Dismissed:
-		return "🚫 <b>Dismissed in opencode</b>"
+		if e.Form != nil {
+			return "🚫 <b>" + tx.Form.CancelledOC + "</b>"
+		}
+		return "🚫 <b>" + tx.DismissedOC + "</b>"
 	case frontend.Cancelled:
-		return "🚫 <b>Cancelled</b> by " + by
+		return "🚫 " + tx.Form.CancelledBy(by)
 	case frontend.Gone:
-		return "✅ <b>No longer pending in opencode</b>: answered or dismissed elsewhere."
+		return "✅ " + tx.GoneFooter
 	case frontend.NoLongerPending:
-		return "⚠️ <b>No longer pending in opencode</b>: it was answered elsewhere or has gone."
+		return "⚠️ " + tx.NoLongerPending
 	case frontend.Expired:
-		s := "⌛ <b>Expired</b>: nobody answered within " + esc(o.TTL.String()) + "."
+		s := tx.Expired(span(tx, o.TTL))
 		switch o.Told {
 		case frontend.NotTold:
-			s += " opencode could not be told yet; hermes-bot keeps trying."
+			s += tx.ExpiredNotTold
 		case frontend.ToldRejected:
-			s += " Rejected; the agent was told nobody answered in time."
+			s += tx.ExpiredRejected
 		default:
-			s += " Dismissed in opencode."
+			s += tx.ExpiredDismissed
 		}
 		return s
 	case frontend.Decided:
 		switch o.Reply {
 		case frontend.ReplyOnce:
-			return "✅ <b>Allowed once</b> by " + by
+			return "✅ <b>" + tx.AllowedOnce + "</b>" + tx.By(by)
 		case frontend.ReplyAlways:
-			s := "♾️ <b>Always allowed</b> by " + by
+			s := "♾️ <b>" + tx.AlwaysAllowed + "</b>" + tx.By(by)
 			if p := e.Permission; p != nil && len(p.Always) > 0 {
-				s += "; also allowed from now on: " + codeList(p.Always)
+				s += tx.AlsoAllowed + codeList(p.Always)
 			}
 			return s
 		}
-		s := "❌ <b>Rejected</b> by " + by
+		s := "❌ <b>" + tx.Rejected + "</b>" + tx.By(by)
 		if r := strings.TrimSpace(o.Reason); r != "" {
-			s += "<br>\nReason: <i>" + esc(oneLine(r, 400)) + "</i>"
+			s += "<br>\n" + tx.Reason + "<i>" + esc(oneLine(r, 400)) + "</i>"
 		}
 		return s
 	case frontend.DecidedElsewhere:
 		switch o.Reply {
 		case frontend.ReplyOnce:
-			return "✅ <b>Allowed once in opencode</b>"
+			return tx.ApprovedOnceOC
 		case frontend.ReplyAlways:
-			return "♾️ <b>Always allowed in opencode</b>"
+			return tx.ApprovedAlwaysOC
 		case frontend.ReplyReject:
-			return "❌ <b>Rejected in opencode</b>"
+			return tx.RejectedOC
 		}
-		return "✅ <b>Answered in opencode</b>"
+		return "✅ <b>" + tx.AnsweredOC + "</b>"
 	case frontend.Stopped:
-		return "⏹ <b>Session stopped</b> by " + by
+		return tx.Steer.StoppedFooter(by)
 	}
-	return "✅ <b>Closed</b>"
+	return "✅ <b>" + tx.Matrix.Closed + "</b>"
 }
 
 // answers lists the answers given, one field's per "; ".
-func answers(a [][]string) string {
+func answers(tx *i18n.Text, a [][]string) string {
 	var parts []string
 	for _, labels := range a {
 		if len(labels) > 0 {
@@ -393,20 +413,20 @@ func answers(a [][]string) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return ": " + esc(oneLine(strings.Join(parts, "; "), 400))
+	return tx.Matrix.Answers(esc(oneLine(strings.Join(parts, "; "), 400)))
 }
 
 // renderNotice is the message of notice n.
-func renderNotice(n frontend.Notice, steer bool) string {
-	icon, what := "✅", "finished"
+func renderNotice(tx *i18n.Text, n frontend.Notice, steer bool) string {
+	icon, what := "✅", tx.Finished
 	if n.Failed {
-		icon, what = "❌", "failed"
+		icon, what = "❌", tx.Failed
 	}
 	s := icon + " "
 	if n.Server != "" {
 		s += "<code>" + esc(n.Server) + "</code>: "
 	}
-	s += "<b>" + esc(projectName(n.Directory)) + "</b>"
+	s += "<b>" + esc(projectName(tx, n.Directory)) + "</b>"
 	if t := strings.TrimSpace(n.Title); t != "" {
 		s += " · " + esc(oneLine(t, 80))
 	}
@@ -415,17 +435,17 @@ func renderNotice(n frontend.Notice, steer bool) string {
 		s += "<br>\n<blockquote>" + escLines(cut(b, 300)) + "</blockquote>"
 	}
 	if n.Dropped > 0 {
-		s += "<br>\n<i>" + strconv.Itoa(n.Dropped) + " earlier notices were skipped.</i>"
+		s += "<br>\n<i>" + tx.Skipped(n.Dropped) + "</i>"
 	}
 	if steer {
-		s += "<br>\n<i>↩️ Reply to this message to continue the session.</i>"
+		s += "<br>\n" + tx.Steer.ReplyToContinue
 	}
 	return s
 }
 
-func projectName(dir string) string {
+func projectName(tx *i18n.Text, dir string) string {
 	if dir == "" || dir == "/" {
-		return "(no project)"
+		return tx.UnknownProject
 	}
 	return filepath.Base(filepath.Clean(dir))
 }

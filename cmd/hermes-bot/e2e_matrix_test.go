@@ -396,7 +396,7 @@ func TestE2EMatrix(t *testing.T) {
 		t.Fatal(err)
 	}
 	if html, _ := content(t, m)["formatted_body"].(string); !strings.Contains(html, "<pre><code>git status --short</code></pre>") ||
-		!strings.Contains(html, "Risk:") {
+		!strings.Contains(html, " risk</b>") {
 		t.Fatalf("permission message %s; want the command in a code block and the risk", html)
 	}
 	if _, err := r.mallory.Vote(ctx, r.room, poll, "reject"); err != nil {
@@ -455,7 +455,7 @@ func TestE2EMatrix(t *testing.T) {
 	if _, err := r.alice.SendText(ctx, r.room, "!status"); err != nil {
 		t.Fatal(err)
 	}
-	waitMessage(ctx, t, r.alice, r.botID, "Requests waiting: 0")
+	waitMessage(ctx, t, r.alice, r.botID, "Waiting for you: 0")
 
 	// A restart after a crash with one request pending re-attaches it:
 	// the same poll takes the vote.
@@ -468,7 +468,7 @@ func TestE2EMatrix(t *testing.T) {
 	if _, err := r.alice.SendText(ctx, r.room, "/pending"); err != nil {
 		t.Fatal(err)
 	}
-	waitMessage(ctx, t, r.alice, r.botID, "1 waiting")
+	waitMessage(ctx, t, r.alice, r.botID, "Waiting for you: 1")
 	if _, err := r.alice.Vote(ctx, r.room, poll, "o0"); err != nil {
 		t.Fatal(err)
 	}
