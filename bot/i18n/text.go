@@ -2,6 +2,7 @@ package i18n
 
 import (
 	"strings"
+	"time"
 
 	"github.com/hermes-bot/hermes-bot/bot/risk"
 )
@@ -226,4 +227,46 @@ func (t *Text) Title(header string, i int) string {
 		return h
 	}
 	return t.QuestionN(i + 1)
+}
+
+// ErrorWords says what a failure class of opencode's event stream
+// (opencode.WatchState.LastError) means.
+func (t *Text) ErrorWords(class string) string {
+	switch class {
+	case "unauthorized":
+		return t.ErrUnauthorized
+	case "transient":
+		return t.ErrTransient
+	case "silent":
+		return t.ErrSilent
+	case "not_found":
+		return t.ErrNotFound
+	case "not_accepted":
+		return t.ErrNotAccepted
+	case "unsupported":
+		return t.ErrUnsupported
+	}
+	return t.ErrUnexpected
+}
+
+// Since says how long ago something happened, d being the time since.
+func (t *Text) Since(d time.Duration) string {
+	if d < time.Minute {
+		return t.JustNow
+	}
+	return t.Ago(t.Span(d))
+}
+
+// Span says d in the two largest units that matter: "3 min", "2 h 5 min",
+// "4 d 1 h".
+func (t *Text) Span(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return t.UnderMinute
+	case d < time.Hour:
+		return t.Minutes(int(d / time.Minute))
+	case d < 24*time.Hour:
+		return t.Hours(int(d/time.Hour), int(d%time.Hour/time.Minute))
+	}
+	return t.Days(int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour))
 }

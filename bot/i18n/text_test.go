@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 	"unicode"
 
 	"github.com/hermes-bot/hermes-bot/bot/risk"
@@ -124,5 +125,29 @@ func TestToasts(t *testing.T) {
 	}
 	if got := Chinese.Toast("from a newer release"); got != "from a newer release" {
 		t.Errorf("an unknown toast is shown as %q", got)
+	}
+}
+
+func TestSpanAndSince(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		30 * time.Second:            "under a minute",
+		5 * time.Minute:             "5 min",
+		2 * time.Hour:               "2 h",
+		2*time.Hour + 5*time.Minute: "2 h 5 min",
+		49 * time.Hour:              "2 d 1 h",
+		72 * time.Hour:              "3 d",
+	} {
+		if got := English.Span(d); got != want {
+			t.Errorf("Span(%v) = %q, want %q", d, got, want)
+		}
+	}
+	if got := English.Since(30 * time.Second); got != English.JustNow {
+		t.Errorf("Since(30s) = %q, want %q", got, English.JustNow)
+	}
+	if got, want := English.Since(5*time.Minute), English.Ago("5 min"); got != want {
+		t.Errorf("Since(5m) = %q, want %q", got, want)
+	}
+	if got := Chinese.ErrorWords("no such class"); got != Chinese.ErrUnexpected {
+		t.Errorf("ErrorWords of an unknown class = %q, want %q", got, Chinese.ErrUnexpected)
 	}
 }

@@ -385,7 +385,7 @@ func pendingLine(tx *i18n.Text, e *frontend.View, now time.Time) string {
 	if what != "" {
 		s += ": " + esc(cut(what, 120))
 	}
-	return s + " (" + tx.Asked(ago(tx, now.Sub(e.CreatedAt))) + ")"
+	return s + " (" + tx.Asked(tx.Since(now.Sub(e.CreatedAt))) + ")"
 }
 
 // status answers !status with the words of Telegram's /status.
@@ -395,7 +395,7 @@ func (f *Frontend) status(ctx context.Context, core frontend.Core) string {
 	if v := f.cfg.Version; v != "" {
 		head += " " + esc(v)
 	}
-	lines := []string{head + tx.Up(span(tx, now.Sub(f.cfg.StartedAt)))}
+	lines := []string{head + tx.Up(tx.Span(now.Sub(f.cfg.StartedAt)))}
 	for _, s := range f.cfg.Servers {
 		l := "opencode"
 		if s.Name != "" {
@@ -411,19 +411,19 @@ func (f *Frontend) status(ctx context.Context, core frontend.Core) string {
 		case st.Connected:
 			l += tx.Connected
 			if !st.Since.IsZero() {
-				l += tx.ConnectedFor(span(tx, now.Sub(st.Since)))
+				l += tx.ConnectedFor(tx.Span(now.Sub(st.Since)))
 			}
 		case st.Since.IsZero():
 			l += tx.NotConnectedYet
 		default:
-			l += tx.NotConnectedFor(span(tx, now.Sub(st.Since)))
+			l += tx.NotConnectedFor(tx.Span(now.Sub(st.Since)))
 		}
 		if st.Version != "" {
 			l += tx.Version(esc(st.Version), st.Generation)
 		}
 		lines = append(lines, l)
 		if st.LastError != "" && !st.Connected {
-			lines = append(lines, tx.LastError(esc(errorWords(tx, st.LastError)), ago(tx, now.Sub(st.LastErrorAt))))
+			lines = append(lines, tx.LastError(esc(tx.ErrorWords(st.LastError)), tx.Since(now.Sub(st.LastErrorAt))))
 		}
 	}
 	open, err := core.Open(ctx, false)
@@ -433,46 +433,6 @@ func (f *Frontend) status(ctx context.Context, core frontend.Core) string {
 		lines = append(lines, tx.WaitingCount(len(open)))
 	}
 	return strings.Join(lines, "<br>\n")
-}
-
-// errorWords says what a failure class of opencode.WatchState means.
-func errorWords(tx *i18n.Text, class string) string {
-	switch class {
-	case "unauthorized":
-		return tx.ErrUnauthorized
-	case "transient":
-		return tx.ErrTransient
-	case "silent":
-		return tx.ErrSilent
-	case "not_found":
-		return tx.ErrNotFound
-	case "not_accepted":
-		return tx.ErrNotAccepted
-	case "unsupported":
-		return tx.ErrUnsupported
-	}
-	return tx.ErrUnexpected
-}
-
-// ago says how long ago something happened, d being the time since.
-func ago(tx *i18n.Text, d time.Duration) string {
-	if d < time.Minute {
-		return tx.JustNow
-	}
-	return tx.Ago(span(tx, d))
-}
-
-// span says d in its two largest units: "3 min", "2 h 5 min".
-func span(tx *i18n.Text, d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return tx.UnderMinute
-	case d < time.Hour:
-		return tx.Minutes(int(d / time.Minute))
-	case d < 24*time.Hour:
-		return tx.Hours(int(d/time.Hour), int(d%time.Hour/time.Minute))
-	}
-	return tx.Days(int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour))
 }
 
 // autoApprove answers !autoapprove: the policy and where an always answer
@@ -513,7 +473,7 @@ func (f *Frontend) autoApprove(ctx context.Context, core frontend.Core, log zero
 		if p.Server != "" {
 			where = "<code>" + esc(p.Server) + "</code>: " + where
 		}
-		lines = append(lines, strconv.Itoa(i+1)+". "+tx.Pause.Line(where, esc(p.Kind))+" · "+ago(tx, time.Since(p.At)))
+		lines = append(lines, strconv.Itoa(i+1)+". "+tx.Pause.Line(where, esc(p.Kind))+" · "+tx.Since(time.Since(p.At)))
 	}
 	lines = append(lines, tx.Matrix.ResumeHow)
 	return strings.Join(lines, "<br>\n")

@@ -360,7 +360,7 @@ func footer(tx *i18n.Text, e *frontend.View, o frontend.Outcome) string {
 	case frontend.NoLongerPending:
 		return "⚠️ " + tx.NoLongerPending
 	case frontend.Expired:
-		s := tx.Expired(span(tx, o.TTL))
+		s := tx.Expired(tx.Span(o.TTL))
 		switch o.Told {
 		case frontend.NotTold:
 			s += tx.ExpiredNotTold

@@ -109,7 +109,7 @@ func pauseAgo(tx *i18n.Text, d time.Duration) string {
 	if d < 0 {
 		d = 0
 	}
-	return ago(tx, d)
+	return tx.Since(d)
 }
 
 // handleResumePress acts on a Resume button: it forgets the pause its key

@@ -185,9 +185,9 @@ func pendingLine(tx *i18n.Text, e *frontend.View, now time.Time) string {
 	if what != "" {
 		s += "\n" + esc(what, 160)
 	}
-	s += "\n<i>" + tx.Asked(ago(tx, now.Sub(e.CreatedAt)))
+	s += "\n<i>" + tx.Asked(tx.Since(now.Sub(e.CreatedAt)))
 	if left := e.ExpiresAt.Sub(now); left > 0 {
-		s += tx.ExpiresIn(span(tx, left))
+		s += tx.ExpiresIn(tx.Span(left))
 	} else {
 		s += tx.ExpiringNow
 	}
@@ -202,7 +202,7 @@ func (f *Frontend) renderStatus(ctx context.Context, core frontend.Core) string 
 	if v := f.cfg.Version; v != "" {
 		s.WriteString(" " + esc(v, 64))
 	}
-	s.WriteString(f.text.Up(span(f.text, now.Sub(f.started))) + "\n")
+	s.WriteString(f.text.Up(f.text.Span(now.Sub(f.started))) + "\n")
 
 	for _, sv := range f.cfg.Servers {
 		label := "opencode: "
@@ -238,62 +238,19 @@ func (f *Frontend) writeOpencodeStatus(s *strings.Builder, label string, status 
 		case st.Connected:
 			s.WriteString(f.text.Connected)
 			if !st.Since.IsZero() {
-				s.WriteString(f.text.ConnectedFor(span(f.text, now.Sub(st.Since))))
+				s.WriteString(f.text.ConnectedFor(f.text.Span(now.Sub(st.Since))))
 			}
 		case st.Since.IsZero():
 			s.WriteString(f.text.NotConnectedYet)
 		default:
-			s.WriteString(f.text.NotConnectedFor(span(f.text, now.Sub(st.Since))))
+			s.WriteString(f.text.NotConnectedFor(f.text.Span(now.Sub(st.Since))))
 		}
 		if st.Version != "" {
 			s.WriteString(f.text.Version(esc(st.Version, 64), st.Generation))
 		}
 		s.WriteString("\n")
 		if st.LastError != "" && !st.Connected {
-			s.WriteString(f.text.LastError(esc(errorWords(f.text, st.LastError), 200), ago(f.text, now.Sub(st.LastErrorAt))) + "\n")
+			s.WriteString(f.text.LastError(esc(f.text.ErrorWords(st.LastError), 200), f.text.Since(now.Sub(st.LastErrorAt))) + "\n")
 		}
-	}
-}
-
-// errorWords says what a failure class of opencode.WatchState means.
-func errorWords(tx *i18n.Text, class string) string {
-	switch class {
-	case "unauthorized":
-		return tx.ErrUnauthorized
-	case "transient":
-		return tx.ErrTransient
-	case "silent":
-		return tx.ErrSilent
-	case "not_found":
-		return tx.ErrNotFound
-	case "not_accepted":
-		return tx.ErrNotAccepted
-	case "unsupported":
-		return tx.ErrUnsupported
-	default:
-		return tx.ErrUnexpected
-	}
-}
-
-// ago says how long ago something happened, d being the time since.
-func ago(tx *i18n.Text, d time.Duration) string {
-	if d < time.Minute {
-		return tx.JustNow
-	}
-	return tx.Ago(span(tx, d))
-}
-
-// span says d in the two largest units that matter: "3 min", "2 h 5 min",
-// "4 d 1 h".
-func span(tx *i18n.Text, d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return tx.UnderMinute
-	case d < time.Hour:
-		return tx.Minutes(int(d / time.Minute))
-	case d < 24*time.Hour:
-		return tx.Hours(int(d/time.Hour), int(d%time.Hour/time.Minute))
-	default:
-		return tx.Days(int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour))
 	}
 }

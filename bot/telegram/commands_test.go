@@ -3,9 +3,6 @@ package telegram
 import (
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/hermes-bot/hermes-bot/bot/i18n"
 )
 
 const testBotName = "hermes_test_bot"
@@ -50,21 +47,6 @@ func TestCommandsRegistered(t *testing.T) {
 			if !seen[want] {
 				t.Errorf("%s: %s not registered", lang, want)
 			}
-		}
-	}
-}
-
-func TestSpan(t *testing.T) {
-	for d, want := range map[time.Duration]string{
-		30 * time.Second:            "under a minute",
-		5 * time.Minute:             "5 min",
-		2 * time.Hour:               "2 h",
-		2*time.Hour + 5*time.Minute: "2 h 5 min",
-		49 * time.Hour:              "2 d 1 h",
-		72 * time.Hour:              "3 d",
-	} {
-		if got := span(&i18n.English, d); got != want {
-			t.Errorf("span(%v) = %q, want %q", d, got, want)
 		}
 	}
 }

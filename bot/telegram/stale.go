@@ -37,7 +37,7 @@ func (f *Frontend) askStale(ctx context.Context, log zerolog.Logger, m *models.M
 	send, err := steerButton(tx.BtnSend, actSendStale, token)
 	if err == nil {
 		kb := &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{{send}}}
-		_, err = f.tg.SendMessage(ctx, htmlMessage(m.Chat.ID, threadOf(m), tx.StaleAsk(span(f.text, age)), kb, m.ID))
+		_, err = f.tg.SendMessage(ctx, htmlMessage(m.Chat.ID, threadOf(m), tx.StaleAsk(f.text.Span(age)), kb, m.ID))
 	}
 	if err != nil {
 		// Not sent either way: a stale prompt never goes out unasked.
