@@ -309,27 +309,19 @@ func buttonWithPrefix(m telegramtest.Message, p string) (string, bool) {
 	return "", false
 }
 
-func buttonStyle(m telegramtest.Message, text string) string {
+// button is the button of m showing text; the zero Button if none does.
+func button(m telegramtest.Message, text string) telegramtest.Button {
 	for _, row := range m.Keyboard {
 		for _, b := range row {
 			if b.Text == text {
-				return b.Style
+				return b
 			}
 		}
 	}
-	return ""
+	return telegramtest.Button{}
 }
 
-func buttonData(m telegramtest.Message, text string) string {
-	for _, row := range m.Keyboard {
-		for _, b := range row {
-			if b.Text == text {
-				return b.CallbackData
-			}
-		}
-	}
-	return ""
-}
+func buttonData(m telegramtest.Message, text string) string { return button(m, text).CallbackData }
 
 func contains(s, sub string) bool {
 	return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
@@ -372,7 +364,7 @@ func TestE2ERequests(t *testing.T) {
 				[]string{btnAllowOnce, btnAlways, btnReject, btnWithReason})
 		}
 		for text, style := range map[string]string{btnAllowOnce: "success", btnAlways: "success", btnReject: "danger", btnWithReason: "danger"} {
-			if got := buttonStyle(msg, text); got != style {
+			if got := button(msg, text).Style; got != style {
 				t.Errorf("button %q has style %q, want %q (allowing green, rejecting red)", text, got, style)
 			}
 		}
