@@ -31,6 +31,6 @@
 // people send: messages (reply fallbacks stripped), commands, poll
 // responses (unstable and stable) and reactions.
 //
-// The homeserver enforces nothing about polls or reactions; AllowList,
-// Tally and Reactions hold the rules a client applies itself.
+// The homeserver enforces nothing about polls or reactions; AllowList
+// and Reactions hold the rules a client applies itself.
 package matrix
