@@ -34,13 +34,12 @@
 // (not a file_id or URL) with Telegram's limits: 50 MB (WithMaxUpload lowers it), not empty, a
 // caption of 1024 characters; Message.Document holds the bytes received.
 // Inline messages, other media, reply keyboards (accepted, not kept),
-// chat usernames,
-// rate limits (inject them with FailNext) and entity checks for MarkdownV2
-// beyond escaping and closing are left out.
+// chat usernames and rate limits (inject them with FailNext) are left out.
 //
 // Where it is stricter than Telegram, the error text says so: a stray '&'
-// in HTML (Telegram keeps it as text) and an inline button with two actions
-// (Telegram uses the first).
+// in HTML (Telegram keeps it as text), an inline button with two actions
+// (Telegram uses the first), and parse_mode Markdown or MarkdownV2 (the
+// bot sends HTML).
 //
 // # Concurrency
 //

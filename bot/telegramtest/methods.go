@@ -193,10 +193,8 @@ func parseText(p params) (text, *apiError) {
 		t.plain = t.raw
 	case "html":
 		t.plain, t.entities, err = ParseHTML(t.raw)
-	case "markdownv2":
-		t.plain, err = parseMarkdownV2(t.raw)
-	case "markdown":
-		t.plain, err = parseMarkdownV1(t.raw)
+	case "markdownv2", "markdown":
+		return text{}, badRequest("unsupported parse_mode " + t.parseMode + ": hermes-bot sends HTML (telegramtest is stricter than Telegram here)")
 	default:
 		return text{}, badRequest("unsupported parse_mode")
 	}
