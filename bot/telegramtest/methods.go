@@ -358,19 +358,24 @@ func (s *Server) sendDocument(_ context.Context, p params) (any, *apiError) {
 	return s.postLocked(c, m, p, rp)
 }
 
-// editTarget reads the chat_id and message_id an edit names.
-func editTarget(p params) (string, int, *apiError) {
+// editTarget reads the chat_id and message_id an edit names, and its
+// reply_markup, which must be an inline keyboard.
+func editTarget(p params) (string, int, markup, *apiError) {
 	if p["inline_message_id"] != "" {
-		return "", 0, badRequest("MESSAGE_ID_INVALID") // inline messages are not modelled
+		return "", 0, markup{}, badRequest("MESSAGE_ID_INVALID") // inline messages are not modelled
 	}
 	if strings.TrimSpace(p["chat_id"]) == "" {
-		return "", 0, badRequest("chat_id is empty")
+		return "", 0, markup{}, badRequest("chat_id is empty")
 	}
 	id, err := strconv.Atoi(strings.TrimSpace(p["message_id"]))
 	if err != nil || id <= 0 {
-		return "", 0, badRequest("message identifier is not specified")
+		return "", 0, markup{}, badRequest("message identifier is not specified")
 	}
-	return p["chat_id"], id, nil
+	mk, apiErr := parseReplyMarkup(p["reply_markup"], p.has("reply_markup"))
+	if apiErr == nil && mk.present && !mk.isInline {
+		apiErr = badRequest("inline keyboard expected")
+	}
+	return p["chat_id"], id, mk, apiErr
 }
 
 // editableLocked finds the bot message an edit names.
@@ -400,16 +405,9 @@ func (s *Server) editableTextLocked(chatID string, id int) (*message, *apiError)
 }
 
 func (s *Server) editMessageText(_ context.Context, p params) (any, *apiError) {
-	chatID, id, apiErr := editTarget(p)
+	chatID, id, mk, apiErr := editTarget(p)
 	if apiErr != nil {
 		return nil, apiErr
-	}
-	mk, apiErr := parseReplyMarkup(p["reply_markup"], p.has("reply_markup"))
-	if apiErr != nil {
-		return nil, apiErr
-	}
-	if mk.present && !mk.isInline {
-		return nil, badRequest("inline keyboard expected")
 	}
 	t, apiErr := parseText(p)
 	if apiErr != nil {
@@ -435,16 +433,9 @@ func (s *Server) editMessageText(_ context.Context, p params) (any, *apiError) {
 }
 
 func (s *Server) editMessageReplyMarkup(_ context.Context, p params) (any, *apiError) {
-	chatID, id, apiErr := editTarget(p)
+	chatID, id, mk, apiErr := editTarget(p)
 	if apiErr != nil {
 		return nil, apiErr
-	}
-	mk, apiErr := parseReplyMarkup(p["reply_markup"], p.has("reply_markup"))
-	if apiErr != nil {
-		return nil, apiErr
-	}
-	if mk.present && !mk.isInline {
-		return nil, badRequest("inline keyboard expected")
 	}
 
 	s.mu.Lock()
