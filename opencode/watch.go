@@ -425,7 +425,7 @@ func (c *Client) watchOnce(ctx context.Context, h Handler, known func(context.Co
 		return time.Since(connected), ctx.Err()
 	}
 
-	er := NewEventReader(&silenceReader{r: resp.Body, d: c.silence, t: silence}, c.maxRecord, c.log)
+	er := NewEventReader(&silenceReader{r: resp.Body, d: c.silence, t: silence}, DefaultMaxRecord, c.log)
 	er.SetLiveStatus(c.live)
 	for {
 		e, err := er.Next()

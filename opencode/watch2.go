@@ -127,7 +127,7 @@ func (c *Client) watchOnce2(ctx context.Context, h Handler, known func(context.C
 	silence.Stop()
 	defer silence.Stop()
 	wg.Go(func() {
-		er := NewEventReader2(&silenceReader{r: resp.Body, d: c.silence, t: silence}, c.maxRecord, c.log)
+		er := NewEventReader2(&silenceReader{r: resp.Body, d: c.silence, t: silence}, DefaultMaxRecord, c.log)
 		er.SetLiveStatus(c.live)
 		for {
 			e, err := er.Next()
@@ -217,7 +217,7 @@ func (c *Client) changesOnce(ctx context.Context, op string, sweeps chan<- struc
 	}
 	defer resp.Body.Close()
 	failures.connected()
-	cr := NewChangeReader(resp.Body, c.maxRecord, c.log)
+	cr := NewChangeReader(resp.Body, DefaultMaxRecord, c.log)
 	for {
 		ch, err := cr.Next()
 		if err != nil {
