@@ -477,7 +477,7 @@ func (s *Server) answerCallbackQuery(_ context.Context, p params) (any, *apiErro
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	cb := s.callbacks[id]
-	if cb == nil || cb.answered || cb.expired {
+	if cb == nil || cb.answered {
 		return nil, badRequest("query is too old and response timeout expired or query ID is invalid")
 	}
 	cb.answered = true
