@@ -124,7 +124,6 @@ type program struct {
 var (
 	noValue = opt{kind: argNone}
 	number  = opt{kind: argNumber}
-	text    = opt{kind: argText}
 	pattern = opt{kind: argPattern}
 	// hunkContext bounds git's -U: git log -p -U999999999 prints every file
 	// whole for every commit that touches it.
