@@ -26,8 +26,8 @@
 //
 // It owns only the fake: no bot logic, and only the API methods hermes-bot
 // calls (getMe, getUpdates, sendMessage, sendDocument, editMessageText,
-// editMessageReplyMarkup, answerCallbackQuery, deleteWebhook, setMyCommands,
-// deleteMessage, getChat, getChatMember, createForumTopic,
+// answerCallbackQuery, deleteWebhook, setMyCommands, getChat,
+// getChatMember, createForumTopic,
 // setMessageReaction (one emoji of Telegram's list; WaitReaction), getFile; set what
 // getChatMember reports with SetMember; Topics lists the topics created).
 // Other methods answer 404 Not Found. sendDocument takes an uploaded file

@@ -378,30 +378,23 @@ func editTarget(p params) (string, int, markup, *apiError) {
 	return p["chat_id"], id, mk, apiErr
 }
 
-// editableLocked finds the bot message an edit names.
+// editableLocked finds the bot message an edit names; a document's
+// message has a caption, not a text, so editMessageText refuses it.
 func (s *Server) editableLocked(chatID string, id int) (*message, *apiError) {
 	c := s.chatLocked(chatID)
 	if c == nil {
 		return nil, badRequest("chat not found")
 	}
 	m := c.msgs[id]
-	if m == nil {
+	switch {
+	case m == nil:
 		return nil, badRequest("message to edit not found")
-	}
-	if !m.fromBot {
+	case !m.fromBot:
 		return nil, badRequest("message can't be edited")
-	}
-	return m, nil
-}
-
-// editableTextLocked is editableLocked for editMessageText, which a
-// document's message refuses: it has a caption, not a text.
-func (s *Server) editableTextLocked(chatID string, id int) (*message, *apiError) {
-	m, apiErr := s.editableLocked(chatID, id)
-	if apiErr == nil && m.document != nil {
+	case m.document != nil:
 		return nil, badRequest("there is no text in the message to edit")
 	}
-	return m, apiErr
+	return m, nil
 }
 
 func (s *Server) editMessageText(_ context.Context, p params) (any, *apiError) {
@@ -416,7 +409,7 @@ func (s *Server) editMessageText(_ context.Context, p params) (any, *apiError) {
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m, apiErr := s.editableTextLocked(chatID, id)
+	m, apiErr := s.editableLocked(chatID, id)
 	if apiErr != nil {
 		return nil, apiErr
 	}
@@ -426,28 +419,6 @@ func (s *Server) editMessageText(_ context.Context, p params) (any, *apiError) {
 		return nil, badRequest(notModified)
 	}
 	m.text, m.plain, m.parseMode, m.entities, m.keyboard = t.raw, t.plain, t.parseMode, t.entities, mk.inline
-	m.edits++
-	m.editDate = time.Now().Unix()
-	s.notifyLocked()
-	return s.wireMessageLocked(m, true), nil
-}
-
-func (s *Server) editMessageReplyMarkup(_ context.Context, p params) (any, *apiError) {
-	chatID, id, mk, apiErr := editTarget(p)
-	if apiErr != nil {
-		return nil, apiErr
-	}
-
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	m, apiErr := s.editableLocked(chatID, id)
-	if apiErr != nil {
-		return nil, apiErr
-	}
-	if sameKeyboard(m.keyboard, mk.inline) {
-		return nil, badRequest(notModified)
-	}
-	m.keyboard = mk.inline
 	m.edits++
 	m.editDate = time.Now().Unix()
 	s.notifyLocked()
@@ -522,28 +493,6 @@ func (s *Server) setMyCommands(_ context.Context, p params) (any, *apiError) {
 			return nil, badRequest("BOT_COMMAND_DESCRIPTION_INVALID")
 		}
 	}
-	return true, nil
-}
-
-func (s *Server) deleteMessage(_ context.Context, p params) (any, *apiError) {
-	if strings.TrimSpace(p["chat_id"]) == "" {
-		return nil, badRequest("chat_id is empty")
-	}
-	id, err := strconv.Atoi(strings.TrimSpace(p["message_id"]))
-	if err != nil || id <= 0 {
-		return nil, badRequest("message identifier is not specified")
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c := s.chatLocked(p["chat_id"])
-	if c == nil {
-		return nil, badRequest("chat not found")
-	}
-	if c.msgs[id] == nil {
-		return nil, badRequest("message to delete not found")
-	}
-	delete(c.msgs, id)
-	s.notifyLocked()
 	return true, nil
 }
 
