@@ -1,26 +1,18 @@
 package matrix
 
 import (
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/rs/zerolog"
-
-	"github.com/hermes-bot/hermes-bot/pending"
 )
 
 // TestVoteRules pins what Frontend.vote counts on a multiple-choice poll:
 // each sender's latest vote, not an older one paged in late, nothing sent
 // after the poll ended, nothing on another poll or a closed request.
 func TestVoteRules(t *testing.T) {
-	store, err := pending.Open(filepath.Join(t.TempDir(), "hermes.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	f := NewFrontend(nil, store.FrontendState(Name), FrontendConfig{}, zerolog.Nop())
+	f, st := offline(t)
 	t0 := time.UnixMilli(1_700_000_000_000)
 	for key, v := range map[string]any{
 		keyRequest + "$m":      requestRecord{Key: "que_m", Multi: true, Polls: []pollRef{{ID: "$p"}}},
@@ -63,7 +55,7 @@ func TestVoteRules(t *testing.T) {
 	if got := selection("$cp", "@a:x"); len(got) != 0 {
 		t.Errorf("a vote on a closed request was kept: %q", got)
 	}
-	if _, ok, _ := f.st.Get(keyVote + "$q/@a:x"); ok {
+	if _, ok, _ := st.Get(keyVote + "$q/@a:x"); ok {
 		t.Error("a vote on another poll was kept")
 	}
 }
