@@ -97,6 +97,18 @@ func surfaceOf(e *pending.Entry) opencode.Surface {
 	return opencode.SurfaceLegacy
 }
 
+// resolveQuestionID asks e's server for the ID its 1.x question request
+// has now (see opencode.Client.ResolveQuestionID).
+func (b *Bridge) resolveQuestionID(ctx context.Context, e *pending.Entry) (string, error) {
+	return b.opencodeOf(e.Server).ResolveQuestionID(ctx, opencode.QuestionRef{
+		Directory: e.Directory,
+		RequestID: e.RequestID,
+		SessionID: e.SessionID,
+		CallID:    e.CallID,
+		Surface:   surfaceOf(e),
+	})
+}
+
 // storedSurface is how an entry records surface s: legacy, the default,
 // as nothing, which the entry's JSON leaves out.
 func storedSurface(s opencode.Surface) string {

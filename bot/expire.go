@@ -186,13 +186,7 @@ func (b *Bridge) rejectExpired(ctx context.Context, e *pending.Entry) error {
 	if e.Form != nil {
 		return b.opencodeOf(e.Server).CancelForm(ctx, e.SessionID, e.RequestID)
 	}
-	id, err := b.opencodeOf(e.Server).ResolveQuestionID(ctx, opencode.QuestionRef{
-		Directory: e.Directory,
-		RequestID: e.RequestID,
-		SessionID: e.SessionID,
-		CallID:    e.CallID,
-		Surface:   surfaceOf(e),
-	})
+	id, err := b.resolveQuestionID(ctx, e)
 	if err != nil {
 		return err
 	}

@@ -464,13 +464,7 @@ func (b *Bridge) submit(ctx context.Context, log zerolog.Logger, e *pending.Entr
 // replyQuestion sends the answers of 1.x question request e, by the
 // request ID opencode resolves for it now (saved if it changed).
 func (b *Bridge) replyQuestion(ctx context.Context, log zerolog.Logger, e *pending.Entry, answers [][]string) error {
-	id, err := b.opencodeOf(e.Server).ResolveQuestionID(ctx, opencode.QuestionRef{
-		Directory: e.Directory,
-		RequestID: e.RequestID,
-		SessionID: e.SessionID,
-		CallID:    e.CallID,
-		Surface:   surfaceOf(e),
-	})
+	id, err := b.resolveQuestionID(ctx, e)
 	if err == nil {
 		if id != e.RequestID {
 			log.Info().Str("resolvedID", id).Msg("request ID changed; using the resolved one")

@@ -220,24 +220,12 @@ func Settings() []Setting {
 		{Env: "HERMES_LOG_LEVEL", Flag: "log-level", Default: "info",
 			Usage: "trace, debug, info, warn or error",
 			set: func(c *Config, v string) error {
-				v = strings.ToLower(strings.TrimSpace(v))
-				switch v {
-				case "trace", "debug", "info", "warn", "error":
-					c.LogLevel = v
-					return nil
-				}
-				return fmt.Errorf("want trace, debug, info, warn or error")
+				return choose(&c.LogLevel, v, "want trace, debug, info, warn or error", "trace", "debug", "info", "warn", "error")
 			}},
 		{Env: "HERMES_LOG_FORMAT", Flag: "log-format",
 			Usage: "console or json (default console on a terminal, else json)",
 			set: func(c *Config, v string) error {
-				v = strings.ToLower(strings.TrimSpace(v))
-				switch v {
-				case "", "console", "json":
-					c.LogFormat = v
-					return nil
-				}
-				return fmt.Errorf("want console or json")
+				return choose(&c.LogFormat, v, "want console or json", "", "console", "json")
 			}},
 		{Env: "HERMES_NOTIFY", Flag: "notify",
 			Usage: "comma-separated notifications to post: idle (a session finished), error (a session failed)",
@@ -260,13 +248,7 @@ func Settings() []Setting {
 		{Env: "HERMES_AUTO_APPROVE", Flag: "auto-approve", Default: "off",
 			Usage: "off, or low: allow permission requests rated low risk without asking",
 			set: func(c *Config, v string) error {
-				v = strings.ToLower(strings.TrimSpace(v))
-				switch v {
-				case "off", "low":
-					c.AutoApprove = v
-					return nil
-				}
-				return fmt.Errorf("want off or low")
+				return choose(&c.AutoApprove, v, "want off or low", "off", "low")
 			}},
 		{Env: "HERMES_HTTP_ADDR", Flag: "http-addr",
 			Usage: "serve /healthz and /metrics on this address (a bare :port means 127.0.0.1:port); empty: off",
@@ -297,12 +279,7 @@ func Settings() []Setting {
 		{Env: "HERMES_LANG", Flag: "lang", Default: i18n.Languages()[0],
 			Usage: "language of the messages the bot writes: " + strings.Join(i18n.Languages(), ", ") + " (" + languageNames() + ")",
 			set: func(c *Config, v string) error {
-				v = strings.ToLower(strings.TrimSpace(v))
-				if slices.Contains(i18n.Languages(), v) {
-					c.Lang = v
-					return nil
-				}
-				return fmt.Errorf("want one of %s", strings.Join(i18n.Languages(), ", "))
+				return choose(&c.Lang, v, "want one of "+strings.Join(i18n.Languages(), ", "), i18n.Languages()...)
 			}},
 		{Env: "HERMES_STALE_STEER", Flag: "stale-steer", Default: "5m",
 			Usage: "a steering message older than this (Telegram kept it while hermes-bot was down) is sent only after a tap; 0: always sent",
@@ -364,6 +341,17 @@ const (
 	MaxQuickReplyLen    = 40
 	quickReplySeparator = "|"
 )
+
+// choose sets *dst to v, trimmed and lower-cased, if it is one of allowed;
+// else it fails with want.
+func choose(dst *string, v, want string, allowed ...string) error {
+	v = strings.ToLower(strings.TrimSpace(v))
+	if !slices.Contains(allowed, v) {
+		return errors.New(want)
+	}
+	*dst = v
+	return nil
+}
 
 // parseQuickReplies reads HERMES_QUICK_REPLIES: "" is none.
 func parseQuickReplies(v string) ([]string, error) {

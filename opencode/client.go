@@ -61,7 +61,6 @@ type Client struct {
 	backoffMin      time.Duration
 	backoffMax      time.Duration
 	backoffReset    time.Duration
-	maxRecord       int
 	live            bool             // WithLiveStatus
 	now             func() time.Time // read by the watcher's log limiter
 	state           watchState       // what Watch knows of the stream, for State
@@ -152,16 +151,6 @@ func WithBackoff(min, max, resetAfter time.Duration) ClientOption {
 	}
 }
 
-// WithMaxRecord sets the longest event record the watcher accepts (default
-// DefaultMaxRecord); longer ones are skipped with a warning.
-func WithMaxRecord(n int) ClientOption {
-	return func(c *Client) {
-		if n > 0 {
-			c.maxRecord = n
-		}
-	}
-}
-
 // WithLiveStatus makes Watch deliver a turn's progress too: events with
 // Event.ToolStep, StepFinished or Status set (see TypeMessagePartUpdated).
 // Off by default, as they are most of a busy stream.
@@ -187,7 +176,6 @@ func NewClient(baseURL string, opts ...ClientOption) (*Client, error) {
 		backoffMin:      defaultBackoffMin,
 		backoffMax:      defaultBackoffMax,
 		backoffReset:    defaultBackoffReset,
-		maxRecord:       DefaultMaxRecord,
 		now:             time.Now,
 	}
 	c.ep.Store(&endpoint{base: strings.TrimSuffix(u.String(), "/")})

@@ -236,7 +236,6 @@ type Event struct {
 // Session is the part of GET /session/{id} hermes-bot uses.
 type Session struct {
 	ID        string `json:"id"`
-	Slug      string `json:"slug,omitempty"`
 	Title     string `json:"title,omitempty"`
 	Directory string `json:"directory,omitempty"`
 	ParentID  string `json:"parentID,omitempty"`

@@ -156,17 +156,11 @@ var errSilent = errors.New("event stream silent")
 
 // Watch follows GET /global/event (OpenCode 2: GET /api/event, see
 // below) and hands every relevant event to h, until ctx is done; then it
-// returns nil. It reconnects whenever the stream
-// fails, ends, or stays silent for the silence timeout, waiting between
-// attempts as WithBackoff says.
-//
-// Each failure is logged, but one that keeps recurring (a wrong password,
-// a server that is down) only once a minute: the first of its class at
-// once, at Error for a refused password and at Warn otherwise, then the
-// repeats at Debug, counted in the next line logged.
-//
-// A server hermes-bot cannot serve (see Probe) fails every connect with
-// an *UnsupportedServerError, logged at Error level.
+// returns nil. It reconnects whenever the stream fails, ends, or stays
+// silent for the silence timeout, waiting between attempts as WithBackoff
+// says. A failure that keeps recurring is logged once a minute (the
+// first at once, at Error for a refused password or a server hermes-bot
+// cannot serve, see Probe), the repeats at Debug.
 //
 // After every connect, before reading the stream, it lists the questions
 // and permission requests pending in every known directory, because the
@@ -184,8 +178,7 @@ var errSilent = errors.New("event stream silent")
 //
 // h also receives server.connected and server.heartbeat events; it may
 // ignore them. server.connected, the first record of every connection,
-// comes after that connection's listing. Watch blocks; run one per Client
-// at a time.
+// comes after that connection's listing.
 //
 // When the probe at a connect finds OpenCode 2, Watch reads GET /api/event
 // instead, and beside it GET /api/event/changes, which says when events
@@ -412,20 +405,14 @@ func (c *Client) watchOnce(ctx context.Context, h Handler, known func(context.Co
 			api = apiServed
 		}
 	}
-	c.state.connected(c.now(), version)
-	msg := "connected to opencode event stream"
-	if n, since := failures.connected(); n > 0 {
-		ev = ev.Int("unlogged_failures", n).Time("unlogged_since", since)
-		msg += fmt.Sprintf(" (after %d more failures since %s, not logged)", n, since.Format(time.TimeOnly))
-	}
-	ev.Msg(msg)
+	c.logConnected(ev, failures, version)
 
 	c.listPending(ctx, h, known, mem.dirs, api)
 	if ctx.Err() != nil {
 		return time.Since(connected), ctx.Err()
 	}
 
-	er := NewEventReader(&silenceReader{r: resp.Body, d: c.silence, t: silence}, c.maxRecord, c.log)
+	er := NewEventReader(&silenceReader{r: resp.Body, d: c.silence, t: silence}, DefaultMaxRecord, c.log)
 	er.SetLiveStatus(c.live)
 	for {
 		e, err := er.Next()
@@ -439,6 +426,18 @@ func (c *Client) watchOnce(ctx context.Context, h Handler, known func(context.Co
 		}
 		h.HandleEvent(ctx, e)
 	}
+}
+
+// logConnected records a connect to a server of version, and logs it on
+// ev with the failures before it that were not logged.
+func (c *Client) logConnected(ev *zerolog.Event, failures *failureLog, version string) {
+	c.state.connected(c.now(), version)
+	msg := "connected to opencode event stream"
+	if n, since := failures.connected(); n > 0 {
+		ev = ev.Int("unlogged_failures", n).Time("unlogged_since", since)
+		msg += fmt.Sprintf(" (after %d more failures since %s, not logged)", n, since.Format(time.TimeOnly))
+	}
+	ev.Msg(msg)
 }
 
 // readError classifies the end of reading a stream: closed by the
@@ -567,12 +566,24 @@ const (
 	apiServed
 )
 
+// withIDs drops, each with a warning, the requests listed without an ID.
+func withIDs[T any](log zerolog.Logger, listed []T, id func(T) string, what string) []T {
+	return slices.DeleteFunc(listed, func(r T) bool {
+		if id(r) == "" {
+			log.Warn().Msg("listed opencode " + what + " without id; skipped")
+			return true
+		}
+		return false
+	})
+}
+
 // listSurface adds to s what surface sf has pending in s.Directory. A
 // server without the /api surface (it answers a web page there) has
 // nothing pending on it: that list counts as listed.
 func (c *Client) listSurface(ctx context.Context, s *Snapshot, sf Surface) {
 	r := c.Requests(sf)
 	dir := s.Directory
+	lg := c.log.With().Str("directory", dir).Logger()
 	listed := func(what string, err error) bool {
 		switch {
 		case err == nil:
@@ -589,22 +600,12 @@ func (c *Client) listSurface(ctx context.Context, s *Snapshot, sf Surface) {
 	qs, err := r.ListQuestions(ctx, dir)
 	if ok := listed("questions", err); ok {
 		s.setListed(sf, KindQuestions)
-		s.Questions = append(s.Questions, slices.DeleteFunc(qs, func(q QuestionRequest) bool {
-			if q.ID == "" {
-				c.log.Warn().Str("directory", dir).Msg("listed opencode question without id; skipped")
-			}
-			return q.ID == ""
-		})...)
+		s.Questions = append(s.Questions, withIDs(lg, qs, func(q QuestionRequest) string { return q.ID }, "question")...)
 	}
 	ps, err := r.ListPermissions(ctx, dir)
 	if ok := listed("permissions", err); ok {
 		s.setListed(sf, KindPermissions)
-		s.Permissions = append(s.Permissions, slices.DeleteFunc(ps, func(p PermissionRequest) bool {
-			if p.ID == "" {
-				c.log.Warn().Str("directory", dir).Msg("listed opencode permission without id; skipped")
-			}
-			return p.ID == ""
-		})...)
+		s.Permissions = append(s.Permissions, withIDs(lg, ps, func(p PermissionRequest) string { return p.ID }, "permission")...)
 	}
 }
 

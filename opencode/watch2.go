@@ -104,13 +104,7 @@ func (c *Client) watchOnce2(ctx context.Context, h Handler, known func(context.C
 		version = info.Version
 		ev = ev.Str("version", info.Version).Bool("api", info.API)
 	}
-	c.state.connected(c.now(), version)
-	msg := "connected to opencode event stream"
-	if n, since := failures.connected(); n > 0 {
-		ev = ev.Int("unlogged_failures", n).Time("unlogged_since", since)
-		msg += fmt.Sprintf(" (after %d more failures since %s, not logged)", n, since.Format(time.TimeOnly))
-	}
-	ev.Msg(msg)
+	c.logConnected(ev, failures, version)
 
 	// Its first marker asks for the sweep done below.
 	sweeps := make(chan struct{}, 1)
@@ -127,7 +121,7 @@ func (c *Client) watchOnce2(ctx context.Context, h Handler, known func(context.C
 	silence.Stop()
 	defer silence.Stop()
 	wg.Go(func() {
-		er := NewEventReader2(&silenceReader{r: resp.Body, d: c.silence, t: silence}, c.maxRecord, c.log)
+		er := NewEventReader2(&silenceReader{r: resp.Body, d: c.silence, t: silence}, DefaultMaxRecord, c.log)
 		er.SetLiveStatus(c.live)
 		for {
 			e, err := er.Next()
@@ -217,7 +211,7 @@ func (c *Client) changesOnce(ctx context.Context, op string, sweeps chan<- struc
 	}
 	defer resp.Body.Close()
 	failures.connected()
-	cr := NewChangeReader(resp.Body, c.maxRecord, c.log)
+	cr := NewChangeReader(resp.Body, DefaultMaxRecord, c.log)
 	for {
 		ch, err := cr.Next()
 		if err != nil {
@@ -287,6 +281,7 @@ func (c *Client) sessionSnapshot(ctx context.Context, sid string) Snapshot {
 	s.setListed(SurfaceLegacy, KindQuestions)
 	s.setListed(SurfaceLegacy, KindPermissions)
 	gone := false
+	lg := c.log.With().Str("session", sid).Logger()
 	listed := func(what string, err error) bool {
 		switch {
 		case err == nil:
@@ -304,35 +299,20 @@ func (c *Client) sessionSnapshot(ctx context.Context, sid string) Snapshot {
 	fs, err := c.ListSessionForms(ctx, sid)
 	if listed("forms", err) {
 		s.setListed(SurfaceAPI, KindForms)
-		s.Forms = slices.DeleteFunc(fs, func(f Form) bool {
-			if f.ID == "" {
-				c.log.Warn().Str("session", sid).Msg("listed opencode form without id; skipped")
-			}
-			return f.ID == ""
-		})
+		s.Forms = withIDs(lg, fs, func(f Form) string { return f.ID }, "form")
 	}
 	if !gone && ctx.Err() == nil {
 		qs, err := c.API().ListSessionQuestions(ctx, "", sid)
 		if listed("questions", err) {
 			s.setListed(SurfaceAPI, KindQuestions)
-			s.Questions = slices.DeleteFunc(qs, func(q QuestionRequest) bool {
-				if q.ID == "" {
-					c.log.Warn().Str("session", sid).Msg("listed opencode question without id; skipped")
-				}
-				return q.ID == ""
-			})
+			s.Questions = withIDs(lg, qs, func(q QuestionRequest) string { return q.ID }, "question")
 		}
 	}
 	if !gone && ctx.Err() == nil {
 		ps, err := c.API().ListSessionPermissions(ctx, "", sid)
 		if listed("permissions", err) {
 			s.setListed(SurfaceAPI, KindPermissions)
-			s.Permissions = slices.DeleteFunc(ps, func(p PermissionRequest) bool {
-				if p.ID == "" {
-					c.log.Warn().Str("session", sid).Msg("listed opencode permission without id; skipped")
-				}
-				return p.ID == ""
-			})
+			s.Permissions = withIDs(lg, ps, func(p PermissionRequest) string { return p.ID }, "permission")
 		}
 	}
 	if gone {

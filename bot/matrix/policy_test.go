@@ -4,46 +4,59 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/rs/zerolog"
 )
 
-func TestTally(t *testing.T) {
+// TestVoteRules pins what Frontend.vote counts on a multiple-choice poll:
+// each sender's latest vote, not an older one paged in late, nothing sent
+// after the poll ended, nothing on another poll or a closed request.
+func TestVoteRules(t *testing.T) {
+	f, st := offline(t)
 	t0 := time.UnixMilli(1_700_000_000_000)
-	vote := func(sender string, at int, answers ...string) Event {
-		return Event{Kind: KindVote, Poll: "$p", Sender: sender, Time: t0.Add(time.Duration(at) * time.Second), Answers: answers}
-	}
-	tl := NewTally("$p", NewAllowList([]string{" @a:x ", "@b:x", ""}))
-	for _, c := range []struct {
-		ev    Event
-		count bool
-	}{
-		{vote("@a:x", 1, "red"), true},
-		{vote("@m:x", 2, "blue"), false},                                     // not allowed
-		{vote("@a:x", 3, "blue"), true},                                      // latest counts
-		{vote("@a:x", 2, "red"), false},                                      // older, paged in late
-		{vote("@b:x", 4), true},                                              // empty: withdrawn
-		{Event{Kind: KindVote, Poll: "$q", Sender: "@a:x", Time: t0}, false}, // another poll
-		{Event{Kind: KindReaction, Sender: "@a:x", Target: "$p"}, false},
+	for key, v := range map[string]any{
+		keyRequest + "$m":      requestRecord{Key: "que_m", Multi: true, Polls: []pollRef{{ID: "$p"}}},
+		keyEvent + "$p":        eventRecord{Msg: "$m", Poll: true, Multi: true, Ended: t0.Add(10 * time.Second).UnixMilli()},
+		keyRequest + "$closed": requestRecord{Key: "que_c", Multi: true, Closed: true},
+		keyEvent + "$cp":       eventRecord{Msg: "$closed", Poll: true, Multi: true},
 	} {
-		if got := tl.Vote(c.ev); got != c.count {
-			t.Errorf("Vote(%+v) = %v, want %v", c.ev, got, c.count)
+		if err := f.put(key, v); err != nil {
+			t.Fatal(err)
 		}
 	}
-	if got := tl.Selection("@a:x"); !slices.Equal(got, []string{"blue"}) {
-		t.Errorf("selection %q", got)
+	vote := func(poll, sender string, at int, answers ...string) {
+		t.Helper()
+		ev := Event{Kind: KindVote, Poll: poll, Sender: sender, Time: t0.Add(time.Duration(at) * time.Second), Answers: answers}
+		if err := f.vote(t.Context(), nil, zerolog.Nop(), ev); err != nil {
+			t.Fatal(err)
+		}
 	}
-	tl.End(t0.Add(10 * time.Second))
-	tl.End(t0.Add(20 * time.Second)) // only the first end counts
-	if !tl.Ended() {
-		t.Error("not ended")
+	selection := func(poll, sender string) []string {
+		var b ballotRecord
+		if _, err := f.get(keyVote+poll+"/"+sender, &b); err != nil {
+			t.Fatal(err)
+		}
+		return b.Answers
 	}
-	if tl.Vote(vote("@a:x", 11, "red")) {
-		t.Error("a vote after the end counted")
+	vote("$p", "@a:x", 1, "red")
+	vote("$p", "@a:x", 3, "blue") // latest counts
+	vote("$p", "@a:x", 2, "red")  // older, paged in late
+	vote("$p", "@a:x", 11, "red") // after the end
+	vote("$p", "@b:x", 4, "red")
+	vote("$p", "@b:x", 9)         // sent before the end: withdrawn
+	vote("$q", "@a:x", 5, "red")  // not a request's poll
+	vote("$cp", "@a:x", 5, "red") // a closed request's
+	if got := selection("$p", "@a:x"); !slices.Equal(got, []string{"blue"}) {
+		t.Errorf("@a:x's selection %q, want blue", got)
 	}
-	if !tl.Vote(vote("@b:x", 9, "red")) {
-		t.Error("a vote sent before the end, arriving after it, did not count")
+	if got := selection("$p", "@b:x"); len(got) != 0 {
+		t.Errorf("@b:x's selection %q, want none", got)
 	}
-	if n := tl.Counts(); n["blue"] != 1 || n["red"] != 1 || len(n) != 2 {
-		t.Errorf("counts %v", n)
+	if got := selection("$cp", "@a:x"); len(got) != 0 {
+		t.Errorf("a vote on a closed request was kept: %q", got)
+	}
+	if _, ok, _ := st.Get(keyVote + "$q/@a:x"); ok {
+		t.Error("a vote on another poll was kept")
 	}
 }
 

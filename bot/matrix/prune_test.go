@@ -10,14 +10,19 @@ import (
 	"github.com/hermes-bot/hermes-bot/pending"
 )
 
-func TestPruneForgetsOldRequests(t *testing.T) {
+// offline is a Frontend without a Client, over a store of its own.
+func offline(t *testing.T) (*Frontend, *pending.State) {
 	store, err := pending.Open(filepath.Join(t.TempDir(), "hermes.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer store.Close()
+	t.Cleanup(func() { store.Close() })
 	st := store.FrontendState(Name)
-	f := NewFrontend(nil, st, FrontendConfig{}, zerolog.Nop())
+	return NewFrontend(nil, st, FrontendConfig{}, zerolog.Nop()), st
+}
+
+func TestPruneForgetsOldRequests(t *testing.T) {
+	f, st := offline(t)
 	now := time.Now()
 	put := func(key string, v any) {
 		t.Helper()

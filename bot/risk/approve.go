@@ -302,7 +302,7 @@ func checkArgs(dir, name string, s spec, args []string, piped bool) error {
 			operands = append(operands, w)
 		case w == "--":
 			dashdash = len(operands)
-		case s.numericShort && len(w) > 1 && kindREs().numberRE.MatchString(w):
+		case s.numericShort && len(w) > 1 && kindREs()[argNumber].MatchString(w):
 			// head -20, git log -3
 		case strings.HasPrefix(w, "--"):
 			if o, ok := s.opts[w]; ok && o.kind == argNone {

@@ -124,7 +124,6 @@ type program struct {
 var (
 	noValue = opt{kind: argNone}
 	number  = opt{kind: argNumber}
-	text    = opt{kind: argText}
 	pattern = opt{kind: argPattern}
 	// hunkContext bounds git's -U: git log -p -U999999999 prints every file
 	// whole for every commit that touches it.
@@ -407,102 +406,55 @@ var secretNames = []string{
 	"shadow", "gshadow", "sudoers", "authorized_keys", "known_hosts",
 }
 
-// kindRegexps are the value and operand checks by kind, compiled on
-// first use like the grammar.
-type kindRegexps struct {
-	numberRE   *regexp.Regexp
-	contextRE  *regexp.Regexp
-	patternRE  *regexp.Regexp
-	revPartRE  *regexp.Regexp
-	sedLineRE  *regexp.Regexp
-	jqPathRE   *regexp.Regexp
-	dateFmtRE  *regexp.Regexp
-	statFmtRE  *regexp.Regexp
-	gitFmtRE   *regexp.Regexp
-	cmdNameRE  *regexp.Regexp
-	listRE     *regexp.Regexp
-	sortKeyRE  *regexp.Regexp
-	typeRE     *regexp.Regexp
-	extRE      *regexp.Regexp
-	rangeRE    *regexp.Regexp
-	dateTextRE *regexp.Regexp
-}
-
-var kindREs = sync.OnceValue(func() *kindRegexps {
-	return &kindRegexps{
-		numberRE:  regexp.MustCompile(`^[+-]?[0-9]{1,9}$`),
-		contextRE: regexp.MustCompile(`^[0-9]{1,2}$`),
+// kindREs are the value and operand checks by kind, compiled on first
+// use like the grammar; argRev's checks each revision of a range (isRev),
+// argGitFmt's is only the first test of isGitFormat.
+var kindREs = sync.OnceValue(func() map[argKind]*regexp.Regexp {
+	return map[argKind]*regexp.Regexp{
+		argNumber:  regexp.MustCompile(`^[+-]?[0-9]{1,9}$`),
+		argContext: regexp.MustCompile(`^[0-9]{1,2}$`),
 		// A literal, perhaps anchored, or "." alone: no repeat, group,
 		// class or alternation, and no "." inside (a.{k}b needs 2^k states).
-		patternRE: regexp.MustCompile(`^\^?[^.+*?()|\[\]{}^$\\]*\$?$|^\.$`),
-		revPartRE: regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_./-]*([~^][0-9]{0,4})*$`),
-		sedLineRE: regexp.MustCompile(`^([0-9]{1,9}|\$)(,([0-9]{1,9}|\$))?[pdq]$`),
-		jqPathRE:  regexp.MustCompile(`^\.([A-Za-z_][A-Za-z0-9_]*|\[[0-9]{0,9}\])?(\.[A-Za-z_][A-Za-z0-9_]*|\[[0-9]{0,9}\])*$`),
-		dateFmtRE: regexp.MustCompile(`^\+([A-Za-z0-9:_ ./,=@#|()\[\]-]|%[A-Za-z%])*$`),
-		statFmtRE: regexp.MustCompile(`^([A-Za-z0-9:_ ./,=@#|()\[\]-]|%[A-Za-z%])*$`),
+		argPattern: regexp.MustCompile(`^\^?[^.+*?()|\[\]{}^$\\]*\$?$|^\.$`),
+		argRev:     regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_./-]*([~^][0-9]{0,4})*$`),
+		argSedLine: regexp.MustCompile(`^([0-9]{1,9}|\$)(,([0-9]{1,9}|\$))?[pdq]$`),
+		argJqPath:  regexp.MustCompile(`^\.([A-Za-z_][A-Za-z0-9_]*|\[[0-9]{0,9}\])?(\.[A-Za-z_][A-Za-z0-9_]*|\[[0-9]{0,9}\])*$`),
+		argDateFmt: regexp.MustCompile(`^\+([A-Za-z0-9:_ ./,=@#|()\[\]-]|%[A-Za-z%])*$`),
+		argStatFmt: regexp.MustCompile(`^([A-Za-z0-9:_ ./,=@#|()\[\]-]|%[A-Za-z%])*$`),
 		// Placeholders of commits only: no %<( %>( %w( widths, %C colours,
 		// %G (runs gpg), %aN (reads .mailmap) or %( (runs describe).
-		gitFmtRE:   regexp.MustCompile(`^(t?format:)?([A-Za-z0-9:_ ./,=@#|()\[\]-]|%([HhTtPpdDsfbBn%]|[ac][nelrdtiIsh]|x[0-9a-fA-F]{2}))*$`),
-		cmdNameRE:  regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`),
-		listRE:     regexp.MustCompile(`^[0-9]{1,6}(-[0-9]{0,6})?(,[0-9]{1,6}(-[0-9]{0,6})?)*$|^-[0-9]{1,6}$`),
-		sortKeyRE:  regexp.MustCompile(`^[0-9]{1,4}(\.[0-9]{1,4})?[bdfghinrV]*(,[0-9]{1,4}(\.[0-9]{1,4})?[bdfghinrV]*)?$`),
-		typeRE:     regexp.MustCompile(`^[a-z0-9]{1,20}$`),
-		extRE:      regexp.MustCompile(`^[A-Za-z0-9]{1,16}$`),
-		rangeRE:    regexp.MustCompile(`^[0-9]{1,9},[+-]?[0-9]{1,9}$`),
-		dateTextRE: regexp.MustCompile(`^[A-Za-z0-9 .:-]{1,40}$`),
+		argGitFmt:   regexp.MustCompile(`^(t?format:)?([A-Za-z0-9:_ ./,=@#|()\[\]-]|%([HhTtPpdDsfbBn%]|[ac][nelrdtiIsh]|x[0-9a-fA-F]{2}))*$`),
+		argCmdName:  regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`),
+		argList:     regexp.MustCompile(`^[0-9]{1,6}(-[0-9]{0,6})?(,[0-9]{1,6}(-[0-9]{0,6})?)*$|^-[0-9]{1,6}$`),
+		argSortKey:  regexp.MustCompile(`^[0-9]{1,4}(\.[0-9]{1,4})?[bdfghinrV]*(,[0-9]{1,4}(\.[0-9]{1,4})?[bdfghinrV]*)?$`),
+		argType:     regexp.MustCompile(`^[a-z0-9]{1,20}$`),
+		argExt:      regexp.MustCompile(`^[A-Za-z0-9]{1,16}$`),
+		argRange:    regexp.MustCompile(`^[0-9]{1,9},[+-]?[0-9]{1,9}$`),
+		argDateText: regexp.MustCompile(`^[A-Za-z0-9 .:-]{1,40}$`),
 	}
 })
 
 // checkKind reports whether w is a valid word of kind k; for a path it
-// leaves the project check to checkPath.
+// leaves the project check to checkPath. A kind without a check here is
+// refused.
 func checkKind(k argKind, o opt, w string) bool {
-	re := kindREs()
 	switch k {
 	case argText:
 		return true
-	case argPattern:
-		return re.patternRE.MatchString(w)
-	case argNumber:
-		return re.numberRE.MatchString(w)
-	case argContext:
-		return re.contextRE.MatchString(w)
 	case argRev:
 		return isRev(w)
-	case argSedLine:
-		return re.sedLineRE.MatchString(w)
-	case argJqPath:
-		return re.jqPathRE.MatchString(w)
-	case argDateFmt:
-		return re.dateFmtRE.MatchString(w)
 	case argStatFmt:
 		// Each directive prints once for every file named: a bound on both.
-		return re.statFmtRE.MatchString(w) && strings.Count(w, "%") <= maxGitPlaceholders
+		return kindREs()[k].MatchString(w) && strings.Count(w, "%") <= maxGitPlaceholders
 	case argGitFmt:
 		return isGitFormat(w)
-	case argCmdName:
-		return re.cmdNameRE.MatchString(w)
 	case argChar:
 		return len([]rune(w)) == 1
-	case argList:
-		return re.listRE.MatchString(w)
-	case argSortKey:
-		return re.sortKeyRE.MatchString(w)
-	case argType:
-		return re.typeRE.MatchString(w)
-	case argExt:
-		return re.extRE.MatchString(w)
-	case argRange:
-		return re.rangeRE.MatchString(w)
-	case argDateText:
-		return re.dateTextRE.MatchString(w)
 	case argEnum:
-		for _, v := range o.values {
-			if w == v {
-				return true
-			}
-		}
+		return slices.Contains(o.values, w)
 	}
-	return false
+	re, ok := kindREs()[k]
+	return ok && re.MatchString(w)
 }
 
 // gitFormatNames are git's built-in formats; any other name is looked up
@@ -520,7 +472,7 @@ func isGitFormat(w string) bool {
 		return true
 	}
 	named := strings.HasPrefix(w, "format:") || strings.HasPrefix(w, "tformat:") || strings.Contains(w, "%")
-	if !named || !kindREs().gitFmtRE.MatchString(w) {
+	if !named || !kindREs()[argGitFmt].MatchString(w) {
 		return false
 	}
 	seen, n := map[string]bool{}, 0
@@ -549,7 +501,7 @@ func isGitFormat(w string) bool {
 // HEAD:.env), no "@{", no hidden or secret name, and not the stash,
 // whose third parent holds the untracked files it saved.
 func isRev(w string) bool {
-	re := kindREs()
+	re := kindREs()[argRev]
 	parts := []string{w}
 	if a, b, ok := strings.Cut(w, "..."); ok {
 		parts = []string{a, b}
@@ -557,7 +509,7 @@ func isRev(w string) bool {
 		parts = []string{a, b}
 	}
 	for _, p := range parts {
-		if !re.revPartRE.MatchString(p) || hasHiddenOrSecret(p) {
+		if !re.MatchString(p) || hasHiddenOrSecret(p) {
 			return false
 		}
 	}

@@ -19,7 +19,6 @@ type CallbackAnswer struct {
 
 type callback struct {
 	answered bool
-	expired  bool // by ExpireCallbacks
 }
 
 // PressButton queues a callback_query update as if from pressed the button
@@ -225,19 +224,6 @@ func (s *Server) UnansweredCallbacks() []string {
 		}
 	}
 	return out
-}
-
-// ExpireCallbacks makes every unanswered callback query too old to answer,
-// as Telegram does after some seconds.
-func (s *Server) ExpireCallbacks() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, cb := range s.callbacks {
-		if !cb.answered {
-			cb.expired = true
-		}
-	}
-	s.notifyLocked()
 }
 
 // WaitMessage waits until a bot message in the chat satisfies pred, and

@@ -26,21 +26,20 @@
 //
 // It owns only the fake: no bot logic, and only the API methods hermes-bot
 // calls (getMe, getUpdates, sendMessage, sendDocument, editMessageText,
-// editMessageReplyMarkup, answerCallbackQuery, deleteWebhook, setMyCommands,
-// deleteMessage, getChat, getChatMember, createForumTopic,
+// answerCallbackQuery, deleteWebhook, setMyCommands, getChat,
+// getChatMember, createForumTopic,
 // setMessageReaction (one emoji of Telegram's list; WaitReaction), getFile; set what
 // getChatMember reports with SetMember; Topics lists the topics created).
 // Other methods answer 404 Not Found. sendDocument takes an uploaded file
 // (not a file_id or URL) with Telegram's limits: 50 MB (WithMaxUpload lowers it), not empty, a
 // caption of 1024 characters; Message.Document holds the bytes received.
 // Inline messages, other media, reply keyboards (accepted, not kept),
-// chat usernames,
-// rate limits (inject them with FailNext) and entity checks for MarkdownV2
-// beyond escaping and closing are left out.
+// chat usernames and rate limits (inject them with FailNext) are left out.
 //
 // Where it is stricter than Telegram, the error text says so: a stray '&'
-// in HTML (Telegram keeps it as text) and an inline button with two actions
-// (Telegram uses the first).
+// in HTML (Telegram keeps it as text), an inline button with two actions
+// (Telegram uses the first), and parse_mode Markdown or MarkdownV2 (the
+// bot sends HTML).
 //
 // # Concurrency
 //

@@ -272,21 +272,19 @@ type method struct {
 
 func (s *Server) methodTable() map[string]method {
 	table := map[string]func(context.Context, params) (any, *apiError){
-		"getMe":                  s.getMe,
-		"getUpdates":             s.getUpdates,
-		"sendMessage":            s.sendMessage,
-		"sendDocument":           s.sendDocument,
-		"editMessageText":        s.editMessageText,
-		"editMessageReplyMarkup": s.editMessageReplyMarkup,
-		"answerCallbackQuery":    s.answerCallbackQuery,
-		"deleteWebhook":          s.deleteWebhook,
-		"setMyCommands":          s.setMyCommands,
-		"deleteMessage":          s.deleteMessage,
-		"getChat":                s.getChat,
-		"getChatMember":          s.getChatMember,
-		"createForumTopic":       s.createForumTopic,
-		"setMessageReaction":     s.setMessageReaction,
-		"getFile":                s.getFile,
+		"getMe":               s.getMe,
+		"getUpdates":          s.getUpdates,
+		"sendMessage":         s.sendMessage,
+		"sendDocument":        s.sendDocument,
+		"editMessageText":     s.editMessageText,
+		"answerCallbackQuery": s.answerCallbackQuery,
+		"deleteWebhook":       s.deleteWebhook,
+		"setMyCommands":       s.setMyCommands,
+		"getChat":             s.getChat,
+		"getChatMember":       s.getChatMember,
+		"createForumTopic":    s.createForumTopic,
+		"setMessageReaction":  s.setMessageReaction,
+		"getFile":             s.getFile,
 	}
 	m := make(map[string]method, len(table))
 	for name, fn := range table {

@@ -126,8 +126,8 @@ func (s *Server) Topics(chatID int64) []Topic {
 	return nil
 }
 
-// Messages returns the messages the bot sent to a chat and has not deleted,
-// each in its current state, oldest first.
+// Messages returns the messages the bot sent to a chat, each in its
+// current state, oldest first.
 func (s *Server) Messages(chatID int64) []Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -145,8 +145,8 @@ func (s *Server) Messages(chatID int64) []Message {
 	return out
 }
 
-// History returns every message of a chat not deleted, the users' as
-// well as the bot's, each in its current state, oldest first: the chat as
+// History returns every message of a chat, the users' as well as the
+// bot's, each in its current state, oldest first: the chat as
 // a member sees it.
 func (s *Server) History(chatID int64) []Message {
 	s.mu.Lock()

@@ -448,15 +448,6 @@ func (s *Server) RemoveQuestion(dir, id string) bool {
 	})
 }
 
-// RemovePermission drops permission request id of directory dir without
-// telling the streams. It reports whether it was pending.
-func (s *Server) RemovePermission(dir, id string) bool {
-	return locked(s, func() bool {
-		_, ok := take(s, &s.permissions, func(p heldPermission) bool { return p.dir == dir && p.ID == id })
-		return ok
-	})
-}
-
 // settledLocked tells the streams that a request of session sid was
 // answered: the 1.x event of typ (its v2 spelling for the /api surface),
 // and on OpenCode 2, whose contract has no such event, a hint only.

@@ -66,23 +66,6 @@ func (hs *Homeserver) UserID(localpart string) string {
 	return "@" + localpart + ":" + hs.ServerName
 }
 
-// Devices lists the device IDs of u's account.
-func (u *User) Devices(ctx context.Context) ([]string, error) {
-	var resp struct {
-		Devices []struct {
-			ID string `json:"device_id"`
-		} `json:"devices"`
-	}
-	if err := u.do(ctx, http.MethodGet, "/_matrix/client/v3/devices", nil, &resp); err != nil {
-		return nil, err
-	}
-	var ids []string
-	for _, d := range resp.Devices {
-		ids = append(ids, d.ID)
-	}
-	return ids, nil
-}
-
 // CreateRoom creates a private room and invites the users named.
 func (u *User) CreateRoom(ctx context.Context, invite ...string) (string, error) {
 	var resp struct {

@@ -94,9 +94,7 @@ func snippet(text string) string {
 	return line
 }
 
-// parsePage parses the page's template. It runs when a View is made, not
-// when the package initialises: the package is linked into hermes-bot for
-// its demo, and every other run of hermes-bot must not pay for it.
+// parsePage parses the page's template, when a View is made.
 func parsePage() *template.Template {
 	return template.Must(template.New("page").Funcs(template.FuncMap{
 		"id": func(n int64) string { return strconv.FormatInt(n, 10) },
