@@ -65,7 +65,9 @@ func TestE2EAutoApprove(t *testing.T) {
 	r := newRig(t, opencodetest.OpencodeOptions{Permission: askEditsAndBash, Git: true}, "HERMES_AUTO_APPROVE=low")
 	bot := startBot(t, r.env)
 	dir := r.oc.Dir
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	// Generous: 432 requests posted on a loaded 2-CPU machine; a pass
+	// never waits for it.
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
 	r.wantWorktree(ctx, t, dir)
 
