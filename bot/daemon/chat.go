@@ -129,7 +129,15 @@ func (c *telegramChat) ready(ctx context.Context, b *bot.Bridge) {
 	c.bridge, c.ctx = b, ctx
 	c.tg.Handle(c.fe, b)
 	c.tg.RegisterCommands(ctx, c.chatID, c.d.cfg.Lang)
+	// Before this run shows any: status messages a crash left "working".
+	lctx, cancel := context.WithTimeout(ctx, orphanLiveTimeout)
+	c.fe.EndOrphanedLive(lctx)
+	cancel()
 }
+
+// orphanLiveTimeout bounds ending the last run's status messages, so a
+// Telegram that stalls now cannot hold up the start.
+const orphanLiveTimeout = 30 * time.Second
 
 func (c *telegramChat) serve(ctx context.Context) { c.tg.Poll(ctx) }
 

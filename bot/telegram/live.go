@@ -2,20 +2,27 @@ package telegram
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/go-telegram/bot/models"
+	"github.com/rs/zerolog"
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
+	"github.com/hermes-bot/hermes-bot/pending"
 )
 
 // Live status (HERMES_LIVE_STATUS): one silent message per busy session,
 // posted when it goes busy, edited at most every liveEvery with its
 // latest status, and edited a last time, not deleted, when it goes idle
 // or hermes-bot shuts down (no status says "working" after a restart).
+// Each shown message is kept in the store until its last edit, so one a
+// crash left "working" is ended at the next start (EndOrphanedLive).
 // Edits go through the Outbox, so the chat's pacing holds too.
 
 // liveEvery is the least time between two edits of a status message.
@@ -27,6 +34,7 @@ var _ frontend.LiveShower = (*Frontend)(nil)
 // core's, in order, and its timer's.
 type liveMsg struct {
 	mu     sync.Mutex
+	key    string
 	at     place
 	shown  time.Time
 	latest frontend.LiveStatus
@@ -53,7 +61,7 @@ func (f *Frontend) LiveStatus(ctx context.Context, s frontend.LiveStatus) {
 			f.live.mu.Unlock()
 			return
 		}
-		m = &liveMsg{}
+		m = &liveMsg{key: key}
 		if f.live.by == nil {
 			f.live.by = map[string]*liveMsg{}
 		}
@@ -82,6 +90,7 @@ func (f *Frontend) LiveStatus(ctx context.Context, s frontend.LiveStatus) {
 			return
 		}
 		m.at, m.shown = place{Chat: chat, Message: msg.ID, Thread: thread}, now
+		f.keepLive(log, m)
 	case s.Done:
 		m.ended = true
 		if m.stop != nil {
@@ -91,6 +100,7 @@ func (f *Frontend) LiveStatus(ctx context.Context, s frontend.LiveStatus) {
 		if err := f.editMessage(ctx, m.at, f.renderLive(s), nil); err != nil {
 			log.Warn().Err(err).Msg("live status: could not show that the turn ended")
 		}
+		f.forgetLive(log, m.key)
 	case now.Sub(m.shown) >= liveEvery:
 		f.liveEdit(m, now)
 	case m.stop == nil:
@@ -117,6 +127,7 @@ func (f *Frontend) liveEdit(m *liveMsg, now time.Time) {
 	m.shown = now
 	p := editParams(m.at, f.renderLive(m.latest), nil)
 	log := f.log.With().Str("sessionID", m.latest.SessionID).Logger()
+	f.keepLive(log, m)
 	done := func(_ *models.Message, err error) {
 		if err != nil {
 			log.Debug().Err(err).Msg("live status: could not edit the status message")
@@ -129,6 +140,70 @@ func (f *Frontend) liveEdit(m *liveMsg, now time.Time) {
 	ctx, cancel := context.WithTimeout(context.Background(), f.handlerTimeout)
 	defer cancel()
 	done(f.tg.EditMessageText(ctx, p))
+}
+
+// liveKeyPrefix starts the state key of a status message shown and not
+// yet ended; the key's rest is liveKeyOf its status.
+const liveKeyPrefix = "live:"
+
+// liveRecord is what the state keeps of a status message: where it is and
+// the status it last showed.
+type liveRecord struct {
+	At     place               `json:"at"`
+	Status frontend.LiveStatus `json:"status"`
+}
+
+// keepLive records m's message and latest status. The caller holds m.mu.
+func (f *Frontend) keepLive(log zerolog.Logger, m *liveMsg) {
+	raw, err := json.Marshal(liveRecord{At: m.at, Status: m.latest})
+	if err == nil {
+		err = f.state.kv.Put(liveKeyPrefix+m.key, raw)
+	}
+	if err != nil {
+		log.Warn().Err(err).Msg("live status: could not remember the status message; after a crash it would stay as it is")
+	}
+}
+
+func (f *Frontend) forgetLive(log zerolog.Logger, key string) {
+	if err := f.state.kv.Delete(liveKeyPrefix + key); err != nil {
+		log.Warn().Err(err).Msg("live status: could not forget an ended status message; the next start edits it again")
+	}
+}
+
+// EndOrphanedLive edits each status message the last run showed and never
+// ended (it crashed) to say the turn is no longer followed, then forgets
+// it; one that could not be edited for a moment is tried at the next
+// start. Call it at start, before the first LiveStatus.
+func (f *Frontend) EndOrphanedLive(ctx context.Context) {
+	recs := map[string]liveRecord{}
+	err := f.state.kv.View(func(kv pending.KV) error {
+		return kv.ForEach(liveKeyPrefix, func(k string, v []byte) error {
+			var r liveRecord
+			if json.Unmarshal(v, &r) != nil {
+				r = liveRecord{} // unreadable: forgotten, as nothing can be edited
+			}
+			recs[k] = r
+			return nil
+		})
+	})
+	if err != nil {
+		f.log.Warn().Err(err).Msg("live status: could not read the status messages of the last run")
+		return
+	}
+	for k, r := range recs {
+		log := f.log.With().Str("sessionID", r.Status.SessionID).Logger()
+		if r.At.Message != 0 {
+			s := r.Status
+			s.Done, s.Unfollowed = true, true
+			err := f.editMessage(ctx, r.At, f.renderLive(s), nil)
+			if err != nil && !errors.Is(err, frontend.ErrGone) && !errors.Is(err, frontend.ErrRefused) {
+				log.Warn().Err(err).Msg("live status: could not end a status message the last run left; trying at the next start")
+				continue
+			}
+			log.Info().Int("message", r.At.Message).Msg("live status: ended a status message the last run left working")
+		}
+		f.forgetLive(log, strings.TrimPrefix(k, liveKeyPrefix))
+	}
 }
 
 // renderLive is s as its status message shows it.

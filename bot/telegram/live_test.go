@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/hermes-bot/hermes-bot/bot/telegram"
 	"github.com/hermes-bot/hermes-bot/bot/telegramtest"
 	"github.com/hermes-bot/hermes-bot/opencode"
@@ -137,5 +139,64 @@ func TestTelegramLiveStatusUnfollowedAtShutdown(t *testing.T) {
 	m, ok := r.srv.Message(chatID, status.ID)
 	if !ok || !strings.Contains(m.PlainText, "no longer followed") || strings.Contains(m.PlainText, "working for") {
 		t.Errorf("status message after shutdown: %q", m.PlainText)
+	}
+}
+
+// TestTelegramLiveStatusEndedAfterCrash: a status message the last run
+// left working (it crashed: no EndLive) is ended at the next start, once;
+// one whose turn ended is not touched again.
+func TestTelegramLiveStatusEndedAfterCrash(t *testing.T) {
+	timers := &manualTimers{}
+	clock := &fakeClock{now: time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)}
+	r, _, ctx := startSteerRigWith(t, func(c *telegram.Config) {
+		c.AfterFunc, c.Now = timers.AfterFunc, clock.Now
+	}, ann.ID)
+	event := func(ses string, s *opencode.SessionStatus, step *opencode.ToolStep) {
+		r.bridge.HandleEvent(ctx, opencode.Event{Directory: "/home/user/projects/demo", Type: "live", Status: s, ToolStep: step})
+	}
+	posted := func(not int) telegramtest.Message {
+		t.Helper()
+		m, err := r.srv.WaitMessage(ctx, chatID, func(m telegramtest.Message) bool {
+			return m.FromBot && m.ID != not && strings.Contains(m.PlainText, "working for")
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	event("ses_crashed", &opencode.SessionStatus{SessionID: "ses_crashed", Type: "busy"}, nil)
+	crashed := posted(0)
+	clock.add(6 * time.Second)
+	event("ses_crashed", nil, &opencode.ToolStep{SessionID: "ses_crashed", Tool: "bash", Status: "running", Argument: "make test"})
+	event("ses_ended", &opencode.SessionStatus{SessionID: "ses_ended", Type: "busy"}, nil)
+	ended := posted(crashed.ID)
+	event("ses_ended", &opencode.SessionStatus{SessionID: "ses_ended", Type: "idle"}, nil)
+	editsOf := func(id int) int {
+		n := 0
+		for _, q := range r.srv.RequestsFor("editMessageText") {
+			if q.Params["message_id"] == strconv.Itoa(id) {
+				n++
+			}
+		}
+		return n
+	}
+	endedEdits := editsOf(ended.ID)
+
+	// The next start, on the same store, without the last run's EndLive.
+	tb := newFakeBot(t, r.srv, token)
+	next := telegram.New(telegram.Config{ChatID: chatID, AllowedUserIDs: []int64{ann.ID}, BotID: tb.ID(), Now: clock.Now},
+		telegram.RedactTelegram(tb, telegram.NewRedactor(token)), r.store, zerolog.New(r.logs))
+	next.EndOrphanedLive(ctx)
+	m, ok := r.srv.Message(chatID, crashed.ID)
+	if !ok || !strings.Contains(m.PlainText, "no longer followed") || strings.Contains(m.PlainText, "working for") {
+		t.Errorf("status message the crash left, after the next start: %q", m.PlainText)
+	}
+	if got := editsOf(ended.ID); got != endedEdits {
+		t.Errorf("the ended status message was edited %d more times at the next start", got-endedEdits)
+	}
+	crashedEdits := editsOf(crashed.ID)
+	next.EndOrphanedLive(ctx)
+	if got := editsOf(crashed.ID); got != crashedEdits {
+		t.Errorf("a second start edited the ended message again (%d edits, want %d)", got, crashedEdits)
 	}
 }
