@@ -2,7 +2,8 @@
 // (package bot) and the chats that show requests to people (package
 // bot/telegram is one; several run at once). Like database/sql/driver, it
 // holds only what both sides must agree on: the Frontend interface the
-// life cycle drives, and the values that cross it. It owns no behaviour.
+// life cycle drives, and the values that cross it, with the few readings
+// of them every chat shares (User.DisplayName, FieldHint).
 //
 // The life cycle decides what happens to a request and when; a front-end
 // decides how it looks (markup, buttons, limits of its chat), where it

@@ -212,59 +212,10 @@ func body(tx *i18n.Text, e *frontend.View) []string {
 		}
 		lines = append(lines, l)
 	}
-	if hint := fieldHint(tx, q); hint != "" {
+	if hint := frontend.FieldHint(&tx.Form, q); hint != "" {
 		lines = append(lines, "<i>"+esc(hint)+"</i>")
 	}
 	return lines
-}
-
-// fieldHint says what a form's field takes, as Telegram does.
-func fieldHint(tx *i18n.Text, q frontend.Question) string {
-	if !q.IsField() {
-		return ""
-	}
-	ft := tx.Form
-	num := func(f *float64) string { return strconv.FormatFloat(*f, 'g', -1, 64) }
-	var parts []string
-	switch q.Type {
-	case frontend.TypeNumber, frontend.TypeInteger:
-		p := ft.Number
-		if q.Type == frontend.TypeInteger {
-			p = ft.Integer
-		}
-		switch {
-		case q.Minimum != nil && q.Maximum != nil:
-			p += ft.Range(num(q.Minimum), num(q.Maximum))
-		case q.Minimum != nil:
-			p += ft.AtLeast(num(q.Minimum))
-		case q.Maximum != nil:
-			p += ft.AtMost(num(q.Maximum))
-		}
-		parts = append(parts, p)
-	}
-	switch q.Format {
-	case "email":
-		parts = append(parts, ft.Email)
-	case "uri":
-		parts = append(parts, ft.URI)
-	case "date":
-		parts = append(parts, ft.Date)
-	case "date-time":
-		parts = append(parts, ft.DateTime)
-	}
-	if q.Pattern != "" {
-		parts = append(parts, ft.Pattern(q.Pattern))
-	}
-	if !q.Required {
-		parts = append(parts, ft.Optional)
-	}
-	if p := oneLine(q.Placeholder, 100); p != "" {
-		parts = append(parts, ft.Example(p))
-	}
-	if d := string(q.Default); d != "" && d != "null" {
-		parts = append(parts, ft.Default(oneLine(d, 100)))
-	}
-	return strings.Join(parts, " · ")
 }
 
 // instructions say how to answer the step s of e.

@@ -305,7 +305,7 @@ func questionHead(tx *i18n.Text, e *frontend.View, qi int) string {
 // form's field takes.
 func questionFoot(tx *i18n.Text, q frontend.Question, shown int) string {
 	var post strings.Builder
-	if h := fieldHint(tx, q); h != "" {
+	if h := frontend.FieldHint(&tx.Form, q); h != "" {
 		post.WriteString("\n\n<i>" + esc(h, 600) + "</i>")
 	}
 	if shown < len(q.Options) {
@@ -511,7 +511,7 @@ func renderPrompt(tx *i18n.Text, e *frontend.View, qi int, u frontend.User) (tex
 	if strings.TrimSpace(q.Text) != "" {
 		text += "\n<i>" + esc(q.Text, 1000) + "</i>"
 	}
-	if h := fieldHint(tx, q); h != "" {
+	if h := frontend.FieldHint(&tx.Form, q); h != "" {
 		text += "\n" + esc(h, 600)
 	}
 	if p := oneLine(q.Placeholder); p != "" {
