@@ -26,39 +26,32 @@ type callback struct {
 // query ID. It fails, queueing nothing, if the message is unknown or its
 // keyboard has no such button: a test cannot press what a user cannot see.
 func (s *Server) PressButton(chatID int64, messageID int, from User, data string) (string, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	m, err := s.pressableLocked(chatID, messageID)
-	if err != nil {
-		return "", fmt.Errorf("press %q: %w", data, err)
-	}
-	for _, row := range m.keyboard {
-		for _, b := range row {
-			if b.CallbackData != "" && b.CallbackData == data {
-				return s.pressLocked(chatID, messageID, from, data), nil
-			}
-		}
-	}
-	return "", fmt.Errorf("press %q on message %d in chat %d: %w", data, messageID, chatID, ErrNoSuchButton)
+	return s.pressButton(chatID, messageID, from, "press", data, func(b Button) bool { return b.CallbackData == data })
 }
 
 // PressButtonText is PressButton for the first callback button whose text is
 // buttonText. Tests use it to prove the button is really there.
 func (s *Server) PressButtonText(chatID int64, messageID int, from User, buttonText string) (string, error) {
+	return s.pressButton(chatID, messageID, from, "press button", buttonText, func(b Button) bool { return b.Text == buttonText })
+}
+
+// pressButton presses the first callback button of the message that match
+// picks; verb and what name the press in errors.
+func (s *Server) pressButton(chatID int64, messageID int, from User, verb, what string, match func(Button) bool) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	m, err := s.pressableLocked(chatID, messageID)
 	if err != nil {
-		return "", fmt.Errorf("press button %q: %w", buttonText, err)
+		return "", fmt.Errorf("%s %q: %w", verb, what, err)
 	}
 	for _, row := range m.keyboard {
 		for _, b := range row {
-			if b.Text == buttonText && b.CallbackData != "" {
+			if b.CallbackData != "" && match(b.Button) {
 				return s.pressLocked(chatID, messageID, from, b.CallbackData), nil
 			}
 		}
 	}
-	return "", fmt.Errorf("press button %q on message %d in chat %d: %w", buttonText, messageID, chatID, ErrNoSuchButton)
+	return "", fmt.Errorf("%s %q on message %d in chat %d: %w", verb, what, messageID, chatID, ErrNoSuchButton)
 }
 
 // PressData queues a callback_query carrying data for a message without

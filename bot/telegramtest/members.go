@@ -39,9 +39,6 @@ func (s *Server) SetMember(chatID int64, u User, status string) error {
 	if s.chats[chatID] == nil {
 		return fmt.Errorf("telegramtest: set member: chat %d is not known (AddChat first)", chatID)
 	}
-	if s.members == nil {
-		s.members = make(map[int64]map[int64]member)
-	}
 	if s.members[chatID] == nil {
 		s.members[chatID] = make(map[int64]member)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -246,11 +247,7 @@ func (s *Server) sendMessage(_ context.Context, p params) (any, *apiError) {
 	if strings.TrimSpace(p["chat_id"]) == "" {
 		return nil, badRequest("chat_id is empty")
 	}
-	mk, apiErr := parseReplyMarkup(p["reply_markup"], p.has("reply_markup"))
-	if apiErr != nil {
-		return nil, apiErr
-	}
-	rp, apiErr := parseReplyParameters(p)
+	mk, rp, apiErr := parseReplyOptions(p)
 	if apiErr != nil {
 		return nil, apiErr
 	}
@@ -258,27 +255,33 @@ func (s *Server) sendMessage(_ context.Context, p params) (any, *apiError) {
 	if apiErr != nil {
 		return nil, apiErr
 	}
+	return s.post(p, mk, rp, &message{text: t.raw, plain: t.plain, parseMode: t.parseMode, entities: t.entities})
+}
 
+// parseReplyOptions reads a new message's reply_markup and reply parameters.
+func parseReplyOptions(p params) (markup, *replyParameters, *apiError) {
+	mk, apiErr := parseReplyMarkup(p["reply_markup"], p.has("reply_markup"))
+	if apiErr != nil {
+		return markup{}, nil, apiErr
+	}
+	rp, apiErr := parseReplyParameters(p)
+	return mk, rp, apiErr
+}
+
+// post places a new message m of the bot in the chat p names, with its
+// markup: in its topic (message_thread_id) and as a reply (rp), as
+// sendMessage and sendDocument do, and returns it as Telegram would.
+func (s *Server) post(p params, mk markup, rp *replyParameters, m *message) (any, *apiError) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := s.chatLocked(p["chat_id"])
 	if c == nil {
 		return nil, badRequest("chat not found")
 	}
-	m := &message{
-		from: s.bot, fromBot: true, text: t.raw, plain: t.plain, parseMode: t.parseMode,
-		entities: t.entities, force: mk.force,
-	}
+	m.from, m.fromBot, m.force = s.bot, true, mk.force
 	if mk.isInline {
 		m.keyboard = mk.inline
 	}
-	return s.postLocked(c, m, p, rp)
-}
-
-// postLocked places a new message m of the bot in chat c: in its topic
-// (message_thread_id) and as a reply (rp), as sendMessage and
-// sendDocument do, and returns it as Telegram would.
-func (s *Server) postLocked(c *chat, m *message, p params, rp *replyParameters) (any, *apiError) {
 	if raw := strings.TrimSpace(p["message_thread_id"]); raw != "" && raw != "0" {
 		thread, err := strconv.Atoi(raw)
 		if err != nil || !c.forum {
@@ -324,11 +327,7 @@ func (s *Server) sendDocument(_ context.Context, p params) (any, *apiError) {
 	case len(content) > s.maxUpload:
 		return nil, &apiError{code: 413, description: "Request Entity Too Large"}
 	}
-	mk, apiErr := parseReplyMarkup(p["reply_markup"], p.has("reply_markup"))
-	if apiErr != nil {
-		return nil, apiErr
-	}
-	rp, apiErr := parseReplyParameters(p)
+	mk, rp, apiErr := parseReplyOptions(p)
 	if apiErr != nil {
 		return nil, apiErr
 	}
@@ -342,20 +341,8 @@ func (s *Server) sendDocument(_ context.Context, p params) (any, *apiError) {
 			return nil, badRequest("message caption is too long")
 		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c := s.chatLocked(p["chat_id"])
-	if c == nil {
-		return nil, badRequest("chat not found")
-	}
-	m := &message{
-		from: s.bot, fromBot: true, text: t.raw, plain: t.plain, parseMode: t.parseMode, entities: t.entities,
-		force: mk.force, document: &Document{FileName: name, Content: content},
-	}
-	if mk.isInline {
-		m.keyboard = mk.inline
-	}
-	return s.postLocked(c, m, p, rp)
+	return s.post(p, mk, rp, &message{text: t.raw, plain: t.plain, parseMode: t.parseMode, entities: t.entities,
+		document: &Document{FileName: name, Content: content}})
 }
 
 // editTarget reads the chat_id and message_id an edit names, and its
@@ -415,7 +402,7 @@ func (s *Server) editMessageText(_ context.Context, p params) (any, *apiError) {
 	}
 	// Telegram compares what users see, so <b> and <strong> are the same.
 	// An edit without reply_markup removes the keyboard.
-	if m.plain == t.plain && sameEntities(m.entities, t.entities) && sameKeyboard(m.keyboard, mk.inline) {
+	if m.plain == t.plain && slices.Equal(m.entities, t.entities) && sameKeyboard(m.keyboard, mk.inline) {
 		return nil, badRequest(notModified)
 	}
 	m.text, m.plain, m.parseMode, m.entities, m.keyboard = t.raw, t.plain, t.parseMode, t.entities, mk.inline
@@ -423,18 +410,6 @@ func (s *Server) editMessageText(_ context.Context, p params) (any, *apiError) {
 	m.editDate = time.Now().Unix()
 	s.notifyLocked()
 	return s.wireMessageLocked(m, true), nil
-}
-
-func sameEntities(a, b []Entity) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func (s *Server) answerCallbackQuery(_ context.Context, p params) (any, *apiError) {

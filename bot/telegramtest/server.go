@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"mime/multipart"
 	"net/http"
@@ -137,6 +138,7 @@ func NewServer(token string, opts ...Option) *Server {
 		faults:       make(map[string][]Fault),
 		holds:        make(map[string]*hold),
 		callbacks:    make(map[string]*callback),
+		members:      make(map[int64]map[int64]member),
 		nextCallback: 4_100_000_000_000_000_000,
 		bot:          User{FirstName: "Hermes Test", Username: "hermes_test_bot"},
 	}
@@ -198,7 +200,7 @@ func (s *Server) Requests() []Request {
 	defer s.mu.Unlock()
 	out := make([]Request, len(s.requests))
 	for i, r := range s.requests {
-		out[i] = Request{Method: r.Method, Params: cloneParams(r.Params)}
+		out[i] = Request{Method: r.Method, Params: maps.Clone(r.Params)}
 	}
 	return out
 }
@@ -320,7 +322,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	s.mu.Lock()
-	s.requests = append(s.requests, Request{Method: name, Params: cloneParams(p)})
+	s.requests = append(s.requests, Request{Method: name, Params: maps.Clone(p)})
 	var fault *Fault
 	if q := s.faults[strings.ToLower(name)]; len(q) > 0 {
 		fault = &q[0]
@@ -564,14 +566,6 @@ func readParams(r *http.Request) (params, error) {
 		}
 	}
 	return p, nil
-}
-
-func cloneParams(p map[string]string) map[string]string {
-	out := make(map[string]string, len(p))
-	for k, v := range p {
-		out[k] = v
-	}
-	return out
 }
 
 func parseBool(s string) bool {

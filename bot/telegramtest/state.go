@@ -129,6 +129,17 @@ func (s *Server) Topics(chatID int64) []Topic {
 // Messages returns the messages the bot sent to a chat, each in its
 // current state, oldest first.
 func (s *Server) Messages(chatID int64) []Message {
+	return s.messages(chatID, true)
+}
+
+// History returns every message of a chat, the users' as well as the
+// bot's, each in its current state, oldest first: the chat as
+// a member sees it.
+func (s *Server) History(chatID int64) []Message {
+	return s.messages(chatID, false)
+}
+
+func (s *Server) messages(chatID int64, botOnly bool) []Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c, ok := s.chats[chatID]
@@ -137,27 +148,9 @@ func (s *Server) Messages(chatID int64) []Message {
 	}
 	var out []Message
 	for _, m := range c.msgs {
-		if m.fromBot {
+		if m.fromBot || !botOnly {
 			out = append(out, m.export())
 		}
-	}
-	slices.SortFunc(out, func(a, b Message) int { return a.ID - b.ID })
-	return out
-}
-
-// History returns every message of a chat, the users' as well as the
-// bot's, each in its current state, oldest first: the chat as
-// a member sees it.
-func (s *Server) History(chatID int64) []Message {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, ok := s.chats[chatID]
-	if !ok {
-		return nil
-	}
-	out := make([]Message, 0, len(c.msgs))
-	for _, m := range c.msgs {
-		out = append(out, m.export())
 	}
 	slices.SortFunc(out, func(a, b Message) int { return a.ID - b.ID })
 	return out
