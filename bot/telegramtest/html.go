@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -48,7 +49,7 @@ func ParseHTML(text string) (plain string, entities []Entity, err error) {
 	}
 	var (
 		out    strings.Builder
-		utf16  int
+		units  int
 		nested []openTag
 	)
 	for i := 0; i < len(text); i++ {
@@ -59,15 +60,15 @@ func ParseHTML(text string) (plain string, entities []Entity, err error) {
 				return "", nil, err
 			}
 			out.WriteRune(r)
-			utf16 += utf16Len(r)
+			units += utf16.RuneLen(r)
 			i += n - 1
 			continue
 		}
 		if c != '<' {
 			if c&0xC0 != 0x80 { // first byte of a UTF-8 sequence
-				utf16++
+				units++
 				if c >= 0xF0 { // four bytes: a surrogate pair in UTF-16
-					utf16++
+					units++
 				}
 			}
 			out.WriteByte(c)
@@ -173,7 +174,7 @@ func ParseHTML(text string) (plain string, entities []Entity, err error) {
 			if name == "span" && argument != "spoiler" {
 				return "", nil, fmt.Errorf("Tag \"span\" must have class \"tg-spoiler\" at byte offset %d", begin)
 			}
-			nested = append(nested, openTag{name: name, argument: argument, offset: utf16, begin: out.Len()})
+			nested = append(nested, openTag{name: name, argument: argument, offset: units, begin: out.Len()})
 			continue
 		}
 
@@ -196,10 +197,10 @@ func ParseHTML(text string) (plain string, entities []Entity, err error) {
 		if endName != "" && endName != top.name {
 			return "", nil, fmt.Errorf("Unmatched end tag at byte offset %d, expected \"</%s>\", found \"</%s>\"", begin, top.name, endName)
 		}
-		if utf16 <= top.offset {
+		if units <= top.offset {
 			continue // empty entities are dropped
 		}
-		e := Entity{Offset: top.offset, Length: utf16 - top.offset}
+		e := Entity{Offset: top.offset, Length: units - top.offset}
 		switch top.name {
 		case "i", "em":
 			e.Type = "italic"
@@ -352,19 +353,12 @@ func isHexDigit(c byte) bool   { return isDigit(c) || 'a' <= c && c <= 'f' || 'A
 func isASCIIAlpha(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 func isASCIIAlnum(c byte) bool { return isDigit(c) || isASCIIAlpha(c) }
 
-func utf16Len(r rune) int {
-	if r > 0xFFFF {
-		return 2
-	}
-	return 1
-}
-
 // UTF16Len returns the length of s in UTF-16 code units, the unit Telegram
 // counts text limits and entity offsets in.
 func UTF16Len(s string) int {
 	n := 0
 	for _, r := range s {
-		n += utf16Len(r)
+		n += utf16.RuneLen(r)
 	}
 	return n
 }

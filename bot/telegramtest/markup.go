@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -241,19 +242,9 @@ func isNull(v json.RawMessage) bool {
 
 // sameKeyboard reports whether two keyboards look the same to a user.
 func sameKeyboard(a, b [][]button) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if len(a[i]) != len(b[i]) {
-			return false
-		}
-		for j := range a[i] {
-			x, y := a[i][j], b[i][j]
-			if x.Button != y.Button || x.otherKind != y.otherKind || !bytes.Equal(x.otherValue, y.otherValue) {
-				return false
-			}
-		}
-	}
-	return true
+	return slices.EqualFunc(a, b, func(x, y []button) bool {
+		return slices.EqualFunc(x, y, func(x, y button) bool {
+			return x.Button == y.Button && x.otherKind == y.otherKind && bytes.Equal(x.otherValue, y.otherValue)
+		})
+	})
 }

@@ -152,7 +152,7 @@ func splitText(text string, limit int) []string {
 func prefixOfUnits(text string, n int) int {
 	units := 0
 	for i, r := range text {
-		units += len(utf16.Encode([]rune{r}))
+		units += utf16.RuneLen(r)
 		if units > n {
 			return i
 		}
