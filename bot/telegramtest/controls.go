@@ -17,10 +17,6 @@ type CallbackAnswer struct {
 	URL       string
 }
 
-type callback struct {
-	answered bool
-}
-
 // PressButton queues a callback_query update as if from pressed the button
 // carrying data on the message's current keyboard, and returns the callback
 // query ID. It fails, queueing nothing, if the message is unknown or its
@@ -81,7 +77,7 @@ func (s *Server) pressableLocked(chatID int64, messageID int) (*message, error) 
 func (s *Server) pressLocked(chatID int64, messageID int, from User, data string) string {
 	s.nextCallback++
 	id := strconv.FormatUint(s.nextCallback, 10)
-	s.callbacks[id] = &callback{}
+	s.callbacks[id] = false
 	s.callbackIDs = append(s.callbackIDs, id)
 
 	query := map[string]any{
@@ -174,16 +170,14 @@ func (s *Server) Enqueue(update any) (int64, error) {
 		return 0, fmt.Errorf("enqueue update: %w", ErrNotAnUpdate)
 	}
 	delete(fields, "update_id")
-	kinds := 0
 	asAny := make(map[string]any, len(fields))
 	for k, v := range fields {
 		if !isNull(v) {
 			asAny[k] = v
-			kinds++
 		}
 	}
-	if kinds != 1 {
-		return 0, fmt.Errorf("enqueue update with %d kinds of content: %w", kinds, ErrNotAnUpdate)
+	if len(asAny) != 1 {
+		return 0, fmt.Errorf("enqueue update with %d kinds of content: %w", len(asAny), ErrNotAnUpdate)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -212,7 +206,7 @@ func (s *Server) UnansweredCallbacks() []string {
 	defer s.mu.Unlock()
 	var out []string
 	for _, id := range s.callbackIDs {
-		if !s.callbacks[id].answered {
+		if !s.callbacks[id] {
 			out = append(out, id)
 		}
 	}

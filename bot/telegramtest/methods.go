@@ -127,14 +127,12 @@ func (s *Server) confirmLocked(offset int64) {
 // batchLocked drops updates of kinds the poller does not want, as Telegram
 // never queues them, and returns up to limit of the rest.
 func (s *Server) batchLocked(offset int64, limit int) []json.RawMessage {
-	kept := s.updates[:0]
-	for _, u := range s.updates {
-		if s.wantsLocked(u.kind) {
-			kept = append(kept, u)
+	s.updates = slices.DeleteFunc(s.updates, func(u queuedUpdate) bool {
+		if s.allowed == nil {
+			return optInUpdateKinds[u.kind]
 		}
-	}
-	clear(s.updates[len(kept):])
-	s.updates = kept
+		return !s.allowed[u.kind]
+	})
 	var batch []json.RawMessage
 	for _, u := range s.updates {
 		if u.id >= offset && len(batch) < limit {
@@ -142,13 +140,6 @@ func (s *Server) batchLocked(offset int64, limit int) []json.RawMessage {
 		}
 	}
 	return batch
-}
-
-func (s *Server) wantsLocked(kind string) bool {
-	if s.allowed == nil {
-		return !optInUpdateKinds[kind]
-	}
-	return s.allowed[kind]
 }
 
 // enqueueLocked queues an update built from fields and returns its ID.
@@ -422,11 +413,10 @@ func (s *Server) answerCallbackQuery(_ context.Context, p params) (any, *apiErro
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	cb := s.callbacks[id]
-	if cb == nil || cb.answered {
+	if answered, ok := s.callbacks[id]; !ok || answered {
 		return nil, badRequest("query is too old and response timeout expired or query ID is invalid")
 	}
-	cb.answered = true
+	s.callbacks[id] = true
 	s.answers = append(s.answers, CallbackAnswer{ID: id, Text: p["text"], ShowAlert: parseBool(p["show_alert"]), URL: p["url"]})
 	s.notifyLocked()
 	return true, nil

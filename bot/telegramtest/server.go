@@ -46,8 +46,8 @@ type Server struct {
 	requests     []Request
 	faults       map[string][]Fault // by lower-case method name
 	holds        map[string]*hold   // by lower-case method name; see Hold
-	callbacks    map[string]*callback
-	callbackIDs  []string // issue order
+	callbacks    map[string]bool    // by ID: answered
+	callbackIDs  []string           // issue order
 	answers      []CallbackAnswer
 	nextCallback uint64
 	members      map[int64]map[int64]member // by chat, then user; see SetMember
@@ -137,7 +137,7 @@ func NewServer(token string, opts ...Option) *Server {
 		nextUpdateID: 1,
 		faults:       make(map[string][]Fault),
 		holds:        make(map[string]*hold),
-		callbacks:    make(map[string]*callback),
+		callbacks:    make(map[string]bool),
 		members:      make(map[int64]map[int64]member),
 		nextCallback: 4_100_000_000_000_000_000,
 		bot:          User{FirstName: "Hermes Test", Username: "hermes_test_bot"},
