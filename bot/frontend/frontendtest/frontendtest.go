@@ -157,31 +157,41 @@ func (f *Frontend) Messages() []Message {
 
 // Prompts returns the prompts asked, in order.
 func (f *Frontend) Prompts() []Prompt {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.prompts)
+	return locked(f, &f.prompts)
 }
 
 // Told returns the notes told to people, in order.
 func (f *Frontend) Told() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.told)
+	return locked(f, &f.told)
 }
 
 // Notices returns the session notices posted, in order.
 func (f *Frontend) Notices() []frontend.Notice {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.notices)
+	return locked(f, &f.notices)
 }
 
 // AutoApprovedRequests returns the requests the notice of an approval
 // without a person was posted for.
 func (f *Frontend) AutoApprovedRequests() []*frontend.View {
+	return locked(f, &f.approved)
+}
+
+// record appends v to *list, unless method is made to fail (Fail).
+func record[T any](f *Frontend, method string, list *[]T, v T) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return slices.Clone(f.approved)
+	if err := f.failing(method); err != nil {
+		return err
+	}
+	*list = append(*list, v)
+	return nil
+}
+
+// locked returns a copy of *list, read under f's lock.
+func locked[T any](f *Frontend, list *[]T) []T {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(*list)
 }
 
 func (f *Frontend) failing(method string) error {
@@ -358,11 +368,10 @@ func (f *Frontend) Close(_ context.Context, at pending.Place, c frontend.Closing
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	m, err := f.edit("Close", at)
-	if err != nil {
-		return f.supersede(at, err)
+	if err == nil {
+		m.Open, m.Outcome, m.Closed = false, content, snapshot(c.Request)
 	}
-	m.Open, m.Outcome, m.Closed = false, content, snapshot(c.Request)
-	return f.supersede(at, nil)
+	return f.supersede(at, err)
 }
 
 // Moved makes the stale copy at stale point at current.
@@ -370,11 +379,10 @@ func (f *Frontend) Moved(_ context.Context, stale, current pending.Place, closed
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	m, err := f.edit("Moved", stale)
-	if err != nil {
-		return f.supersede(stale, err)
+	if err == nil {
+		m.Open, m.MovedTo = false, ID(current)
 	}
-	m.Open, m.MovedTo = false, ID(current)
-	return f.supersede(stale, nil)
+	return f.supersede(stale, err)
 }
 
 // Collect records a prompt by the message at at; a test answers it with
@@ -400,13 +408,7 @@ func (f *Frontend) Input(p Prompt, text string) frontend.Input {
 
 // Tell records a note.
 func (f *Frontend) Tell(_ context.Context, _ pending.Place, _ string, user frontend.User, note string) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if err := f.failing("Tell"); err != nil {
-		return err
-	}
-	f.told = append(f.told, user.DisplayName()+": "+note)
-	return nil
+	return record(f, "Tell", &f.told, user.DisplayName()+": "+note)
 }
 
 // Notify records a notice and shows it as a message without buttons.
@@ -424,32 +426,18 @@ func (f *Frontend) Notify(_ context.Context, n frontend.Notice) (pending.Place, 
 
 // AutoApproved records the notice of an approval without a person.
 func (f *Frontend) AutoApproved(_ context.Context, e *frontend.View) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if err := f.failing("AutoApproved"); err != nil {
-		return err
-	}
 	cp := *e
-	f.approved = append(f.approved, &cp)
-	return nil
+	return record(f, "AutoApproved", &f.approved, &cp)
 }
 
 // AutoApprovalPaused records the notice that auto-approval is paused.
 func (f *Frontend) AutoApprovalPaused(_ context.Context, a pending.Always) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if err := f.failing("AutoApprovalPaused"); err != nil {
-		return err
-	}
-	f.paused = append(f.paused, a)
-	return nil
+	return record(f, "AutoApprovalPaused", &f.paused, a)
 }
 
 // Paused returns the always answers a pause notice was posted for.
 func (f *Frontend) Paused() []pending.Always {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.paused)
+	return locked(f, &f.paused)
 }
 
 // snapshot copies r's entries, so later changes to them do not show.

@@ -2,7 +2,6 @@ package frontendtest
 
 import (
 	"context"
-	"slices"
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
 )
@@ -18,7 +17,5 @@ func (f *Frontend) LiveStatus(_ context.Context, s frontend.LiveStatus) {
 
 // Live returns the live statuses handed over, in order.
 func (f *Frontend) Live() []frontend.LiveStatus {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.live)
+	return locked(f, &f.live)
 }
