@@ -258,7 +258,7 @@ func startDemo(ctx context.Context, s demoSettings) (_ *demo, err error) {
 	d.wg.Add(1)
 	go func() {
 		defer d.wg.Done()
-		err := daemon.Run(ctx, cfg, log, daemon.Options{Version: buildVersion(), Opencode: s.opencode})
+		err := daemon.Run(ctx, cfg, log, daemon.Options{Version: cli.BuildVersion(version), Opencode: s.opencode})
 		if ctx.Err() == nil {
 			// The bridge stopped by itself: the demo has nothing to show.
 			err = errors.Join(err, errors.New("demo: the bridge stopped"))

@@ -29,5 +29,3 @@ func run(ctx context.Context, args []string, getenv func(string) string, _ func(
 
 // exitCode prints err, if any, and returns the exit status it calls for.
 func exitCode(err error, stderr io.Writer) int { return cli.ExitCode("hermes-demo", err, stderr) }
-
-func buildVersion() string { return cli.BuildVersion(version) }
