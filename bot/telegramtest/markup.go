@@ -58,17 +58,12 @@ func parseReplyMarkup(raw string, present bool) (markup, *apiError) {
 	if !present {
 		return markup{}, nil
 	}
+	if !json.Valid([]byte(raw)) {
+		return markup{}, badRequest("can't parse reply keyboard markup JSON object")
+	}
 	var fields map[string]json.RawMessage
-	dec := json.NewDecoder(strings.NewReader(raw))
-	var v any
-	if err := dec.Decode(&v); err != nil || dec.More() {
-		return markup{}, badRequest("can't parse reply keyboard markup JSON object")
-	}
-	if _, ok := v.(map[string]any); !ok {
+	if json.Unmarshal([]byte(raw), &fields) != nil || fields == nil {
 		return markup{}, badRequest("object expected as reply markup")
-	}
-	if err := json.Unmarshal([]byte(raw), &fields); err != nil {
-		return markup{}, badRequest("can't parse reply keyboard markup JSON object")
 	}
 	m := markup{present: true}
 	switch {
