@@ -133,17 +133,14 @@ func (s *Server) userMessageLocked(chatID int64, from User, text string, replyTo
 
 // commandEntities marks a leading /command, as Telegram clients do.
 func commandEntities(text string) []Entity {
-	if !strings.HasPrefix(text, "/") {
+	cmd := text
+	if end := strings.IndexAny(text, " \n\t"); end >= 0 {
+		cmd = text[:end]
+	}
+	if len(cmd) < 2 || cmd[0] != '/' {
 		return nil
 	}
-	end := strings.IndexAny(text, " \n\t")
-	if end < 0 {
-		end = len(text)
-	}
-	if end < 2 {
-		return nil
-	}
-	return []Entity{{Type: "bot_command", Offset: 0, Length: UTF16Len(text[:end])}}
+	return []Entity{{Type: "bot_command", Offset: 0, Length: UTF16Len(cmd)}}
 }
 
 // Enqueue queues any update for getUpdates and returns its update_id, which
