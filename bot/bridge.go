@@ -187,10 +187,13 @@ type Bridge struct {
 	// reply to a message not (yet) known takes it for writing once, so it
 	// cannot overtake the remembering.
 	noticing sync.RWMutex
-	sessions sessionCache
+	sessions *bounded.Map[sessionKey, cachedSession]
 	notices  *notifyLimiter
-	// failed are the sessions whose last turn failed (see Sessions).
-	failed failedSessions
+	// failed remembers which sessions' last turn failed, for the state
+	// /sessions shows: opencode's status says only busy or idle. A session
+	// that did not fail is put as false rather than deleted: the map
+	// forgets the oldest first either way.
+	failed *bounded.Map[string, bool]
 
 	// owedTurn is held (a value in it) while SendOwed runs, so calls take
 	// turns instead of sending every owed edit twice at once.
@@ -224,7 +227,13 @@ func NewBridge(cfg Config, store *pending.Store, fes []frontend.Frontend, log ze
 	if cfg.TTL <= 0 {
 		cfg.TTL = DefaultTTL
 	}
-	b := &Bridge{
+	if cfg.Notify.SessionGap <= 0 {
+		cfg.Notify.SessionGap = DefaultNotifySessionGap
+	}
+	if cfg.Notify.PerMinute <= 0 {
+		cfg.Notify.PerMinute = DefaultNotifyPerMinute
+	}
+	return &Bridge{
 		cfg:            cfg,
 		text:           i18n.For(cfg.Lang),
 		store:          store,
@@ -239,10 +248,10 @@ func NewBridge(cfg Config, store *pending.Store, fes []frontend.Frontend, log ze
 		contextTimeout: contextTimeout,
 		closed:         bounded.New[string, pending.ClosedRequest](closedMemory),
 		owedTurn:       make(chan struct{}, 1),
-		sessions:       newSessionCache(),
+		sessions:       bounded.New[sessionKey, cachedSession](maxCachedSessions),
 		notices:        newNotifyLimiter(),
+		failed:         bounded.New[string, bool](maxFailedSessions),
 	}
-	return b
 }
 
 // entryLog is the logger for everything about one request, so one grep
@@ -616,9 +625,7 @@ func (b *Bridge) closedElsewhere(ctx context.Context, server, requestID string, 
 	}
 	log := b.entryLog(e)
 	log.Info().Str("outcome", string(toast)).Msg("request closed in opencode")
-	done := b.outcome(requestOf(e), o)
-	b.deleteEntry(log, e, toast, owedEdits(e, done)...)
-	b.closeMessage(ctx, log, e, done, nil)
+	b.closeRequest(ctx, log, e, o, toast, nil)
 }
 
 // Wait blocks until the work the bridge started beside its callers has

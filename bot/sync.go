@@ -238,9 +238,7 @@ func (b *Bridge) closeGone(ctx context.Context, uid string, s opencode.Snapshot,
 	log := b.entryLog(e)
 	log.Info().Str("kind", string(e.Kind)).
 		Msg("request no longer pending in opencode (answered or dismissed elsewhere); closed")
-	done := b.outcome(requestOf(e), frontend.Outcome{How: frontend.Gone})
-	b.deleteEntry(log, e, i18n.ToastGone, b.closingEdits(e, done)...)
-	b.closeMessage(ctx, log, e, done, nil)
+	b.closeRequest(ctx, log, e, frontend.Outcome{How: frontend.Gone}, i18n.ToastGone, nil)
 }
 
 // sessionSnapshot brings the requests held for one session of an
