@@ -262,17 +262,22 @@ func (b *Bridge) entryLog(e *pending.Entry) zerolog.Logger {
 
 // withEntry is log with e's fields.
 func withEntry(log zerolog.Logger, e *pending.Entry) zerolog.Logger {
-	c := log.With()
-	if e.Server != "" {
-		// Only when named: a single server's log lines stay as they were.
-		c = c.Str("server", e.Server)
-	}
-	return c.
+	return withServer(log, e.Server).
 		Str("uid", e.UID).
 		Str("requestID", e.RequestID).
 		Str("sessionID", e.SessionID).
 		Str("directory", e.Directory).
 		Logger()
+}
+
+// withServer is log's context with the server's name, when it has one:
+// a single server's log lines stay as they were.
+func withServer(log zerolog.Logger, server string) zerolog.Context {
+	c := log.With()
+	if server != "" {
+		c = c.Str("server", server)
+	}
+	return c
 }
 
 // HandleEvent acts on one opencode event. The watcher calls it for every

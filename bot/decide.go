@@ -71,22 +71,17 @@ func (b *Bridge) pressPermission(ctx context.Context, press zerolog.Logger, p fr
 	case frontend.Reject:
 		reply = frontend.ReplyReject
 	case frontend.RejectWithReason:
-		b.askForReason(ctx, elog, p.Key, members, by, a)
+		// The reason is awaited on the pressed request, else the group's first.
+		holder := members[0]
+		if i := slices.IndexFunc(members, func(m *pending.Entry) bool { return m.UID == p.Key }); i >= 0 {
+			holder = members[i]
+		}
+		b.prompt(ctx, elog, holder, 0, true, by, a, "waiting for the reason of a reject")
 		return
 	}
 	elog.Info().Str("reply", reply).Int("requests", len(members)).Msg("permission decision pressed")
 	a.toast(i18n.ToastSending)
 	b.decide(ctx, elog, p.Key, members, reply, "", by)
-}
-
-// askForReason asks, where the person pressed, for the reason of a reject
-// and records it on the group's first request.
-func (b *Bridge) askForReason(ctx context.Context, log zerolog.Logger, key string, members []*pending.Entry, user answerer, a *ack) {
-	holder := members[0]
-	if i := slices.IndexFunc(members, func(m *pending.Entry) bool { return m.UID == key }); i >= 0 {
-		holder = members[i]
-	}
-	b.prompt(ctx, log, holder, 0, true, user, a, "waiting for the reason of a reject")
 }
 
 // reasonReceived rejects every request of the group of request uid, which

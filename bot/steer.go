@@ -49,11 +49,7 @@ func steerErr(what string, err error) error {
 }
 
 func (b *Bridge) steerLog(log zerolog.Logger, ref pending.SessionRef, user frontend.User) zerolog.Logger {
-	c := log.With()
-	if ref.Server != "" {
-		c = c.Str("server", ref.Server)
-	}
-	return c.Str("sessionID", ref.ID).Str("directory", ref.Directory).
+	return withServer(log, ref.Server).Str("sessionID", ref.ID).Str("directory", ref.Directory).
 		Str("userID", user.ID).Str("user", user.DisplayName()).Logger()
 }
 

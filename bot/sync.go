@@ -40,11 +40,7 @@ var _ opencode.Handler = (*Bridge)(nil)
 // that connection's events; it blocks until the directory is done and
 // logs what fails.
 func (b *Bridge) HandleSnapshot(ctx context.Context, s opencode.Snapshot) {
-	lc := b.log.With()
-	if s.Server != "" {
-		lc = lc.Str("server", s.Server)
-	}
-	log := lc.Str("directory", s.Directory).Logger()
+	log := withServer(b.log, s.Server).Str("directory", s.Directory).Logger()
 	b.liveSnapshot(ctx, log, s)
 	if s.SessionID != "" {
 		b.sessionSnapshot(ctx, log.With().Str("sessionID", s.SessionID).Logger(), s)
