@@ -254,13 +254,8 @@ func NewBridge(cfg Config, store *pending.Store, fes []frontend.Frontend, log ze
 	}
 }
 
-// entryLog is the logger for everything about one request, so one grep
-// follows it from event to answer.
-func (b *Bridge) entryLog(e *pending.Entry) zerolog.Logger {
-	return withEntry(b.log, e)
-}
-
-// withEntry is log with e's fields.
+// withEntry is log with e's fields: the logger for everything about one
+// request, so one grep follows it from event to answer.
 func withEntry(log zerolog.Logger, e *pending.Entry) zerolog.Logger {
 	return withServer(log, e.Server).
 		Str("uid", e.UID).
@@ -403,7 +398,7 @@ func (b *Bridge) questionAsked(ctx context.Context, ev opencode.Event) {
 		}
 		e.Questions = append(e.Questions, pq)
 	}
-	log := b.entryLog(e)
+	log := withEntry(b.log, e)
 	if q.ID == "" || len(e.Questions) == 0 {
 		log.Warn().Int("questions", len(e.Questions)).Msg("ignoring question request without an ID or questions")
 		return
@@ -427,7 +422,7 @@ func (b *Bridge) postNew(ctx context.Context, log zerolog.Logger, ev opencode.Ev
 		return
 	}
 	e.UID = b.uidFor(ev.Server, e.RequestID)
-	log = b.entryLog(e)
+	log = withEntry(b.log, e)
 	log.Info().Bool("listed", ev.Listed).Int("questions", len(e.Questions)).Msg(what + " asked")
 	b.readContext(ctx, log, e)
 
@@ -538,7 +533,7 @@ func (b *Bridge) post(ctx context.Context, uid string) error {
 		b.log.Error().Err(err).Str("uid", uid).Msg("could not read entry to post it")
 		return fmt.Errorf("post %s: %w", uid, err)
 	}
-	log := b.entryLog(e)
+	log := withEntry(b.log, e)
 	owing := b.owing(e)
 	if len(owing) == 0 || e.Kind != pending.KindQuestion || e.ExpiredNotified {
 		return nil
@@ -616,7 +611,7 @@ func (b *Bridge) closedElsewhere(ctx context.Context, server, requestID string, 
 	}
 	unlock, err := b.locks.lock(ctx, e.UID)
 	if err != nil {
-		log := b.entryLog(e)
+		log := withEntry(b.log, e)
 		log.Warn().Err(err).Msg("gave up waiting to close request answered in opencode")
 		return
 	}
@@ -628,7 +623,7 @@ func (b *Bridge) closedElsewhere(ctx context.Context, server, requestID string, 
 		}
 		return
 	}
-	log := b.entryLog(e)
+	log := withEntry(b.log, e)
 	log.Info().Str("outcome", string(toast)).Msg("request closed in opencode")
 	b.closeRequest(ctx, log, e, o, toast, nil)
 }

@@ -105,7 +105,7 @@ func (b *Bridge) reasonReceived(ctx context.Context, log zerolog.Logger, uid str
 		return false
 	}
 	holder := members[i]
-	elog := b.entryLog(holder).With().Str("userID", user.ID).Logger()
+	elog := withEntry(b.log, holder).With().Str("userID", user.ID).Logger()
 	switch {
 	case !holder.AwaitingText || !holder.AwaitingReason:
 		elog.Debug().Msg("ignoring typed reason: request no longer awaits this prompt")
@@ -127,7 +127,7 @@ func (b *Bridge) reasonReceived(ctx context.Context, log zerolog.Logger, uid str
 func (b *Bridge) decide(ctx context.Context, log zerolog.Logger, key string, members []*pending.Entry, reply, message string, user answerer) bool {
 	var done, gone, refused, failed []*pending.Entry
 	for _, m := range members {
-		mlog := b.entryLog(m)
+		mlog := withEntry(b.log, m)
 		err := b.opencodeOf(m.Server).Requests(surfaceOf(m)).ReplyPermission(ctx, m.Directory, m.SessionID, m.RequestID, reply, message)
 		switch {
 		case err == nil:
@@ -175,7 +175,7 @@ func (b *Bridge) decide(ctx context.Context, log zerolog.Logger, key string, mem
 		if i == len(closing)-1 {
 			o = owed
 		}
-		b.deleteEntry(b.entryLog(m), m, toast, o...)
+		b.deleteEntry(withEntry(b.log, m), m, toast, o...)
 	}
 	switch {
 	case len(kept) == 0 && len(done) > 0:

@@ -44,7 +44,7 @@ func (b *Bridge) formCreated(ctx context.Context, ev opencode.Event) {
 	for _, fld := range f.Fields {
 		e.Questions = append(e.Questions, b.fieldQuestion(fld))
 	}
-	log := b.entryLog(e)
+	log := withEntry(b.log, e)
 	if f.ID == "" || f.SessionID == "" || (f.Mode != opencode.FormModeURL && len(e.Questions) == 0) {
 		log.Warn().Int("fields", len(e.Questions)).Str("mode", f.Mode).Msg("ignoring form without an ID, a session or fields")
 		return

@@ -567,7 +567,7 @@ func TestDuplicateLaterClosedByOthersKeepsMessageOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := c.entry(s.UID)
-	log := c.b.entryLog(e)
+	log := withEntry(c.b.log, e)
 	c.b.deleteEntry(log, e, i18n.ToastGone)
 	c.b.closeMessage(ctx, log, e, c.b.outcome(requestOf(e), frontend.Outcome{How: frontend.Gone}), nil)
 	unlock()

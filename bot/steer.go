@@ -411,7 +411,7 @@ func (b *Bridge) closeStopped(ctx context.Context, uid, key string, user fronten
 	if err != nil {
 		return false
 	}
-	log := b.entryLog(e)
+	log := withEntry(b.log, e)
 	rctx, cancel := context.WithTimeout(ctx, steerTimeout)
 	defer cancel()
 	req := b.opencodeOf(e.Server).Requests(surfaceOf(e))

@@ -201,11 +201,11 @@ func (b *Bridge) rekey(ctx context.Context, uid, oldID, newID string) bool {
 		return nil
 	})
 	if err != nil {
-		log := b.entryLog(e)
+		log := withEntry(b.log, e)
 		log.Error().Err(err).Str("newRequestID", newID).Msg("could not save the new request ID of a question")
 		return false
 	}
-	log := b.entryLog(next)
+	log := withEntry(b.log, next)
 	log.Info().Str("oldRequestID", oldID).Msg("opencode lists the question under a new request ID; its message stays")
 	return true
 }
@@ -231,7 +231,7 @@ func (b *Bridge) closeGone(ctx context.Context, uid string, s opencode.Snapshot,
 	if !gone(e, s, listed) {
 		return
 	}
-	log := b.entryLog(e)
+	log := withEntry(b.log, e)
 	log.Info().Str("kind", string(e.Kind)).
 		Msg("request no longer pending in opencode (answered or dismissed elsewhere); closed")
 	b.closeRequest(ctx, log, e, frontend.Outcome{How: frontend.Gone}, i18n.ToastGone, nil)
