@@ -251,6 +251,8 @@ func NewBridge(cfg Config, store *pending.Store, fes []frontend.Frontend, log ze
 		sessions:       bounded.New[sessionKey, cachedSession](maxCachedSessions),
 		notices:        newNotifyLimiter(),
 		failed:         bounded.New[string, bool](maxFailedSessions),
+		live:           map[liveKey]frontend.LiveStatus{},
+		locks:          keyedMutex{locks: map[string]*keyLock{}},
 	}
 }
 

@@ -354,12 +354,10 @@ func (b *Bridge) StopSession(ctx context.Context, log zerolog.Logger, ref pendin
 	octx, cancel := context.WithTimeout(ctx, steerTimeout)
 	defer cancel()
 	s, err := oc.GetSession(octx, ref.Directory, ref.ID)
-	if err != nil {
-		err = steerErr("stop session "+ref.ID, err)
-		log.Warn().Err(err).Msg("steering: could not stop the session")
-		return frontend.StopResult{}, err
+	if err == nil {
+		err = oc.Abort(octx, ref.Directory, ref.ID)
 	}
-	if err := oc.Abort(octx, ref.Directory, ref.ID); err != nil {
+	if err != nil {
 		err = steerErr("stop session "+ref.ID, err)
 		log.Warn().Err(err).Msg("steering: could not stop the session")
 		return frontend.StopResult{}, err
