@@ -212,12 +212,10 @@ type Bridge struct {
 
 	// Tests shorten these.
 	now            func() time.Time
-	handlerTimeout time.Duration
 	lockWait       time.Duration
 	sessionTimeout time.Duration
 	expireRetryFor time.Duration
 	excerptTimeout time.Duration
-	contextTimeout time.Duration
 }
 
 // NewBridge returns a Bridge showing every request through each of fes
@@ -240,12 +238,10 @@ func NewBridge(cfg Config, store *pending.Store, fes []frontend.Frontend, log ze
 		fes:            fes,
 		log:            log,
 		now:            time.Now,
-		handlerTimeout: handlerTimeout,
 		lockWait:       lockWait,
 		sessionTimeout: sessionTimeout,
 		expireRetryFor: expireRetryFor,
 		excerptTimeout: excerptTimeout,
-		contextTimeout: contextTimeout,
 		closed:         bounded.New[string, pending.ClosedRequest](closedMemory),
 		owedTurn:       make(chan struct{}, 1),
 		sessions:       bounded.New[sessionKey, cachedSession](maxCachedSessions),
@@ -284,7 +280,7 @@ func (b *Bridge) HandleEvent(ctx context.Context, ev opencode.Event) {
 	stream := ctx
 	// Like an update, an event being handled when the stream stops (at
 	// shutdown) finishes its edits instead of being cut off halfway.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.handlerTimeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), handlerTimeout)
 	defer cancel()
 	if b.liveEvent(ctx, ev) {
 		return
@@ -333,7 +329,7 @@ func (b *Bridge) HandleEvent(ctx context.Context, ev opencode.Event) {
 		b.running.Add()
 		go func() {
 			defer b.running.Done()
-			octx, cancel := context.WithTimeout(stream, b.handlerTimeout)
+			octx, cancel := context.WithTimeout(stream, handlerTimeout)
 			defer cancel()
 			b.SendOwed(octx)
 		}()

@@ -44,13 +44,12 @@ func (b *Bridge) pressPermission(ctx context.Context, press zerolog.Logger, p fr
 	elog := withEntry(press, e)
 	b.adopt(elog, p, members)
 	by := answerer{User: p.User, in: p.Frontend, at: p.At}
-	if current := placeOf(members, p.Frontend); current != "" {
-		if pc := staleCopy(p, current); pc != nil {
-			// Runs before unlock, deferred earlier: the copy is settled
-			// while the requests cannot change.
-			by.copy = pc
-			defer b.settleCopy(ctx, elog, pc, p.Key, current)
-		}
+	current := placeOf(members, p.Frontend)
+	if pc := staleCopy(p, current); pc != nil {
+		// Runs before unlock, deferred earlier: the copy is settled while
+		// the requests cannot change.
+		by.copy = pc
+		defer b.settleCopy(ctx, elog, pc, p.Key, current)
 	}
 	switch {
 	case e.Kind != pending.KindPermission:

@@ -53,7 +53,7 @@ func (b *Bridge) ExpireDue(ctx context.Context) error {
 		// finished rather than cut off: a reject cancelled midway would
 		// count as failed, the request would be marked as announced, and
 		// its message would never say it expired.
-		ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.handlerTimeout)
+		ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), handlerTimeout)
 		err := b.expire(ectx, key)
 		cancel()
 		if err != nil {

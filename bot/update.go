@@ -232,7 +232,7 @@ func (b *Bridge) refreshLater(log zerolog.Logger, e *pending.Entry) {
 // gone after the lock was let go: if it is still open and still shown
 // there (a press since may have closed it, or posted it again already).
 func (b *Bridge) repostGone(log zerolog.Logger, uid string, m shown) {
-	ctx, cancel := context.WithTimeout(context.Background(), b.handlerTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), handlerTimeout)
 	defer cancel()
 	unlock, err := b.locks.lock(ctx, uid)
 	if err != nil {
