@@ -187,10 +187,13 @@ type Bridge struct {
 	// reply to a message not (yet) known takes it for writing once, so it
 	// cannot overtake the remembering.
 	noticing sync.RWMutex
-	sessions sessionCache
+	sessions *bounded.Map[sessionKey, cachedSession]
 	notices  *notifyLimiter
-	// failed are the sessions whose last turn failed (see Sessions).
-	failed failedSessions
+	// failed remembers which sessions' last turn failed, for the state
+	// /sessions shows: opencode's status says only busy or idle. A session
+	// that did not fail is put as false rather than deleted: the map
+	// forgets the oldest first either way.
+	failed *bounded.Map[string, bool]
 
 	// owedTurn is held (a value in it) while SendOwed runs, so calls take
 	// turns instead of sending every owed edit twice at once.
@@ -209,12 +212,10 @@ type Bridge struct {
 
 	// Tests shorten these.
 	now            func() time.Time
-	handlerTimeout time.Duration
 	lockWait       time.Duration
 	sessionTimeout time.Duration
 	expireRetryFor time.Duration
 	excerptTimeout time.Duration
-	contextTimeout time.Duration
 }
 
 // NewBridge returns a Bridge showing every request through each of fes
@@ -224,46 +225,52 @@ func NewBridge(cfg Config, store *pending.Store, fes []frontend.Frontend, log ze
 	if cfg.TTL <= 0 {
 		cfg.TTL = DefaultTTL
 	}
-	b := &Bridge{
+	if cfg.Notify.SessionGap <= 0 {
+		cfg.Notify.SessionGap = DefaultNotifySessionGap
+	}
+	if cfg.Notify.PerMinute <= 0 {
+		cfg.Notify.PerMinute = DefaultNotifyPerMinute
+	}
+	return &Bridge{
 		cfg:            cfg,
 		text:           i18n.For(cfg.Lang),
 		store:          store,
 		fes:            fes,
 		log:            log,
 		now:            time.Now,
-		handlerTimeout: handlerTimeout,
 		lockWait:       lockWait,
 		sessionTimeout: sessionTimeout,
 		expireRetryFor: expireRetryFor,
 		excerptTimeout: excerptTimeout,
-		contextTimeout: contextTimeout,
 		closed:         bounded.New[string, pending.ClosedRequest](closedMemory),
 		owedTurn:       make(chan struct{}, 1),
-		sessions:       newSessionCache(),
+		sessions:       bounded.New[sessionKey, cachedSession](maxCachedSessions),
 		notices:        newNotifyLimiter(),
+		failed:         bounded.New[string, bool](maxFailedSessions),
+		live:           map[liveKey]frontend.LiveStatus{},
+		locks:          keyedMutex{locks: map[string]*keyLock{}},
 	}
-	return b
 }
 
-// entryLog is the logger for everything about one request, so one grep
-// follows it from event to answer.
-func (b *Bridge) entryLog(e *pending.Entry) zerolog.Logger {
-	return withEntry(b.log, e)
-}
-
-// withEntry is log with e's fields.
+// withEntry is log with e's fields: the logger for everything about one
+// request, so one grep follows it from event to answer.
 func withEntry(log zerolog.Logger, e *pending.Entry) zerolog.Logger {
-	c := log.With()
-	if e.Server != "" {
-		// Only when named: a single server's log lines stay as they were.
-		c = c.Str("server", e.Server)
-	}
-	return c.
+	return withServer(log, e.Server).
 		Str("uid", e.UID).
 		Str("requestID", e.RequestID).
 		Str("sessionID", e.SessionID).
 		Str("directory", e.Directory).
 		Logger()
+}
+
+// withServer is log's context with the server's name, when it has one:
+// a single server's log lines stay as they were.
+func withServer(log zerolog.Logger, server string) zerolog.Context {
+	c := log.With()
+	if server != "" {
+		c = c.Str("server", server)
+	}
+	return c
 }
 
 // HandleEvent acts on one opencode event. The watcher calls it for every
@@ -273,7 +280,7 @@ func (b *Bridge) HandleEvent(ctx context.Context, ev opencode.Event) {
 	stream := ctx
 	// Like an update, an event being handled when the stream stops (at
 	// shutdown) finishes its edits instead of being cut off halfway.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.handlerTimeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), handlerTimeout)
 	defer cancel()
 	if b.liveEvent(ctx, ev) {
 		return
@@ -322,7 +329,7 @@ func (b *Bridge) HandleEvent(ctx context.Context, ev opencode.Event) {
 		b.running.Add()
 		go func() {
 			defer b.running.Done()
-			octx, cancel := context.WithTimeout(stream, b.handlerTimeout)
+			octx, cancel := context.WithTimeout(stream, handlerTimeout)
 			defer cancel()
 			b.SendOwed(octx)
 		}()
@@ -389,7 +396,7 @@ func (b *Bridge) questionAsked(ctx context.Context, ev opencode.Event) {
 		}
 		e.Questions = append(e.Questions, pq)
 	}
-	log := b.entryLog(e)
+	log := withEntry(b.log, e)
 	if q.ID == "" || len(e.Questions) == 0 {
 		log.Warn().Int("questions", len(e.Questions)).Msg("ignoring question request without an ID or questions")
 		return
@@ -413,7 +420,7 @@ func (b *Bridge) postNew(ctx context.Context, log zerolog.Logger, ev opencode.Ev
 		return
 	}
 	e.UID = b.uidFor(ev.Server, e.RequestID)
-	log = b.entryLog(e)
+	log = withEntry(b.log, e)
 	log.Info().Bool("listed", ev.Listed).Int("questions", len(e.Questions)).Msg(what + " asked")
 	b.readContext(ctx, log, e)
 
@@ -524,7 +531,7 @@ func (b *Bridge) post(ctx context.Context, uid string) error {
 		b.log.Error().Err(err).Str("uid", uid).Msg("could not read entry to post it")
 		return fmt.Errorf("post %s: %w", uid, err)
 	}
-	log := b.entryLog(e)
+	log := withEntry(b.log, e)
 	owing := b.owing(e)
 	if len(owing) == 0 || e.Kind != pending.KindQuestion || e.ExpiredNotified {
 		return nil
@@ -602,7 +609,7 @@ func (b *Bridge) closedElsewhere(ctx context.Context, server, requestID string, 
 	}
 	unlock, err := b.locks.lock(ctx, e.UID)
 	if err != nil {
-		log := b.entryLog(e)
+		log := withEntry(b.log, e)
 		log.Warn().Err(err).Msg("gave up waiting to close request answered in opencode")
 		return
 	}
@@ -614,11 +621,9 @@ func (b *Bridge) closedElsewhere(ctx context.Context, server, requestID string, 
 		}
 		return
 	}
-	log := b.entryLog(e)
+	log := withEntry(b.log, e)
 	log.Info().Str("outcome", string(toast)).Msg("request closed in opencode")
-	done := b.outcome(requestOf(e), o)
-	b.deleteEntry(log, e, toast, owedEdits(e, done)...)
-	b.closeMessage(ctx, log, e, done, nil)
+	b.closeRequest(ctx, log, e, o, toast, nil)
 }
 
 // Wait blocks until the work the bridge started beside its callers has

@@ -65,9 +65,6 @@ func (b *Bridge) rememberGroup(log zerolog.Logger, key string, closed []*pending
 // shows buttons can put the outcome back.
 func (b *Bridge) closedRecord(e *pending.Entry, toast i18n.Toast, owed []pending.Edit) pending.ClosedRequest {
 	c := pending.ClosedRequest{Toast: string(toast), At: b.now()}
-	if e == nil {
-		return c
-	}
 	for name, at := range e.Places {
 		if at == "" {
 			continue
@@ -172,6 +169,20 @@ func (b *Bridge) closeMessage(ctx context.Context, log zerolog.Logger, e *pendin
 		o := pending.Edit{Frontend: m.fe.Name(), Place: m.at, Data: string(done)}
 		b.sendOwed(ctx, log.With().Str("frontend", o.Frontend).Str("place", string(o.Place)).Logger(), o)
 	}
+}
+
+// closeRequest closes e, shown on its own, as o: its entry goes, owing
+// its messages' closing edit, and they (and pc) show the outcome. A
+// permission request sharing its message with identical ones still open
+// owes none: the message stays open for them. The caller holds e's lock.
+func (b *Bridge) closeRequest(ctx context.Context, log zerolog.Logger, e *pending.Entry, o frontend.Outcome, toast i18n.Toast, pc *pressedCopy) {
+	done := b.outcome(requestOf(e), o)
+	var owed []pending.Edit
+	if e.Kind != pending.KindPermission || len(b.stillOpen(e)) == 0 {
+		owed = owedEdits(e, done)
+	}
+	b.deleteEntry(log, e, toast, owed...)
+	b.closeMessage(ctx, log, e, done, pc)
 }
 
 // refresh shows r, open, in the messages of e, one of r's requests. When

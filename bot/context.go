@@ -22,7 +22,7 @@ func (b *Bridge) readContext(ctx context.Context, log zerolog.Logger, e *pending
 	if b.cfg.ContextLines <= 0 || e.SessionID == "" {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, b.contextTimeout)
+	ctx, cancel := context.WithTimeout(ctx, contextTimeout)
 	defer cancel()
 	lines, err := b.opencodeOf(e.Server).RecentContext(ctx, e.Directory, e.SessionID, opencode.ContextOptions{
 		MessageID: e.ToolMessageID, CallID: e.CallID, Lines: b.cfg.ContextLines})

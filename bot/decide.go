@@ -44,13 +44,12 @@ func (b *Bridge) pressPermission(ctx context.Context, press zerolog.Logger, p fr
 	elog := withEntry(press, e)
 	b.adopt(elog, p, members)
 	by := answerer{User: p.User, in: p.Frontend, at: p.At}
-	if current := placeOf(members, p.Frontend); current != "" {
-		if pc := staleCopy(p, current); pc != nil {
-			// Runs before unlock, deferred earlier: the copy is settled
-			// while the requests cannot change.
-			by.copy = pc
-			defer b.settleCopy(ctx, elog, pc, p.Key, current)
-		}
+	current := placeOf(members, p.Frontend)
+	if pc := staleCopy(p, current); pc != nil {
+		// Runs before unlock, deferred earlier: the copy is settled while
+		// the requests cannot change.
+		by.copy = pc
+		defer b.settleCopy(ctx, elog, pc, p.Key, current)
 	}
 	switch {
 	case e.Kind != pending.KindPermission:
@@ -71,22 +70,17 @@ func (b *Bridge) pressPermission(ctx context.Context, press zerolog.Logger, p fr
 	case frontend.Reject:
 		reply = frontend.ReplyReject
 	case frontend.RejectWithReason:
-		b.askForReason(ctx, elog, p.Key, members, by, a)
+		// The reason is awaited on the pressed request, else the group's first.
+		holder := members[0]
+		if i := slices.IndexFunc(members, func(m *pending.Entry) bool { return m.UID == p.Key }); i >= 0 {
+			holder = members[i]
+		}
+		b.prompt(ctx, elog, holder, 0, true, by, a, "waiting for the reason of a reject")
 		return
 	}
 	elog.Info().Str("reply", reply).Int("requests", len(members)).Msg("permission decision pressed")
 	a.toast(i18n.ToastSending)
 	b.decide(ctx, elog, p.Key, members, reply, "", by)
-}
-
-// askForReason asks, where the person pressed, for the reason of a reject
-// and records it on the group's first request.
-func (b *Bridge) askForReason(ctx context.Context, log zerolog.Logger, key string, members []*pending.Entry, user answerer, a *ack) {
-	holder := members[0]
-	if i := slices.IndexFunc(members, func(m *pending.Entry) bool { return m.UID == key }); i >= 0 {
-		holder = members[i]
-	}
-	b.prompt(ctx, log, holder, 0, true, user, a, "waiting for the reason of a reject")
 }
 
 // reasonReceived rejects every request of the group of request uid, which
@@ -110,7 +104,7 @@ func (b *Bridge) reasonReceived(ctx context.Context, log zerolog.Logger, uid str
 		return false
 	}
 	holder := members[i]
-	elog := b.entryLog(holder).With().Str("userID", user.ID).Logger()
+	elog := withEntry(b.log, holder).With().Str("userID", user.ID).Logger()
 	switch {
 	case !holder.AwaitingText || !holder.AwaitingReason:
 		elog.Debug().Msg("ignoring typed reason: request no longer awaits this prompt")
@@ -132,7 +126,7 @@ func (b *Bridge) reasonReceived(ctx context.Context, log zerolog.Logger, uid str
 func (b *Bridge) decide(ctx context.Context, log zerolog.Logger, key string, members []*pending.Entry, reply, message string, user answerer) bool {
 	var done, gone, refused, failed []*pending.Entry
 	for _, m := range members {
-		mlog := b.entryLog(m)
+		mlog := withEntry(b.log, m)
 		err := b.opencodeOf(m.Server).Requests(surfaceOf(m)).ReplyPermission(ctx, m.Directory, m.SessionID, m.RequestID, reply, message)
 		switch {
 		case err == nil:
@@ -180,7 +174,7 @@ func (b *Bridge) decide(ctx context.Context, log zerolog.Logger, key string, mem
 		if i == len(closing)-1 {
 			o = owed
 		}
-		b.deleteEntry(b.entryLog(m), m, toast, o...)
+		b.deleteEntry(withEntry(b.log, m), m, toast, o...)
 	}
 	switch {
 	case len(kept) == 0 && len(done) > 0:

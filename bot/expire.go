@@ -53,7 +53,7 @@ func (b *Bridge) ExpireDue(ctx context.Context) error {
 		// finished rather than cut off: a reject cancelled midway would
 		// count as failed, the request would be marked as announced, and
 		// its message would never say it expired.
-		ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.handlerTimeout)
+		ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), handlerTimeout)
 		err := b.expire(ectx, key)
 		cancel()
 		if err != nil {
@@ -97,7 +97,7 @@ func (b *Bridge) expire(ctx context.Context, key string) error {
 	if done == "" {
 		return nil // the message said so at the first try, or there is none
 	}
-	log := b.entryLog(m)
+	log := withEntry(b.log, m)
 	b.closeMessage(ctx, log, m, done, nil)
 	return nil
 }
@@ -107,7 +107,7 @@ func (b *Bridge) expire(ctx context.Context, key string) error {
 // expireRetryFor; kept are those whose reject is tried again later.
 func (b *Bridge) rejectMembers(ctx context.Context, members []*pending.Entry, now time.Time) (closed, kept []*pending.Entry) {
 	for _, m := range members {
-		log := b.entryLog(m)
+		log := withEntry(b.log, m)
 		err := b.rejectExpired(ctx, m)
 		switch {
 		case err == nil:
@@ -161,7 +161,7 @@ func (b *Bridge) recordExpired(key string, members, closed, kept []*pending.Entr
 		return nil
 	}
 	for i, c := range closed {
-		b.deleteEntry(b.entryLog(c), c, i18n.ToastExpired, owedAt(i)...)
+		b.deleteEntry(withEntry(b.log, c), c, i18n.ToastExpired, owedAt(i)...)
 	}
 	for i, k := range mark {
 		if _, err := b.store.Update(k.UID, func(x *pending.Entry) error {
@@ -169,7 +169,7 @@ func (b *Bridge) recordExpired(key string, members, closed, kept []*pending.Entr
 			clearAwaiting(x)
 			return nil
 		}, owedAt(len(closed)+i)...); err != nil {
-			log := b.entryLog(k)
+			log := withEntry(b.log, k)
 			log.Error().Err(err).Msg("could not mark the expired request")
 		}
 	}

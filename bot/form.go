@@ -44,7 +44,7 @@ func (b *Bridge) formCreated(ctx context.Context, ev opencode.Event) {
 	for _, fld := range f.Fields {
 		e.Questions = append(e.Questions, b.fieldQuestion(fld))
 	}
-	log := b.entryLog(e)
+	log := withEntry(b.log, e)
 	if f.ID == "" || f.SessionID == "" || (f.Mode != opencode.FormModeURL && len(e.Questions) == 0) {
 		log.Warn().Int("fields", len(e.Questions)).Str("mode", f.Mode).Msg("ignoring form without an ID, a session or fields")
 		return
@@ -409,7 +409,7 @@ func (b *Bridge) formRefused(ctx context.Context, log zerolog.Logger, e *pending
 		log.Error().Err(err).Msg("could not clear the refused answers")
 		return
 	}
-	b.rerender(ctx, log, next)
+	b.refresh(ctx, log, next, requestOf(next))
 }
 
 // pressURLForm acts on a press of link form e's buttons: Submit says it
@@ -435,14 +435,10 @@ func (b *Bridge) cancelForm(ctx context.Context, log zerolog.Logger, e *pending.
 	switch {
 	case err == nil:
 		log.Info().Str("by", by.DisplayName()).Msg("form cancelled")
-		done := b.outcome(requestOf(e), frontend.Outcome{How: frontend.Cancelled, By: by.User})
-		b.deleteEntry(log, e, i18n.ToastCancelled, owedEdits(e, done)...)
-		b.closeMessage(ctx, log, e, done, by.copy)
+		b.closeRequest(ctx, log, e, frontend.Outcome{How: frontend.Cancelled, By: by.User}, i18n.ToastCancelled, by.copy)
 	case errors.Is(err, opencode.ErrNotFound):
 		log.Warn().Err(err).Msg("form is no longer pending in opencode; closing it")
-		done := b.outcome(requestOf(e), frontend.Outcome{How: frontend.NoLongerPending})
-		b.deleteEntry(log, e, i18n.ToastGone, owedEdits(e, done)...)
-		b.closeMessage(ctx, log, e, done, by.copy)
+		b.closeRequest(ctx, log, e, frontend.Outcome{How: frontend.NoLongerPending}, i18n.ToastGone, by.copy)
 	default:
 		log.Error().Err(err).Msg("could not cancel the form in opencode")
 		b.tell(ctx, log, e, by, b.text.TellAnswerLost)

@@ -207,7 +207,7 @@ func (b *Bridge) join(ctx context.Context, e *pending.Entry, key string) (joined
 		}
 		return true, false
 	}
-	log := b.entryLog(e)
+	log := withEntry(b.log, e)
 	log.Info().Str("sharedWith", key).Int("requests", len(live)+1).Msg("permission asked again; it shares the message of the identical request")
 	if e.Shown() {
 		b.rerenderPermission(ctx, log, key, append(live, e))

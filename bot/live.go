@@ -69,9 +69,6 @@ func (b *Bridge) liveEvent(ctx context.Context, ev opencode.Event) bool {
 	}
 	s.At = now
 	if !s.Done {
-		if b.live == nil {
-			b.live = map[liveKey]frontend.LiveStatus{}
-		}
 		b.live[key] = s
 	}
 	b.liveMu.Unlock()

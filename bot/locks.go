@@ -24,9 +24,6 @@ type keyLock struct {
 // The returned unlock must be called exactly once.
 func (k *keyedMutex) lock(ctx context.Context, key string) (unlock func(), err error) {
 	k.mu.Lock()
-	if k.locks == nil {
-		k.locks = make(map[string]*keyLock)
-	}
 	l := k.locks[key]
 	if l == nil {
 		l = &keyLock{ch: make(chan struct{}, 1)}

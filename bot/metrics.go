@@ -69,20 +69,12 @@ var outcomeNames = [numOutcomes]string{"answered", "answered_elsewhere", "dismis
 
 // outcomeOf maps the toast a closed request is remembered with to its
 // outcome.
-func outcomeOf(toast i18n.Toast) (outcome, bool) {
-	switch toast {
-	case i18n.ToastAnswered:
-		return outcomeAnswered, true
-	case i18n.ToastAnsweredElsewhere:
-		return outcomeAnsweredElsewhere, true
-	case i18n.ToastDismissed:
-		return outcomeDismissed, true
-	case i18n.ToastExpired:
-		return outcomeExpired, true
-	case i18n.ToastGone:
-		return outcomeGone, true
-	}
-	return 0, false
+var outcomeOf = map[i18n.Toast]outcome{
+	i18n.ToastAnswered:          outcomeAnswered,
+	i18n.ToastAnsweredElsewhere: outcomeAnsweredElsewhere,
+	i18n.ToastDismissed:         outcomeDismissed,
+	i18n.ToastExpired:           outcomeExpired,
+	i18n.ToastGone:              outcomeGone,
 }
 
 // Bucket upper bounds, in seconds. Posting and answering take a second or
@@ -118,7 +110,7 @@ func (m *Metrics) requestClosed(toast i18n.Toast, waited time.Duration) {
 	if m == nil {
 		return
 	}
-	o, ok := outcomeOf(toast)
+	o, ok := outcomeOf[toast]
 	if !ok {
 		return
 	}

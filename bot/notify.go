@@ -97,7 +97,7 @@ func (l *notifyLimiter) take(session string, now time.Time, gap time.Duration, p
 		return notifyCapped, 0
 	}
 	l.sent = append(l.sent, now)
-	l.markLocked(session, now)
+	l.last.Put(session, now)
 	dropped, l.dropped = l.dropped, 0
 	return notifyPost, dropped
 }
@@ -107,25 +107,7 @@ func (l *notifyLimiter) take(session string, now time.Time, gap time.Duration, p
 func (l *notifyLimiter) mark(session string, now time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.markLocked(session, now)
-}
-
-func (l *notifyLimiter) markLocked(session string, now time.Time) {
 	l.last.Put(session, now)
-}
-
-func (b *Bridge) notifyGap() time.Duration {
-	if g := b.cfg.Notify.SessionGap; g > 0 {
-		return g
-	}
-	return DefaultNotifySessionGap
-}
-
-func (b *Bridge) notifyPerMinute() int {
-	if n := b.cfg.Notify.PerMinute; n > 0 {
-		return n
-	}
-	return DefaultNotifyPerMinute
 }
 
 // sessionLog is the logger for a session's notices.
@@ -178,7 +160,7 @@ func (b *Bridge) sessionError(ctx context.Context, ev opencode.Event) {
 	}
 	name, why := describeError(b.text, ev.SessionError.Error)
 	// Kept whether or not notices are on: /sessions shows it.
-	b.failed.set(id, name != "MessageAbortedError")
+	b.failed.Put(id, name != "MessageAbortedError")
 	if !(b.cfg.Notify.Error || b.cfg.Notify.Idle) {
 		return
 	}
@@ -206,7 +188,7 @@ func (b *Bridge) sessionError(ctx context.Context, ev opencode.Event) {
 
 // takeNotice asks the limiter whether a notice of session goes out now.
 func (b *Bridge) takeNotice(log zerolog.Logger, session, what string) (dropped int, ok bool) {
-	v, dropped := b.notices.take(session, b.now(), b.notifyGap(), b.notifyPerMinute())
+	v, dropped := b.notices.take(session, b.now(), b.cfg.Notify.SessionGap, b.cfg.Notify.PerMinute)
 	switch v {
 	case notifyCoalesced:
 		log.Debug().Str("notice", what).Msg("notice coalesced: the session had one lately")
@@ -228,10 +210,7 @@ func (b *Bridge) waitingIn(session string) (bool, error) {
 		return false, err
 	}
 	for _, e := range entries {
-		if e.Kind != pending.KindQuestion && e.Kind != pending.KindPermission {
-			continue
-		}
-		if e.ExpiredNotified {
+		if e.Kind != pending.KindQuestion && e.Kind != pending.KindPermission || e.ExpiredNotified {
 			continue
 		}
 		if e.SessionID == session || e.ParentSessionID == session {

@@ -57,11 +57,7 @@ func (b *Bridge) awaitPosting(ctx context.Context, open []*pending.Entry) {
 		if len(b.owing(e)) == 0 {
 			continue
 		}
-		key := e.UID
-		if e.Kind == pending.KindPermission {
-			key = lockKey(e)
-		}
-		unlock, err := b.locks.lock(ctx, key)
+		unlock, err := b.locks.lock(ctx, lockKey(e))
 		if err != nil {
 			return // still sending (Telegram slow or down): listed as not posted
 		}

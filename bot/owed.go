@@ -28,9 +28,6 @@ const owedSenders = 8
 // owedEdits are the closing edits of e's messages, showing done, as
 // deleteEntry records them; none where the message was never sent.
 func owedEdits(e *pending.Entry, done closing) []pending.Edit {
-	if e == nil {
-		return nil
-	}
 	var out []pending.Edit
 	for name, at := range e.Places {
 		if at != "" {
@@ -38,16 +35,6 @@ func owedEdits(e *pending.Entry, done closing) []pending.Edit {
 		}
 	}
 	return out
-}
-
-// closingEdits is owedEdits for a request that may share its message with
-// identical permission requests still open: then the message stays open
-// for them (see edit), and no closing edit is owed.
-func (b *Bridge) closingEdits(e *pending.Entry, done closing) []pending.Edit {
-	if e.Kind == pending.KindPermission && len(b.stillOpen(e)) > 0 {
-		return nil
-	}
-	return owedEdits(e, done)
 }
 
 // keyLast returns es with the request whose UID is key, if any, moved

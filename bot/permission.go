@@ -32,7 +32,7 @@ func (b *Bridge) permissionAsked(ctx context.Context, ev opencode.Event) {
 		Always:   slices.Clone(p.Always),
 		Metadata: p.Metadata,
 	}
-	log := b.entryLog(e)
+	log := withEntry(b.log, e)
 	if p.ID == "" {
 		log.Warn().Msg("ignoring permission request without an ID")
 		return
@@ -64,7 +64,7 @@ func (b *Bridge) permissionAsked(ctx context.Context, ev opencode.Event) {
 		log.Error().Err(err).Msg("could not store permission request; it is not posted")
 		return
 	}
-	log = b.entryLog(e)
+	log = withEntry(b.log, e)
 	log.Info().Bool("listed", ev.Listed).Str("permission", p.Permission).Strs("patterns", p.Patterns).Msg("permission asked")
 	if b.autoApprove(ctx, log, e) {
 		return
@@ -173,7 +173,7 @@ func (b *Bridge) postPermission(ctx context.Context, uid, key string) error {
 		return nil
 	}
 	e := members[i]
-	log := b.entryLog(e)
+	log := withEntry(b.log, e)
 	first := messageOf(members) == nil
 	places := map[string]pending.Place{}
 	var toPost []frontend.Frontend
@@ -212,7 +212,7 @@ func (b *Bridge) postPermission(ctx context.Context, uid, key string) error {
 			return nil
 		})
 		if err != nil {
-			mlog := b.entryLog(m)
+			mlog := withEntry(b.log, m)
 			mlog.Error().Err(err).Msg("could not save the place of a permission request")
 			errs = append(errs, err)
 			continue
@@ -253,7 +253,7 @@ func (b *Bridge) permissionReplied(ctx context.Context, server string, r *openco
 	members, unlock, err := b.lockGroup(ctx, key)
 	defer unlock()
 	if err != nil {
-		log := b.entryLog(e)
+		log := withEntry(b.log, e)
 		log.Warn().Err(err).Msg("gave up waiting to close permission answered in opencode")
 		return
 	}
@@ -263,7 +263,7 @@ func (b *Bridge) permissionReplied(ctx context.Context, server string, r *openco
 	}
 	e = members[i]
 	rest := slices.Delete(slices.Clone(members), i, i+1)
-	log := b.entryLog(e)
+	log := withEntry(b.log, e)
 	log.Info().Str("reply", r.Reply).Int("stillOpen", len(open(rest))).Msg("permission answered in opencode")
 	if r.Reply == frontend.ReplyAlways {
 		b.rememberAlways(ctx, log, e)

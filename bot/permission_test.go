@@ -11,6 +11,7 @@ import (
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
+	"github.com/hermes-bot/hermes-bot/bot/internal/bounded"
 	"github.com/hermes-bot/hermes-bot/bot/risk"
 	"github.com/hermes-bot/hermes-bot/opencode"
 	"github.com/hermes-bot/hermes-bot/pending"
@@ -443,15 +444,14 @@ func TestSessionLookupFailureFallsBack(t *testing.T) {
 }
 
 func TestSessionCacheBounded(t *testing.T) {
-	c := newSessionCache()
-	now := time.Now()
+	c := bounded.New[sessionKey, cachedSession](maxCachedSessions)
 	for i := range maxCachedSessions + 10 {
-		c.put(sessionKey{"d", string(rune('a'+i%26)) + strings.Repeat("x", i/26), ""}, cachedSession{})
+		c.Put(sessionKey{"d", string(rune('a'+i%26)) + strings.Repeat("x", i/26), ""}, cachedSession{})
 	}
-	if n := c.m.Len(); n != maxCachedSessions {
+	if n := c.Len(); n != maxCachedSessions {
 		t.Fatalf("cache holds %d, want %d", n, maxCachedSessions)
 	}
-	if _, ok := c.get(sessionKey{"d", "a", ""}, now); ok {
+	if _, ok := c.Get(sessionKey{"d", "a", ""}); ok {
 		t.Error("the oldest entry was kept")
 	}
 }
@@ -567,7 +567,7 @@ func TestDuplicateLaterClosedByOthersKeepsMessageOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := c.entry(s.UID)
-	log := c.b.entryLog(e)
+	log := withEntry(c.b.log, e)
 	c.b.deleteEntry(log, e, i18n.ToastGone)
 	c.b.closeMessage(ctx, log, e, c.b.outcome(requestOf(e), frontend.Outcome{How: frontend.Gone}), nil)
 	unlock()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/hermes-bot/hermes-bot/bot/internal/bounded"
 	"github.com/hermes-bot/hermes-bot/opencode"
 	"github.com/hermes-bot/hermes-bot/pending"
 )
@@ -20,53 +19,33 @@ const (
 	maxCachedSessions = 1000
 )
 
-// sessionCache remembers the sessions looked up, by directory and ID. A
-// session found is kept (its title rarely changes, and a stale title only
-// labels a message); a failure is kept for sessionRetryAfter. Make one
-// with newSessionCache.
-type sessionCache struct {
-	m *bounded.Map[sessionKey, cachedSession]
-}
-
-func newSessionCache() sessionCache {
-	return sessionCache{m: bounded.New[sessionKey, cachedSession](maxCachedSessions)}
-}
-
 type sessionKey struct{ dir, id, server string }
 
+// cachedSession is a session looked up, by directory and ID. A session
+// found is kept (its title rarely changes, and a stale title only labels
+// a message); a failure is kept for sessionRetryAfter.
 type cachedSession struct {
 	s opencode.Session
 	// failedAt is set when the look-up failed.
 	failedAt time.Time
 }
 
-func (c sessionCache) get(k sessionKey, now time.Time) (cachedSession, bool) {
-	s, ok := c.m.Get(k)
-	if ok && !s.failedAt.IsZero() && now.Sub(s.failedAt) >= sessionRetryAfter {
-		return cachedSession{}, false
-	}
-	return s, ok
-}
-
-func (c sessionCache) put(k sessionKey, s cachedSession) {
-	c.m.Put(k, s)
-}
-
 // session returns session id of directory dir, from the cache or from
 // opencode; ok is false when opencode could not say.
 func (b *Bridge) session(ctx context.Context, server, dir, id string) (opencode.Session, bool) {
 	k := sessionKey{dir, id, server}
-	if c, ok := b.sessions.get(k, b.now()); ok {
+	c, ok := b.sessions.Get(k)
+	if ok && (c.failedAt.IsZero() || b.now().Sub(c.failedAt) < sessionRetryAfter) {
 		return c.s, c.failedAt.IsZero()
 	}
 	s, err := b.opencodeOf(server).GetSession(ctx, dir, id)
 	if err != nil {
 		b.log.Info().Err(err).Str("sessionID", id).Str("directory", dir).
 			Msg("could not look up the session; its messages show the session ID instead of its title")
-		b.sessions.put(k, cachedSession{failedAt: b.now()})
+		b.sessions.Put(k, cachedSession{failedAt: b.now()})
 		return opencode.Session{}, false
 	}
-	b.sessions.put(k, cachedSession{s: s})
+	b.sessions.Put(k, cachedSession{s: s})
 	return s, true
 }
 

@@ -8,14 +8,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
-	"github.com/hermes-bot/hermes-bot/bot/internal/bounded"
 	"github.com/hermes-bot/hermes-bot/opencode"
 	"github.com/hermes-bot/hermes-bot/pending"
 )
@@ -32,31 +30,6 @@ const steerTimeout = 10 * time.Second
 
 // maxFailedSessions bounds the sessions remembered as failed.
 const maxFailedSessions = 1000
-
-// failedSessions remembers which sessions' last turn failed, for the
-// state /sessions shows: opencode's status says only busy or idle. The
-// zero value is ready to use.
-type failedSessions struct {
-	once sync.Once
-	m    *bounded.Map[string, bool]
-}
-
-func (f *failedSessions) init() {
-	f.once.Do(func() { f.m = bounded.New[string, bool](maxFailedSessions) })
-}
-
-func (f *failedSessions) set(id string, failed bool) {
-	f.init()
-	// A session that did not fail is remembered as such rather than
-	// deleted: the bounded map forgets the oldest first either way.
-	f.m.Put(id, failed)
-}
-
-func (f *failedSessions) has(id string) bool {
-	f.init()
-	failed, _ := f.m.Get(id)
-	return failed
-}
 
 // steerServers are the names of the servers sessions are steered on, in
 // order ("" first).
@@ -76,11 +49,7 @@ func steerErr(what string, err error) error {
 }
 
 func (b *Bridge) steerLog(log zerolog.Logger, ref pending.SessionRef, user frontend.User) zerolog.Logger {
-	c := log.With()
-	if ref.Server != "" {
-		c = c.Str("server", ref.Server)
-	}
-	return c.Str("sessionID", ref.ID).Str("directory", ref.Directory).
+	return withServer(log, ref.Server).Str("sessionID", ref.ID).Str("directory", ref.Directory).
 		Str("userID", user.ID).Str("user", user.DisplayName()).Logger()
 }
 
@@ -159,7 +128,7 @@ func (b *Bridge) ContinueSession(ctx context.Context, log zerolog.Logger, ref pe
 		log.Warn().Err(err).Msg("steering: could not continue the session")
 		return frontend.Steered{}, err
 	}
-	b.failed.set(ref.ID, false)
+	b.failed.Put(ref.ID, false)
 	log.Info().Int("chars", len(text)).Str("delivery", what).Msg("steering: prompt sent to the session")
 	return res, nil
 }
@@ -293,12 +262,13 @@ func (b *Bridge) sessionInfo(server, dir string, s opencode.Session, busy bool) 
 		info.Updated = time.UnixMilli(s.Time.Updated)
 	}
 	waiting, _ := b.waitingIn(s.ID)
+	failed, _ := b.failed.Get(s.ID)
 	switch {
 	case waiting:
 		info.State = frontend.Waiting
 	case busy:
 		info.State = frontend.Working
-	case b.failed.has(s.ID):
+	case failed:
 		info.State = frontend.Failed
 	}
 	info.Latest = map[string]pending.Place{}
@@ -384,12 +354,10 @@ func (b *Bridge) StopSession(ctx context.Context, log zerolog.Logger, ref pendin
 	octx, cancel := context.WithTimeout(ctx, steerTimeout)
 	defer cancel()
 	s, err := oc.GetSession(octx, ref.Directory, ref.ID)
-	if err != nil {
-		err = steerErr("stop session "+ref.ID, err)
-		log.Warn().Err(err).Msg("steering: could not stop the session")
-		return frontend.StopResult{}, err
+	if err == nil {
+		err = oc.Abort(octx, ref.Directory, ref.ID)
 	}
-	if err := oc.Abort(octx, ref.Directory, ref.ID); err != nil {
+	if err != nil {
 		err = steerErr("stop session "+ref.ID, err)
 		log.Warn().Err(err).Msg("steering: could not stop the session")
 		return frontend.StopResult{}, err
@@ -441,7 +409,7 @@ func (b *Bridge) closeStopped(ctx context.Context, uid, key string, user fronten
 	if err != nil {
 		return false
 	}
-	log := b.entryLog(e)
+	log := withEntry(b.log, e)
 	rctx, cancel := context.WithTimeout(ctx, steerTimeout)
 	defer cancel()
 	req := b.opencodeOf(e.Server).Requests(surfaceOf(e))
@@ -458,9 +426,7 @@ func (b *Bridge) closeStopped(ctx context.Context, uid, key string, user fronten
 		return false
 	}
 	log.Info().Str("by", user.DisplayName()).Msg("request closed: its session was stopped")
-	done := b.outcome(requestOf(e), frontend.Outcome{How: frontend.Stopped, By: user})
-	b.deleteEntry(log, e, i18n.ToastDismissed, b.closingEdits(e, done)...)
-	b.closeMessage(ctx, log, e, done, nil)
+	b.closeRequest(ctx, log, e, frontend.Outcome{How: frontend.Stopped, By: user}, i18n.ToastDismissed, nil)
 	return true
 }
 

@@ -83,7 +83,7 @@ func (b *Bridge) PromptFiles(ctx context.Context, log zerolog.Logger, ref pendin
 		log.Warn().Err(err).Msg("steering: could not send the files")
 		return res, err
 	}
-	b.failed.set(res.Ref.ID, false)
+	b.failed.Put(res.Ref.ID, false)
 	log.Info().Int("chars", len(p.Text)).Int("files", len(files)).Msg("steering: prompt with files sent to the session")
 	return res, nil
 }

@@ -40,11 +40,7 @@ var _ opencode.Handler = (*Bridge)(nil)
 // that connection's events; it blocks until the directory is done and
 // logs what fails.
 func (b *Bridge) HandleSnapshot(ctx context.Context, s opencode.Snapshot) {
-	lc := b.log.With()
-	if s.Server != "" {
-		lc = lc.Str("server", s.Server)
-	}
-	log := lc.Str("directory", s.Directory).Logger()
+	log := withServer(b.log, s.Server).Str("directory", s.Directory).Logger()
 	b.liveSnapshot(ctx, log, s)
 	if s.SessionID != "" {
 		b.sessionSnapshot(ctx, log.With().Str("sessionID", s.SessionID).Logger(), s)
@@ -205,11 +201,11 @@ func (b *Bridge) rekey(ctx context.Context, uid, oldID, newID string) bool {
 		return nil
 	})
 	if err != nil {
-		log := b.entryLog(e)
+		log := withEntry(b.log, e)
 		log.Error().Err(err).Str("newRequestID", newID).Msg("could not save the new request ID of a question")
 		return false
 	}
-	log := b.entryLog(next)
+	log := withEntry(b.log, next)
 	log.Info().Str("oldRequestID", oldID).Msg("opencode lists the question under a new request ID; its message stays")
 	return true
 }
@@ -235,12 +231,10 @@ func (b *Bridge) closeGone(ctx context.Context, uid string, s opencode.Snapshot,
 	if !gone(e, s, listed) {
 		return
 	}
-	log := b.entryLog(e)
+	log := withEntry(b.log, e)
 	log.Info().Str("kind", string(e.Kind)).
 		Msg("request no longer pending in opencode (answered or dismissed elsewhere); closed")
-	done := b.outcome(requestOf(e), frontend.Outcome{How: frontend.Gone})
-	b.deleteEntry(log, e, i18n.ToastGone, b.closingEdits(e, done)...)
-	b.closeMessage(ctx, log, e, done, nil)
+	b.closeRequest(ctx, log, e, frontend.Outcome{How: frontend.Gone}, i18n.ToastGone, nil)
 }
 
 // sessionSnapshot brings the requests held for one session of an

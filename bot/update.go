@@ -147,7 +147,7 @@ func (b *Bridge) pressQuestion(ctx context.Context, elog zerolog.Logger, e *pend
 		if !q.AllowsTyped() {
 			break
 		}
-		b.askForText(ctx, elog, e, by, a)
+		b.prompt(ctx, elog, e, e.Current, false, by, a, "waiting for a typed answer")
 		return
 	case frontend.Quick:
 		if !q.AllowsTyped() || p.Text == "" {
@@ -232,7 +232,7 @@ func (b *Bridge) refreshLater(log zerolog.Logger, e *pending.Entry) {
 // gone after the lock was let go: if it is still open and still shown
 // there (a press since may have closed it, or posted it again already).
 func (b *Bridge) repostGone(log zerolog.Logger, uid string, m shown) {
-	ctx, cancel := context.WithTimeout(context.Background(), b.handlerTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), handlerTimeout)
 	defer cancel()
 	unlock, err := b.locks.lock(ctx, uid)
 	if err != nil {
@@ -251,17 +251,6 @@ func (b *Bridge) repostGone(log zerolog.Logger, uid string, m shown) {
 		return
 	}
 	b.repost(ctx, log, e, m, requestOf(e))
-}
-
-// rerender shows e's current question and keyboard in its message.
-func (b *Bridge) rerender(ctx context.Context, log zerolog.Logger, e *pending.Entry) {
-	b.refresh(ctx, log, e, requestOf(e))
-}
-
-// askForText asks the person, where they pressed, for a typed answer to
-// the current question.
-func (b *Bridge) askForText(ctx context.Context, log zerolog.Logger, e *pending.Entry, who answerer, a *ack) {
-	b.prompt(ctx, log, e, e.Current, false, who, a, "waiting for a typed answer")
 }
 
 // prompt asks who's front-end to collect the text e waits for (the
@@ -399,7 +388,7 @@ func (b *Bridge) applyAnswer(ctx context.Context, log zerolog.Logger, e *pending
 		if a != nil {
 			a.answer(b.text.SavedNext(b.text.Title(next.Questions[ni].Header, ni)))
 		}
-		b.rerender(ctx, log, next)
+		b.refresh(ctx, log, next, requestOf(next))
 		return true
 	}
 	if a != nil {
@@ -427,15 +416,12 @@ func (b *Bridge) submit(ctx context.Context, log zerolog.Logger, e *pending.Entr
 		log.Info().Str("by", user.DisplayName()).Msg("answer delivered to opencode")
 		b.tellTerminal(log, e, b.text.TerminalAnswered(user.chat(), user.DisplayName()))
 		b.cfg.Metrics.answerDelivered(user.at, b.now())
-		done := b.outcome(requestOf(e), frontend.Outcome{How: frontend.Answered, Answers: answers, By: user.User})
-		b.deleteEntry(log, e, i18n.ToastAnswered, owedEdits(e, done)...)
-		b.closeMessage(ctx, log, e, done, user.copy)
+		o := frontend.Outcome{How: frontend.Answered, Answers: answers, By: user.User}
+		b.closeRequest(ctx, log, e, o, i18n.ToastAnswered, user.copy)
 		return true
 	case errors.Is(err, opencode.ErrNotFound):
 		log.Warn().Err(err).Msg("request is no longer pending in opencode; closing it")
-		done := b.outcome(requestOf(e), frontend.Outcome{How: frontend.NoLongerPending})
-		b.deleteEntry(log, e, i18n.ToastGone, owedEdits(e, done)...)
-		b.closeMessage(ctx, log, e, done, user.copy)
+		b.closeRequest(ctx, log, e, frontend.Outcome{How: frontend.NoLongerPending}, i18n.ToastGone, user.copy)
 	case errors.As(err, &invalid):
 		b.formRefused(ctx, log, e, user, invalid.Message)
 	case errors.Is(err, opencode.ErrNotAccepted):
@@ -451,7 +437,7 @@ func (b *Bridge) submit(ctx context.Context, log zerolog.Logger, e *pending.Entr
 		if uerr != nil {
 			log.Error().Err(uerr).Msg("could not clear the refused answer")
 		} else if len(e.Selected) > 0 {
-			b.rerender(ctx, log, next)
+			b.refresh(ctx, log, next, requestOf(next))
 		}
 		b.tell(ctx, log, e, user, b.text.TellAnswerRefused)
 	default:

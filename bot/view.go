@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
@@ -14,10 +15,7 @@ func viewOf(e *pending.Entry) *frontend.View {
 		Generation: e.Generation, Current: e.Current, Answers: clone2(e.Answers), Selected: slices.Clone(e.Selected),
 		Expired: e.ExpiredNotified, CreatedAt: e.CreatedAt, ExpiresAt: e.ExpiresAt}
 	if len(e.Places) > 0 {
-		v.Places = make(map[string]pending.Place, len(e.Places))
-		for k, p := range e.Places {
-			v.Places[k] = p
-		}
+		v.Places = maps.Clone(e.Places)
 	}
 	for _, l := range e.Context {
 		v.Context = append(v.Context, frontend.ContextLine{Tool: l.Tool, Text: l.Text})

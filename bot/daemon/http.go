@@ -167,17 +167,14 @@ func (p *pollTracker) down(now time.Time, window time.Duration) string {
 	case p.failing:
 		return fmt.Sprintf("polling failing since %s", p.failedAt.UTC().Format(time.RFC3339))
 	}
-	if last := later(p.started, p.ok); now.Sub(last) > window {
+	last := p.started
+	if p.ok.After(last) {
+		last = p.ok
+	}
+	if now.Sub(last) > window {
 		return fmt.Sprintf("polling silent since %s", last.UTC().Format(time.RFC3339))
 	}
 	return ""
-}
-
-func later(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
 }
 
 // chatPoll is how a chat takes its updates (Telegram's getUpdates,

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,10 +36,7 @@ func (h *Histogram) Observe(d time.Duration) {
 	v := max(d.Seconds(), 0)
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	i := 0
-	for i < len(h.bounds) && v > h.bounds[i] {
-		i++
-	}
+	i, _ := slices.BinarySearch(h.bounds, v) // the first bucket whose bound is ≥ v
 	h.counts[i]++
 	h.sum += v
 	h.count++
