@@ -1,6 +1,7 @@
 package risk
 
 import (
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -140,13 +141,8 @@ func flags(names ...string) map[string]opt {
 }
 
 func with(m map[string]opt, more map[string]opt) map[string]opt {
-	out := make(map[string]opt, len(m)+len(more))
-	for k, v := range m {
-		out[k] = v
-	}
-	for k, v := range more {
-		out[k] = v
-	}
+	out := maps.Clone(m)
+	maps.Copy(out, more)
 	return out
 }
 
@@ -159,6 +155,11 @@ var grammarTable = sync.OnceValue(buildGrammar)
 
 func buildGrammar() map[string]program {
 	gitDiffOpts, gitLogOpts := gitDiffOpts(), gitLogOpts()
+	headTail := spec{
+		opts: with(flags("-q", "-v", "--quiet", "--silent", "--verbose"),
+			map[string]opt{"-n": number, "-c": number, "--lines": number, "--bytes": number}),
+		rest: argPath, max: unbound, stdin: stdinWithoutOperands, numericShort: true,
+	}
 	return map[string]program{
 		// Listing and reading files. ls -a, du and git status --ignored print
 		// hidden names (.env), never what is inside.
@@ -171,18 +172,10 @@ func buildGrammar() map[string]program {
 			opts: flags("-n", "-b", "-s", "-A", "-E", "-T", "-v", "--number", "--number-nonblank", "--squeeze-blank", "--show-all"),
 			rest: argPath, max: unbound, stdin: stdinWithoutOperands,
 		}},
-		"head": {spec: spec{
-			opts: with(flags("-q", "-v", "--quiet", "--silent", "--verbose"),
-				map[string]opt{"-n": number, "-c": number, "--lines": number, "--bytes": number}),
-			rest: argPath, max: unbound, stdin: stdinWithoutOperands, numericShort: true,
-		}},
+		"head": {spec: headTail},
 		// tail without -f, -F, --follow, --retry or -s, which follow a file
 		// forever; +5f follows too, and approve.go refuses paths with a +.
-		"tail": {spec: spec{
-			opts: with(flags("-q", "-v", "--quiet", "--silent", "--verbose"),
-				map[string]opt{"-n": number, "-c": number, "--lines": number, "--bytes": number}),
-			rest: argPath, max: unbound, stdin: stdinWithoutOperands, numericShort: true,
-		}},
+		"tail": {spec: headTail},
 		"wc": {spec: spec{
 			opts: flags("-l", "-w", "-c", "-m", "-L", "--lines", "--words", "--bytes", "--chars", "--max-line-length"),
 			rest: argPath, max: unbound, stdin: stdinWithoutOperands,
