@@ -166,14 +166,10 @@ func (t *trustRun) program(root, name string) error {
 			t.add(filepath.Join(home, ".magic.mgc"))
 		}
 		return nil
-	case "grep":
-		if _, ok := t.env["GREP_OPTIONS"]; ok {
-			return refuse("grep: GREP_OPTIONS is set")
-		}
-		return nil
-	case "diff":
-		if _, ok := t.env["DIFF_OPTIONS"]; ok {
-			return refuse("diff: DIFF_OPTIONS is set")
+	case "grep", "diff":
+		v := strings.ToUpper(name) + "_OPTIONS"
+		if _, ok := t.env[v]; ok {
+			return refuse("%s: %s is set", name, v)
 		}
 		return nil
 	case "ls", "cat", "head", "tail", "wc", "nl", "tac", "rev", "stat", "du", "realpath", "tree",
