@@ -457,8 +457,8 @@ func checkPath(dir, p string, filesOnly bool) error {
 	full := filepath.Join(root, filepath.FromSlash(path.Clean(p)))
 	for q := full; ; q = filepath.Dir(q) {
 		if real, err := filepath.EvalSymlinks(q); err == nil {
-			rel, err := filepath.Rel(root, real)
-			if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			rel, ok := within(root, real)
+			if !ok {
 				return refuse("path %s leads outside the project through a symbolic link", quoteWord(p))
 			}
 			if rel != "." && hasHiddenOrSecret(filepath.ToSlash(rel)) {

@@ -105,25 +105,11 @@ func heuristic(dir, kind string, patterns []string, metadata json.RawMessage) *a
 			a.command(c, 0)
 		}
 	case "edit", "write", "multiedit", "patch", "apply_patch":
-		paths := patterns
-		if len(paths) == 0 {
-			paths = MetaPaths(metadata)
-		}
-		if len(paths) == 0 {
-			a.add(Medium, ReasonEditsFilesWhichOnesWas, "")
-		}
-		for _, p := range paths {
+		for _, p := range a.paths(patterns, metadata, ReasonEditsFilesWhichOnesWas) {
 			a.editPath(p)
 		}
 	case "read", "list":
-		paths := patterns
-		if len(paths) == 0 {
-			paths = MetaPaths(metadata)
-		}
-		if len(paths) == 0 {
-			a.add(Medium, ReasonReadsFilesWhichOnesWas, "")
-		}
-		for _, p := range paths {
+		for _, p := range a.paths(patterns, metadata, ReasonReadsFilesWhichOnesWas) {
 			a.readPath(p)
 		}
 		a.add(Low, ReasonReadsFilesInTheProject, "")
@@ -156,6 +142,18 @@ func heuristic(dir, kind string, patterns []string, metadata json.RawMessage) *a
 		a.add(Medium, ReasonUnknownPermissionKind, quote(kind))
 	}
 	return a
+}
+
+// paths are the patterns, or else the paths the metadata names; none is
+// the reason given when there are neither.
+func (a *assessor) paths(patterns []string, metadata json.RawMessage, none ReasonCode) []string {
+	if len(patterns) == 0 {
+		patterns = MetaPaths(metadata)
+	}
+	if len(patterns) == 0 {
+		a.add(Medium, none, "")
+	}
+	return patterns
 }
 
 // raise makes an assessment that found nothing against the request
@@ -305,18 +303,14 @@ func AssessRun(dir, kind string, patterns []string, metadata json.RawMessage, ru
 	if run == nil {
 		return a
 	}
-	var why []Reason
 	switch {
 	case !run.Read:
-		why = append(why, Reason{Code: ReasonToolCallNotRead})
+		a = a.raise(Reason{Code: ReasonToolCallNotRead})
 	case run.Elsewhere != "":
-		why = append(why, Reason{Code: ReasonRunsInAnotherFolder, Arg: run.Elsewhere})
+		a = a.raise(Reason{Code: ReasonRunsInAnotherFolder, Arg: run.Elsewhere})
 	}
 	if run.Read && run.Timeout > MaxTimeout {
-		why = append(why, Reason{Code: ReasonMayRunLong, Arg: (time.Duration(run.Timeout) * time.Millisecond).String()})
-	}
-	for _, r := range why {
-		a = a.raise(r)
+		a = a.raise(Reason{Code: ReasonMayRunLong, Arg: (time.Duration(run.Timeout) * time.Millisecond).String()})
 	}
 	return a
 }

@@ -2,7 +2,8 @@ package risk
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -34,12 +35,7 @@ var kindNames = map[argKind]string{
 // read from the table itself.
 func Describe() string {
 	var b strings.Builder
-	names := make([]string, 0, len(grammarTable()))
-	for n := range grammarTable() {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(grammarTable())) {
 		p := grammarTable()[n]
 		if p.subs == nil {
 			fmt.Fprintf(&b, "- `%s`%s\n", n, describeSpec(p.spec))
@@ -47,12 +43,7 @@ func Describe() string {
 		}
 		fmt.Fprintf(&b, "- `%s`, with `%s` before the subcommand, or `%s %s` alone:\n", n,
 			strings.Join(sortedKeys(p.global), "`, `"), n, strings.Join(sortedKeys(p.spec.opts), " "))
-		subs := make([]string, 0, len(p.subs))
-		for s := range p.subs {
-			subs = append(subs, s)
-		}
-		sort.Strings(subs)
-		for _, s := range subs {
+		for _, s := range slices.Sorted(maps.Keys(p.subs)) {
 			fmt.Fprintf(&b, "  - `%s %s`%s\n", n, s, describeSpec(p.subs[s]))
 		}
 	}
@@ -106,11 +97,4 @@ func describeSpec(s spec) string {
 	return ": " + strings.Join(parts, "; ")
 }
 
-func sortedKeys(m map[string]opt) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func sortedKeys(m map[string]opt) []string { return slices.Sorted(maps.Keys(m)) }

@@ -1,6 +1,7 @@
 package risk
 
 import (
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -140,13 +141,8 @@ func flags(names ...string) map[string]opt {
 }
 
 func with(m map[string]opt, more map[string]opt) map[string]opt {
-	out := make(map[string]opt, len(m)+len(more))
-	for k, v := range m {
-		out[k] = v
-	}
-	for k, v := range more {
-		out[k] = v
-	}
+	out := maps.Clone(m)
+	maps.Copy(out, more)
 	return out
 }
 
@@ -158,7 +154,26 @@ func enum(values ...string) opt { return opt{kind: argEnum, values: values} }
 var grammarTable = sync.OnceValue(buildGrammar)
 
 func buildGrammar() map[string]program {
-	gitDiffOpts, gitLogOpts := gitDiffOpts(), gitLogOpts()
+	gitDiffOpts := with(flags("--stat", "--numstat", "--shortstat", "--name-only", "--name-status", "--cached", "--staged",
+		"-p", "--patch", "--no-color", "--color=never", "--no-ext-diff", "--no-textconv", "-w", "-b", "--ignore-all-space",
+		"--ignore-space-change", "-R", "--minimal", "--summary", "--exit-code", "--quiet", "--word-diff", "--check", "-M"),
+		map[string]opt{"--unified": hunkContext, "-U": hunkContext})
+	// No --all: it walks every ref, the stash too, whose third parent
+	// holds the untracked files it saved (.env included).
+	gitLogOpts := with(flags("--oneline", "--graph", "--decorate", "--stat", "--numstat", "--shortstat",
+		"--name-only", "--name-status", "-p", "--patch", "--no-patch", "-s", "--no-merges", "--merges", "--reverse",
+		"--first-parent", "--abbrev-commit", "--no-color", "--color=never", "--follow", "--no-ext-diff", "--no-textconv",
+		"--date=relative", "--date=short", "--date=iso", "--date=local", "--date=rfc"),
+		map[string]opt{"-n": number, "--max-count": number, "--skip": number, "--since": {kind: argDateText},
+			"--until": {kind: argDateText}, "--after": {kind: argDateText}, "--before": {kind: argDateText},
+			"--author": pattern, "--grep": pattern,
+			"--format": {kind: argGitFmt, attached: true}, "--pretty": {kind: argGitFmt, attached: true},
+			"--unified": hunkContext, "-U": hunkContext})
+	headTail := spec{
+		opts: with(flags("-q", "-v", "--quiet", "--silent", "--verbose"),
+			map[string]opt{"-n": number, "-c": number, "--lines": number, "--bytes": number}),
+		rest: argPath, max: unbound, stdin: stdinWithoutOperands, numericShort: true,
+	}
 	return map[string]program{
 		// Listing and reading files. ls -a, du and git status --ignored print
 		// hidden names (.env), never what is inside.
@@ -171,18 +186,10 @@ func buildGrammar() map[string]program {
 			opts: flags("-n", "-b", "-s", "-A", "-E", "-T", "-v", "--number", "--number-nonblank", "--squeeze-blank", "--show-all"),
 			rest: argPath, max: unbound, stdin: stdinWithoutOperands,
 		}},
-		"head": {spec: spec{
-			opts: with(flags("-q", "-v", "--quiet", "--silent", "--verbose"),
-				map[string]opt{"-n": number, "-c": number, "--lines": number, "--bytes": number}),
-			rest: argPath, max: unbound, stdin: stdinWithoutOperands, numericShort: true,
-		}},
+		"head": {spec: headTail},
 		// tail without -f, -F, --follow, --retry or -s, which follow a file
 		// forever; +5f follows too, and approve.go refuses paths with a +.
-		"tail": {spec: spec{
-			opts: with(flags("-q", "-v", "--quiet", "--silent", "--verbose"),
-				map[string]opt{"-n": number, "-c": number, "--lines": number, "--bytes": number}),
-			rest: argPath, max: unbound, stdin: stdinWithoutOperands, numericShort: true,
-		}},
+		"tail": {spec: headTail},
 		"wc": {spec: spec{
 			opts: flags("-l", "-w", "-c", "-m", "-L", "--lines", "--words", "--bytes", "--chars", "--max-line-length"),
 			rest: argPath, max: unbound, stdin: stdinWithoutOperands,
@@ -356,27 +363,6 @@ func buildGrammar() map[string]program {
 			},
 		},
 	}
-}
-
-func gitDiffOpts() map[string]opt {
-	return with(flags("--stat", "--numstat", "--shortstat", "--name-only", "--name-status", "--cached", "--staged",
-		"-p", "--patch", "--no-color", "--color=never", "--no-ext-diff", "--no-textconv", "-w", "-b", "--ignore-all-space",
-		"--ignore-space-change", "-R", "--minimal", "--summary", "--exit-code", "--quiet", "--word-diff", "--check", "-M"),
-		map[string]opt{"--unified": hunkContext, "-U": hunkContext})
-}
-
-func gitLogOpts() map[string]opt {
-	// No --all: it walks every ref, the stash too, whose third parent
-	// holds the untracked files it saved (.env included).
-	return with(flags("--oneline", "--graph", "--decorate", "--stat", "--numstat", "--shortstat",
-		"--name-only", "--name-status", "-p", "--patch", "--no-patch", "-s", "--no-merges", "--merges", "--reverse",
-		"--first-parent", "--abbrev-commit", "--no-color", "--color=never", "--follow", "--no-ext-diff", "--no-textconv",
-		"--date=relative", "--date=short", "--date=iso", "--date=local", "--date=rfc"),
-		map[string]opt{"-n": number, "--max-count": number, "--skip": number, "--since": {kind: argDateText},
-			"--until": {kind: argDateText}, "--after": {kind: argDateText}, "--before": {kind: argDateText},
-			"--author": pattern, "--grep": pattern,
-			"--format": {kind: argGitFmt, attached: true}, "--pretty": {kind: argGitFmt, attached: true},
-			"--unified": hunkContext, "-U": hunkContext})
 }
 
 // secretNames are file names never read without a person, matched

@@ -102,13 +102,7 @@ func (g gitArgs) shortFlag(c string) bool {
 
 // operands are the words that are not options.
 func (g gitArgs) operands() []string {
-	var out []string
-	for _, w := range g {
-		if !strings.HasPrefix(w, "-") {
-			out = append(out, w)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(g), func(w string) bool { return strings.HasPrefix(w, "-") })
 }
 
 // git grades a git command by its subcommand: what changes the work tree
@@ -320,16 +314,12 @@ func (a *assessor) containers(name string, args []string) {
 	}
 }
 
-func isPackageTool(name string) bool {
-	switch name {
-	case "npm", "npx", "pnpm", "yarn", "pip", "pip3", "pipx", "uv", "poetry", "cargo", "go", "gem",
-		"bundle", "composer", "apt", "apt-get", "dnf", "yum", "brew", "pacman", "snap", "zypper",
-		"apk", "port", "nix", "nix-env", "conda", "mvn", "gradle", "dotnet", "make", "cmake", "mix",
-		"rustup", "gh", "twine":
-		return true
-	}
-	return false
-}
+var packageTools = setOf(
+	"npm", "npx", "pnpm", "yarn", "pip", "pip3", "pipx", "uv", "poetry", "cargo", "go", "gem",
+	"bundle", "composer", "apt", "apt-get", "dnf", "yum", "brew", "pacman", "snap", "zypper",
+	"apk", "port", "nix", "nix-env", "conda", "mvn", "gradle", "dotnet", "make", "cmake", "mix",
+	"rustup", "gh", "twine",
+)
 
 func (a *assessor) packages(name string, args []string) {
 	ops := skipFlags(args, nil)

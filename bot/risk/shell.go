@@ -1,6 +1,9 @@
 package risk
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // shellScript is a command line read the way a POSIX shell would split
 // it, far enough to judge its risk: simple commands, what joins them,
@@ -20,9 +23,6 @@ type shellScript struct {
 type shellCommand struct {
 	words     []string
 	redirects []shellRedirect
-	// sep is the operator before the command: "" for the first, or one of
-	// ; && || & | |& and "\n".
-	sep string
 	// pipedFrom is set when the command reads a pipe.
 	pipedFrom bool
 	// heredocs holds the bodies of the here-documents it reads.
@@ -34,21 +34,12 @@ type shellRedirect struct {
 }
 
 func (s shellScript) chained() bool {
-	for _, c := range s.commands[min(1, len(s.commands)):] {
-		if !c.pipedFrom {
-			return true
-		}
-	}
-	return false
+	rest := s.commands[min(1, len(s.commands)):]
+	return slices.ContainsFunc(rest, func(c shellCommand) bool { return !c.pipedFrom })
 }
 
 func (s shellScript) piped() bool {
-	for _, c := range s.commands {
-		if c.pipedFrom {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.commands, func(c shellCommand) bool { return c.pipedFrom })
 }
 
 // substMark stands in a word for a command substitution's output. It is
@@ -129,11 +120,8 @@ func (p *shellParser) run() {
 			}
 		case '|':
 			switch p.peek(1) {
-			case '|':
-				p.endCommand("||")
-				p.i += 2
-			case '&':
-				p.endCommand("|&")
+			case '|', '&':
+				p.endCommand(p.src[p.i : p.i+2])
 				p.i += 2
 			default:
 				p.endCommand("|")
@@ -175,15 +163,12 @@ func (p *shellParser) run() {
 			p.i += 2
 		case '\'':
 			p.inWord = true
-			end := strings.IndexByte(p.src[p.i+1:], '\'')
-			if end < 0 {
+			body, rest, ok := strings.Cut(p.src[p.i+1:], "'")
+			if !ok {
 				p.out.broken = true
-				p.word.WriteString(p.src[p.i+1:])
-				p.i = len(p.src)
-				continue
 			}
-			p.word.WriteString(p.src[p.i+1 : p.i+1+end])
-			p.i += end + 2
+			p.word.WriteString(body)
+			p.i = len(p.src) - len(rest)
 		case '"':
 			p.inWord = true
 			p.i++
@@ -201,10 +186,7 @@ func (p *shellParser) run() {
 			p.i++
 		}
 	}
-	p.endCommand("")
-	if p.redir != "" {
-		p.out.broken = true
-	}
+	p.endCommand("") // reports a redirection left without its target
 	if len(p.heredocs) > 0 {
 		p.out.broken = true // here-document without a body
 	}
@@ -246,7 +228,6 @@ func (p *shellParser) endCommand(sep string) {
 		p.redir = ""
 	}
 	if len(p.cur.words) > 0 || len(p.cur.redirects) > 0 {
-		p.cur.sep = p.nextSep
 		p.cur.pipedFrom = p.nextSep == "|" || p.nextSep == "|&"
 		p.out.commands = append(p.out.commands, p.cur)
 		p.cur = shellCommand{}
@@ -439,12 +420,8 @@ func (p *shellParser) balanced() string {
 			p.i += 2
 			continue
 		case '\'':
-			end := strings.IndexByte(p.src[p.i+1:], '\'')
-			if end < 0 {
-				p.i = len(p.src)
-				continue
-			}
-			p.i += end + 2
+			_, rest, _ := strings.Cut(p.src[p.i+1:], "'")
+			p.i = len(p.src) - len(rest)
 			continue
 		case '"':
 			p.i++
@@ -480,14 +457,8 @@ func (p *shellParser) readHeredocs() {
 		var body strings.Builder
 		found := false
 		for p.i < len(p.src) {
-			end := strings.IndexByte(p.src[p.i:], '\n')
-			line := p.src[p.i:]
-			if end >= 0 {
-				line = p.src[p.i : p.i+end]
-				p.i += end + 1
-			} else {
-				p.i = len(p.src)
-			}
+			line, rest, _ := strings.Cut(p.src[p.i:], "\n")
+			p.i = len(p.src) - len(rest)
 			check := line
 			if h.strip {
 				check = strings.TrimLeft(line, "\t")

@@ -232,9 +232,7 @@ func (a *assessor) wrapped(name string, args []string, c shellCommand, depth int
 		}
 	}
 	rest := skipFlags(args, wrapperValueFlags[name])
-	for n := wrappers[name]; n > 0 && len(rest) > 0; n-- {
-		rest = rest[1:]
-	}
+	rest = rest[min(wrappers[name], len(rest)):]
 	for len(rest) > 0 && (isAssignment(rest[0]) || isNumber(rest[0])) {
 		rest = rest[1:]
 	}
@@ -313,7 +311,7 @@ func (a *assessor) program(name, word string, args []string, c shellCommand, dep
 	case name == "tee" || name == "truncate" || name == "touch" || name == "mkdir" ||
 		name == "cp" || name == "mv" || name == "ln" || name == "install" || name == "patch":
 		a.add(Medium, ReasonWritesFiles, name)
-	case isPackageTool(name):
+	case packageTools[name]:
 		a.packages(name, args)
 	case name == "history":
 		a.history(args)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -122,12 +123,9 @@ func trust(root, command string, cfg trustConfig) (Reads, error) {
 	if _, ok := t.env["POSIXLY_CORRECT"]; ok {
 		return Reads{}, refuse("POSIXLY_CORRECT is set: options after an operand would be read as files")
 	}
-	t.noPager = true
-	for _, c := range cmds {
-		if c.words[0] == "git" && !slices.Contains(c.words[1:], "--no-pager") {
-			t.noPager = false
-		}
-	}
+	t.noPager = !slices.ContainsFunc(cmds, func(c simpleCmd) bool {
+		return c.words[0] == "git" && !slices.Contains(c.words[1:], "--no-pager")
+	})
 	done := map[string]bool{}
 	for _, c := range cmds {
 		name := c.words[0]
@@ -139,8 +137,7 @@ func trust(root, command string, cfg trustConfig) (Reads, error) {
 			return Reads{}, err
 		}
 	}
-	r := Reads{InProject: sortedSet(t.in), Outside: sortedSet(t.out)}
-	return r, nil
+	return Reads{InProject: sortedSet(t.in), Outside: sortedSet(t.out)}, nil
 }
 
 // program checks what one program reads; this is the table above as code.
@@ -169,14 +166,10 @@ func (t *trustRun) program(root, name string) error {
 			t.add(filepath.Join(home, ".magic.mgc"))
 		}
 		return nil
-	case "grep":
-		if _, ok := t.env["GREP_OPTIONS"]; ok {
-			return refuse("grep: GREP_OPTIONS is set")
-		}
-		return nil
-	case "diff":
-		if _, ok := t.env["DIFF_OPTIONS"]; ok {
-			return refuse("diff: DIFF_OPTIONS is set")
+	case "grep", "diff":
+		v := strings.ToUpper(name) + "_OPTIONS"
+		if _, ok := t.env[v]; ok {
+			return refuse("%s: %s is set", name, v)
 		}
 		return nil
 	case "ls", "cat", "head", "tail", "wc", "nl", "tac", "rev", "stat", "du", "realpath", "tree",
@@ -273,10 +266,7 @@ func within(dir, p string) (string, bool) {
 }
 
 func sortedSet(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
+	out := slices.AppendSeq(make([]string, 0, len(m)), maps.Keys(m))
 	slices.Sort(out)
 	return out
 }

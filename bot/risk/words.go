@@ -9,15 +9,7 @@ import (
 // isFD reports whether s names a file descriptor in a redirect (2>&1,
 // <&-): digits, or - for closing one.
 func isFD(s string) bool {
-	if s == "-" {
-		return true
-	}
-	for i := range len(s) {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return s != ""
+	return s == "-" || s != "" && strings.Trim(s, "0123456789") == ""
 }
 
 func isNumber(w string) bool { return w != "-" && isFD(w) }
@@ -67,13 +59,8 @@ func skipFlags(args []string, valued map[string]bool) []string {
 
 // operandsOf returns the arguments that are not options.
 func operandsOf(args []string) []string {
-	var out []string
-	for _, w := range args {
-		if !strings.HasPrefix(w, "-") || w == "-" {
-			out = append(out, w)
-		}
-	}
-	return out
+	isOption := func(w string) bool { return strings.HasPrefix(w, "-") && w != "-" }
+	return slices.DeleteFunc(slices.Clone(args), isOption)
 }
 
 func setOf(ss ...string) map[string]bool {
@@ -84,7 +71,8 @@ func setOf(ss ...string) map[string]bool {
 	return m
 }
 
-func quote(s string) string { return "“" + oneLine(s) + "”" }
+// quote quotes s folded into one line of single-spaced words.
+func quote(s string) string { return "“" + strings.Join(strings.Fields(s), " ") + "”" }
 
 func nonEmpty(ss ...string) []string {
 	return slices.DeleteFunc(ss, func(s string) bool { return strings.TrimSpace(s) == "" })
@@ -148,6 +136,3 @@ func MetaPaths(raw json.RawMessage) []string {
 	}
 	return out
 }
-
-// oneLine folds s into one line of single-spaced words.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
