@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -457,10 +456,8 @@ func Load(src Sources) (*Config, error) {
 		}
 		from[s.Env] = origin
 		if err := s.set(c, v); err != nil {
-			shown := v
-			if s.Secret {
-				shown = ""
-			} else {
+			shown := ""
+			if !s.Secret {
 				// A password pasted into a URL, or into one of a
 				// list of them, is still a password.
 				shown = redactURLs(v)
@@ -536,8 +533,9 @@ func (c *Config) Validate() error {
 		return &ValidationError{Var: "TELEGRAM_BOT_TOKEN", Err: ErrMissing,
 			Reason: "create a bot with @BotFather and set its token"}
 	}
-	if id, rest, ok := strings.Cut(c.BotToken, ":"); !ok || rest == "" || !allDigits(id) ||
-		strings.ContainsAny(c.BotToken, " \t\r\n/") {
+	notDigit := func(r rune) bool { return r < '0' || r > '9' }
+	id, rest, ok := strings.Cut(c.BotToken, ":")
+	if !ok || rest == "" || id == "" || strings.ContainsFunc(id, notDigit) || strings.ContainsAny(c.BotToken, " \t\r\n/") {
 		return &ValidationError{Var: "TELEGRAM_BOT_TOKEN", Err: ErrInvalid,
 			Reason: "want the form 123456789:AA… as @BotFather gives it"}
 	}
@@ -565,18 +563,6 @@ func (c *Config) validateMatrix() error {
 		return missing("MATRIX_ALLOWED_USER_IDS", "the people who may answer, such as @me:example.org")
 	}
 	return nil
-}
-
-func allDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // String prints every setting with secrets redacted, one per line, sorted by
@@ -615,7 +601,7 @@ func (c *Config) String() string {
 		"HERMES_LIVE_STATUS=" + onOff(c.LiveStatus),
 	}
 	lines = append(lines, c.opencodeLines()...)
-	sort.Strings(lines)
+	slices.Sort(lines)
 	return strings.Join(lines, "\n")
 }
 
