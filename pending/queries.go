@@ -244,7 +244,7 @@ func (s *Store) CompareListed(server, dir string, listed map[string]bool) (held 
 				held[id] = true
 			}
 		}
-		prefix := directoryKey(dir, "")
+		prefix := nameKey(dir, "")
 		var uids [][]byte
 		c := b.byDirectory.Cursor()
 		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
