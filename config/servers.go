@@ -179,10 +179,7 @@ func serverNamesIn(v string) []string {
 // that Load refuses for another reason are still returned, so that
 // UnknownKeys can be told them whatever else is wrong.
 func ServerNames(src Sources) []string {
-	v := ""
-	if x := src.EnvFile["OPENCODE_URL"]; x != "" {
-		v = x
-	}
+	v := src.EnvFile["OPENCODE_URL"]
 	if src.Getenv != nil {
 		if x := src.Getenv("OPENCODE_URL"); x != "" {
 			v = x
