@@ -50,9 +50,7 @@ type checkCommand struct {
 	redact         *telegram.Redactor // for every text that comes from outside
 }
 
-func (c *checkCommand) usage(fs *flag.FlagSet) func() {
-	return func() {
-		fmt.Fprint(fs.Output(), `Usage:
+const checkUsage = `Usage:
   hermes-bot check [--env-file PATH] [flags]
 
 Checks what "hermes-bot serve" with the same settings would need: the
@@ -63,16 +61,13 @@ Prints one line per check, with a fix for each problem. Exit status 0 when
 all is well, 1 when something is wrong. It changes nothing.
 
 Flags (the same as serve's):
-`)
-		fs.PrintDefaults()
-	}
-}
+`
 
 func (c *checkCommand) Run(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("hermes-bot check", flag.ContinueOnError)
 	fs.SetOutput(c.stderr)
 	flags := registerConfigFlags(fs)
-	fs.Usage = c.usage(fs)
+	fs.Usage = usage(fs, checkUsage)
 	if err := cli.ParseFlags(fs, args, c.stdout); err != nil {
 		return err
 	}
