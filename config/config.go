@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -90,21 +89,15 @@ func Settings() []Setting {
 			set:   func(c *Config, v string) error { c.BotToken = v; return nil }},
 		{Env: "TELEGRAM_CHAT_ID", Flag: "telegram-chat-id",
 			Usage: "ID of the group or chat where requests are posted (required with TELEGRAM_BOT_TOKEN)",
-			set: func(c *Config, v string) (err error) {
-				c.ChatID, err = strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-				if err != nil || c.ChatID == 0 {
-					return fmt.Errorf("want a non-zero integer such as -1001234567890")
-				}
-				return nil
+			set: func(c *Config, v string) error {
+				return parseInto(&c.ChatID, v, parseInt64, func(n int64) bool { return n != 0 },
+					"want a non-zero integer such as -1001234567890")
 			}},
 		{Env: "TELEGRAM_THREAD_ID", Flag: "telegram-thread-id",
 			Usage: "forum topic (message_thread_id) to post requests in; empty: the chat, or a forum's General topic",
-			set: func(c *Config, v string) (err error) {
-				c.ThreadID, err = strconv.Atoi(strings.TrimSpace(v))
-				if err != nil || c.ThreadID < 0 {
-					return fmt.Errorf("want a topic's message_thread_id, a whole number ≥ 0")
-				}
-				return nil
+			set: func(c *Config, v string) error {
+				return parseInto(&c.ThreadID, v, strconv.Atoi, func(n int) bool { return n >= 0 },
+					"want a topic's message_thread_id, a whole number ≥ 0")
 			}},
 		{Env: "TELEGRAM_ALLOWED_USER_IDS", Flag: "telegram-allowed-user-ids",
 			Usage: "comma-separated user IDs that may answer; empty: any member of the chat",
@@ -201,21 +194,15 @@ func Settings() []Setting {
 			}},
 		{Env: "HERMES_QUESTION_TTL", Flag: "question-ttl", Default: "30m",
 			Usage: "how long a request waits for an answer",
-			set: func(c *Config, v string) (err error) {
-				c.QuestionTTL, err = time.ParseDuration(strings.TrimSpace(v))
-				if err != nil || c.QuestionTTL < time.Second {
-					return fmt.Errorf("want a duration of at least 1s, such as 30m")
-				}
-				return nil
+			set: func(c *Config, v string) error {
+				return parseInto(&c.QuestionTTL, v, time.ParseDuration,
+					func(d time.Duration) bool { return d >= time.Second }, "want a duration of at least 1s, such as 30m")
 			}},
 		{Env: "HERMES_TELEGRAM_RATE", Flag: "telegram-rate", Default: "20",
 			Usage: "messages per minute per chat the bot allows itself; 0: no pacing",
-			set: func(c *Config, v string) (err error) {
-				c.TelegramRate, err = strconv.Atoi(strings.TrimSpace(v))
-				if err != nil || c.TelegramRate < 0 {
-					return fmt.Errorf("want a whole number ≥ 0")
-				}
-				return nil
+			set: func(c *Config, v string) error {
+				return parseInto(&c.TelegramRate, v, strconv.Atoi, func(n int) bool { return n >= 0 },
+					"want a whole number ≥ 0")
 			}},
 		{Env: "HERMES_LOG_LEVEL", Flag: "log-level", Default: "info",
 			Usage: "trace, debug, info, warn or error",
@@ -269,12 +256,8 @@ func Settings() []Setting {
 			}},
 		{Env: "HERMES_TOPIC_PER_PROJECT", Flag: "topic-per-project", Default: "0",
 			Usage: "1: post each project's requests in a forum topic of its own, created on first use (the group must be a forum)",
-			set: func(c *Config, v string) (err error) {
-				c.TopicPerProject, err = strconv.ParseBool(strings.TrimSpace(v))
-				if err != nil {
-					return fmt.Errorf("want 1 or 0")
-				}
-				return nil
+			set: func(c *Config, v string) error {
+				return parseInto(&c.TopicPerProject, v, strconv.ParseBool, func(bool) bool { return true }, "want 1 or 0")
 			}},
 		{Env: "HERMES_LANG", Flag: "lang", Default: i18n.Languages()[0],
 			Usage: "language of the messages the bot writes: " + strings.Join(i18n.Languages(), ", ") + " (" + languageNames() + ")",
@@ -283,12 +266,10 @@ func Settings() []Setting {
 			}},
 		{Env: "HERMES_STALE_STEER", Flag: "stale-steer", Default: "5m",
 			Usage: "a steering message older than this (Telegram kept it while hermes-bot was down) is sent only after a tap; 0: always sent",
-			set: func(c *Config, v string) (err error) {
-				c.StaleSteer, err = time.ParseDuration(strings.TrimSpace(v))
-				if err != nil || c.StaleSteer < 0 || c.StaleSteer > 0 && c.StaleSteer < time.Second {
-					return fmt.Errorf("want 0 or a duration of at least 1s, such as 5m")
-				}
-				return nil
+			set: func(c *Config, v string) error {
+				return parseInto(&c.StaleSteer, v, time.ParseDuration,
+					func(d time.Duration) bool { return d == 0 || d >= time.Second },
+					"want 0 or a duration of at least 1s, such as 5m")
 			}},
 		{Env: "HERMES_MAX_UPLOAD", Flag: "max-upload", Default: strconv.Itoa(DefaultMaxUpload>>20) + "MB",
 			Usage: "most bytes of files sent to the agent with one prompt, or sent by /file (such as 10MB, 512KB); 0: no files",
@@ -298,12 +279,10 @@ func Settings() []Setting {
 			}},
 		{Env: "HERMES_CONTEXT_LINES", Flag: "context-lines", Default: strconv.Itoa(DefaultContextLines),
 			Usage: "how many lines of what the agent wrote before asking each request shows above it; 0: none",
-			set: func(c *Config, v string) (err error) {
-				c.ContextLines, err = strconv.Atoi(strings.TrimSpace(v))
-				if err != nil || c.ContextLines < 0 || c.ContextLines > MaxContextLines {
-					return fmt.Errorf("want a number from 0 to %d", MaxContextLines)
-				}
-				return nil
+			set: func(c *Config, v string) error {
+				return parseInto(&c.ContextLines, v, strconv.Atoi,
+					func(n int) bool { return n >= 0 && n <= MaxContextLines },
+					fmt.Sprintf("want a number from 0 to %d", MaxContextLines))
 			}},
 		{Env: "HERMES_QUICK_REPLIES", Flag: "quick-replies",
 			Usage: "stock replies offered as buttons where a typed answer is taken, separated by |, such as \"Yes, go ahead|No, stop\"",
@@ -352,6 +331,19 @@ func choose(dst *string, v, want string, allowed ...string) error {
 	*dst = v
 	return nil
 }
+
+// parseInto sets *dst to v, trimmed and parsed, if parse takes it and ok
+// accepts the result; else it fails with want.
+func parseInto[T any](dst *T, v string, parse func(string) (T, error), ok func(T) bool, want string) error {
+	x, err := parse(strings.TrimSpace(v))
+	if err != nil || !ok(x) {
+		return errors.New(want)
+	}
+	*dst = x
+	return nil
+}
+
+func parseInt64(v string) (int64, error) { return strconv.ParseInt(v, 10, 64) }
 
 // parseQuickReplies reads HERMES_QUICK_REPLIES: "" is none.
 func parseQuickReplies(v string) ([]string, error) {
@@ -457,10 +449,8 @@ func Load(src Sources) (*Config, error) {
 		}
 		from[s.Env] = origin
 		if err := s.set(c, v); err != nil {
-			shown := v
-			if s.Secret {
-				shown = ""
-			} else {
+			shown := ""
+			if !s.Secret {
 				// A password pasted into a URL, or into one of a
 				// list of them, is still a password.
 				shown = redactURLs(v)
@@ -536,8 +526,9 @@ func (c *Config) Validate() error {
 		return &ValidationError{Var: "TELEGRAM_BOT_TOKEN", Err: ErrMissing,
 			Reason: "create a bot with @BotFather and set its token"}
 	}
-	if id, rest, ok := strings.Cut(c.BotToken, ":"); !ok || rest == "" || !allDigits(id) ||
-		strings.ContainsAny(c.BotToken, " \t\r\n/") {
+	notDigit := func(r rune) bool { return r < '0' || r > '9' }
+	id, rest, ok := strings.Cut(c.BotToken, ":")
+	if !ok || rest == "" || id == "" || strings.ContainsFunc(id, notDigit) || strings.ContainsAny(c.BotToken, " \t\r\n/") {
 		return &ValidationError{Var: "TELEGRAM_BOT_TOKEN", Err: ErrInvalid,
 			Reason: "want the form 123456789:AA… as @BotFather gives it"}
 	}
@@ -565,18 +556,6 @@ func (c *Config) validateMatrix() error {
 		return missing("MATRIX_ALLOWED_USER_IDS", "the people who may answer, such as @me:example.org")
 	}
 	return nil
-}
-
-func allDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // String prints every setting with secrets redacted, one per line, sorted by
@@ -615,7 +594,7 @@ func (c *Config) String() string {
 		"HERMES_LIVE_STATUS=" + onOff(c.LiveStatus),
 	}
 	lines = append(lines, c.opencodeLines()...)
-	sort.Strings(lines)
+	slices.Sort(lines)
 	return strings.Join(lines, "\n")
 }
 

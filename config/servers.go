@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/hermes-bot/hermes-bot/opencode"
@@ -85,7 +86,7 @@ func parseServers(v string) ([]Server, error) {
 	if named == 0 {
 		// One URL, checked as it always was: a comma in it is its own.
 		if err := checkURL(v); err != nil {
-			if len(elems) > 1 && allURLs(elems) {
+			if len(elems) > 1 && !slices.ContainsFunc(elems, func(e string) bool { return checkURL(e) != nil }) {
 				return nil, fmt.Errorf("holds several URLs: give each server a name, as laptop=http://127.0.0.1:4096,ci=http://10.0.0.5:4096")
 			}
 			return nil, err
@@ -134,15 +135,6 @@ func isNamedServer(e string) bool {
 	return ok && !strings.ContainsAny(name, ":/")
 }
 
-func allURLs(elems []string) bool {
-	for _, e := range elems {
-		if checkURL(e) != nil {
-			return false
-		}
-	}
-	return true
-}
-
 // checkServerName enforces names that are safe in variable names, log
 // fields and Telegram messages, and short enough to prefix a line.
 func checkServerName(name string) error {
@@ -187,10 +179,7 @@ func serverNamesIn(v string) []string {
 // that Load refuses for another reason are still returned, so that
 // UnknownKeys can be told them whatever else is wrong.
 func ServerNames(src Sources) []string {
-	v := ""
-	if x := src.EnvFile["OPENCODE_URL"]; x != "" {
-		v = x
-	}
+	v := src.EnvFile["OPENCODE_URL"]
 	if src.Getenv != nil {
 		if x := src.Getenv("OPENCODE_URL"); x != "" {
 			v = x
@@ -219,18 +208,15 @@ func (c *Config) resolveCredentials(envFile map[string]string, getenv func(strin
 	for i := range c.Servers {
 		s := &c.Servers[i]
 		s.Username, s.Password = c.sharedUsername, c.sharedPassword
-		if s.Name == "" {
-			continue
+		if s.Name != "" {
+			if v, ok := lookup(s.UsernameVar()); ok {
+				s.Username = v
+			}
+			if v, ok := lookup(s.PasswordVar()); ok {
+				s.Password = v
+			}
 		}
-		if v, ok := lookup(s.UsernameVar()); ok {
-			s.Username = v
-		}
-		if v, ok := lookup(s.PasswordVar()); ok {
-			s.Password = v
-		}
-	}
-	for i := range c.Servers {
-		if err := c.Servers[i].locate(getenv); err != nil {
+		if err := s.locate(getenv); err != nil {
 			return err
 		}
 	}

@@ -1,7 +1,7 @@
 package config
 
 import (
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -38,10 +38,6 @@ func (u Unknown) String() string {
 // key, as their values would be ignored just the same.
 func UnknownKeys(envFile map[string]string, environ []string, servers ...string) []Unknown {
 	candidates := settingNames(servers)
-	known := make(map[string]bool)
-	for _, name := range candidates {
-		known[name] = true
-	}
 	// Not settings, but the tests' own variables, which may well be in a
 	// developer's environment.
 	notSettings := map[string]bool{"HERMES_E2E": true, "HERMES_CACHE_DIR": true}
@@ -50,7 +46,9 @@ func UnknownKeys(envFile map[string]string, environ []string, servers ...string)
 	add := func(key, from string, prefixes ...string) {
 		up := strings.ToUpper(key)
 		_, mistake := mistakes[up]
-		if seen[key] || known[key] || notSettings[up] || !mistake && !hasAnyPrefix(up, prefixes) {
+		hasPrefix := func(p string) bool { return strings.HasPrefix(up, p) }
+		skip := seen[key] || slices.Contains(candidates, key) || notSettings[up]
+		if skip || !mistake && !slices.ContainsFunc(prefixes, hasPrefix) {
 			return
 		}
 		seen[key] = true
@@ -67,7 +65,7 @@ func UnknownKeys(envFile map[string]string, environ []string, servers ...string)
 		key, _, _ := strings.Cut(kv, "=")
 		add(key, "environment", "HERMES_")
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	slices.SortFunc(out, func(a, b Unknown) int { return strings.Compare(a.Key, b.Key) })
 	return out
 }
 
@@ -77,15 +75,6 @@ func UnknownKeys(envFile map[string]string, environ []string, servers ...string)
 var mistakes = map[string]string{
 	"OPENCODE_PASSWORD": "OPENCODE_SERVER_PASSWORD",
 	"OPENCODE_USERNAME": "OPENCODE_SERVER_USERNAME",
-}
-
-func hasAnyPrefix(s string, prefixes []string) bool {
-	for _, p := range prefixes {
-		if strings.HasPrefix(s, p) {
-			return true
-		}
-	}
-	return false
 }
 
 // settingNames lists every setting's variable, with the per-server

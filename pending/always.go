@@ -3,7 +3,7 @@ package pending
 import (
 	"bytes"
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -115,7 +115,7 @@ func (s *Store) AlwaysList() ([]Always, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list always answers: %w", err)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].At.Before(out[j].At) })
+	slices.SortStableFunc(out, func(a, b Always) int { return a.At.Compare(b.At) })
 	return out, nil
 }
 

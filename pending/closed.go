@@ -51,6 +51,19 @@ type ClosedRequest struct {
 	Texts   map[string]string `json:"texts,omitempty"`
 }
 
+// getJSON decodes the meta record under key into v; ok is false when
+// there is none.
+func getJSON(meta *bolt.Bucket, key []byte, v any) (ok bool, err error) {
+	raw := meta.Get(key)
+	if raw == nil {
+		return false, nil
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return false, fmt.Errorf("%w: decode JSON: %w", ErrCorrupt, err)
+	}
+	return true, nil
+}
+
 func putClosed(meta *bolt.Bucket, uid string, c ClosedRequest) error {
 	c.At = c.At.Round(0)
 	raw, err := json.Marshal(c)
@@ -157,16 +170,9 @@ func (s *Store) Closed(uid string) (c ClosedRequest, ok bool, err error) {
 	if !validUID(uid) {
 		return ClosedRequest{}, false, nil
 	}
-	err = closedErr(s.db.View(func(tx *bolt.Tx) error {
-		raw := tx.Bucket(bucketMeta).Get(closedKey(uid))
-		if raw == nil {
-			return nil
-		}
-		if err := json.Unmarshal(raw, &c); err != nil {
-			return fmt.Errorf("%w: decode JSON: %w", ErrCorrupt, err)
-		}
-		ok = true
-		return nil
+	err = closedErr(s.db.View(func(tx *bolt.Tx) (err error) {
+		ok, err = getJSON(tx.Bucket(bucketMeta), closedKey(uid), &c)
+		return err
 	}))
 	if err != nil {
 		return ClosedRequest{}, false, fmt.Errorf("look up closed request %s: %w", uid, err)
@@ -183,21 +189,16 @@ func (s *Store) ClosedByRequestID(server, requestID string) (uid string, c Close
 	if requestID == "" {
 		return "", ClosedRequest{}, false, nil
 	}
-	err = closedErr(s.db.View(func(tx *bolt.Tx) error {
+	err = closedErr(s.db.View(func(tx *bolt.Tx) (err error) {
 		meta := tx.Bucket(bucketMeta)
 		owner := meta.Get(closedRequestKey(server, requestID))
 		if owner == nil {
 			return nil
 		}
-		raw := meta.Get(closedKey(string(owner)))
-		if raw == nil {
-			return nil
+		if ok, err = getJSON(meta, closedKey(string(owner)), &c); ok {
+			uid = string(owner)
 		}
-		if err := json.Unmarshal(raw, &c); err != nil {
-			return fmt.Errorf("%w: decode JSON: %w", ErrCorrupt, err)
-		}
-		uid, ok = string(owner), true
-		return nil
+		return err
 	}))
 	if err != nil {
 		return "", ClosedRequest{}, false, fmt.Errorf("look up closed request %s: %w", requestID, err)

@@ -1,10 +1,6 @@
 package pending
 
-import (
-	"fmt"
-
-	bolt "go.etcd.io/bbolt"
-)
+import "fmt"
 
 // Create stores e as a new entry, in one transaction with its index keys.
 // It assigns e.UID when empty (8 random characters of [a-zA-Z0-9]) and sets
@@ -31,7 +27,7 @@ func (s *Store) Create(e *Entry) error {
 		}
 		if c.UID == "" {
 			for range uidAttempts {
-				if uid := newUID(); b.entries.Get([]byte(uid)) == nil {
+				if uid := NewUID(); b.entries.Get([]byte(uid)) == nil {
 					c.UID = uid
 					break
 				}
@@ -78,7 +74,19 @@ func (s *Store) ByRequestID(server, requestID string) (*Entry, error) {
 	if requestID == "" {
 		return nil, fmt.Errorf("get entry by request: %w", ErrNotFound)
 	}
-	return s.byIndex(func(b *buckets) *bolt.Bucket { return b.byRequest }, requestKey(server, requestID), "request "+requestID+serverSuffix(server))
+	var e *Entry
+	err := s.view(func(b *buckets) (err error) {
+		uid := b.byRequest.Get(requestKey(server, requestID))
+		if uid == nil {
+			return ErrNotFound
+		}
+		e, err = b.get(string(uid))
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("get by request %s%s: %w", requestID, serverSuffix(server), err)
+	}
+	return e, nil
 }
 
 // serverSuffix names server in an error, when it has a name.
@@ -87,25 +95,6 @@ func serverSuffix(server string) string {
 		return ""
 	}
 	return " of server " + server
-}
-
-func (s *Store) byIndex(index func(*buckets) *bolt.Bucket, key []byte, what string) (*Entry, error) {
-	var e *Entry
-	err := s.view(func(b *buckets) (err error) {
-		if len(key) == 0 {
-			return ErrNotFound
-		}
-		uid := index(b).Get(key)
-		if uid == nil {
-			return ErrNotFound
-		}
-		e, err = b.get(string(uid))
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("get by %s: %w", what, err)
-	}
-	return e, nil
 }
 
 // Update reads the entry, lets fn change it, and writes it back with its

@@ -33,7 +33,7 @@ func CheckIndexes(s *Store) error {
 			if e.RequestID != "" {
 				want["byRequest"][e.RequestID] = e.UID
 			}
-			want["byDirectory"][string(directoryKey(e.Directory, e.UID))] = e.RequestID
+			want["byDirectory"][string(nameKey(e.Directory, e.UID))] = e.RequestID
 			if !e.ExpiresAt.IsZero() {
 				want["byExpiry"][string(expiryKey(e.ExpiresAt, e.UID))] = ""
 			}

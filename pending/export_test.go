@@ -16,7 +16,7 @@ func CreateAll(s *Store, es []*Entry) error {
 	return s.update(func(b *buckets) error {
 		for _, e := range es {
 			if e.UID == "" {
-				e.UID = newUID()
+				e.UID = NewUID()
 			}
 			if e.CreatedAt.IsZero() {
 				e.CreatedAt = s.now().Round(0)

@@ -2,7 +2,6 @@ package pending
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 
 	bolt "go.etcd.io/bbolt"
@@ -188,11 +187,8 @@ func moveLegacyFrontendState(tx *bolt.Tx) error {
 	if len(found) == 0 {
 		return nil
 	}
-	fe := tx.Bucket(bucketFrontends)
-	if fe == nil {
-		return errors.New("no frontends bucket")
-	}
-	b, err := fe.CreateBucketIfNotExists([]byte(legacyFrontend))
+	// Open created the frontends bucket earlier in this transaction.
+	b, err := tx.Bucket(bucketFrontends).CreateBucketIfNotExists([]byte(legacyFrontend))
 	if err != nil {
 		return fmt.Errorf("bucket %s: %w", legacyFrontend, err)
 	}

@@ -95,7 +95,7 @@ func (b *buckets) index(e *Entry) error {
 // it alone when it builds those indexes for a file that lacks them.
 func (b *buckets) indexListings(e *Entry) error {
 	uid := []byte(e.UID)
-	if err := b.byDirectory.Put(directoryKey(e.Directory, e.UID), []byte(e.RequestID)); err != nil {
+	if err := b.byDirectory.Put(nameKey(e.Directory, e.UID), []byte(e.RequestID)); err != nil {
 		return fmt.Errorf("index directory of entry %s: %w", e.UID, err)
 	}
 	if strings.IndexByte(e.Directory, 0) >= 0 {
@@ -132,12 +132,12 @@ func (b *buckets) indexListings(e *Entry) error {
 // so they are e's alone.)
 func (b *buckets) unindex(e *Entry) error {
 	uid := []byte(e.UID)
-	if e.RequestID != "" {
-		if err := deleteIfOwned(b.byRequest, requestKey(e.Server, e.RequestID), uid); err != nil {
-			return err
+	if key := requestKey(e.Server, e.RequestID); e.RequestID != "" && bytes.Equal(b.byRequest.Get(key), uid) {
+		if err := b.byRequest.Delete(key); err != nil {
+			return fmt.Errorf("unindex %s: %w", key, err)
 		}
 	}
-	if err := b.byDirectory.Delete(directoryKey(e.Directory, e.UID)); err != nil {
+	if err := b.byDirectory.Delete(nameKey(e.Directory, e.UID)); err != nil {
 		return fmt.Errorf("unindex directory of entry %s: %w", e.UID, err)
 	}
 	for _, k := range sessionKeys(e) {
@@ -157,16 +157,6 @@ func (b *buckets) unindex(e *Entry) error {
 	}
 	if err := b.unsent.Delete(uid); err != nil {
 		return fmt.Errorf("unindex entry %s as unsent: %w", e.UID, err)
-	}
-	return nil
-}
-
-func deleteIfOwned(bk *bolt.Bucket, key, uid []byte) error {
-	if !bytes.Equal(bk.Get(key), uid) {
-		return nil
-	}
-	if err := bk.Delete(key); err != nil {
-		return fmt.Errorf("unindex %s: %w", key, err)
 	}
 	return nil
 }

@@ -19,11 +19,6 @@ const (
 	uidAttempts = 10
 )
 
-// NewUID returns a fresh UID, for a caller that must name an entry (in
-// the buttons of its message) before it stores it with Create. Create
-// refuses it with ErrExists in the unlikely case that it is taken.
-func NewUID() string { return newUID() }
-
 // UIDFor returns the UID of the entry for request requestID of the
 // opencode server named server: uidLen characters of uidAlphabet drawn
 // from a SHA-256 of both, the same in every process. A message posted
@@ -56,9 +51,12 @@ func requestKey(server, requestID string) []byte {
 	return []byte(server + "\x00" + requestID)
 }
 
-// newUID draws uidLen characters uniformly from uidAlphabet; bytes at or
-// above the largest multiple of 62 are dropped so no character is favoured.
-func newUID() string {
+// NewUID returns a fresh UID, for a caller that must name an entry (in
+// the buttons of its message) before it stores it with Create. Create
+// refuses it with ErrExists in the unlikely case that it is taken. It
+// draws uidLen characters uniformly from uidAlphabet; bytes at or above
+// the largest multiple of 62 are dropped so no character is favoured.
+func NewUID() string {
 	const limit = 256 - 256%len(uidAlphabet)
 	out := make([]byte, 0, uidLen)
 	var buf [2 * uidLen]byte
@@ -74,15 +72,8 @@ func newUID() string {
 }
 
 func validUID(uid string) bool {
-	if uid == "" || len(uid) > 64 {
-		return false
-	}
-	for i := range len(uid) {
-		if strings.IndexByte(uidAlphabet, uid[i]) < 0 {
-			return false
-		}
-	}
-	return true
+	foreign := func(r rune) bool { return !strings.ContainsRune(uidAlphabet, r) }
+	return uid != "" && len(uid) <= 64 && !strings.ContainsFunc(uid, foreign)
 }
 
 // placeKey is prefix, then the place of front-end frontend: the meta key
@@ -96,8 +87,6 @@ func placeKey(prefix, frontend string, at Place) []byte {
 func nameKey(name, uid string) []byte {
 	return []byte(name + "\x00" + uid)
 }
-
-func directoryKey(dir, uid string) []byte { return nameKey(dir, uid) }
 
 // sessionKeys are e's keys in bySession. An entry is indexed under its
 // SessionID even when that is empty, so BySession("") finds what a scan

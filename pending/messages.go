@@ -108,16 +108,9 @@ func (s *Store) LatestMessage(frontend, session string) (at Place, ref SessionRe
 }
 
 func (s *Store) messageRecord(key []byte) (rec messageRecord, ok bool, err error) {
-	err = closedErr(s.db.View(func(tx *bolt.Tx) error {
-		raw := tx.Bucket(bucketMeta).Get(key)
-		if raw == nil {
-			return nil
-		}
-		if err := json.Unmarshal(raw, &rec); err != nil {
-			return fmt.Errorf("%w: decode JSON: %w", ErrCorrupt, err)
-		}
-		ok = true
-		return nil
+	err = closedErr(s.db.View(func(tx *bolt.Tx) (err error) {
+		ok, err = getJSON(tx.Bucket(bucketMeta), key, &rec)
+		return err
 	}))
 	return rec, ok, err
 }

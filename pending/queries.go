@@ -74,6 +74,20 @@ func (s *Store) lookup(b *buckets, uids [][]byte, keep func(*Entry) bool) []*Ent
 	return out
 }
 
+// indexed returns the entries with the UIDs that uids reads from an
+// index, as lookup does; what names the listing in an error.
+func (s *Store) indexed(what string, uids func(*buckets) [][]byte, keep func(*Entry) bool) ([]*Entry, error) {
+	var out []*Entry
+	err := s.view(func(b *buckets) error {
+		out = s.lookup(b, uids(b), keep)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return out, nil
+}
+
 // List returns every entry, oldest first (ties by UID).
 func (s *Store) List() ([]*Entry, error) {
 	return s.scan("list entries", func(*Entry) bool { return true })
@@ -84,46 +98,31 @@ func (s *Store) List() ([]*Entry, error) {
 // entries found there, so the periodic sweep costs next to nothing while
 // nothing is due.
 func (s *Store) Expired(now time.Time) ([]*Entry, error) {
-	var out []*Entry
-	err := s.view(func(b *buckets) error {
-		limit := expiryStamp(now)
-		var uids [][]byte
+	limit := expiryStamp(now)
+	due := func(b *buckets) (uids [][]byte) {
 		c := b.byExpiry.Cursor()
 		for k, _ := c.First(); k != nil && len(k) > stampLen && bytes.Compare(k[:stampLen], limit[:]) <= 0; k, _ = c.Next() {
 			uids = append(uids, k[stampLen:])
 		}
-		out = s.lookup(b, uids, func(e *Entry) bool {
-			return !e.ExpiresAt.IsZero() && !e.ExpiresAt.After(now)
-		})
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list expired entries: %w", err)
+		return uids
 	}
-	return out, nil
+	return s.indexed("list expired entries", due, func(e *Entry) bool {
+		return !e.ExpiresAt.IsZero() && !e.ExpiresAt.After(now)
+	})
 }
 
 // Unsent returns the entries a front-end is still owed the message of
 // (an empty Place), oldest first, so start-up can send them again. Only those
 // entries are decoded.
 func (s *Store) Unsent() ([]*Entry, error) {
-	var out []*Entry
-	err := s.view(func(b *buckets) error {
-		var uids [][]byte
-		err := b.unsent.ForEach(func(k, _ []byte) error {
+	unsent := func(b *buckets) (uids [][]byte) {
+		c := b.unsent.Cursor()
+		for k, _ := c.First(); k != nil; k, _ = c.Next() {
 			uids = append(uids, k)
-			return nil
-		})
-		if err != nil {
-			return err
 		}
-		out = s.lookup(b, uids, (*Entry).unsent)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list unsent entries: %w", err)
+		return uids
 	}
-	return out, nil
+	return s.indexed("list unsent entries", unsent, (*Entry).unsent)
 }
 
 // Directories returns the distinct, non-empty directories of the stored
@@ -244,7 +243,7 @@ func (s *Store) CompareListed(server, dir string, listed map[string]bool) (held 
 				held[id] = true
 			}
 		}
-		prefix := directoryKey(dir, "")
+		prefix := nameKey(dir, "")
 		var uids [][]byte
 		c := b.byDirectory.Cursor()
 		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
@@ -273,18 +272,10 @@ func (s *Store) CompareListed(server, dir string, listed map[string]bool) (held 
 // skipped with a warning, as List skips it. An empty session finds the
 // entries without a SessionID.
 func (s *Store) BySession(session string) ([]*Entry, error) {
-	var out []*Entry
-	err := s.view(func(b *buckets) error {
-		uids := namedUIDs(b.bySession, session)
-		out = s.lookup(b, uids, func(e *Entry) bool {
-			return e.SessionID == session || session != "" && e.ParentSessionID == session
-		})
-		return nil
+	uids := func(b *buckets) [][]byte { return namedUIDs(b.bySession, session) }
+	return s.indexed("list entries of session "+session, uids, func(e *Entry) bool {
+		return e.SessionID == session || session != "" && e.ParentSessionID == session
 	})
-	if err != nil {
-		return nil, fmt.Errorf("list entries of session %s: %w", session, err)
-	}
-	return out, nil
 }
 
 // Group returns, in one read, the entry with UID key if it is held and
@@ -293,22 +284,17 @@ func (s *Store) BySession(session string) ([]*Entry, error) {
 // even after the entry key itself is gone. An entry that cannot be decoded
 // is skipped with a warning, as List skips it.
 func (s *Store) Group(key string) ([]*Entry, error) {
-	var out []*Entry
-	err := s.view(func(b *buckets) error {
+	self := []byte(key)
+	group := func(b *buckets) [][]byte {
 		uids := namedUIDs(b.bySharedWith, key)
-		self := []byte(key)
 		if key != "" && b.entries.Get(self) != nil && !slices.ContainsFunc(uids, func(u []byte) bool { return bytes.Equal(u, self) }) {
 			uids = append(uids, self)
 		}
-		out = s.lookup(b, uids, func(e *Entry) bool {
-			return e.UID == key || e.SharedWith == key
-		})
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list entries sharing the message of %s: %w", key, err)
+		return uids
 	}
-	return out, nil
+	return s.indexed("list entries sharing the message of "+key, group, func(e *Entry) bool {
+		return e.UID == key || e.SharedWith == key
+	})
 }
 
 // namedUIDs returns the UIDs of the keys of name in index bk (a nameKey

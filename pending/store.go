@@ -193,11 +193,7 @@ func checkSchema(tx *bolt.Tx) (fresh bool, err error) {
 
 // createBuckets is the first transaction on the file, so it is where a
 // damaged page tree shows up; a panic here closes the database. It
-// refuses a file in another shape than today's before it writes
-// anything, marks a new file with today's, moves the Telegram state a
-// file of 03d8d17 kept in the meta bucket to the frontends bucket
-// (moveLegacyFrontendState), and builds the indexes when
-// the file lacks them or holds another version of them.
+// checks the file's shape before it writes anything.
 func createBuckets(db *bolt.DB, log zerolog.Logger, path string) (err error) {
 	defer func() {
 		if r := recover(); r != nil {

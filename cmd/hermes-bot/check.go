@@ -50,9 +50,7 @@ type checkCommand struct {
 	redact         *telegram.Redactor // for every text that comes from outside
 }
 
-func (c *checkCommand) usage(fs *flag.FlagSet) func() {
-	return func() {
-		fmt.Fprint(fs.Output(), `Usage:
+const checkUsage = `Usage:
   hermes-bot check [--env-file PATH] [flags]
 
 Checks what "hermes-bot serve" with the same settings would need: the
@@ -63,16 +61,13 @@ Prints one line per check, with a fix for each problem. Exit status 0 when
 all is well, 1 when something is wrong. It changes nothing.
 
 Flags (the same as serve's):
-`)
-		fs.PrintDefaults()
-	}
-}
+`
 
 func (c *checkCommand) Run(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("hermes-bot check", flag.ContinueOnError)
 	fs.SetOutput(c.stderr)
 	flags := registerConfigFlags(fs)
-	fs.Usage = c.usage(fs)
+	fs.Usage = usage(fs, checkUsage)
 	if err := cli.ParseFlags(fs, args, c.stdout); err != nil {
 		return err
 	}
@@ -119,7 +114,11 @@ func (c *checkCommand) Run(ctx context.Context, args []string) error {
 	if cfg.Matrix() {
 		c.checkMatrix(ctx, cfg, r)
 	}
-	c.checkOpencode(ctx, cfg, r)
+	// One server that is down or refuses the password does not stop the
+	// check of the next.
+	for _, srv := range cfg.Servers {
+		c.checkOpencodeServer(ctx, srv, r)
+	}
 	checkStore(cfg.DBPath, r)
 	return r.finish()
 }
@@ -245,27 +244,23 @@ func (c *checkCommand) checkTelegram(ctx context.Context, cfg *config.Config, r 
 	cctx, cancel = call()
 	chat, err := tg.GetChat(cctx, &tgbot.GetChatParams{ChatID: cfg.ChatID})
 	cancel()
-	var migrated *tgbot.MigrateError
-	switch {
-	case errors.As(err, &migrated):
-		r.fail(name, fmt.Sprintf("the group became a supergroup with the ID %d", migrated.MigrateToChatID),
-			fmt.Sprintf("set TELEGRAM_CHAT_ID=%d", migrated.MigrateToChatID))
-		notChecked(cfg, r, false, "needs the chat")
-		return
-	case errors.Is(err, tgbot.ErrorBadRequest) && strings.Contains(err.Error(), "chat not found"):
-		r.fail(name, "chat not found",
-			"is the bot in the group, and is TELEGRAM_CHAT_ID right? Add @"+me.Username+" to the group; "+
-				`group IDs are negative, supergroup IDs start with -100 (README, "Five-minute set-up", step 3); `+
-				"for a private chat, send the bot /start first")
-		notChecked(cfg, r, false, "needs the chat")
-		return
-	case errors.Is(err, tgbot.ErrorForbidden):
-		r.fail(name, "Telegram says: "+strings.TrimPrefix(c.reason(err), "forbidden, "),
-			"add @"+me.Username+" to the group again")
-		notChecked(cfg, r, false, "needs the chat")
-		return
-	case err != nil:
-		r.fail(name, "getChat failed: "+c.reason(err), "try again in a minute")
+	if err != nil {
+		var migrated *tgbot.MigrateError
+		switch {
+		case errors.As(err, &migrated):
+			r.fail(name, fmt.Sprintf("the group became a supergroup with the ID %d", migrated.MigrateToChatID),
+				fmt.Sprintf("set TELEGRAM_CHAT_ID=%d", migrated.MigrateToChatID))
+		case errors.Is(err, tgbot.ErrorBadRequest) && strings.Contains(err.Error(), "chat not found"):
+			r.fail(name, "chat not found",
+				"is the bot in the group, and is TELEGRAM_CHAT_ID right? Add @"+me.Username+" to the group; "+
+					`group IDs are negative, supergroup IDs start with -100 (README, "Five-minute set-up", step 3); `+
+					"for a private chat, send the bot /start first")
+		case errors.Is(err, tgbot.ErrorForbidden):
+			r.fail(name, "Telegram says: "+strings.TrimPrefix(c.reason(err), "forbidden, "),
+				"add @"+me.Username+" to the group again")
+		default:
+			r.fail(name, "getChat failed: "+c.reason(err), "try again in a minute")
+		}
 		notChecked(cfg, r, false, "needs the chat")
 		return
 	}
@@ -395,15 +390,6 @@ func displayName(u *models.User) string {
 	return strings.TrimSpace(u.FirstName + " " + u.LastName)
 }
 
-// checkOpencode checks every server OPENCODE_URL names, one after the
-// other: one that is down or refuses the password is reported and the
-// next is checked all the same.
-func (c *checkCommand) checkOpencode(ctx context.Context, cfg *config.Config, r *checkReport) {
-	for _, s := range cfg.Servers {
-		c.checkOpencodeServer(ctx, s, r)
-	}
-}
-
 // checkOpencodeServer reports on one server. The unnamed one (OPENCODE_URL
 // a single URL) is reported as it was before servers had names; a named
 // one's lines carry its name, and name the variables that set its own
@@ -435,7 +421,7 @@ func (c *checkCommand) checkOpencodeServer(ctx context.Context, srv config.Serve
 	switch {
 	case srv.ServiceFile != "" && errors.Is(err, opencode.ErrUnauthorized):
 		r.fail(name, "opencode refused the password of the service file (HTTP 401)", stale)
-	case srv.ServiceFile != "" && unreachable(err):
+	case srv.ServiceFile != "" && errors.As(err, new(*url.Error)): // no answer at all
 		r.fail(name, "cannot reach the server the service file names: "+c.reason(err), stale)
 	case errors.Is(err, opencode.ErrUnsupportedServer):
 		r.fail(name, err.Error(), "run opencode "+testedOpencode+"x instead (npm install -g opencode-ai@1.18), or point OPENCODE_URL at one")
@@ -489,13 +475,6 @@ func (c *checkCommand) acceptsAnyone(ctx context.Context, srv config.Server) boo
 	defer cancel()
 	_, err = oc.Probe(cctx)
 	return err == nil
-}
-
-// unreachable tells a failure to get any answer (the HTTP client's
-// *url.Error) from an answer hermes-bot did not like.
-func unreachable(err error) bool {
-	var ue *url.Error
-	return errors.As(err, &ue)
 }
 
 // foundAt says where srv's URL came from: OPENCODE_URL, the OpenCode

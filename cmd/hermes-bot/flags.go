@@ -17,6 +17,14 @@ type configFlags struct {
 	given   func() map[string]string
 }
 
+// usage returns fs.Usage for a command: text, then the flags.
+func usage(fs *flag.FlagSet, text string) func() {
+	return func() {
+		fmt.Fprint(fs.Output(), text)
+		fs.PrintDefaults()
+	}
+}
+
 // registerConfigFlags adds --env-file and every setting's flag to fs.
 func registerConfigFlags(fs *flag.FlagSet) *configFlags {
 	return &configFlags{

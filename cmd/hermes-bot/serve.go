@@ -18,9 +18,7 @@ type serveCommand struct {
 	stdout, stderr io.Writer
 }
 
-func (c *serveCommand) usage(fs *flag.FlagSet) func() {
-	return func() {
-		fmt.Fprint(fs.Output(), `Usage:
+const serveUsage = `Usage:
   hermes-bot [flags]          run the bridge (same as "hermes-bot serve")
   hermes-bot check [flags]    check the settings, Telegram, opencode and the store
   hermes-bot service install|uninstall|print [--system]
@@ -34,10 +32,7 @@ Every setting is read from the environment, from --env-file, or from its flag
 (flag wins over environment, environment over env-file).
 
 Flags:
-`)
-		fs.PrintDefaults()
-	}
-}
+`
 
 func (c *serveCommand) Run(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("hermes-bot", flag.ContinueOnError)
@@ -45,7 +40,7 @@ func (c *serveCommand) Run(ctx context.Context, args []string) error {
 	flags := registerConfigFlags(fs)
 	configErrorExit := fs.Int("config-error-exit", 2, "exit status after a configuration error (a bad setting, a missing env-file, "+
 		"an unusable HERMES_DB); the launchd agent sets 0, as launchd restarts after any other status and a restart does not fix the setting")
-	fs.Usage = c.usage(fs)
+	fs.Usage = usage(fs, serveUsage)
 	if err := cli.ParseFlags(fs, args, c.stdout); err != nil {
 		return err
 	}

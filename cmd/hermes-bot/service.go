@@ -46,16 +46,14 @@ func (c *serviceCommand) local(t *serviceTarget, p string) string {
 	return p
 }
 
-func (c *serviceCommand) usage(fs *flag.FlagSet) func() {
-	return func() {
-		fmt.Fprint(fs.Output(), `Usage:
+const serviceUsage = `Usage:
   hermes-bot service print     [--system] [--env-file PATH] [--binary PATH] [--os linux|darwin]
   hermes-bot service install   [--system] [--env-file PATH] [--binary PATH]
   hermes-bot service uninstall [--system]
 
 Runs hermes-bot as a service: a systemd unit on Linux, a launchd agent on macOS.
 By default for your user (~/.config/systemd/user/hermes-bot.service,
-~/Library/LaunchAgents/`+launchdLabel+`.plist); with --system as a hardened
+~/Library/LaunchAgents/` + launchdLabel + `.plist); with --system as a hardened
 system service (/etc/systemd/system/hermes-bot.service, as root).
 
   print      writes the unit or plist to standard output
@@ -65,10 +63,7 @@ system service (/etc/systemd/system/hermes-bot.service, as root).
              the env-file and the store are kept
 
 Flags:
-`)
-		fs.PrintDefaults()
-	}
-}
+`
 
 // serviceFlags are what the person asked for.
 type serviceFlags struct {
@@ -87,7 +82,7 @@ func (c *serviceCommand) Run(_ context.Context, args []string) error {
 	fs.StringVar(&f.envFile, "env-file", "", "the settings file the service reads (default ~/.config/hermes-bot/hermes-bot.env; /etc/hermes-bot/hermes-bot.env with --system)")
 	fs.StringVar(&f.binary, "binary", "", "the hermes-bot binary the service runs (default: this one)")
 	fs.StringVar(&f.goos, "os", "", "print only: write for this OS, linux or darwin (default: this one)")
-	fs.Usage = c.usage(fs)
+	fs.Usage = usage(fs, serviceUsage)
 	if len(args) == 0 {
 		fs.Usage()
 		return usageError{Err: errors.New("service: want install, uninstall or print")}

@@ -80,6 +80,28 @@ func execArg(s string) string {
 // together: go test ./cmd/hermes-bot -run TestDeployFiles -update
 // rewrites deploy/ from these.
 
+// unitRestart and unitSandbox are what both systemd units say alike.
+const unitRestart = `Restart=on-failure
+RestartSec=5s
+# Exit status 2 is a configuration error: restarting does not fix it.
+RestartPreventExitStatus=2
+# On SIGTERM answers in flight get 15 s to finish.
+TimeoutStopSec=30s
+`
+
+const unitSandbox = `RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX
+RestrictNamespaces=yes
+RestrictRealtime=yes
+RestrictSUIDSGID=yes
+LockPersonality=yes
+MemoryDenyWriteExecute=yes
+SystemCallArchitectures=native
+SystemCallFilter=@system-service
+SystemCallErrorNumber=EPERM
+
+[Install]
+`
+
 const systemUnitTemplate = `# hermes-bot as a systemd system service: it runs from boot as a throw-away
 # user (DynamicUser) in a tight sandbox, and keeps its store in
 # /var/lib/hermes-bot. Settings: the EnvironmentFile below (chmod 600; see
@@ -101,13 +123,7 @@ Type=simple
 ExecStart={{exec .Binary}} serve
 EnvironmentFile={{path .EnvFile}}
 Environment=HERMES_DB={{.StateDB}}
-Restart=on-failure
-RestartSec=5s
-# Exit status 2 is a configuration error: restarting does not fix it.
-RestartPreventExitStatus=2
-# On SIGTERM answers in flight get 15 s to finish.
-TimeoutStopSec=30s
-
+` + unitRestart + `
 # hermes-bot only speaks HTTP(S) to Telegram and opencode and writes its
 # store: it needs no privilege, no device and no other file.
 DynamicUser=yes
@@ -129,18 +145,7 @@ ProtectKernelModules=yes
 ProtectKernelTunables=yes
 ProtectProc=invisible
 ProcSubset=pid
-RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX
-RestrictNamespaces=yes
-RestrictRealtime=yes
-RestrictSUIDSGID=yes
-LockPersonality=yes
-MemoryDenyWriteExecute=yes
-SystemCallArchitectures=native
-SystemCallFilter=@system-service
-SystemCallErrorNumber=EPERM
-
-[Install]
-WantedBy=multi-user.target
+` + unitSandbox + `WantedBy=multi-user.target
 `
 
 const userUnitTemplate = `# hermes-bot as a systemd user service: it runs as you while you are logged
@@ -165,29 +170,12 @@ EnvironmentFile={{path .EnvFile}}
 # "hermes-bot check" looks: $XDG_STATE_HOME/hermes-bot/pending.db, that is
 # ~/.local/state/hermes-bot/pending.db. (Not StateDirectory=: older systemd,
 # Debian 12's among them, puts that under ~/.config for user services.)
-Restart=on-failure
-RestartSec=5s
-# Exit status 2 is a configuration error: restarting does not fix it.
-RestartPreventExitStatus=2
-# On SIGTERM answers in flight get 15 s to finish.
-TimeoutStopSec=30s
-
+` + unitRestart + `
 # Only sandboxing that works for any user: ProtectSystem=, PrivateTmp= and
 # the like need user namespaces, which some systems deny to user services.
 UMask=0077
 NoNewPrivileges=yes
-RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX
-RestrictNamespaces=yes
-RestrictRealtime=yes
-RestrictSUIDSGID=yes
-LockPersonality=yes
-MemoryDenyWriteExecute=yes
-SystemCallArchitectures=native
-SystemCallFilter=@system-service
-SystemCallErrorNumber=EPERM
-
-[Install]
-WantedBy=default.target
+` + unitSandbox + `WantedBy=default.target
 `
 
 const plistTemplate = `<?xml version="1.0" encoding="UTF-8"?>

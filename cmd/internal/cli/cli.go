@@ -53,21 +53,18 @@ func (e ExitStatusError) Unwrap() error { return e.Err }
 // exit status it calls for: 0 without an error or for help asked for, an
 // ExitStatusError's own, 2 for a UsageError, 1 otherwise.
 func ExitCode(prog string, err error, stderr io.Writer) int {
-	var ue UsageError
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	fmt.Fprintf(stderr, "%s: %v\n", prog, err)
 	var se ExitStatusError
 	switch {
-	case err == nil, errors.Is(err, flag.ErrHelp):
-		return 0
 	case errors.As(err, &se):
-		fmt.Fprintf(stderr, "%s: %v\n", prog, err)
 		return se.Code
-	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "%s: %v\n", prog, err)
+	case errors.As(err, new(UsageError)):
 		return 2
-	default:
-		fmt.Fprintf(stderr, "%s: %v\n", prog, err)
-		return 1
 	}
+	return 1
 }
 
 // ParseFlags parses args and rejects positional arguments. A problem is a
