@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"net/http"
 	"slices"
 	"sync"
 	"time"
@@ -345,42 +344,24 @@ func (c *Client) watchOnce(ctx context.Context, h Handler, known func(context.Co
 	connCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
-	req, err := c.newRequest(connCtx, http.MethodGet, "/global/event", nil, nil)
-	if err != nil {
-		return 0, fmt.Errorf("%s: build request: %w: %w", op, ErrNotAccepted, err)
-	}
-	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set("Cache-Control", "no-cache")
-
-	// A server that takes the connection but never answers is as dead as
-	// a silent one.
-	silence := time.AfterFunc(c.silence, func() { cancel(errSilent) })
-	defer silence.Stop()
-	resp, err := c.hc.Do(req)
-	silence.Stop()
-	if err != nil {
-		return 0, c.streamError(connCtx, op+": connect", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode == http.StatusOK && isHTML(resp.Header) || resp.StatusCode == http.StatusNotFound {
+	resp, err := c.openStream(connCtx, cancel, op, "/global/event")
+	if errors.Is(err, ErrNoRoute) || errors.Is(err, ErrNotFound) {
 		// No event stream there. Tell OpenCode 2, which answers its web
 		// app on every path outside /api, from a wrong address.
-		err := readAPIError(op+": connect", resp)
-		if resp.StatusCode == http.StatusOK {
-			err = fmt.Errorf("%s: connect: a web page, not an event stream: %w: %w", op, ErrNotAccepted, ErrNoRoute)
-		}
 		switch info, perr := c.Probe(ctx); {
 		case errors.Is(perr, ErrUnsupportedServer):
 			return 0, perr
 		case perr == nil && info.Generation == 2:
-			resp.Body.Close()
 			return c.watchOnce2(ctx, h, known, mem, failures)
 		}
+	}
+	if err != nil {
 		return 0, err
 	}
-	if resp.StatusCode != http.StatusOK {
-		return 0, readAPIError(op+": connect", resp)
-	}
+	defer resp.Body.Close()
+	silence := time.AfterFunc(c.silence, func() { cancel(errSilent) })
+	silence.Stop()
+	defer silence.Stop()
 	connected := time.Now()
 
 	ev := c.log.Info().Str("url", c.ep.Load().base)

@@ -215,10 +215,7 @@ func (c *Client) changesOnce(ctx context.Context, op string, sweeps chan<- struc
 	for {
 		ch, err := cr.Next()
 		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return hints, fmt.Errorf("%s: closed by the server: %w", op, ErrTransient)
-			}
-			return hints, transientError(connCtx, op+": read", err)
+			return hints, c.readError(connCtx, op, err)
 		}
 		switch {
 		case !ch.Sweep:
