@@ -203,21 +203,26 @@ func (c *Client) Watch(ctx context.Context, h Handler, known func(context.Contex
 		if ctx.Err() != nil {
 			return nil
 		}
-		if up >= c.backoffReset || c.moved(ep, err) {
-			backoff = c.backoffMin // a server found elsewhere is worth trying at once
-		}
-		wait := jitter(backoff)
+		// A server found elsewhere is worth trying at once.
+		wait := c.nextWait(&backoff, up >= c.backoffReset || c.moved(ep, err))
 		c.state.failed(c.now(), err)
 		c.logFailure(&failures, err, attempt, up, wait)
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !sleep(ctx, wait) {
 			return nil
-		case <-t.C:
 		}
-		backoff = min(2*backoff, c.backoffMax)
 	}
+}
+
+// nextWait returns the wait before the next reconnect: *backoff, or
+// backoffMin when reset, plus jitter. The one after it is twice as long,
+// up to backoffMax.
+func (c *Client) nextWait(backoff *time.Duration, reset bool) time.Duration {
+	if reset {
+		*backoff = c.backoffMin
+	}
+	wait := jitter(*backoff)
+	*backoff = min(2**backoff, c.backoffMax)
+	return wait
 }
 
 // jitter adds up to a tenth to d, so that many clients of one restarted
@@ -227,6 +232,18 @@ func jitter(d time.Duration) time.Duration {
 		return d
 	}
 	return d + rand.N(d/10)
+}
+
+// sleep waits for d, and reports false when ctx ends first.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }
 
 // failureLogEvery is how often one kind of failure that keeps coming back
