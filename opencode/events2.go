@@ -55,7 +55,7 @@ var envelopeTypes = []struct{ wire, as string }{
 func (er *EventReader) envelopeType(b []byte) (string, bool) {
 	for _, t := range envelopeTypes {
 		if t.wire == string(b) {
-			if !er.live && isLive(t.as) {
+			if k := kindOf(t.as); !er.live && k != nil && k.live {
 				return "", false
 			}
 			return t.as, true
