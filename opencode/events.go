@@ -500,16 +500,31 @@ func payloadType(b []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if i, err = valueOf(b, i, "type"); errors.Is(err, errNoKey) || errors.Is(err, errNotObject) {
+	typ, err := stringValue(b, i, "type", errNoPayloadType)
+	if errors.Is(err, errNotObject) {
 		return nil, errNoPayloadType
-	} else if err != nil {
+	}
+	return typ, err
+}
+
+// stringValue returns the raw contents of the string under key in the
+// object that opens at b[i]; missing when the object has no such string.
+func stringValue(b []byte, i int, key string, missing error) ([]byte, error) {
+	i, err := valueOf(b, i, key)
+	if errors.Is(err, errNoKey) {
+		return nil, missing
+	}
+	if err != nil {
 		return nil, err
 	}
-	typ, ok := stringAt(b, i)
-	if !ok {
-		return nil, errNoPayloadType
+	if i >= len(b) || b[i] != '"' {
+		return nil, missing
 	}
-	return typ, nil
+	end, err := skipString(b, i)
+	if err != nil {
+		return nil, missing
+	}
+	return b[i+1 : end-1], nil
 }
 
 // valueOf returns the index of the value of key in the object that opens
@@ -535,19 +550,6 @@ func valueOf(b []byte, i int, key string) (int, error) {
 			return 0, err
 		}
 	}
-}
-
-// stringAt returns the raw contents of the string that opens at b[i];
-// ok is false when no complete string does.
-func stringAt(b []byte, i int) ([]byte, bool) {
-	if i >= len(b) || b[i] != '"' {
-		return nil, false
-	}
-	end, err := skipString(b, i)
-	if err != nil {
-		return nil, false
-	}
-	return b[i+1 : end-1], true
 }
 
 // nextKey reads `[,] "key" :` starting at i, inside an object. It returns
