@@ -162,7 +162,7 @@ func (c *Client) contextMessages2(ctx context.Context, sessionID string) ([]cont
 		} `json:"content"`
 	}]
 	op := "list messages of session " + sessionID
-	if err := c.getCapped(ctx, op, sessionPath2(sessionID, "message"), q, &page); err != nil {
+	if err := c.getCapped(ctx, op, sessionPath(sessionID, "message"), q, &page); err != nil {
 		return nil, err
 	}
 	out := make([]contextMessage, 0, len(page.Data))

@@ -122,7 +122,7 @@ func (c *Client) promptFiles2(ctx context.Context, id, text string, files []File
 		"prompt":   map[string]any{"text": text, "files": fs},
 		"delivery": deliverQueue,
 	}
-	return c.call(ctx, "prompt session "+id+" with files", http.MethodPost, sessionPath2(id, "prompt"), nil, body, nil)
+	return c.call(ctx, "prompt session "+id+" with files", http.MethodPost, sessionPath(id, "prompt"), nil, body, nil)
 }
 
 // ModelInfo is the model a session runs on, and whether opencode hands it
@@ -208,7 +208,7 @@ func (c *Client) sessionModel2(ctx context.Context, dir, id string) (ModelInfo, 
 			ProviderID string `json:"providerID"`
 		} `json:"model"`
 	}]
-	if err := c.call(ctx, "get session "+id, http.MethodGet, sessionPath2(id, ""), nil, nil, &s); err != nil {
+	if err := c.call(ctx, "get session "+id, http.MethodGet, sessionPath(id), nil, nil, &s); err != nil {
 		return ModelInfo{}, err
 	}
 	m := ModelInfo{ProviderID: s.Data.Model.ProviderID, ID: s.Data.Model.ID}
