@@ -77,36 +77,29 @@ const (
 	KindForms = "forms"
 )
 
-func (s *Snapshot) setListed(sf Surface, kind string) {
-	switch {
-	case kind == KindForms:
-		s.FormsListed = true
-	case sf == SurfaceAPI && kind == KindQuestions:
-		s.APIQuestionsListed = true
-	case sf == SurfaceAPI:
-		s.APIPermissionsListed = true
-	case kind == KindQuestions:
-		s.QuestionsListed = true
-	default:
-		s.PermissionsListed = true
-	}
-}
+func (s *Snapshot) setListed(sf Surface, kind string) { *s.listedFlag(sf, kind) = true }
 
 // Listed reports whether the list of kind (KindQuestions, KindPermissions
 // or, of SurfaceAPI, KindForms) of surface sf succeeded, so a stored
 // request of that kind and surface missing from it is gone.
 func (s Snapshot) Listed(sf Surface, kind string) bool {
+	return (kind != KindForms || sf == SurfaceAPI) && *s.listedFlag(sf, kind)
+}
+
+// listedFlag is the field saying whether the list of kind of surface sf
+// succeeded.
+func (s *Snapshot) listedFlag(sf Surface, kind string) *bool {
 	switch {
 	case kind == KindForms:
-		return sf == SurfaceAPI && s.FormsListed
+		return &s.FormsListed
 	case sf == SurfaceAPI && kind == KindQuestions:
-		return s.APIQuestionsListed
+		return &s.APIQuestionsListed
 	case sf == SurfaceAPI:
-		return s.APIPermissionsListed
+		return &s.APIPermissionsListed
 	case kind == KindQuestions:
-		return s.QuestionsListed
+		return &s.QuestionsListed
 	default:
-		return s.PermissionsListed
+		return &s.PermissionsListed
 	}
 }
 
