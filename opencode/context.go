@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -99,11 +100,8 @@ type contextPart struct {
 // /session/{id}/message: ?limit=N is honoured and keeps the newest N
 // (checked against 1.18.33), listed oldest first.
 func (c *Client) contextMessages1(ctx context.Context, dir, sessionID string) ([]contextMessage, error) {
-	q := dirQuery(dir)
-	if q == nil {
-		q = url.Values{}
-	}
-	q.Set("limit", strconv.Itoa(contextMessages))
+	q := url.Values{"limit": {strconv.Itoa(contextMessages)}}
+	maps.Copy(q, dirQuery(dir))
 	var wire []struct {
 		Info struct {
 			ID   string `json:"id"`
