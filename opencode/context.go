@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -99,11 +100,8 @@ type contextPart struct {
 // /session/{id}/message: ?limit=N is honoured and keeps the newest N
 // (checked against 1.18.33), listed oldest first.
 func (c *Client) contextMessages1(ctx context.Context, dir, sessionID string) ([]contextMessage, error) {
-	q := dirQuery(dir)
-	if q == nil {
-		q = url.Values{}
-	}
-	q.Set("limit", strconv.Itoa(contextMessages))
+	q := url.Values{"limit": {strconv.Itoa(contextMessages)}}
+	maps.Copy(q, dirQuery(dir))
 	var wire []struct {
 		Info struct {
 			ID   string `json:"id"`
@@ -162,7 +160,7 @@ func (c *Client) contextMessages2(ctx context.Context, sessionID string) ([]cont
 		} `json:"content"`
 	}]
 	op := "list messages of session " + sessionID
-	if err := c.getCapped(ctx, op, sessionPath2(sessionID, "message"), q, &page); err != nil {
+	if err := c.getCapped(ctx, op, sessionPath(sessionID, "message"), q, &page); err != nil {
 		return nil, err
 	}
 	out := make([]contextMessage, 0, len(page.Data))

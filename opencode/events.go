@@ -301,36 +301,16 @@ var eventKinds = slices.Concat(legacyKinds, []eventKind{
 	v2Kind(TypePermissionV2Replied, TypePermissionReplied, nil),
 	// OpenCode 2's forms. A url form without its url, or a form without
 	// fields, is still delivered: the bot decides what to do with it.
-	{
-		name: TypeFormCreated, only2: true,
-		props: func(ev *Event) any { ev.FormAsked = new(Form); return &formCreated{ev.FormAsked} },
-		session: func(ev *Event) string {
-			return field(ev.FormAsked, func(p *Form) string { return p.SessionID })
-		},
-		missing: func(ev *Event) string {
-			return required("form.id", ev.FormAsked.ID, "form.sessionID", ev.FormAsked.SessionID)
-		},
-	},
-	{
-		name: TypeFormReplied, only2: true,
-		props: func(ev *Event) any { ev.FormReplied = new(FormReplied); return ev.FormReplied },
-		session: func(ev *Event) string {
-			return field(ev.FormReplied, func(p *FormReplied) string { return p.SessionID })
-		},
-		missing: func(ev *Event) string {
-			return required("id", ev.FormReplied.ID, "sessionID", ev.FormReplied.SessionID)
-		},
-	},
-	{
-		name: TypeFormCancelled, only2: true,
-		props: func(ev *Event) any { ev.FormCancelled = new(FormCancelled); return ev.FormCancelled },
-		session: func(ev *Event) string {
-			return field(ev.FormCancelled, func(p *FormCancelled) string { return p.SessionID })
-		},
-		missing: func(ev *Event) string {
-			return required("id", ev.FormCancelled.ID, "sessionID", ev.FormCancelled.SessionID)
-		},
-	},
+	formKind(kindFor(TypeFormCreated, func(ev *Event) **Form { return &ev.FormAsked },
+		func(p *Form) string { return p.SessionID },
+		func(p *Form) string { return required("form.id", p.ID, "form.sessionID", p.SessionID) }),
+		func(ev *Event) any { ev.FormAsked = new(Form); return &formCreated{ev.FormAsked} }),
+	formKind(kindFor(TypeFormReplied, func(ev *Event) **FormReplied { return &ev.FormReplied },
+		func(p *FormReplied) string { return p.SessionID },
+		func(p *FormReplied) string { return required("id", p.ID, "sessionID", p.SessionID) }), nil),
+	formKind(kindFor(TypeFormCancelled, func(ev *Event) **FormCancelled { return &ev.FormCancelled },
+		func(p *FormCancelled) string { return p.SessionID },
+		func(p *FormCancelled) string { return required("id", p.ID, "sessionID", p.SessionID) }), nil),
 	// server.connected and server.heartbeat carry nothing to keep.
 	{name: TypeServerConnected},
 	{name: TypeServerHeartbeat},
@@ -339,70 +319,62 @@ var eventKinds = slices.Concat(legacyKinds, []eventKind{
 // legacyKinds are the event types of the legacy surface that carry
 // properties; the /api surface's kinds are built from them.
 var legacyKinds = []eventKind{
-	{
-		name:  TypeQuestionAsked,
-		props: func(ev *Event) any { ev.QuestionAsked = new(QuestionRequest); return ev.QuestionAsked },
-		session: func(ev *Event) string {
-			return field(ev.QuestionAsked, func(p *QuestionRequest) string { return p.SessionID })
-		},
-		missing: func(ev *Event) string {
-			p := ev.QuestionAsked
+	kindFor(TypeQuestionAsked, func(ev *Event) **QuestionRequest { return &ev.QuestionAsked },
+		func(p *QuestionRequest) string { return p.SessionID },
+		func(p *QuestionRequest) string {
 			if m := required("id", p.ID, "sessionID", p.SessionID); m != "" || len(p.Questions) > 0 {
 				return m
 			}
 			return "questions"
-		},
-	},
-	{
-		name:  TypeQuestionReplied,
-		props: func(ev *Event) any { ev.QuestionReplied = new(QuestionReplied); return ev.QuestionReplied },
+		}),
+	kindFor(TypeQuestionReplied, func(ev *Event) **QuestionReplied { return &ev.QuestionReplied },
+		func(p *QuestionReplied) string { return p.SessionID },
+		func(p *QuestionReplied) string { return required("requestID", p.RequestID) }),
+	kindFor(TypeQuestionRejected, func(ev *Event) **QuestionRejected { return &ev.QuestionRejected },
+		func(p *QuestionRejected) string { return p.SessionID },
+		func(p *QuestionRejected) string { return required("requestID", p.RequestID) }),
+	kindFor(TypePermissionAsked, func(ev *Event) **PermissionRequest { return &ev.PermissionAsked },
+		func(p *PermissionRequest) string { return p.SessionID },
+		func(p *PermissionRequest) string { return required("id", p.ID, "sessionID", p.SessionID) }),
+	kindFor(TypePermissionReplied, func(ev *Event) **PermissionReplied { return &ev.PermissionReplied },
+		func(p *PermissionReplied) string { return p.SessionID },
+		func(p *PermissionReplied) string { return required("requestID", p.RequestID) }),
+	kindFor(TypeSessionIdle, func(ev *Event) **SessionIdle { return &ev.SessionIdle },
+		func(p *SessionIdle) string { return p.SessionID },
+		func(p *SessionIdle) string { return required("sessionID", p.SessionID) }),
+	// session.error may belong to no session.
+	kindFor(TypeSessionError, func(ev *Event) **SessionError { return &ev.SessionError },
+		func(p *SessionError) string { return p.SessionID }, nil),
+}
+
+// kindFor is the entry of type name whose properties decode into the
+// field of Event that field points at; session and missing (nil: none
+// required) read them.
+func kindFor[T any](name string, field func(*Event) **T, session, missing func(*T) string) eventKind {
+	k := eventKind{
+		name:  name,
+		props: func(ev *Event) any { *field(ev) = new(T); return *field(ev) },
 		session: func(ev *Event) string {
-			return field(ev.QuestionReplied, func(p *QuestionReplied) string { return p.SessionID })
+			if p := *field(ev); p != nil {
+				return session(p)
+			}
+			return ""
 		},
-		missing: func(ev *Event) string { return required("requestID", ev.QuestionReplied.RequestID) },
-	},
-	{
-		name:  TypeQuestionRejected,
-		props: func(ev *Event) any { ev.QuestionRejected = new(QuestionRejected); return ev.QuestionRejected },
-		session: func(ev *Event) string {
-			return field(ev.QuestionRejected, func(p *QuestionRejected) string { return p.SessionID })
-		},
-		missing: func(ev *Event) string { return required("requestID", ev.QuestionRejected.RequestID) },
-	},
-	{
-		name:  TypePermissionAsked,
-		props: func(ev *Event) any { ev.PermissionAsked = new(PermissionRequest); return ev.PermissionAsked },
-		session: func(ev *Event) string {
-			return field(ev.PermissionAsked, func(p *PermissionRequest) string { return p.SessionID })
-		},
-		missing: func(ev *Event) string {
-			return required("id", ev.PermissionAsked.ID, "sessionID", ev.PermissionAsked.SessionID)
-		},
-	},
-	{
-		name:  TypePermissionReplied,
-		props: func(ev *Event) any { ev.PermissionReplied = new(PermissionReplied); return ev.PermissionReplied },
-		session: func(ev *Event) string {
-			return field(ev.PermissionReplied, func(p *PermissionReplied) string { return p.SessionID })
-		},
-		missing: func(ev *Event) string { return required("requestID", ev.PermissionReplied.RequestID) },
-	},
-	{
-		name:  TypeSessionIdle,
-		props: func(ev *Event) any { ev.SessionIdle = new(SessionIdle); return ev.SessionIdle },
-		session: func(ev *Event) string {
-			return field(ev.SessionIdle, func(p *SessionIdle) string { return p.SessionID })
-		},
-		missing: func(ev *Event) string { return required("sessionID", ev.SessionIdle.SessionID) },
-	},
-	{
-		// session.error may belong to no session.
-		name:  TypeSessionError,
-		props: func(ev *Event) any { ev.SessionError = new(SessionError); return ev.SessionError },
-		session: func(ev *Event) string {
-			return field(ev.SessionError, func(p *SessionError) string { return p.SessionID })
-		},
-	},
+	}
+	if missing != nil {
+		k.missing = func(ev *Event) string { return missing(*field(ev)) }
+	}
+	return k
+}
+
+// formKind marks k a type of OpenCode 2 alone, decoded with props when
+// not nil.
+func formKind(k eventKind, props func(ev *Event) any) eventKind {
+	k.only2 = true
+	if props != nil {
+		k.props = props
+	}
+	return k
 }
 
 // formCreated is the data of form.created: {form}.
@@ -443,14 +415,6 @@ func (ev *Event) setSurface() {
 	if ev.PermissionAsked != nil {
 		ev.PermissionAsked.Surface = SurfaceAPI
 	}
-}
-
-// field returns f(p), or "" when p is nil.
-func field[T any](p *T, f func(*T) string) string {
-	if p == nil {
-		return ""
-	}
-	return f(p)
 }
 
 // required returns the first name (of name, value pairs) whose value is
@@ -536,16 +500,31 @@ func payloadType(b []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if i, err = valueOf(b, i, "type"); errors.Is(err, errNoKey) || errors.Is(err, errNotObject) {
+	typ, err := stringValue(b, i, "type", errNoPayloadType)
+	if errors.Is(err, errNotObject) {
 		return nil, errNoPayloadType
-	} else if err != nil {
+	}
+	return typ, err
+}
+
+// stringValue returns the raw contents of the string under key in the
+// object that opens at b[i]; missing when the object has no such string.
+func stringValue(b []byte, i int, key string, missing error) ([]byte, error) {
+	i, err := valueOf(b, i, key)
+	if errors.Is(err, errNoKey) {
+		return nil, missing
+	}
+	if err != nil {
 		return nil, err
 	}
-	typ, ok := stringAt(b, i)
-	if !ok {
-		return nil, errNoPayloadType
+	if i >= len(b) || b[i] != '"' {
+		return nil, missing
 	}
-	return typ, nil
+	end, err := skipString(b, i)
+	if err != nil {
+		return nil, missing
+	}
+	return b[i+1 : end-1], nil
 }
 
 // valueOf returns the index of the value of key in the object that opens
@@ -571,19 +550,6 @@ func valueOf(b []byte, i int, key string) (int, error) {
 			return 0, err
 		}
 	}
-}
-
-// stringAt returns the raw contents of the string that opens at b[i];
-// ok is false when no complete string does.
-func stringAt(b []byte, i int) ([]byte, bool) {
-	if i >= len(b) || b[i] != '"' {
-		return nil, false
-	}
-	end, err := skipString(b, i)
-	if err != nil {
-		return nil, false
-	}
-	return b[i+1 : end-1], true
 }
 
 // nextKey reads `[,] "key" :` starting at i, inside an object. It returns

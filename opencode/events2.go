@@ -2,7 +2,6 @@ package opencode
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 
@@ -55,30 +54,13 @@ var envelopeTypes = []struct{ wire, as string }{
 func (er *EventReader) envelopeType(b []byte) (string, bool) {
 	for _, t := range envelopeTypes {
 		if t.wire == string(b) {
-			if !er.live && isLive(t.as) {
+			if k := kindOf(t.as); !er.live && k != nil && k.live {
 				return "", false
 			}
 			return t.as, true
 		}
 	}
 	return "", false
-}
-
-// topType returns the raw bytes of the string type at the top of a
-// record, without decoding or allocating.
-func topType(b []byte) ([]byte, error) {
-	i, err := valueOf(b, 0, "type")
-	if errors.Is(err, errNoKey) {
-		return nil, errNoType
-	}
-	if err != nil {
-		return nil, err
-	}
-	typ, ok := stringAt(b, i)
-	if !ok {
-		return nil, errNoType
-	}
-	return typ, nil
 }
 
 // wireEnvelope is one record of OpenCode 2's GET /api/event; Data holds a
@@ -93,7 +75,7 @@ type wireEnvelope struct {
 
 // decodeEnvelope is decode for OpenCode 2's envelope.
 func (er *EventReader) decodeEnvelope(data []byte) (Event, bool) {
-	raw, err := topType(data)
+	raw, err := stringValue(data, 0, "type", errNoType)
 	if err != nil {
 		er.log.Warn().Err(err).Int("bytes", len(data)).Msg("malformed opencode event record; skipped")
 		return Event{}, false
@@ -156,7 +138,7 @@ func (cr *ChangeReader) Next() (Change, error) {
 
 func (cr *ChangeReader) decode(data []byte) (Change, bool) {
 	log := cr.er.log
-	raw, err := topType(data)
+	raw, err := stringValue(data, 0, "type", errNoType)
 	if err != nil {
 		log.Warn().Err(err).Int("bytes", len(data)).Msg("malformed opencode change record; skipped")
 		return Change{}, false

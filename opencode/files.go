@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -38,10 +39,8 @@ func NewFile(name string, data []byte) (File, error) {
 		name = "file"
 	}
 	sniffed, _, _ := strings.Cut(http.DetectContentType(data), ";")
-	for _, t := range imageTypes {
-		if sniffed == t {
-			return File{Name: name, MIME: t, Data: data}, nil
-		}
+	if slices.Contains(imageTypes, sniffed) {
+		return File{Name: name, MIME: sniffed, Data: data}, nil
 	}
 	if utf8.Valid(data) && bytes.IndexByte(data, 0) < 0 {
 		return File{Name: name, MIME: "text/plain", Data: data}, nil
@@ -123,7 +122,7 @@ func (c *Client) promptFiles2(ctx context.Context, id, text string, files []File
 		"prompt":   map[string]any{"text": text, "files": fs},
 		"delivery": deliverQueue,
 	}
-	return c.call(ctx, "prompt session "+id+" with files", http.MethodPost, sessionPath2(id, "prompt"), nil, body, nil)
+	return c.call(ctx, "prompt session "+id+" with files", http.MethodPost, sessionPath(id, "prompt"), nil, body, nil)
 }
 
 // ModelInfo is the model a session runs on, and whether opencode hands it
@@ -209,16 +208,12 @@ func (c *Client) sessionModel2(ctx context.Context, dir, id string) (ModelInfo, 
 			ProviderID string `json:"providerID"`
 		} `json:"model"`
 	}]
-	if err := c.call(ctx, "get session "+id, http.MethodGet, sessionPath2(id, ""), nil, nil, &s); err != nil {
+	if err := c.call(ctx, "get session "+id, http.MethodGet, sessionPath(id), nil, nil, &s); err != nil {
 		return ModelInfo{}, err
 	}
 	m := ModelInfo{ProviderID: s.Data.Model.ProviderID, ID: s.Data.Model.ID}
 	if m.ID == "" {
 		return ModelInfo{}, fmt.Errorf("session model of %s: the session names no model: %w", id, ErrNotFound)
-	}
-	var q url.Values
-	if dir != "" {
-		q = url.Values{"location[directory]": {dir}}
 	}
 	var models data2[[]struct {
 		ID           string `json:"id"`
@@ -228,15 +223,12 @@ func (c *Client) sessionModel2(ctx context.Context, dir, id string) (ModelInfo, 
 			Input []string `json:"input"`
 		} `json:"capabilities"`
 	}]
-	if err := c.call(ctx, "list models", http.MethodGet, "/api/model", q, nil, &models); err != nil {
+	if err := c.call(ctx, "list models", http.MethodGet, "/api/model", locationQuery(dir), nil, &models); err != nil {
 		return ModelInfo{}, err
 	}
 	for _, model := range models.Data {
 		if model.ID == m.ID && model.ProviderID == m.ProviderID {
-			m.Name = model.Name
-			for _, in := range model.Capabilities.Input {
-				m.Image = m.Image || in == "image"
-			}
+			m.Name, m.Image = model.Name, slices.Contains(model.Capabilities.Input, "image")
 			return m, nil
 		}
 	}

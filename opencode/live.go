@@ -1,9 +1,6 @@
 package opencode
 
-import (
-	"encoding/json"
-	"slices"
-)
+import "encoding/json"
 
 // The event types of a turn's progress, read only by a reader with live
 // status on (WithLiveStatus, EventReader.LiveStatus): they are most of a
@@ -265,9 +262,4 @@ var liveKinds = []eventKind{
 	liveKind(TypeToolSucceeded, true, func(ev *Event) any { return &toolDecoder2{ev, "completed"} }),
 	liveKind(TypeToolFailed, true, func(ev *Event) any { return &toolDecoder2{ev, "error"} }),
 	liveKind(TypeStepEnded, true, func(ev *Event) any { return &stepDecoder2{ev} }),
-}
-
-// isLive reports whether type name is one of liveKinds.
-func isLive(name string) bool {
-	return slices.ContainsFunc(liveKinds, func(k eventKind) bool { return k.name == name })
 }

@@ -3,6 +3,7 @@ package opencode
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -45,11 +46,8 @@ func (c *Client) LastAssistantText(ctx context.Context, dir, sessionID string) (
 	if c.Generation() == 2 {
 		return "", nil // no message route of OpenCode 2 is known yet
 	}
-	q := dirQuery(dir)
-	if q == nil {
-		q = url.Values{}
-	}
-	q.Set("limit", strconv.Itoa(lastMessages))
+	q := url.Values{"limit": {strconv.Itoa(lastMessages)}}
+	maps.Copy(q, dirQuery(dir))
 	var msgs []messageWithParts
 	op := "list messages of session " + sessionID
 	if err := c.call(ctx, op, http.MethodGet, "/session/"+url.PathEscape(sessionID)+"/message", q, nil, &msgs); err != nil {

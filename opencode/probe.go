@@ -2,10 +2,8 @@ package opencode
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -107,9 +105,7 @@ func (c *Client) apiHealth(ctx context.Context) (ok, healthy bool, version strin
 		Healthy *bool  `json:"healthy"`
 		Version string `json:"version"`
 	}
-	err := c.do(ctx, "api health", http.MethodGet, "/api/health", nil, nil, func(r io.Reader) error {
-		return json.NewDecoder(r).Decode(&h)
-	})
+	err := c.call(ctx, "api health", http.MethodGet, "/api/health", nil, nil, &h)
 	if err != nil || h.Healthy == nil {
 		return false, false, ""
 	}

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 )
 
 // ListQuestions returns the questions pending in directory dir.
@@ -96,12 +95,6 @@ func (c *Client) ReplyPermission(ctx context.Context, dir, sessionID, requestID,
 func (c *Client) ResolveQuestionID(ctx context.Context, ref QuestionRef) (string, error) {
 	op := fmt.Sprintf("resolve question %s (session %s, call %s)", ref.RequestID, ref.SessionID, ref.CallID)
 	var lastErr error
-	var timer *time.Timer
-	defer func() {
-		if timer != nil {
-			timer.Stop()
-		}
-	}()
 	for attempt := 1; ; attempt++ {
 		qs, err := c.Requests(ref.Surface).ListQuestions(ctx, ref.Directory)
 		switch {
@@ -121,15 +114,8 @@ func (c *Client) ResolveQuestionID(ctx context.Context, ref QuestionRef) (string
 		if attempt >= c.resolveAttempts {
 			break
 		}
-		if timer == nil {
-			timer = time.NewTimer(c.resolveInterval)
-		} else {
-			timer.Reset(c.resolveInterval)
-		}
-		select {
-		case <-ctx.Done():
+		if !sleep(ctx, c.resolveInterval) {
 			return "", fmt.Errorf("%s: %w: %w", op, ErrTransient, ctx.Err())
-		case <-timer.C:
 		}
 	}
 	if lastErr != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 )
 
@@ -49,15 +48,6 @@ func (s session2) session() Session {
 	return out
 }
 
-// sessionPath2 is the path of session id's route sub ("" for the session).
-func sessionPath2(id, sub string) string {
-	p := "/api/session/" + url.PathEscape(id)
-	if sub != "" {
-		p += "/" + sub
-	}
-	return p
-}
-
 func (c *Client) createSession2(ctx context.Context, dir, title string) (Session, error) {
 	body := map[string]any{"location": map[string]string{"directory": dir}}
 	if t := strings.TrimSpace(title); t != "" {
@@ -75,7 +65,7 @@ func (c *Client) createSession2(ctx context.Context, dir, title string) (Session
 
 func (c *Client) getSession2(ctx context.Context, id string) (Session, error) {
 	var s data2[session2]
-	if err := c.call(ctx, "get session "+id, http.MethodGet, sessionPath2(id, ""), nil, nil, &s); err != nil {
+	if err := c.call(ctx, "get session "+id, http.MethodGet, sessionPath(id), nil, nil, &s); err != nil {
 		return Session{}, err
 	}
 	if s.Data.ID == "" {
@@ -120,14 +110,14 @@ func (c *Client) busySessions2(ctx context.Context) (map[string]bool, error) {
 // is not needed.
 func (c *Client) prompt2(ctx context.Context, id, text, delivery string) error {
 	body := map[string]any{"text": text, "prompt": map[string]string{"text": text}, "delivery": delivery}
-	return c.call(ctx, "prompt session "+id, http.MethodPost, sessionPath2(id, "prompt"), nil, body, nil)
+	return c.call(ctx, "prompt session "+id, http.MethodPost, sessionPath(id, "prompt"), nil, body, nil)
 }
 
 // interrupt2 stops session id's turn. The answer is 204 (@8c6ff62) or 200
 // {interrupted} (@01fd0c8), false for an idle session: no error either
 // way, as 1.x's abort of an idle session is none.
 func (c *Client) interrupt2(ctx context.Context, id string) error {
-	return c.call(ctx, "interrupt session "+id, http.MethodPost, sessionPath2(id, "interrupt"), nil, nil, nil)
+	return c.call(ctx, "interrupt session "+id, http.MethodPost, sessionPath(id, "interrupt"), nil, nil, nil)
 }
 
 // Steer sends text into the turn session id of dir is running, as

@@ -178,6 +178,8 @@ func mapPermissions(ws []permissionV2) []PermissionRequest {
 	return ps
 }
 
+// sessionPath is the /api path of session sessionID, or of its route
+// rest, each part escaped.
 func sessionPath(sessionID string, rest ...string) string {
 	p := "/api/session/" + url.PathEscape(sessionID)
 	for _, r := range rest {

@@ -108,11 +108,14 @@ type permissionV2 struct {
 	Resources []string        `json:"resources,omitempty"`
 	Save      []string        `json:"save,omitempty"`
 	Metadata  json.RawMessage `json:"metadata,omitempty"`
-	Source    *struct {
-		Type      string `json:"type"`
-		MessageID string `json:"messageID"`
-		CallID    string `json:"callID"`
-	} `json:"source,omitempty"`
+	Source    *toolSource     `json:"source,omitempty"`
+}
+
+// toolSource is the tool call an /api permission request comes from.
+type toolSource struct {
+	Type      string `json:"type"`
+	MessageID string `json:"messageID"`
+	CallID    string `json:"callID"`
 }
 
 func (w permissionV2) request() PermissionRequest {
@@ -150,11 +153,7 @@ func (p PermissionRequest) V2() any {
 		w.Resources = []string{} // required by the schema
 	}
 	if p.Tool != nil {
-		w.Source = &struct {
-			Type      string `json:"type"`
-			MessageID string `json:"messageID"`
-			CallID    string `json:"callID"`
-		}{"tool", p.Tool.MessageID, p.Tool.CallID}
+		w.Source = &toolSource{"tool", p.Tool.MessageID, p.Tool.CallID}
 	}
 	return w
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"net/http"
 	"slices"
 	"sync"
 	"time"
@@ -78,36 +77,29 @@ const (
 	KindForms = "forms"
 )
 
-func (s *Snapshot) setListed(sf Surface, kind string) {
-	switch {
-	case kind == KindForms:
-		s.FormsListed = true
-	case sf == SurfaceAPI && kind == KindQuestions:
-		s.APIQuestionsListed = true
-	case sf == SurfaceAPI:
-		s.APIPermissionsListed = true
-	case kind == KindQuestions:
-		s.QuestionsListed = true
-	default:
-		s.PermissionsListed = true
-	}
-}
+func (s *Snapshot) setListed(sf Surface, kind string) { *s.listedFlag(sf, kind) = true }
 
 // Listed reports whether the list of kind (KindQuestions, KindPermissions
 // or, of SurfaceAPI, KindForms) of surface sf succeeded, so a stored
 // request of that kind and surface missing from it is gone.
 func (s Snapshot) Listed(sf Surface, kind string) bool {
+	return (kind != KindForms || sf == SurfaceAPI) && *s.listedFlag(sf, kind)
+}
+
+// listedFlag is the field saying whether the list of kind of surface sf
+// succeeded.
+func (s *Snapshot) listedFlag(sf Surface, kind string) *bool {
 	switch {
 	case kind == KindForms:
-		return sf == SurfaceAPI && s.FormsListed
+		return &s.FormsListed
 	case sf == SurfaceAPI && kind == KindQuestions:
-		return s.APIQuestionsListed
+		return &s.APIQuestionsListed
 	case sf == SurfaceAPI:
-		return s.APIPermissionsListed
+		return &s.APIPermissionsListed
 	case kind == KindQuestions:
-		return s.QuestionsListed
+		return &s.QuestionsListed
 	default:
-		return s.PermissionsListed
+		return &s.PermissionsListed
 	}
 }
 
@@ -204,21 +196,26 @@ func (c *Client) Watch(ctx context.Context, h Handler, known func(context.Contex
 		if ctx.Err() != nil {
 			return nil
 		}
-		if up >= c.backoffReset || c.moved(ep, err) {
-			backoff = c.backoffMin // a server found elsewhere is worth trying at once
-		}
-		wait := jitter(backoff)
+		// A server found elsewhere is worth trying at once.
+		wait := c.nextWait(&backoff, up >= c.backoffReset || c.moved(ep, err))
 		c.state.failed(c.now(), err)
 		c.logFailure(&failures, err, attempt, up, wait)
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !sleep(ctx, wait) {
 			return nil
-		case <-t.C:
 		}
-		backoff = min(2*backoff, c.backoffMax)
 	}
+}
+
+// nextWait returns the wait before the next reconnect: *backoff, or
+// backoffMin when reset, plus jitter. The one after it is twice as long,
+// up to backoffMax.
+func (c *Client) nextWait(backoff *time.Duration, reset bool) time.Duration {
+	if reset {
+		*backoff = c.backoffMin
+	}
+	wait := jitter(*backoff)
+	*backoff = min(2**backoff, c.backoffMax)
+	return wait
 }
 
 // jitter adds up to a tenth to d, so that many clients of one restarted
@@ -228,6 +225,18 @@ func jitter(d time.Duration) time.Duration {
 		return d
 	}
 	return d + rand.N(d/10)
+}
+
+// sleep waits for d, and reports false when ctx ends first.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }
 
 // failureLogEvery is how often one kind of failure that keeps coming back
@@ -345,42 +354,24 @@ func (c *Client) watchOnce(ctx context.Context, h Handler, known func(context.Co
 	connCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
-	req, err := c.newRequest(connCtx, http.MethodGet, "/global/event", nil, nil)
-	if err != nil {
-		return 0, fmt.Errorf("%s: build request: %w: %w", op, ErrNotAccepted, err)
-	}
-	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set("Cache-Control", "no-cache")
-
-	// A server that takes the connection but never answers is as dead as
-	// a silent one.
-	silence := time.AfterFunc(c.silence, func() { cancel(errSilent) })
-	defer silence.Stop()
-	resp, err := c.hc.Do(req)
-	silence.Stop()
-	if err != nil {
-		return 0, c.streamError(connCtx, op+": connect", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode == http.StatusOK && isHTML(resp.Header) || resp.StatusCode == http.StatusNotFound {
+	resp, err := c.openStream(connCtx, cancel, op, "/global/event")
+	if errors.Is(err, ErrNoRoute) || errors.Is(err, ErrNotFound) {
 		// No event stream there. Tell OpenCode 2, which answers its web
 		// app on every path outside /api, from a wrong address.
-		err := readAPIError(op+": connect", resp)
-		if resp.StatusCode == http.StatusOK {
-			err = fmt.Errorf("%s: connect: a web page, not an event stream: %w: %w", op, ErrNotAccepted, ErrNoRoute)
-		}
 		switch info, perr := c.Probe(ctx); {
 		case errors.Is(perr, ErrUnsupportedServer):
 			return 0, perr
 		case perr == nil && info.Generation == 2:
-			resp.Body.Close()
 			return c.watchOnce2(ctx, h, known, mem, failures)
 		}
+	}
+	if err != nil {
 		return 0, err
 	}
-	if resp.StatusCode != http.StatusOK {
-		return 0, readAPIError(op+": connect", resp)
-	}
+	defer resp.Body.Close()
+	silence := time.AfterFunc(c.silence, func() { cancel(errSilent) })
+	silence.Stop()
+	defer silence.Stop()
 	connected := time.Now()
 
 	ev := c.log.Info().Str("url", c.ep.Load().base)

@@ -173,11 +173,7 @@ func (c *Client) followChanges(ctx context.Context, sweeps chan<- struct{}) {
 		if ctx.Err() != nil {
 			return
 		}
-		up := time.Since(start)
-		if up >= c.backoffReset {
-			backoff = c.backoffMin
-		}
-		wait := jitter(backoff)
+		wait := c.nextWait(&backoff, time.Since(start) >= c.backoffReset)
 		logged, repeats, since := failures.admit(errorClass(err), c.now())
 		e := c.log.Debug().Bool("repeat", true)
 		if logged {
@@ -188,14 +184,9 @@ func (c *Client) followChanges(ctx context.Context, sweeps chan<- struct{}) {
 			e = e.Int("unlogged_failures", repeats).Time("unlogged_since", since)
 		}
 		e.Msg("opencode change stream failed; reconnecting it (events still flow)")
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !sleep(ctx, wait) {
 			return
-		case <-t.C:
 		}
-		backoff = min(2*backoff, c.backoffMax)
 	}
 }
 
@@ -215,10 +206,7 @@ func (c *Client) changesOnce(ctx context.Context, op string, sweeps chan<- struc
 	for {
 		ch, err := cr.Next()
 		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return hints, fmt.Errorf("%s: closed by the server: %w", op, ErrTransient)
-			}
-			return hints, transientError(connCtx, op+": read", err)
+			return hints, c.readError(connCtx, op, err)
 		}
 		switch {
 		case !ch.Sweep:
