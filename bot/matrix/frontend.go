@@ -419,7 +419,7 @@ func (f *Frontend) Tell(ctx context.Context, at pending.Place, key string, user 
 
 // Notify posts notice n; a reply to it continues n's session.
 func (f *Frontend) Notify(ctx context.Context, n frontend.Notice) (pending.Place, error) {
-	h := renderNotice(f.tx, n, len(f.c.AllowList()) > 0)
+	h := renderNotice(f.tx, n, len(f.c.allow) > 0)
 	// A notice is not owed across a crash: a random transaction ID.
 	ev, err := f.c.Send(ctx, randomTxn(), Message{Text: plain(h), HTML: h})
 	if err != nil {

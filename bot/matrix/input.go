@@ -38,7 +38,7 @@ func (f *Frontend) Serve(ctx context.Context, core frontend.Core) error {
 // when the State cannot be read, which a retry may mend.
 func (f *Frontend) Handle(ctx context.Context, core frontend.Core, ev Event) error {
 	log := f.log.With().Str("event", ev.ID).Str("sender", ev.Sender).Str("kind", ev.Kind.String()).Logger()
-	if !f.c.Allows(ev.Sender) {
+	if !f.c.allow.Allows(ev.Sender) {
 		log.Debug().Msg("matrix: ignoring an event of someone not on the allow-list")
 		return nil
 	}

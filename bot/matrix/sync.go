@@ -317,34 +317,15 @@ func (c *Client) handle(ctx context.Context, raw json.RawMessage, h Handler) err
 		c.log.Warn().Err(err).Msg("matrix: event not understood, ignored")
 		return nil
 	}
-	if !ok || ev.Sender == c.settings.UserID || ev.Room != c.settings.RoomID || c.recent.has(ev.ID) {
+	if !ok || ev.Sender == c.settings.UserID || ev.Room != c.settings.RoomID {
+		return nil
+	}
+	if _, seen := c.recent.Get(ev.ID); seen {
 		return nil
 	}
 	if err := h(ctx, ev); err != nil {
 		return fmt.Errorf("handle %s %s: %w", ev.Kind, ev.ID, err)
 	}
-	c.recent.add(ev.ID)
+	c.recent.Put(ev.ID, struct{}{})
 	return nil
-}
-
-// recentIDs is a bounded set of the event IDs handled last.
-type recentIDs struct {
-	ring []string
-	next int
-	set  map[string]bool
-}
-
-func newRecentIDs(n int) *recentIDs {
-	return &recentIDs{ring: make([]string, n), set: make(map[string]bool, n)}
-}
-
-func (r *recentIDs) has(id string) bool { return r.set[id] }
-
-func (r *recentIDs) add(id string) {
-	if old := r.ring[r.next]; old != "" {
-		delete(r.set, old)
-	}
-	r.ring[r.next] = id
-	r.set[id] = true
-	r.next = (r.next + 1) % len(r.ring)
 }
