@@ -65,19 +65,6 @@ type messagesResponse struct {
 func (c *Client) Run(ctx context.Context, h Handler) error {
 	var filterID string
 	wait := retryFirst
-	retry := func(what string, err error) error {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		c.log.Warn().Err(err).Dur("retryIn", wait).Msg("matrix: " + what)
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(wait):
-		}
-		wait = min(2*wait, retryMax)
-		return nil
-	}
 	for {
 		cur, err := c.cursor()
 		if err != nil {
@@ -102,9 +89,16 @@ func (c *Client) Run(ctx context.Context, h Handler) error {
 				"set a new one, or restart to log in again with the password")
 		}
 		if err != nil {
-			if rerr := retry("sync failed", err); rerr != nil {
-				return rerr
+			if ctx.Err() != nil {
+				return ctx.Err()
 			}
+			c.log.Warn().Err(err).Dur("retryIn", wait).Msg("matrix: sync failed")
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(wait):
+			}
+			wait = min(2*wait, retryMax)
 			continue
 		}
 		wait = retryFirst
