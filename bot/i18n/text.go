@@ -1,6 +1,7 @@
 package i18n
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -264,4 +265,13 @@ func (t *Text) Span(d time.Duration) string {
 		return t.Hours(int(d/time.Hour), int(d%time.Hour/time.Minute))
 	}
 	return t.Days(int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour))
+}
+
+// units says a of unit ua and b of unit ub, b left out when 0: "2 h 5 min".
+func units(a int, ua string, b int, ub string) string {
+	s := strconv.Itoa(a) + " " + ua
+	if b != 0 {
+		s += " " + strconv.Itoa(b) + " " + ub
+	}
+	return s
 }
