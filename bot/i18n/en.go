@@ -194,18 +194,8 @@ var English = Text{
 	Ago:             func(span string) string { return span + " ago" },
 	UnderMinute:     "under a minute",
 	Minutes:         func(m int) string { return fmt.Sprintf("%d min", m) },
-	Hours: func(h, m int) string {
-		if m == 0 {
-			return fmt.Sprintf("%d h", h)
-		}
-		return fmt.Sprintf("%d h %d min", h, m)
-	},
-	Days: func(d, h int) string {
-		if h == 0 {
-			return fmt.Sprintf("%d d", d)
-		}
-		return fmt.Sprintf("%d d %d h", d, h)
-	},
+	Hours:           func(h, m int) string { return units(h, "h", m, "min") },
+	Days:            func(d, h int) string { return units(d, "d", h, "h") },
 
 	TerminalAnswered: func(chat, who string) string { return "Answered from " + chat + " by " + who },
 	TerminalDecided: func(chat, reply, who string) string {

@@ -1,6 +1,7 @@
 package i18n
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -8,9 +9,7 @@ import (
 )
 
 // Text is every text hermes-bot writes for people, in one language:
-// toasts, message parts and buttons, command replies, notices. Texts that
-// are HTML say so; a function's arguments are already escaped where the
-// result is HTML. English and Chinese are the languages; For picks
+// toasts, message parts and buttons, command replies, notices. For picks
 // one.
 type Text struct {
 	// Toasts; see Toast.
@@ -232,19 +231,16 @@ func (t *Text) Title(header string, i int) string {
 // ErrorWords says what a failure class of opencode's event stream
 // (opencode.WatchState.LastError) means.
 func (t *Text) ErrorWords(class string) string {
-	switch class {
-	case "unauthorized":
-		return t.ErrUnauthorized
-	case "transient":
-		return t.ErrTransient
-	case "silent":
-		return t.ErrSilent
-	case "not_found":
-		return t.ErrNotFound
-	case "not_accepted":
-		return t.ErrNotAccepted
-	case "unsupported":
-		return t.ErrUnsupported
+	words := map[string]string{
+		"unauthorized": t.ErrUnauthorized,
+		"transient":    t.ErrTransient,
+		"silent":       t.ErrSilent,
+		"not_found":    t.ErrNotFound,
+		"not_accepted": t.ErrNotAccepted,
+		"unsupported":  t.ErrUnsupported,
+	}
+	if w, ok := words[class]; ok {
+		return w
 	}
 	return t.ErrUnexpected
 }
@@ -269,4 +265,13 @@ func (t *Text) Span(d time.Duration) string {
 		return t.Hours(int(d/time.Hour), int(d%time.Hour/time.Minute))
 	}
 	return t.Days(int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour))
+}
+
+// units says a of unit ua and b of unit ub, b left out when 0: "2 h 5 min".
+func units(a int, ua string, b int, ub string) string {
+	s := strconv.Itoa(a) + " " + ua
+	if b != 0 {
+		s += " " + strconv.Itoa(b) + " " + ub
+	}
+	return s
 }

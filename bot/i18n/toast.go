@@ -31,37 +31,25 @@ const (
 // Toast is the text of toast id in t's language; a toast no catalog
 // knows (a record written by a newer release) is shown as it is.
 func (t *Text) Toast(id Toast) string {
-	switch id {
-	case ToastUnknown:
-		return t.ToastUnknown
-	case ToastNotAllowed:
-		return t.ToastNotAllowed
-	case ToastGone:
-		return t.ToastGone
-	case ToastStale:
-		return t.ToastStale
-	case ToastBusy:
-		return t.ToastBusy
-	case ToastSending:
-		return t.ToastSending
-	case ToastFailed:
-		return t.ToastFailed
-	case ToastTypeAnswer:
-		return t.ToastTypeAnswer
-	case ToastSelectFirst:
-		return t.ToastSelectFirst
-	case ToastPromptFailed:
-		return t.ToastPromptFailed
-	case ToastAnswered:
-		return t.ToastAnswered
-	case ToastAnsweredElsewhere:
-		return t.ToastAnsweredElsewhere
-	case ToastDismissed:
-		return t.ToastDismissed
-	case ToastExpired:
-		return t.ToastExpired
-	case ToastCancelled:
-		return t.ToastCancelled
+	texts := map[Toast]string{
+		ToastUnknown:           t.ToastUnknown,
+		ToastNotAllowed:        t.ToastNotAllowed,
+		ToastGone:              t.ToastGone,
+		ToastStale:             t.ToastStale,
+		ToastBusy:              t.ToastBusy,
+		ToastSending:           t.ToastSending,
+		ToastFailed:            t.ToastFailed,
+		ToastTypeAnswer:        t.ToastTypeAnswer,
+		ToastSelectFirst:       t.ToastSelectFirst,
+		ToastPromptFailed:      t.ToastPromptFailed,
+		ToastAnswered:          t.ToastAnswered,
+		ToastAnsweredElsewhere: t.ToastAnsweredElsewhere,
+		ToastDismissed:         t.ToastDismissed,
+		ToastExpired:           t.ToastExpired,
+		ToastCancelled:         t.ToastCancelled,
+	}
+	if s, ok := texts[id]; ok {
+		return s
 	}
 	return string(id)
 }

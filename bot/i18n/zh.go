@@ -191,18 +191,8 @@ var Chinese = Text{
 	Ago:             func(span string) string { return span + "前" },
 	UnderMinute:     "不到 1 分钟",
 	Minutes:         func(m int) string { return fmt.Sprintf("%d 分钟", m) },
-	Hours: func(h, m int) string {
-		if m == 0 {
-			return fmt.Sprintf("%d 小时", h)
-		}
-		return fmt.Sprintf("%d 小时 %d 分钟", h, m)
-	},
-	Days: func(d, h int) string {
-		if h == 0 {
-			return fmt.Sprintf("%d 天", d)
-		}
-		return fmt.Sprintf("%d 天 %d 小时", d, h)
-	},
+	Hours:           func(h, m int) string { return units(h, "小时", m, "分钟") },
+	Days:            func(d, h int) string { return units(d, "天", h, "小时") },
 
 	TerminalAnswered: func(chat, who string) string { return who + " 已在 " + chat + " 中回答" },
 	TerminalDecided: func(chat, reply, who string) string {

@@ -13,6 +13,8 @@ import (
 	"github.com/rs/zerolog"
 	"maunium.net/go/mautrix"
 	"maunium.net/go/mautrix/id"
+
+	"github.com/hermes-bot/hermes-bot/bot/internal/bounded"
 )
 
 // Settings say which account the bot uses and where it listens.
@@ -86,8 +88,8 @@ type Client struct {
 	state    State
 	log      zerolog.Logger
 	deviceID string
-	recent   *recentIDs // Run's only
-	gapPage  int        // events asked for per /messages page
+	recent   *bounded.Map[string, struct{}] // the event IDs Run handled last
+	gapPage  int                            // events asked for per /messages page
 	// lastSync is when a sync's batch was last handled (Unix ns), for
 	// the metrics.
 	lastSync atomic.Int64
@@ -116,7 +118,7 @@ func New(ctx context.Context, settings Settings, state State, log zerolog.Logger
 	cli.Client = &http.Client{Timeout: requestTimeout, Transport: rt}
 	cli.DefaultHTTPBackoff = time.Second // sends' retries; the sync loop has its own
 	c := &Client{cli: cli, settings: settings, allow: NewAllowList(settings.AllowedUserIDs),
-		state: state, log: log, recent: newRecentIDs(recentEvents), gapPage: gapPageSize}
+		state: state, log: log, recent: bounded.New[string, struct{}](recentEvents), gapPage: gapPageSize}
 	if settings.AccessToken != "" {
 		cli.AccessToken = settings.AccessToken
 		err = c.whoami(ctx)
@@ -258,13 +260,10 @@ func (t countingTransport) CloseIdleConnections() {
 
 // LastSync is when Run last handled a sync's answer; zero before.
 func (c *Client) LastSync() time.Time {
-	if c == nil {
+	if c == nil || c.lastSync.Load() == 0 {
 		return time.Time{}
 	}
-	if ns := c.lastSync.Load(); ns != 0 {
-		return time.Unix(0, ns)
-	}
-	return time.Time{}
+	return time.Unix(0, c.lastSync.Load())
 }
 
 // UserID is the bot's account.
@@ -275,9 +274,3 @@ func (c *Client) DeviceID() string { return c.deviceID }
 
 // RoomID is the configured room.
 func (c *Client) RoomID() string { return c.settings.RoomID }
-
-// Allows reports whether userID is on the allow list.
-func (c *Client) Allows(userID string) bool { return c.allow.Allows(userID) }
-
-// AllowList is the allow list of the settings.
-func (c *Client) AllowList() AllowList { return c.allow }

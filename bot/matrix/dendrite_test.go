@@ -289,7 +289,7 @@ func testCheckReactionsAndReplies(t *testing.T, su *suite) {
 		if ev.Kind != KindReaction || ev.Target != poll || ev.Key != c.key || ev.Sender != c.u.ID || !IsCheck(ev.Key) {
 			t.Fatalf("reaction %q handed over as %+v", c.key, ev)
 		}
-		if got := bot.Allows(ev.Sender) && reactions.First(ev); got != c.count {
+		if got := bot.allow.Allows(ev.Sender) && reactions.First(ev); got != c.count {
 			t.Errorf("%s's %q counted: %v, want %v", ev.Sender, c.key, got, c.count)
 		}
 	}

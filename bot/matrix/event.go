@@ -24,16 +24,11 @@ const (
 	KindReaction
 )
 
+var kindNames = [...]string{KindText: "text", KindCommand: "command", KindVote: "vote", KindReaction: "reaction"}
+
 func (k Kind) String() string {
-	switch k {
-	case KindText:
-		return "text"
-	case KindCommand:
-		return "command"
-	case KindVote:
-		return "vote"
-	case KindReaction:
-		return "reaction"
+	if k > 0 && int(k) < len(kindNames) {
+		return kindNames[k]
 	}
 	return fmt.Sprintf("Kind(%d)", int(k))
 }

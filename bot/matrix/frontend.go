@@ -63,10 +63,9 @@ type Frontend struct {
 	tx    *i18n.Text
 	check Reactions // Serve's only: a ✅ acts once
 
-	// quiet holds the requests whose typed text is in hand: Collect,
-	// called for it, has nothing to ask for.
-	quietMu sync.Mutex
-	quiet   map[string]bool
+	// quiet holds the keys of the requests whose typed text is in hand:
+	// Collect, called for it, has nothing to ask for.
+	quiet sync.Map
 }
 
 var _ frontend.Frontend = (*Frontend)(nil)
@@ -77,7 +76,7 @@ func NewFrontend(c *Client, st State, cfg FrontendConfig, log zerolog.Logger) *F
 	if cfg.StartedAt.IsZero() {
 		cfg.StartedAt = time.Now()
 	}
-	return &Frontend{c: c, st: st, cfg: cfg, log: log, tx: i18n.For(cfg.Lang), quiet: make(map[string]bool)}
+	return &Frontend{c: c, st: st, cfg: cfg, log: log, tx: i18n.For(cfg.Lang)}
 }
 
 // place is where a message is: the room and its event. Its JSON is the
@@ -386,10 +385,7 @@ func link(p place) string { return "https://matrix.to/#/" + p.Room + "/" + p.Eve
 // Collect asks user to reply to the request's message with the text r
 // waits for, unless that reply is in hand already.
 func (f *Frontend) Collect(ctx context.Context, at pending.Place, r frontend.Request, field int, reason bool, user frontend.User) error {
-	f.quietMu.Lock()
-	q := f.quiet[r.Key]
-	f.quietMu.Unlock()
-	if q {
+	if _, q := f.quiet.Load(r.Key); q {
 		return nil
 	}
 	p := placeAt(at)
@@ -419,7 +415,7 @@ func (f *Frontend) Tell(ctx context.Context, at pending.Place, key string, user 
 
 // Notify posts notice n; a reply to it continues n's session.
 func (f *Frontend) Notify(ctx context.Context, n frontend.Notice) (pending.Place, error) {
-	h := renderNotice(f.tx, n, len(f.c.AllowList()) > 0)
+	h := renderNotice(f.tx, n, len(f.c.allow) > 0)
 	// A notice is not owed across a crash: a random transaction ID.
 	ev, err := f.c.Send(ctx, randomTxn(), Message{Text: plain(h), HTML: h})
 	if err != nil {

@@ -3,6 +3,7 @@ package matrix
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -38,7 +39,7 @@ func (f *Frontend) Serve(ctx context.Context, core frontend.Core) error {
 // when the State cannot be read, which a retry may mend.
 func (f *Frontend) Handle(ctx context.Context, core frontend.Core, ev Event) error {
 	log := f.log.With().Str("event", ev.ID).Str("sender", ev.Sender).Str("kind", ev.Kind.String()).Logger()
-	if !f.c.Allows(ev.Sender) {
+	if !f.c.allow.Allows(ev.Sender) {
 		log.Debug().Msg("matrix: ignoring an event of someone not on the allow-list")
 		return nil
 	}
@@ -109,21 +110,16 @@ func (f *Frontend) vote(ctx context.Context, core frontend.Core, log zerolog.Log
 		log.Info().Str("answer", ev.Answers[0]).Msg("matrix: vote for an answer the poll does not have, ignored")
 		return nil
 	}
-	f.pressText(ctx, core, log, req.Key, rec.Msg, rec.Step, c.Action, c.Option, c.Reply, ev, "vote "+c.ID)
+	f.press(ctx, core, log, req.Key, rec.Msg, rec.Step, c.Action, c.Option, c.Reply, ev, "vote "+c.ID)
 	return nil
 }
 
-// press hands a press of the request of message msg to core. What the
-// life cycle answers it with is said in the room, replying to ev, when it
-// is news (a refusal, a problem with the selection): a poll shows the
-// vote itself, and the message the outcome.
+// press hands a press of the request of message msg to core, with the text
+// of a stock reply (frontend.Quick) if any. What the life cycle answers it
+// with is said in the room, replying to ev, when it is news (a refusal, a
+// problem with the selection): a poll shows the vote itself, and the
+// message the outcome.
 func (f *Frontend) press(ctx context.Context, core frontend.Core, log zerolog.Logger, key, msg string, field int,
-	act frontend.Action, option int, ev Event, data string) {
-	f.pressText(ctx, core, log, key, msg, field, act, option, "", ev, data)
-}
-
-// pressText is press with the text of a stock reply (frontend.Quick).
-func (f *Frontend) pressText(ctx context.Context, core frontend.Core, log zerolog.Logger, key, msg string, field int,
 	act frontend.Action, option int, text string, ev Event, data string) {
 	var ack string
 	core.HandlePress(ctx, log, frontend.Press{
@@ -189,7 +185,7 @@ func (f *Frontend) submit(ctx context.Context, core frontend.Core, log zerolog.L
 		}
 	}
 	if skip {
-		f.press(ctx, core, log, req.Key, rec.Msg, poll.Step, frontend.Skip, 0, ev, "skip")
+		f.press(ctx, core, log, req.Key, rec.Msg, poll.Step, frontend.Skip, 0, "", ev, "skip")
 		return nil
 	}
 	selected, ok := f.selected(ctx, core, req.Key, poll.Step)
@@ -198,11 +194,11 @@ func (f *Frontend) submit(ctx context.Context, core frontend.Core, log zerolog.L
 	}
 	for _, c := range pr.Choices {
 		if c.Action == frontend.Toggle && want[c.Option] != selected[c.Option] {
-			f.press(ctx, core, log, req.Key, rec.Msg, poll.Step, frontend.Toggle, c.Option, ev, "toggle "+c.ID)
+			f.press(ctx, core, log, req.Key, rec.Msg, poll.Step, frontend.Toggle, c.Option, "", ev, "toggle "+c.ID)
 		}
 	}
 	log.Info().Str("poll", poll.ID).Int("options", len(want)).Msg("matrix: selection submitted")
-	f.press(ctx, core, log, req.Key, rec.Msg, poll.Step, frontend.Submit, 0, ev, "submit")
+	f.press(ctx, core, log, req.Key, rec.Msg, poll.Step, frontend.Submit, 0, "", ev, "submit")
 	return nil
 }
 
@@ -220,10 +216,8 @@ func (f *Frontend) selected(ctx context.Context, core frontend.Core, key string,
 		}
 		sel := map[int]bool{}
 		for i, o := range e.Questions[field].Options {
-			for _, l := range e.Selected {
-				if l == o.Label {
-					sel[i] = true
-				}
+			if slices.Contains(e.Selected, o.Label) {
+				sel[i] = true
 			}
 		}
 		return sel, true
@@ -240,7 +234,7 @@ func (f *Frontend) reply(ctx context.Context, core frontend.Core, log zerolog.Lo
 	if err != nil {
 		return err
 	}
-	text := strings.TrimSpace(ev.Text)
+	text, about := strings.TrimSpace(ev.Text), ev.ReplyTo
 	if ok {
 		var req requestRecord
 		if _, err := f.get(keyRequest+rec.Msg, &req); err != nil {
@@ -253,10 +247,9 @@ func (f *Frontend) reply(ctx context.Context, core frontend.Core, log zerolog.Lo
 			f.typed(ctx, core, log, ev, req, rec.Msg, text)
 			return nil
 		}
-		f.steer(ctx, core, log, ev, rec.Msg, text)
-		return nil
+		about = rec.Msg
 	}
-	f.steer(ctx, core, log, ev, ev.ReplyTo, text)
+	f.steer(ctx, core, log, ev, about, text)
 	return nil
 }
 
@@ -275,13 +268,9 @@ func (f *Frontend) typed(ctx context.Context, core frontend.Core, log zerolog.Lo
 		if req.Reason {
 			act = frontend.RejectWithReason
 		}
-		f.quietMu.Lock()
-		f.quiet[req.Key] = true
-		f.quietMu.Unlock()
-		f.press(ctx, core, log, req.Key, msg, req.Step, act, 0, ev, "reply")
-		f.quietMu.Lock()
-		delete(f.quiet, req.Key)
-		f.quietMu.Unlock()
+		f.quiet.Store(req.Key, true)
+		f.press(ctx, core, log, req.Key, msg, req.Step, act, 0, "", ev, "reply")
+		f.quiet.Delete(req.Key)
 	}
 	core.HandleInput(ctx, log, frontend.Input{Key: req.Key, Field: req.Step, Reason: req.Reason, Text: text,
 		User: userOf(ev.Sender), Frontend: Name, Received: time.Now()})

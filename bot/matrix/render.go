@@ -123,10 +123,8 @@ func renderOpen(tx *i18n.Text, r frontend.Request) string {
 // renderClosed is request r's message once it closed, footer saying how.
 func renderClosed(tx *i18n.Text, r frontend.Request, footer string) string {
 	e := r.Members[0]
-	lines := []string{header(tx, e, len(r.Members))}
-	lines = append(lines, body(tx, e)...)
-	lines = append(lines, footer)
-	return strings.Join(lines, "<br>\n")
+	lines := append([]string{header(tx, e, len(r.Members))}, body(tx, e)...)
+	return strings.Join(append(lines, footer), "<br>\n")
 }
 
 // contextQuote is what the agent wrote and the tools it called before

@@ -65,19 +65,6 @@ type messagesResponse struct {
 func (c *Client) Run(ctx context.Context, h Handler) error {
 	var filterID string
 	wait := retryFirst
-	retry := func(what string, err error) error {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		c.log.Warn().Err(err).Dur("retryIn", wait).Msg("matrix: " + what)
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(wait):
-		}
-		wait = min(2*wait, retryMax)
-		return nil
-	}
 	for {
 		cur, err := c.cursor()
 		if err != nil {
@@ -102,9 +89,16 @@ func (c *Client) Run(ctx context.Context, h Handler) error {
 				"set a new one, or restart to log in again with the password")
 		}
 		if err != nil {
-			if rerr := retry("sync failed", err); rerr != nil {
-				return rerr
+			if ctx.Err() != nil {
+				return ctx.Err()
 			}
+			c.log.Warn().Err(err).Dur("retryIn", wait).Msg("matrix: sync failed")
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(wait):
+			}
+			wait = min(2*wait, retryMax)
 			continue
 		}
 		wait = retryFirst
@@ -317,34 +311,15 @@ func (c *Client) handle(ctx context.Context, raw json.RawMessage, h Handler) err
 		c.log.Warn().Err(err).Msg("matrix: event not understood, ignored")
 		return nil
 	}
-	if !ok || ev.Sender == c.settings.UserID || ev.Room != c.settings.RoomID || c.recent.has(ev.ID) {
+	if !ok || ev.Sender == c.settings.UserID || ev.Room != c.settings.RoomID {
+		return nil
+	}
+	if _, seen := c.recent.Get(ev.ID); seen {
 		return nil
 	}
 	if err := h(ctx, ev); err != nil {
 		return fmt.Errorf("handle %s %s: %w", ev.Kind, ev.ID, err)
 	}
-	c.recent.add(ev.ID)
+	c.recent.Put(ev.ID, struct{}{})
 	return nil
-}
-
-// recentIDs is a bounded set of the event IDs handled last.
-type recentIDs struct {
-	ring []string
-	next int
-	set  map[string]bool
-}
-
-func newRecentIDs(n int) *recentIDs {
-	return &recentIDs{ring: make([]string, n), set: make(map[string]bool, n)}
-}
-
-func (r *recentIDs) has(id string) bool { return r.set[id] }
-
-func (r *recentIDs) add(id string) {
-	if old := r.ring[r.next]; old != "" {
-		delete(r.set, old)
-	}
-	r.ring[r.next] = id
-	r.set[id] = true
-	r.next = (r.next + 1) % len(r.ring)
 }
