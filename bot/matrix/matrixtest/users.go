@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/hermes-bot/hermes-bot/opencode/opencodetest"
 )
 
 // User is an account on the Homeserver with its own access token, acting
@@ -277,7 +279,7 @@ func (hs *Homeserver) do(ctx context.Context, token, method, path string, body, 
 		return fmt.Errorf("%s %s: read: %w", method, pathOnly(path), err)
 	}
 	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("%s %s: %s: %s", method, pathOnly(path), resp.Status, tail(data, 512))
+		return fmt.Errorf("%s %s: %s: %s", method, pathOnly(path), resp.Status, opencodetest.Tail(data, 512))
 	}
 	if out == nil {
 		return nil
