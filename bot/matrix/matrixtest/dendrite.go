@@ -125,7 +125,6 @@ type Homeserver struct {
 
 	secret string
 	client *http.Client
-	proc   *opencodetest.Process
 }
 
 // StartDendrite starts a Dendrite for tb and waits until
@@ -154,11 +153,12 @@ func StartDendrite(tb testing.TB) *Homeserver {
 		"-http-bind-address", "127.0.0.1:"+strconv.Itoa(port))
 	cmd.Dir = dir
 	tb.Cleanup(hs.client.CloseIdleConnections) // registered first, so run after the process stopped
-	if hs.proc, err = opencodetest.StartProcess(tb, "Dendrite", cmd, hs.LogFile); err != nil {
+	proc, err := opencodetest.StartProcess(tb, "Dendrite", cmd, hs.LogFile)
+	if err != nil {
 		tb.Fatalf("StartDendrite: %v", err)
 		return nil
 	}
-	err = hs.proc.WaitReady("dendrite", 50*time.Millisecond, func(ctx context.Context) error {
+	err = proc.WaitReady("dendrite", 50*time.Millisecond, func(ctx context.Context) error {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, hs.URL+"/_matrix/client/versions", nil)
 		resp, err := hs.client.Do(req)
 		if err != nil {
@@ -176,9 +176,6 @@ func StartDendrite(tb testing.TB) *Homeserver {
 	}
 	return hs
 }
-
-// Stop stops the server before the test ends and waits until it is gone.
-func (hs *Homeserver) Stop() { hs.proc.Stop() }
 
 // configure writes the signing key and a generated dendrite.yaml,
 // changed for a test: federation off, no stats, shared-secret

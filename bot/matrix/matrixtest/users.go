@@ -240,11 +240,6 @@ func (u *User) Event(ctx context.Context, room, eventID string) (Event, error) {
 	return ev, nil
 }
 
-// Logout revokes u's access token (and deletes its device).
-func (u *User) Logout(ctx context.Context) error {
-	return u.do(ctx, http.MethodPost, "/_matrix/client/v3/logout", struct{}{}, nil)
-}
-
 func (u *User) do(ctx context.Context, method, path string, body, out any) error {
 	return u.hs.do(ctx, u.AccessToken, method, path, body, out)
 }
