@@ -169,21 +169,15 @@ func unavailableNotice(pkg string, getenv func(string) string, lookPath func(str
 		return ""
 	}
 	why := "npm could not install it into " + dir + " (go test -v shows npm's error)"
-	switch {
-	case err != nil:
+	if err != nil {
 		why = err.Error()
-	case lookPathFails(lookPath, "npm"):
+	} else if _, err := lookPath("npm"); err != nil {
 		why = "npm is not installed"
 	}
 	return fmt.Sprintf("%s: end-to-end tests SKIPPED: opencode %s is not available: %s. "+
 		"They install it with npm, which needs network to the npm registry once and about 500 MB of disk; "+
 		"or set %s to an opencode %s binary. %s=0 skips them without a word, %s=1 makes this a failure.",
 		pkg, OpencodeVersion, why, EnvOpencodeBin, OpencodeVersion, EnvE2E, EnvE2E)
-}
-
-func lookPathFails(lookPath func(string) (string, error), name string) bool {
-	_, err := lookPath(name)
-	return err != nil
 }
 
 // opencodeBinaryPaths lists where npm puts the binary for this platform,
