@@ -10,8 +10,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -99,11 +101,7 @@ func (u *User) Members(ctx context.Context, room string) ([]string, error) {
 	if err := u.do(ctx, http.MethodGet, "/_matrix/client/v3/rooms/"+url.PathEscape(room)+"/joined_members", nil, &resp); err != nil {
 		return nil, err
 	}
-	var ids []string
-	for id := range resp.Joined {
-		ids = append(ids, id)
-	}
-	return ids, nil
+	return slices.Collect(maps.Keys(resp.Joined)), nil
 }
 
 // Send posts an event of eventType with content into room and returns
