@@ -138,9 +138,7 @@ func findOpencode(getenv func(string) string) (bin, root, dir string, err error)
 // only with -v, so without it those tests would be skipped in silence.
 // When opencode is not there after the tests (they install it when they
 // can) and HERMES_E2E is not 1 (then they failed, saying why), it writes
-// one line naming pkg, the reason and the remedy to the terminal,
-// /dev/tty, which go test does not capture; where there is none (CI), to
-// stderr, which go test -v shows.
+// one line naming pkg, the reason and the remedy with ToTerminal.
 func AnnounceUnavailable(pkg string) {
 	if msg := unavailableNotice(pkg, os.Getenv, exec.LookPath); msg != "" {
 		ToTerminal(msg)
@@ -148,7 +146,7 @@ func AnnounceUnavailable(pkg string) {
 }
 
 // ToTerminal writes msg on a line of its own to /dev/tty, which go test
-// does not capture, else to stderr.
+// does not capture; where there is none (CI), to stderr, which -v shows.
 func ToTerminal(msg string) {
 	var w io.Writer = os.Stderr
 	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
