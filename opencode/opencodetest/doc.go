@@ -17,7 +17,8 @@
 //   - StartOpencode: a harness that runs a real `opencode serve`
 //     (OpencodeVersion, installed with npm into a cache folder when missing,
 //     or $OPENCODE_BIN) on a loopback port, isolated from the user's own
-//     opencode, with a Model as its only provider.
+//     opencode, with a Model as its only provider. Its process helpers
+//     (NeedProgram, StartProcess) also run matrixtest's Dendrite.
 //
 // The package owns no production behaviour: it only imitates opencode and
 // its model. Reading events, replying and retrying are the opencode
@@ -44,12 +45,7 @@
 //
 // # Concurrency
 //
-// Server documents its own limits. Model's methods are
-// safe for concurrent use, also while opencode is calling it; its turns
-// are consumed in the order requests arrive, so queue them before the
-// prompt that should consume them. Opencode's helpers are safe for
-// concurrent use. StartOpencode and OpencodeBinary must be called from
-// the test's goroutine (they may call tb.Fatal or tb.Skip). Parallel test
-// binaries may install opencode at once: each installs into a temporary
-// folder and renames it into place.
+// Server and Model document their own limits; Opencode's helpers are safe
+// for concurrent use. StartOpencode and OpencodeBinary must be called from
+// the test's goroutine (they may call tb.Fatal or tb.Skip).
 package opencodetest

@@ -175,6 +175,16 @@ func (s *Server) handleReplyPermission(w http.ResponseWriter, r *http.Request) {
 	fakeWriteJSON(w, http.StatusOK, true)
 }
 
+// freeSessionIDLocked returns the first ses_N not taken, from N = the
+// number of sessions + 1.
+func (s *Server) freeSessionIDLocked() string {
+	for n := len(s.sessions) + 1; ; n++ {
+		if id := "ses_" + strconv.Itoa(n); s.sessions[id] == nil {
+			return id
+		}
+	}
+}
+
 // session1Locked returns a session 1.x's session routes know: one added
 // or created, not one only named by a request.
 func (s *Server) session1Locked(w http.ResponseWriter, id string) *fakeSession {
@@ -219,13 +229,7 @@ func (s *Server) handleCreateSession1(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	id := ""
-	for n := len(s.sessions) + 1; id == ""; n++ {
-		if _, taken := s.sessions["ses_"+strconv.Itoa(n)]; !taken {
-			id = "ses_" + strconv.Itoa(n)
-		}
-	}
-	f := s.sessionLocked(id, r.URL.Query().Get("directory"))
+	f := s.sessionLocked(s.freeSessionIDLocked(), r.URL.Query().Get("directory"))
 	f.implicit, f.Title = false, body.Title
 	if f.Title == "" {
 		f.Title = "New session - " + time.Now().UTC().Format(time.RFC3339)

@@ -142,7 +142,7 @@ func (s *Server) SweepRequired() {
 // apiSession checks the {sid} of an /api route: 400 without the "ses"
 // prefix and, on 1.x, 404 for a session no request named.
 func (s *Server) apiSession(w http.ResponseWriter, r *http.Request) (string, bool) {
-	sid, ok := sidParam(w, r)
+	sid, ok := pathID(w, r, "sid", "ses")
 	if ok && s.gen == 1 && locked(s, func() bool { return s.sessions[sid] == nil }) {
 		sessionNotFound(w, sid)
 		return "", false
@@ -150,18 +150,9 @@ func (s *Server) apiSession(w http.ResponseWriter, r *http.Request) (string, boo
 	return sid, ok
 }
 
-func sidParam(w http.ResponseWriter, r *http.Request) (string, bool) {
-	sid := r.PathValue("sid")
-	if !strings.HasPrefix(sid, "ses") {
-		fakeInvalid(w, "Params", "Expected a string matching the pattern ^ses, got \""+sid+"\"")
-		return "", false
-	}
-	return sid, true
-}
-
-// apiRequestID checks the request ID of an /api route against prefix.
-func apiRequestID(w http.ResponseWriter, r *http.Request, prefix string) (string, bool) {
-	id := r.PathValue("id")
+// pathID checks the path parameter name of an /api route against prefix.
+func pathID(w http.ResponseWriter, r *http.Request, name, prefix string) (string, bool) {
+	id := r.PathValue(name)
 	if !strings.HasPrefix(id, prefix) {
 		fakeInvalid(w, "Params", "Expected a string matching the pattern ^"+prefix+", got \""+id+"\"")
 		return "", false
@@ -219,7 +210,7 @@ func (s *Server) handleAPIQuestionReply(w http.ResponseWriter, r *http.Request) 
 	if !ok {
 		return
 	}
-	id, ok := apiRequestID(w, r, "que")
+	id, ok := pathID(w, r, "id", "que")
 	if !ok {
 		return
 	}
@@ -259,7 +250,7 @@ func (s *Server) handleAPIPermissionReply(w http.ResponseWriter, r *http.Request
 	if !ok {
 		return
 	}
-	id, ok := apiRequestID(w, r, "per")
+	id, ok := pathID(w, r, "id", "per")
 	if !ok {
 		return
 	}
@@ -540,12 +531,7 @@ func (s *Server) handleCreateSession2(w http.ResponseWriter, r *http.Request) {
 		fakeTagged(w, http.StatusConflict, "ConflictError", "Session already exists: "+id, "resource", id)
 		return
 	}
-	for n := len(s.sessions) + 1; id == ""; n++ {
-		if _, taken := s.sessions["ses_"+strconv.Itoa(n)]; !taken {
-			id = "ses_" + strconv.Itoa(n)
-		}
-	}
-	f := s.sessionLocked(id, dir)
+	f := s.sessionLocked(cmp.Or(id, s.freeSessionIDLocked()), dir)
 	f.ParentID, f.Title, f.implicit = body.ParentID, body.Title, false
 	s.broadcastLocked()
 	fakeWriteJSON(w, http.StatusOK, map[string]any{"data": f.info2()})

@@ -358,7 +358,7 @@ func formError(w http.ResponseWriter, status int, tag, id, message string) {
 // formLocked finds the form of a route, answering 404 when the session
 // has none with that ID and, when pending, 409 when it is settled.
 func (s *Server) formLocked(w http.ResponseWriter, r *http.Request, pending bool) *form2 {
-	sid, ok := sidParam(w, r) // under s.mu: OpenCode 2 knows every session
+	sid, ok := pathID(w, r, "sid", "ses") // under s.mu: OpenCode 2 knows every session
 	if !ok {
 		return nil
 	}

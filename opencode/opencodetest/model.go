@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -47,8 +48,6 @@ type ChatRequest struct {
 	// Title is true when the request was taken for title generation and
 	// answered with TitleReply without consuming a turn.
 	Title bool
-	// Raw is the request body as received.
-	Raw json.RawMessage
 }
 
 // ChatMessage is one message of a ChatRequest.
@@ -142,7 +141,7 @@ func (m *Model) AskQuestion(questions ...QuestionArg) string {
 	args, _ := json.Marshal(struct {
 		Questions []QuestionArg `json:"questions"`
 	}{questions})
-	return m.queueTool("question", string(args))
+	return m.queueTurn("", "question", string(args))[0]
 }
 
 // CallTool queues a turn in which the model calls the named tool once with
@@ -150,11 +149,7 @@ func (m *Model) AskQuestion(questions ...QuestionArg) string {
 // is). It returns the tool call's ID, or an error if args cannot be
 // marshalled; nothing is queued then.
 func (m *Model) CallTool(name string, args any) (string, error) {
-	raw, err := toolArgs(name, args)
-	if err != nil {
-		return "", err
-	}
-	return m.queueTool(name, raw), nil
+	return m.SayAndCallTool("", name, args)
 }
 
 // toolArgs marshals a tool call's arguments as CallTool describes.
@@ -193,7 +188,7 @@ func (m *Model) CallTools(name string, args ...any) ([]string, error) {
 		}
 		raws[i] = raw
 	}
-	return m.queueTools(name, raws), nil
+	return m.queueTurn("", name, raws...), nil
 }
 
 // SayAndCallTool queues a turn in which the model writes text, then calls
@@ -204,12 +199,7 @@ func (m *Model) SayAndCallTool(text, name string, args any) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.nextCall++
-	id := fmt.Sprintf("call_%d", m.nextCall)
-	m.turns = append(m.turns, modelTurn{text: text, calls: []turnCall{{tool: name, args: raw, callID: id}}})
-	return id, nil
+	return m.queueTurn(text, name, raw)[0], nil
 }
 
 // Say queues a turn in which the model answers with text and stops.
@@ -239,30 +229,24 @@ func (m *Model) Requests() []ChatRequest {
 // returns that message's content: what the model was told the tool
 // returned. It returns ctx's error if ctx ends first.
 func (m *Model) WaitToolResult(ctx context.Context, callID string) (string, error) {
-	for {
-		m.mu.Lock()
-		changed := m.changed
-		for _, req := range m.requests {
-			for _, msg := range req.Messages {
-				if msg.Role == "tool" && msg.ToolCallID == callID {
-					m.mu.Unlock()
-					return msg.Content, nil
-				}
-			}
-		}
-		m.mu.Unlock()
-		select {
-		case <-ctx.Done():
-			return "", fmt.Errorf("wait for result of tool call %s: %w", callID, ctx.Err())
-		case <-changed:
-		}
+	isResult := func(msg ChatMessage) bool { return msg.Role == "tool" && msg.ToolCallID == callID }
+	req, err := m.waitRequest(ctx, "result of tool call "+callID, func(req ChatRequest) bool {
+		return slices.ContainsFunc(req.Messages, isResult)
+	})
+	if err != nil {
+		return "", err
 	}
+	return req.Messages[slices.IndexFunc(req.Messages, isResult)].Content, nil
 }
 
 // WaitRequest blocks until a chat request for which match is true has
 // been received, and returns the first such. It returns ctx's error if
 // ctx ends first.
 func (m *Model) WaitRequest(ctx context.Context, match func(ChatRequest) bool) (ChatRequest, error) {
+	return m.waitRequest(ctx, "a chat request", match)
+}
+
+func (m *Model) waitRequest(ctx context.Context, what string, match func(ChatRequest) bool) (ChatRequest, error) {
 	for {
 		m.mu.Lock()
 		changed := m.changed
@@ -275,21 +259,18 @@ func (m *Model) WaitRequest(ctx context.Context, match func(ChatRequest) bool) (
 		m.mu.Unlock()
 		select {
 		case <-ctx.Done():
-			return ChatRequest{}, fmt.Errorf("wait for a chat request: %w", ctx.Err())
+			return ChatRequest{}, fmt.Errorf("wait for %s: %w", what, ctx.Err())
 		case <-changed:
 		}
 	}
 }
 
-func (m *Model) queueTool(name, args string) string {
-	return m.queueTools(name, []string{args})[0]
-}
-
-// queueTools queues one turn calling the named tool once for each args.
-func (m *Model) queueTools(name string, args []string) []string {
+// queueTurn queues one turn saying text, then calling the named tool once
+// for each args.
+func (m *Model) queueTurn(text, name string, args ...string) []string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var t modelTurn
+	t := modelTurn{text: text}
 	ids := make([]string, len(args))
 	for i, a := range args {
 		m.nextCall++
@@ -335,15 +316,10 @@ func (m *Model) handleChat(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "decode chat request: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	req := ChatRequest{Model: wire.Model, Stream: wire.Stream, Raw: json.RawMessage(body)}
+	req := ChatRequest{Model: wire.Model, Stream: wire.Stream}
 	for _, wm := range wire.Messages {
-		msg := ChatMessage{
-			Role:       wm.Role,
-			Content:    chatContentText(wm.Content),
-			RawContent: wm.Content,
-			Images:     chatContentImages(wm.Content),
-			ToolCallID: wm.ToolCallID,
-		}
+		msg := ChatMessage{Role: wm.Role, RawContent: wm.Content, ToolCallID: wm.ToolCallID}
+		msg.Content, msg.Images = chatContent(wm.Content)
 		for _, tc := range wm.ToolCalls {
 			msg.ToolCalls = append(msg.ToolCalls, ChatToolCall{
 				ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments,
@@ -402,51 +378,33 @@ func isTitleRequest(req ChatRequest) bool {
 	return false
 }
 
-// chatContentText flattens a message content that is either a string or an
-// array of parts into text.
-func chatContentText(raw json.RawMessage) string {
-	if len(raw) == 0 || string(raw) == "null" {
-		return ""
+// chatContent flattens a message content, a string or an array of parts,
+// into its text (the text parts joined with newlines) and the URLs of its
+// image_url parts.
+func chatContent(raw json.RawMessage) (text string, images []string) {
+	if len(raw) == 0 || string(raw) == "null" || json.Unmarshal(raw, &text) == nil {
+		return text, nil
 	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err == nil {
-		return s
-	}
-	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	if err := json.Unmarshal(raw, &parts); err != nil {
-		return string(raw)
-	}
-	var texts []string
-	for _, p := range parts {
-		if p.Type == "text" {
-			texts = append(texts, p.Text)
-		}
-	}
-	return strings.Join(texts, "\n")
-}
-
-// chatContentImages returns the URLs of the image_url parts of a content
-// array; none for a string content.
-func chatContentImages(raw json.RawMessage) []string {
 	var parts []struct {
 		Type     string `json:"type"`
+		Text     string `json:"text"`
 		ImageURL struct {
 			URL string `json:"url"`
 		} `json:"image_url"`
 	}
-	if json.Unmarshal(raw, &parts) != nil {
-		return nil
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return string(raw), nil
 	}
-	var urls []string
+	var texts []string
 	for _, p := range parts {
-		if p.Type == "image_url" {
-			urls = append(urls, p.ImageURL.URL)
+		switch p.Type {
+		case "text":
+			texts = append(texts, p.Text)
+		case "image_url":
+			images = append(images, p.ImageURL.URL)
 		}
 	}
-	return urls
+	return strings.Join(texts, "\n"), images
 }
 
 type wireToolCall struct {
@@ -464,6 +422,8 @@ type wireUsage struct {
 	CompletionTokens int `json:"completion_tokens"`
 	TotalTokens      int `json:"total_tokens"`
 }
+
+var fakeUsage = wireUsage{PromptTokens: 10, CompletionTokens: 5, TotalTokens: 15}
 
 func (t modelTurn) toolCalls() []wireToolCall {
 	var out []wireToolCall
@@ -520,8 +480,7 @@ func writeChatStream(w http.ResponseWriter, id, model string, t modelTurn) {
 	var first delta
 	first.Role = "assistant"
 	if len(t.calls) == 0 || t.text != "" {
-		text := t.text
-		first.Content = &text
+		first.Content = &t.text
 	}
 	if len(t.calls) > 0 && t.text == "" {
 		first.ToolCalls = t.toolCalls()
@@ -534,7 +493,7 @@ func writeChatStream(w http.ResponseWriter, id, model string, t modelTurn) {
 	finish := t.finishReason()
 	send(chunk{
 		Choices: []choice{{Delta: delta{}, FinishReason: &finish}},
-		Usage:   &wireUsage{PromptTokens: 10, CompletionTokens: 5, TotalTokens: 15},
+		Usage:   &fakeUsage,
 	})
 	fmt.Fprint(w, "data: [DONE]\n\n")
 	if f, ok := w.(http.Flusher); ok {
@@ -550,27 +509,21 @@ func writeChatCompletion(w http.ResponseWriter, id, model string, t modelTurn) {
 	}
 	msg := message{Role: "assistant", ToolCalls: t.toolCalls()}
 	if len(t.calls) == 0 || t.text != "" {
-		text := t.text
-		msg.Content = &text
+		msg.Content = &t.text
 	}
-	resp := struct {
-		ID      string `json:"id"`
-		Object  string `json:"object"`
-		Created int64  `json:"created"`
-		Model   string `json:"model"`
-		Choices []struct {
-			Index        int     `json:"index"`
-			Message      message `json:"message"`
-			FinishReason string  `json:"finish_reason"`
-		} `json:"choices"`
-		Usage wireUsage `json:"usage"`
-	}{ID: id, Object: "chat.completion", Created: time.Now().Unix(), Model: model,
-		Usage: wireUsage{PromptTokens: 10, CompletionTokens: 5, TotalTokens: 15}}
-	resp.Choices = append(resp.Choices, struct {
+	type choice struct {
 		Index        int     `json:"index"`
 		Message      message `json:"message"`
 		FinishReason string  `json:"finish_reason"`
-	}{Message: msg, FinishReason: t.finishReason()})
+	}
+	resp := struct {
+		ID      string    `json:"id"`
+		Object  string    `json:"object"`
+		Created int64     `json:"created"`
+		Model   string    `json:"model"`
+		Choices []choice  `json:"choices"`
+		Usage   wireUsage `json:"usage"`
+	}{id, "chat.completion", time.Now().Unix(), model, []choice{{Message: msg, FinishReason: t.finishReason()}}, fakeUsage}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(resp)
 }

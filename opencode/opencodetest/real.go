@@ -65,26 +65,31 @@ const (
 // never seen and the first finished one wins.
 func OpencodeBinary(tb testing.TB) string {
 	tb.Helper()
+	return NeedProgram(tb, "opencode "+OpencodeVersion, func() (string, error) {
+		return locateOpencode(context.Background(), os.Getenv, ToTerminal)
+	})
+}
+
+// NeedProgram returns what get finds (a binary, or a folder of them) of
+// the program what names with its version. HERMES_E2E=0 skips tb without
+// calling get; when get fails, tb is skipped with the reason, or fails if
+// HERMES_E2E=1. matrixtest's Dendrite harness shares it.
+func NeedProgram(tb testing.TB, what string, get func() (string, error)) string {
+	tb.Helper()
 	if os.Getenv(EnvE2E) == "0" {
 		tb.Skipf("end-to-end tests off (%s=0)", EnvE2E)
 		return ""
 	}
-	bin, err := locateOpencode(context.Background(), os.Getenv, toTerminal)
-	if err != nil {
-		opencodeUnavailable(tb, err)
-		return ""
+	found, err := get()
+	switch {
+	case err == nil:
+		return found
+	case os.Getenv(EnvE2E) == "1":
+		tb.Fatalf("%s is required (%s=1): %v", what, EnvE2E, err)
+	default:
+		tb.Skipf("%s not available, skipping (set %s=1 to make this a failure): %v", what, EnvE2E, err)
 	}
-	return bin
-}
-
-func opencodeUnavailable(tb testing.TB, err error) {
-	tb.Helper()
-	if os.Getenv(EnvE2E) == "1" {
-		tb.Fatalf("opencode %s is required (%s=1): %v", OpencodeVersion, EnvE2E, err)
-		return
-	}
-	tb.Skipf("opencode %s not available, skipping (set %s=1 to make this a failure): %v",
-		OpencodeVersion, EnvE2E, err)
+	return ""
 }
 
 // locateOpencode finds or installs the binary, telling say when it
@@ -133,17 +138,16 @@ func findOpencode(getenv func(string) string) (bin, root, dir string, err error)
 // only with -v, so without it those tests would be skipped in silence.
 // When opencode is not there after the tests (they install it when they
 // can) and HERMES_E2E is not 1 (then they failed, saying why), it writes
-// one line naming pkg, the reason and the remedy to the terminal,
-// /dev/tty, which go test does not capture; where there is none (CI), to
-// stderr, which go test -v shows.
+// one line naming pkg, the reason and the remedy with ToTerminal.
 func AnnounceUnavailable(pkg string) {
 	if msg := unavailableNotice(pkg, os.Getenv, exec.LookPath); msg != "" {
-		toTerminal(msg)
+		ToTerminal(msg)
 	}
 }
 
-// toTerminal writes msg on a line of its own to /dev/tty, else stderr.
-func toTerminal(msg string) {
+// ToTerminal writes msg on a line of its own to /dev/tty, which go test
+// does not capture; where there is none (CI), to stderr, which -v shows.
+func ToTerminal(msg string) {
 	var w io.Writer = os.Stderr
 	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
 		defer tty.Close()
@@ -163,21 +167,15 @@ func unavailableNotice(pkg string, getenv func(string) string, lookPath func(str
 		return ""
 	}
 	why := "npm could not install it into " + dir + " (go test -v shows npm's error)"
-	switch {
-	case err != nil:
+	if err != nil {
 		why = err.Error()
-	case lookPathFails(lookPath, "npm"):
+	} else if _, err := lookPath("npm"); err != nil {
 		why = "npm is not installed"
 	}
 	return fmt.Sprintf("%s: end-to-end tests SKIPPED: opencode %s is not available: %s. "+
 		"They install it with npm, which needs network to the npm registry once and about 500 MB of disk; "+
 		"or set %s to an opencode %s binary. %s=0 skips them without a word, %s=1 makes this a failure.",
 		pkg, OpencodeVersion, why, EnvOpencodeBin, OpencodeVersion, EnvE2E, EnvE2E)
-}
-
-func lookPathFails(lookPath func(string) (string, error), name string) bool {
-	_, err := lookPath(name)
-	return err != nil
 }
 
 // opencodeBinaryPaths lists where npm puts the binary for this platform,
@@ -255,11 +253,11 @@ func installOpencode(ctx context.Context, root, dir string, say func(string)) er
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("install opencode: npm install opencode-ai@%s: %w\n%s",
-			OpencodeVersion, err, tail(out, 2048))
+			OpencodeVersion, err, Tail(out, 2048))
 	}
 	if _, ok := findInstalled(tmp); !ok {
 		return fmt.Errorf("install opencode: npm installed no binary for %s/%s\n%s",
-			runtime.GOOS, runtime.GOARCH, tail(out, 2048))
+			runtime.GOOS, runtime.GOARCH, Tail(out, 2048))
 	}
 	if err := os.Rename(tmp, dir); err != nil {
 		if _, ok := findInstalled(dir); ok {
@@ -270,8 +268,8 @@ func installOpencode(ctx context.Context, root, dir string, say func(string)) er
 	return nil
 }
 
-// tail returns at most the last n bytes of b, cut at a line start.
-func tail(b []byte, n int) string {
+// Tail returns at most the last n bytes of b, cut at a line start.
+func Tail(b []byte, n int) string {
 	if len(b) <= n {
 		return string(b)
 	}
@@ -327,13 +325,12 @@ type Opencode struct {
 	LogFile string
 
 	client *http.Client
-	// stop ends the server process, at once if it is gone already.
-	stop func()
+	proc   *Process
 }
 
 // Stop stops the server before the test ends, as the machine it runs on
 // going away would, and waits until it is gone.
-func (oc *Opencode) Stop() { oc.stop() }
+func (oc *Opencode) Stop() { oc.proc.Stop() }
 
 // StartOpencode starts opencode serve for tb and waits until it answers
 // GET /global/health. It stops the server in tb.Cleanup and, if the test
@@ -398,62 +395,20 @@ func StartOpencode(tb testing.TB, opts OpencodeOptions) *Opencode {
 	}
 	oc.Dir = oc.Dirs[0]
 
-	port, err := freePort()
+	port, err := FreePort()
 	if err != nil {
 		tb.Fatalf("StartOpencode: %v", err)
 		return nil
 	}
 	oc.URL = "http://127.0.0.1:" + strconv.Itoa(port)
-
-	logf, err := os.Create(oc.LogFile)
-	if err != nil {
-		tb.Fatalf("StartOpencode: %v", err)
-		return nil
-	}
 	cmd := exec.Command(bin, "serve", "--port", strconv.Itoa(port), "--hostname", "127.0.0.1", "--print-logs")
 	cmd.Dir = oc.Dir
 	cmd.Env = opencodeEnv(os.Environ(), base, opts.Password)
-	cmd.Stdout = logf
-	cmd.Stderr = logf
-	if err := cmd.Start(); err != nil {
-		logf.Close()
-		tb.Fatalf("StartOpencode: start %s: %v", bin, err)
-		return nil
-	}
-	exited := make(chan struct{})
-	var waitErr error
-	go func() {
-		waitErr = cmd.Wait()
-		logf.Close()
-		close(exited)
-	}()
-	oc.stop = func() { stopProcess(cmd.Process, exited) }
-	tb.Cleanup(func() {
-		stopProcess(cmd.Process, exited)
-		if tb.Failed() {
-			tb.Logf("opencode output (%s), last lines:\n%s", oc.LogFile, oc.logTail())
-		}
-	})
-
-	if err := oc.waitHealthy(exited); err != nil {
-		if errors.Is(err, errExited) {
-			err = fmt.Errorf("%w: %v", err, waitErr)
-		}
+	if oc.proc, err = StartProcess(tb, "opencode", cmd, oc.LogFile); err != nil {
 		tb.Fatalf("StartOpencode: %v", err)
 		return nil
 	}
-	return oc
-}
-
-var errExited = errors.New("opencode exited before it was ready")
-
-func (oc *Opencode) waitHealthy(exited <-chan struct{}) error {
-	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
-	defer cancel()
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
-	var last error
-	for {
+	err = oc.proc.WaitReady("opencode", 100*time.Millisecond, func(ctx context.Context) error {
 		var health struct {
 			Healthy bool   `json:"healthy"`
 			Version string `json:"version"`
@@ -462,50 +417,98 @@ func (oc *Opencode) waitHealthy(exited <-chan struct{}) error {
 		// accepted and never answered (seen with 1.18.33), so each probe
 		// has its own short deadline.
 		attempt, cancelAttempt := context.WithTimeout(ctx, healthProbeTimeout)
-		err := oc.Get(attempt, "/global/health", &health)
-		cancelAttempt()
-		if err == nil && health.Healthy {
+		defer cancelAttempt()
+		if err := oc.Get(attempt, "/global/health", &health); err != nil || health.Healthy {
+			return err
+		}
+		return errors.New("not healthy yet")
+	})
+	if err != nil {
+		tb.Fatalf("StartOpencode: %v", err)
+		return nil
+	}
+	return oc
+}
+
+// Process is a server program started for a test by StartProcess.
+type Process struct {
+	proc   *os.Process
+	exited chan struct{}
+	err    error // cmd.Wait's, once exited is closed
+}
+
+// StartProcess starts cmd with its output to a new logFile. It stops the
+// process when tb ends and then, if tb failed, logs the end of that
+// output as name's. matrixtest's Dendrite harness shares it.
+func StartProcess(tb testing.TB, name string, cmd *exec.Cmd, logFile string) (*Process, error) {
+	logf, err := os.Create(logFile)
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		return nil, fmt.Errorf("start %s: %w", cmd.Args[0], err)
+	}
+	p := &Process{proc: cmd.Process, exited: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		logf.Close()
+		close(p.exited)
+	}()
+	tb.Cleanup(func() {
+		p.Stop()
+		if tb.Failed() {
+			out, err := os.ReadFile(logFile)
+			if err != nil {
+				out = []byte("(" + err.Error() + ")")
+			}
+			tb.Logf("%s output (%s), last lines:\n%s", name, logFile, Tail(out, 8192))
+		}
+	})
+	return p, nil
+}
+
+// WaitReady calls ready every interval until it returns nil, for at most
+// startTimeout; it gives up at once when the process exits.
+func (p *Process) WaitReady(name string, interval time.Duration, ready func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		err := ready(ctx)
+		if err == nil {
 			return nil
 		}
-		if err == nil {
-			err = errors.New("not healthy yet")
-		}
-		last = err
 		select {
-		case <-exited:
-			return errExited
+		case <-p.exited:
+			return fmt.Errorf("%s exited before it was ready: %v", name, p.err)
 		case <-ctx.Done():
-			return fmt.Errorf("opencode not healthy after %s: %v", startTimeout, last)
+			return fmt.Errorf("%s not ready after %s: %v", name, startTimeout, err)
 		case <-tick.C:
 		}
 	}
 }
 
-// stopProcess asks the server to stop, then kills it if it lingers.
-func stopProcess(p *os.Process, exited <-chan struct{}) {
+// Stop asks the process to stop, kills it if it lingers, and waits until
+// it is gone.
+func (p *Process) Stop() {
 	select {
-	case <-exited:
+	case <-p.exited:
 		return
 	default:
 	}
-	if err := p.Signal(syscall.SIGTERM); err != nil {
-		_ = p.Kill()
+	if err := p.proc.Signal(syscall.SIGTERM); err != nil {
+		_ = p.proc.Kill()
 	}
 	select {
-	case <-exited:
+	case <-p.exited:
 		return
 	case <-time.After(stopTimeout):
 	}
-	_ = p.Kill()
-	<-exited
-}
-
-func (oc *Opencode) logTail() string {
-	b, err := os.ReadFile(oc.LogFile)
-	if err != nil {
-		return "(" + err.Error() + ")"
-	}
-	return tail(b, 8192)
+	_ = p.proc.Kill()
+	<-p.exited
 }
 
 // gitInit makes dir a repository with one commit, with git's own
@@ -617,7 +620,8 @@ func evalTempDir(tb testing.TB) string {
 	return dir
 }
 
-func freePort() (int, error) {
+// FreePort returns a loopback TCP port free at the time of the call.
+func FreePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, fmt.Errorf("pick a free port: %w", err)
@@ -684,7 +688,7 @@ func (oc *Opencode) do(ctx context.Context, method, path string, body, out any) 
 		return fmt.Errorf("%s %s: read answer: %w", method, path, err)
 	}
 	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, tail(data, 512))
+		return fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, Tail(data, 512))
 	}
 	if out == nil || len(bytes.TrimSpace(data)) == 0 {
 		return nil

@@ -306,14 +306,15 @@ func TestOpencodeUnavailableSkipsUnlessE2E(t *testing.T) {
 
 	t.Setenv(EnvE2E, "")
 	tb := &fakeTB{}
-	opencodeUnavailable(tb, cause)
+	fail := func() (string, error) { return "", cause }
+	NeedProgram(tb, "opencode", fail)
 	if tb.fatal != "" || !strings.Contains(tb.skipped, "npm not found") || !strings.Contains(tb.skipped, EnvE2E) {
 		t.Errorf("without %s: skipped %q, fatal %q", EnvE2E, tb.skipped, tb.fatal)
 	}
 
 	t.Setenv(EnvE2E, "1")
 	tb = &fakeTB{}
-	opencodeUnavailable(tb, cause)
+	NeedProgram(tb, "opencode", fail)
 	if tb.skipped != "" || !strings.Contains(tb.fatal, "npm not found") {
 		t.Errorf("with %s=1: skipped %q, fatal %q", EnvE2E, tb.skipped, tb.fatal)
 	}

@@ -5,17 +5,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hermes-bot/hermes-bot/opencode/opencodetest"
 )
 
 // DendriteVersion is the Dendrite release the harness installs, from
@@ -29,66 +28,35 @@ const dendriteModule = "github.com/matrix-org/dendrite/cmd/"
 // installed for people poking at a test server by hand).
 var dendriteCommands = []string{"dendrite", "generate-keys", "generate-config", "create-account"}
 
-// Environment variables the harness reads, the same as opencodetest's.
-const (
-	// EnvCacheDir is the folder the binaries are cached in, under
-	// dendrite-<version>; default $HOME/.cache/hermes-bot.
-	EnvCacheDir = "HERMES_CACHE_DIR"
-	// EnvE2E set to 1 makes a missing Dendrite a failure; set to 0 it skips
-	// the tests that need one without installing it.
-	EnvE2E = "HERMES_E2E"
-)
-
 const (
 	installTimeout = 10 * time.Minute
-	startTimeout   = 60 * time.Second
-	stopTimeout    = 5 * time.Second
 	requestTimeout = 30 * time.Second
 )
 
-// DendriteDir returns the folder holding the DendriteVersion binaries,
-// installing them with go install when they are missing (saying so in one
-// line, as it takes minutes with a cold module cache). When they cannot
-// be had the test is skipped with the reason, or fails if HERMES_E2E=1.
+// DendriteDir returns the folder holding the DendriteVersion binaries, in
+// dendrite-<version> under opencodetest's cache folder ($HERMES_CACHE_DIR,
+// default $HOME/.cache/hermes-bot), installing them with go install when
+// they are missing (saying so in one line, as it takes minutes with a
+// cold module cache). When they cannot be had the test is skipped with
+// the reason, or fails if HERMES_E2E=1; HERMES_E2E=0 skips at once.
 func DendriteDir(tb testing.TB) string {
 	tb.Helper()
-	if os.Getenv(EnvE2E) == "0" {
-		tb.Skipf("end-to-end tests off (%s=0)", EnvE2E)
-		return ""
-	}
-	dir, err := dendriteDir(os.Getenv)
-	if err == nil && !installed(dir) {
-		notice(fmt.Sprintf("matrixtest: installing Dendrite %s into %s with go install (minutes with a cold module cache)", DendriteVersion, dir))
-		err = install(dir)
-	}
-	if err != nil {
-		if os.Getenv(EnvE2E) == "1" {
-			tb.Fatalf("Dendrite %s is required (%s=1): %v", DendriteVersion, EnvE2E, err)
-		} else {
-			tb.Skipf("Dendrite %s not available, skipping (set %s=1 to make this a failure): %v", DendriteVersion, EnvE2E, err)
+	return opencodetest.NeedProgram(tb, "Dendrite "+DendriteVersion, func() (string, error) {
+		dir, err := dendriteDir()
+		if err == nil && !installed(dir) {
+			opencodetest.ToTerminal(fmt.Sprintf("matrixtest: installing Dendrite %s into %s with go install (minutes with a cold module cache)", DendriteVersion, dir))
+			err = install(dir)
 		}
-		return ""
-	}
-	return dir
+		return dir, err
+	})
 }
 
-// notice writes a line to the terminal, which go test does not capture;
-// where there is none (CI), to stderr, which go test -v shows.
-func notice(line string) {
-	var w io.Writer = os.Stderr
-	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
-		defer tty.Close()
-		w = tty
-	}
-	fmt.Fprintln(w, line)
-}
-
-func dendriteDir(getenv func(string) string) (string, error) {
-	root := getenv(EnvCacheDir)
+func dendriteDir() (string, error) {
+	root := os.Getenv(opencodetest.EnvCacheDir)
 	if root == "" {
 		home, err := os.UserHomeDir()
 		if err != nil {
-			return "", fmt.Errorf("find cache folder (set %s): %w", EnvCacheDir, err)
+			return "", fmt.Errorf("find cache folder (set %s): %w", opencodetest.EnvCacheDir, err)
 		}
 		root = filepath.Join(home, ".cache", "hermes-bot")
 	}
@@ -132,7 +100,7 @@ func install(dir string) error {
 	cmd := exec.CommandContext(ctx, goBin, args...)
 	cmd.Env = append(os.Environ(), "GOBIN="+tmp)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("install Dendrite: go %s: %w\n%s", strings.Join(args, " "), err, tail(out, 2048))
+		return fmt.Errorf("install Dendrite: go %s: %w\n%s", strings.Join(args, " "), err, opencodetest.Tail(out, 2048))
 	}
 	if err := os.Rename(tmp, dir); err != nil {
 		if installed(dir) {
@@ -157,7 +125,6 @@ type Homeserver struct {
 
 	secret string
 	client *http.Client
-	stop   func()
 }
 
 // StartDendrite starts a Dendrite for tb and waits until
@@ -176,50 +143,39 @@ func StartDendrite(tb testing.TB) *Homeserver {
 		tb.Fatalf("StartDendrite: %v", err)
 		return nil
 	}
-	port, err := freePort()
+	port, err := opencodetest.FreePort()
 	if err != nil {
 		tb.Fatalf("StartDendrite: %v", err)
 		return nil
 	}
 	hs.URL = "http://127.0.0.1:" + strconv.Itoa(port)
-	logf, err := os.Create(hs.LogFile)
+	cmd := exec.Command(filepath.Join(bin, "dendrite"), "-config", filepath.Join(dir, "dendrite.yaml"),
+		"-http-bind-address", "127.0.0.1:"+strconv.Itoa(port))
+	cmd.Dir = dir
+	tb.Cleanup(hs.client.CloseIdleConnections) // registered first, so run after the process stopped
+	proc, err := opencodetest.StartProcess(tb, "Dendrite", cmd, hs.LogFile)
 	if err != nil {
 		tb.Fatalf("StartDendrite: %v", err)
 		return nil
 	}
-	cmd := exec.Command(filepath.Join(bin, "dendrite"), "-config", filepath.Join(dir, "dendrite.yaml"),
-		"-http-bind-address", "127.0.0.1:"+strconv.Itoa(port))
-	cmd.Dir = dir
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		logf.Close()
-		tb.Fatalf("StartDendrite: %v", err)
-		return nil
-	}
-	exited := make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		logf.Close()
-		close(exited)
-	}()
-	hs.stop = func() { stopProcess(cmd.Process, exited) }
-	tb.Cleanup(func() {
-		hs.stop()
-		hs.client.CloseIdleConnections()
-		if tb.Failed() {
-			b, _ := os.ReadFile(hs.LogFile)
-			tb.Logf("Dendrite output (%s), last lines:\n%s", hs.LogFile, tail(b, 8192))
+	err = proc.WaitReady("dendrite", 50*time.Millisecond, func(ctx context.Context) error {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, hs.URL+"/_matrix/client/versions", nil)
+		resp, err := hs.client.Do(req)
+		if err != nil {
+			return err
 		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("versions: %s", resp.Status)
+		}
+		return nil
 	})
-	if err := hs.waitUp(exited); err != nil {
+	if err != nil {
 		tb.Fatalf("StartDendrite: %v", err)
 		return nil
 	}
 	return hs
 }
-
-// Stop stops the server before the test ends and waits until it is gone.
-func (hs *Homeserver) Stop() { hs.stop() }
 
 // configure writes the signing key and a generated dendrite.yaml,
 // changed for a test: federation off, no stats, shared-secret
@@ -274,70 +230,4 @@ func adjustConfig(yaml, secret string) (string, error) {
 		return "", errors.New("dendrite.yaml: key_perspectives not found in generate-config's output")
 	}
 	return yaml[:start] + "  key_perspectives: []\n" + yaml[end:], nil
-}
-
-func (hs *Homeserver) waitUp(exited <-chan struct{}) error {
-	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
-	defer cancel()
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	var last error
-	for {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, hs.URL+"/_matrix/client/versions", nil)
-		resp, err := hs.client.Do(req)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-			err = fmt.Errorf("versions: %s", resp.Status)
-		}
-		last = err
-		select {
-		case <-exited:
-			return errors.New("dendrite exited before it answered")
-		case <-ctx.Done():
-			return fmt.Errorf("dendrite not up after %s: %v", startTimeout, last)
-		case <-tick.C:
-		}
-	}
-}
-
-func stopProcess(p *os.Process, exited <-chan struct{}) {
-	select {
-	case <-exited:
-		return
-	default:
-	}
-	if err := p.Signal(syscall.SIGTERM); err != nil {
-		_ = p.Kill()
-	}
-	select {
-	case <-exited:
-		return
-	case <-time.After(stopTimeout):
-	}
-	_ = p.Kill()
-	<-exited
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("pick a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// tail returns at most the last n bytes of b, cut at a line start.
-func tail(b []byte, n int) string {
-	if len(b) <= n {
-		return string(b)
-	}
-	b = b[len(b)-n:]
-	if i := bytes.IndexByte(b, '\n'); i >= 0 {
-		b = b[i+1:]
-	}
-	return string(b)
 }

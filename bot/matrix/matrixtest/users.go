@@ -10,12 +10,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/hermes-bot/hermes-bot/opencode/opencodetest"
 )
 
 // User is an account on the Homeserver with its own access token, acting
@@ -97,11 +101,7 @@ func (u *User) Members(ctx context.Context, room string) ([]string, error) {
 	if err := u.do(ctx, http.MethodGet, "/_matrix/client/v3/rooms/"+url.PathEscape(room)+"/joined_members", nil, &resp); err != nil {
 		return nil, err
 	}
-	var ids []string
-	for id := range resp.Joined {
-		ids = append(ids, id)
-	}
-	return ids, nil
+	return slices.Collect(maps.Keys(resp.Joined)), nil
 }
 
 // Send posts an event of eventType with content into room and returns
@@ -238,11 +238,6 @@ func (u *User) Event(ctx context.Context, room, eventID string) (Event, error) {
 	return ev, nil
 }
 
-// Logout revokes u's access token (and deletes its device).
-func (u *User) Logout(ctx context.Context) error {
-	return u.do(ctx, http.MethodPost, "/_matrix/client/v3/logout", struct{}{}, nil)
-}
-
 func (u *User) do(ctx context.Context, method, path string, body, out any) error {
 	return u.hs.do(ctx, u.AccessToken, method, path, body, out)
 }
@@ -277,7 +272,7 @@ func (hs *Homeserver) do(ctx context.Context, token, method, path string, body, 
 		return fmt.Errorf("%s %s: read: %w", method, pathOnly(path), err)
 	}
 	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("%s %s: %s: %s", method, pathOnly(path), resp.Status, tail(data, 512))
+		return fmt.Errorf("%s %s: %s: %s", method, pathOnly(path), resp.Status, opencodetest.Tail(data, 512))
 	}
 	if out == nil {
 		return nil
