@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 
+	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 	"github.com/rs/zerolog"
 
@@ -359,16 +360,11 @@ func (f *Frontend) askSteerText(ctx context.Context, core frontend.Core, log zer
 	}
 }
 
-// steerReply handles text replying to a message about a session: it goes
-// to that session (or starts one), acknowledged with reactions on it
-// (react.go). It reports whether the text was steering; otherwise it may
+// steerMessage handles text replying to a message about a session, with
+// its files if any (a photo or a document with its caption): it goes to
+// that session (or starts one), acknowledged with reactions on it
+// (react). It reports whether the text was steering; otherwise it may
 // answer a request (HandleInput).
-func (f *Frontend) steerReply(ctx context.Context, core frontend.Core, log zerolog.Logger, m *models.Message, t typed) bool {
-	return f.steerMessage(ctx, core, log, m, t, nil)
-}
-
-// steerMessage is steerReply for text with files (a photo or a document
-// with its caption).
 func (f *Frontend) steerMessage(ctx context.Context, core frontend.Core, log zerolog.Logger, m *models.Message, t typed, files []fileRef) bool {
 	if t.ReplyTo.Message == 0 || !t.ReplyToBot {
 		return false
@@ -487,4 +483,32 @@ func (f *Frontend) replyLine(ctx context.Context, log zerolog.Logger, m *models.
 		return place{}
 	}
 	return place{Chat: m.Chat.ID, Message: msg.ID, Thread: threadOf(m)}
+}
+
+// A steering message or a typed answer is acknowledged on itself, not with a message of
+// its own: 👀 once taken, 👍 once opencode accepted it. Only a failure
+// gets a reply, saying why. Both emoji are among Telegram's reactions.
+const (
+	reactTaken = "👀"
+	reactDone  = "👍"
+)
+
+// react sets the bot's reaction on the message at ("" clears it) and
+// reports whether Telegram took it. Reactions may be off in the group:
+// the first refusal is logged as a warning, the later ones for debugging.
+func (f *Frontend) react(ctx context.Context, log zerolog.Logger, at place, emoji string) bool {
+	p := &tgbot.SetMessageReactionParams{ChatID: at.Chat, MessageID: at.Message}
+	if emoji != "" {
+		p.Reaction = []models.ReactionType{{Type: models.ReactionTypeTypeEmoji,
+			ReactionTypeEmoji: &models.ReactionTypeEmoji{Type: models.ReactionTypeTypeEmoji, Emoji: emoji}}}
+	}
+	if _, err := f.tg.SetMessageReaction(ctx, p); err != nil {
+		ev := log.Debug()
+		if f.reactFailed.CompareAndSwap(false, true) {
+			ev = log.Warn()
+		}
+		ev.Err(err).Str("reaction", emoji).Msg("could not react to a message (reactions off in the group?)")
+		return false
+	}
+	return true
 }

@@ -9,6 +9,7 @@ import (
 
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
+	"github.com/rs/zerolog"
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
@@ -179,7 +180,7 @@ func (f *Frontend) handleMessage(ctx context.Context, core frontend.Core, m *mod
 		t.ReplyToBot = reply.From != nil && reply.From.ID == f.cfg.BotID
 	}
 	b, ok := f.bound(core, log, m.Chat.ID, t.ReplyTo.Message, t.At.Thread, t.ReplyToBot)
-	if !ok && f.steerReply(ctx, core, log, m, t) {
+	if !ok && f.steerMessage(ctx, core, log, m, t, nil) {
 		return
 	}
 	if !ok {
@@ -240,4 +241,22 @@ func (f *Frontend) recoverMiddleware(next tgbot.HandlerFunc) tgbot.HandlerFunc {
 // cycle's own Wait.
 func (f *Frontend) Wait(ctx context.Context) error {
 	return f.running.Wait(ctx)
+}
+
+// typedAnswer hands t, text for the prompt of b, to core, acknowledged
+// on the message as steering is (react): 👀 once taken, 👍 once kept
+// or accepted by opencode, cleared when not (the core has then told the
+// person why, and asks again when a field's check failed). With
+// reactions refused nothing more is sent: the request's message shows
+// the answer once it is in.
+func (f *Frontend) typedAnswer(ctx context.Context, core frontend.Core, log zerolog.Logger, t typed, b binding, received time.Time) {
+	f.react(ctx, log, t.At, reactTaken)
+	core.HandleInput(ctx, log, frontend.Input{Key: b.Key, Field: b.Field, Reason: b.Reason, Text: t.Text,
+		User: t.User, Frontend: Name, Received: received, Done: func(accepted bool) {
+			emoji := ""
+			if accepted {
+				emoji = reactDone
+			}
+			f.react(ctx, log, t.At, emoji)
+		}})
 }
