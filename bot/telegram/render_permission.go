@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
@@ -267,32 +268,26 @@ const (
 
 // permissionKeyboard makes the four buttons of a permission message.
 func permissionKeyboard(tx *i18n.Text, uid string) (*models.InlineKeyboardMarkup, error) {
-	btn := func(text string, a action) (models.InlineKeyboardButton, error) {
-		data, err := callbackData{Action: a, UID: uid}.encode()
-		style := styleAllow
-		if a == actReject || a == actRejectReason {
-			style = styleReject
-		}
-		return models.InlineKeyboardButton{Text: text, CallbackData: data, Style: style}, err
-	}
-	var row1, row2 []models.InlineKeyboardButton
-	for _, b := range []struct {
-		text string
-		a    action
-		row  *[]models.InlineKeyboardButton
+	kb := &models.InlineKeyboardMarkup{}
+	for _, row := range [][]struct {
+		text  string
+		a     action
+		style string
 	}{
-		{tx.BtnAllowOnce, actAllowOnce, &row1},
-		{tx.BtnAllowAlways, actAllowAlways, &row1},
-		{tx.BtnReject, actReject, &row2},
-		{tx.BtnRejectReason, actRejectReason, &row2},
+		{{tx.BtnAllowOnce, actAllowOnce, styleAllow}, {tx.BtnAllowAlways, actAllowAlways, styleAllow}},
+		{{tx.BtnReject, actReject, styleReject}, {tx.BtnRejectReason, actRejectReason, styleReject}},
 	} {
-		x, err := btn(b.text, b.a)
-		if err != nil {
-			return nil, err
+		var btns []models.InlineKeyboardButton
+		for _, b := range row {
+			data, err := callbackData{Action: b.a, UID: uid}.encode()
+			if err != nil {
+				return nil, err
+			}
+			btns = append(btns, models.InlineKeyboardButton{Text: b.text, CallbackData: data, Style: b.style})
 		}
-		*b.row = append(*b.row, x)
+		kb.InlineKeyboard = append(kb.InlineKeyboard, btns)
 	}
-	return &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{row1, row2}}, nil
+	return kb, nil
 }
 
 // renderReasonPrompt is the force_reply prompt asking u why the
@@ -343,4 +338,46 @@ func elsewhereFooter(tx *i18n.Text, reply string) (icon, footer string) {
 		return "❌", tx.RejectedOC
 	}
 	return "✅", tx.AnsweredOCAs(esc(oneLine(reply), 40))
+}
+
+// spellHidden spells out, as <U+202E>, every character of s that is invisible
+// or reorders what is around it: format characters (bidirectional
+// controls, zero-width ones, tags), control characters but newline and
+// tab, line and paragraph separators, spaces other than ASCII's, variation
+// selectors and blank letters. It is for text that runs (a command, a
+// path, a diff), so a person sees the bytes that will run, not a
+// rendering a model chose (Trojan Source).
+func spellHidden(s string) string {
+	if strings.IndexFunc(s, hidden) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if hidden(r) {
+			fmt.Fprintf(&b, "<U+%04X>", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// hidden reports a rune spellHidden spells out.
+func hidden(r rune) bool {
+	switch {
+	case r == '\n' || r == '\t' || r == ' ':
+		return false
+	case r == unicode.ReplacementChar:
+		return false // invalid UTF-8 is shown as such already
+	case unicode.Is(unicode.Cf, r), unicode.Is(unicode.Cc, r), unicode.Is(unicode.Zl, r),
+		unicode.Is(unicode.Zp, r), unicode.Is(unicode.Zs, r), unicode.Is(unicode.Variation_Selector, r):
+		return true
+	}
+	switch r {
+	case 0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800, 0x034F:
+		// Hangul fillers, the braille blank and the combining grapheme
+		// joiner: letters or marks that draw nothing.
+		return true
+	}
+	return false
 }
