@@ -267,19 +267,8 @@ func (f *Frontend) handleNewWithPress(ctx context.Context, core frontend.Core, l
 		answer(f.text.Toast(i18n.ToastUnknown))
 		return
 	}
-	ps, err := core.Projects(ctx)
-	if err != nil {
-		answer(plain(f.steerFailure(err), maxToast))
-		return
-	}
-	var project *frontend.Project
-	for i := range ps {
-		if projectKey(ps[i]) == key {
-			project = &ps[i]
-		}
-	}
-	if project == nil {
-		answer(f.text.Toast(i18n.ToastGone)) // a project opencode no longer lists
+	project, ok := f.pressedProject(ctx, core, key, answer)
+	if !ok {
 		return
 	}
 	p, ok := f.held.take(token, f.now())

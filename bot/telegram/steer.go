@@ -67,16 +67,7 @@ func (a action) isSteer() bool {
 
 // validSteerArg accepts opencode session IDs (ses_…) and project keys.
 func validSteerArg(s string) bool {
-	if s == "" || len(s) > maxSteerArg {
-		return false
-	}
-	for i := range len(s) {
-		c := s[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
+	return s != "" && len(s) <= maxSteerArg && strings.Trim(s, alnum+"_-") == ""
 }
 
 func (d steerData) encode() (string, error) {
@@ -289,21 +280,14 @@ func (f *Frontend) handleSteerPress(ctx context.Context, core frontend.Core, log
 	case actNewWith:
 		f.handleNewWithPress(ctx, core, log, m, d, user, answer)
 	case actNew:
-		ps, err := core.Projects(ctx)
-		if err != nil {
-			answer(plain(f.steerFailure(err), maxToast))
+		p, ok := f.pressedProject(ctx, core, d.Arg, answer)
+		if !ok {
 			return
 		}
-		for _, p := range ps {
-			if projectKey(p) == d.Arg {
-				answer("")
-				log.Info().Str("server", p.Server).Str("directory", p.Directory).Msg("steering: project chosen for a new session")
-				f.askSteerText(ctx, core, log, m, tx.NewPrompt(esc(f.projectLabel(p), 64)), tx.NewPlaceholder,
-					pending.SessionRef{Server: p.Server, Directory: p.Directory})
-				return
-			}
-		}
-		answer(f.text.Toast(i18n.ToastGone)) // a project opencode no longer lists
+		answer("")
+		log.Info().Str("server", p.Server).Str("directory", p.Directory).Msg("steering: project chosen for a new session")
+		f.askSteerText(ctx, core, log, m, tx.NewPrompt(esc(f.projectLabel(p), 64)), tx.NewPlaceholder,
+			pending.SessionRef{Server: p.Server, Directory: p.Directory})
 	case actContinue:
 		info, err := core.FindSession(ctx, d.Arg)
 		if err != nil {
@@ -341,6 +325,23 @@ func (f *Frontend) handleSteerPress(ctx context.Context, core frontend.Core, log
 			log.Warn().Err(err).Msg("steering: could not say the stop's outcome")
 		}
 	}
+}
+
+// pressedProject is the project of key, a button's; when opencode lists
+// none such, or cannot be asked, it answers the press saying so.
+func (f *Frontend) pressedProject(ctx context.Context, core frontend.Core, key string, answer func(string)) (frontend.Project, bool) {
+	ps, err := core.Projects(ctx)
+	if err != nil {
+		answer(plain(f.steerFailure(err), maxToast))
+		return frontend.Project{}, false
+	}
+	for _, p := range ps {
+		if projectKey(p) == key {
+			return p, true
+		}
+	}
+	answer(f.text.Toast(i18n.ToastGone)) // a project opencode no longer lists
+	return frontend.Project{}, false
 }
 
 // askSteerText sends a prompt replying to m that opens the reply box, and
