@@ -275,17 +275,14 @@ func (f *Frontend) editMessage(ctx context.Context, at place, text string, kb *m
 
 // editParams is the edit making the message at at show text and kb.
 func editParams(at place, text string, kb *models.InlineKeyboardMarkup) *tgbot.EditMessageTextParams {
-	p := &tgbot.EditMessageTextParams{
+	return &tgbot.EditMessageTextParams{
 		ChatID:             at.Chat,
 		MessageID:          at.Message,
 		Text:               text,
 		ParseMode:          models.ParseModeHTML,
 		LinkPreviewOptions: noPreview(),
+		ReplyMarkup:        replyMarkup(kb),
 	}
-	if kb != nil {
-		p.ReplyMarkup = kb
-	}
-	return p
 }
 
 // editResult is what an edit of the message at at that returned err means
@@ -403,11 +400,7 @@ func (f *Frontend) Notify(ctx context.Context, n frontend.Notice) (pending.Place
 	}
 	log := f.log.With().Str("sessionID", n.SessionID).Str("directory", n.Directory).Logger()
 	thread := f.threadFor(ctx, log, chat, n.Directory)
-	var markup models.ReplyMarkup
-	if kb != nil {
-		markup = kb
-	}
-	msg, err := f.tg.SendMessage(ctx, htmlMessage(chat, thread, text, markup, 0))
+	msg, err := f.tg.SendMessage(ctx, htmlMessage(chat, thread, text, replyMarkup(kb), 0))
 	if err != nil {
 		return "", fmt.Errorf("notice of session %s: %w", n.SessionID, err)
 	}
@@ -441,6 +434,15 @@ func isMessageGone(err error) bool {
 func noPreview() *models.LinkPreviewOptions {
 	t := true
 	return &models.LinkPreviewOptions{IsDisabled: &t}
+}
+
+// replyMarkup is kb as a message's markup: a nil keyboard in the
+// interface would be sent as one.
+func replyMarkup(kb *models.InlineKeyboardMarkup) models.ReplyMarkup {
+	if kb == nil {
+		return nil
+	}
+	return kb
 }
 
 // htmlMessage is the shape of every message the front-end sends: HTML with

@@ -177,14 +177,15 @@ func (o *updateOrder) through(id int64) {
 		o.done = map[int64]bool{}
 	}
 	o.done[id] = true
+	o.advance()
+}
+
+// advance moves floor past the updates through and wakes the waiters.
+func (o *updateOrder) advance() {
 	for o.done[o.floor] {
 		delete(o.done, o.floor)
 		o.floor++
 	}
-	o.signal()
-}
-
-func (o *updateOrder) signal() {
 	if o.changed != nil {
 		close(o.changed)
 		o.changed = nil
@@ -241,11 +242,7 @@ func (o *updateOrder) wait(ctx context.Context, id int64) {
 					delete(o.done, k)
 				}
 			}
-			for o.done[o.floor] {
-				delete(o.done, o.floor)
-				o.floor++
-			}
-			o.signal()
+			o.advance()
 			o.mu.Unlock()
 		}
 		o.mu.Lock()
