@@ -248,19 +248,16 @@ func (f *Frontend) RefreshLater(pat pending.Place, r frontend.Request, done func
 	}
 	text, kb, err := f.render(r)
 	if err != nil {
-		err = fmt.Errorf("refresh %s: %w", r.Key, err)
-		go finish(err)
+		go finish(fmt.Errorf("refresh %s: %w", r.Key, err))
 		return
 	}
-	later := f.cfg.Later
-	if later == nil {
+	if f.cfg.Later == nil {
 		ctx, cancel := context.WithTimeout(context.Background(), f.handlerTimeout)
 		defer cancel()
-		err := f.editMessage(ctx, at, text, kb)
-		go finish(err)
+		go finish(f.editMessage(ctx, at, text, kb)) // the edit is done here; only finish runs apart
 		return
 	}
-	later.EditMessageTextLater(editParams(at, text, kb), func(_ *models.Message, err error) {
+	f.cfg.Later.EditMessageTextLater(editParams(at, text, kb), func(_ *models.Message, err error) {
 		finish(editResult(at, err))
 	})
 }

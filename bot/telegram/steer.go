@@ -175,16 +175,7 @@ func (f *Frontend) steerCommand(ctx context.Context, core frontend.Core, log zer
 		}
 		return f.renderSessions(ss)
 	case cmdStop:
-		if m.ReplyToMessage == nil {
-			return tx.StopHow, nil
-		}
-		at := place{Chat: m.Chat.ID, Message: m.ReplyToMessage.ID, Thread: threadOf(m.ReplyToMessage)}.encode()
-		ref, ok, err := core.SessionAt(ctx, Name, at)
-		if err != nil || !ok {
-			if e := f.openRequestSession(ctx, core, at); e != nil {
-				ref, ok = *e, true
-			}
-		}
+		ref, ok := f.repliedSession(ctx, core, m)
 		if !ok {
 			return tx.StopHow, nil
 		}
@@ -194,19 +185,27 @@ func (f *Frontend) steerCommand(ctx context.Context, core frontend.Core, log zer
 	return "", nil
 }
 
-// openRequestSession is the session of the request still waiting whose
-// message is at: /stop may name a session by its question.
-func (f *Frontend) openRequestSession(ctx context.Context, core frontend.Core, at pending.Place) *pending.SessionRef {
+// repliedSession is the session of the message m replies to: the one it
+// is about, or the one of the request still waiting there, since /stop
+// and /file may name a session by its question.
+func (f *Frontend) repliedSession(ctx context.Context, core frontend.Core, m *models.Message) (pending.SessionRef, bool) {
+	if m.ReplyToMessage == nil {
+		return pending.SessionRef{}, false
+	}
+	at := place{Chat: m.Chat.ID, Message: m.ReplyToMessage.ID, Thread: threadOf(m.ReplyToMessage)}.encode()
+	if ref, ok, err := core.SessionAt(ctx, Name, at); err == nil && ok {
+		return ref, true
+	}
 	open, err := core.Open(ctx, false)
 	if err != nil {
-		return nil
+		return pending.SessionRef{}, false
 	}
 	for _, e := range open {
 		if e.Places[Name] == at && e.SessionID != "" {
-			return &pending.SessionRef{Directory: e.Directory, ID: e.SessionID}
+			return pending.SessionRef{Directory: e.Directory, ID: e.SessionID}, true
 		}
 	}
-	return nil
+	return pending.SessionRef{}, false
 }
 
 // stopConfirm is the question before stopping session id, with its two
