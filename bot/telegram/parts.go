@@ -5,7 +5,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf16"
 
 	"github.com/go-telegram/bot/models"
 	"github.com/rs/zerolog"
@@ -72,7 +71,7 @@ type joiner struct {
 	groups map[partKey]*partGroup
 }
 
-func isPart(text string) bool { return len(utf16.Encode([]rune(text))) >= partMinUnits }
+func isPart(text string) bool { return u16len(text) >= partMinUnits }
 
 // joinParts returns the text m starts, its later parts joined to it, or
 // ok false when m is a later part of a text another handler carries. It
