@@ -429,8 +429,7 @@ func isMessageGone(err error) bool {
 
 // noPreview keeps agent text's URLs from growing previews.
 func noPreview() *models.LinkPreviewOptions {
-	t := true
-	return &models.LinkPreviewOptions{IsDisabled: &t}
+	return &models.LinkPreviewOptions{IsDisabled: new(true)}
 }
 
 // replyMarkup is kb as a message's markup: a nil keyboard in the

@@ -313,12 +313,10 @@ func (f *Frontend) handleSteerPress(ctx context.Context, core frontend.Core, log
 		if err == nil {
 			res, err = core.StopSession(ctx, log, info.Ref, user)
 		}
-		text := ""
+		text := tx.StoppedBy(esc(res.Title, 80), who(user), res.Closed)
 		if err != nil {
 			log.Warn().Err(err).Msg("steering: stop failed")
 			text = f.steerFailure(err)
-		} else {
-			text = tx.StoppedBy(esc(res.Title, 80), who(user), res.Closed)
 		}
 		if err := f.editMessage(ctx, place{Chat: m.Chat.ID, Message: m.ID}, text, nil); err != nil {
 			log.Warn().Err(err).Msg("steering: could not say the stop's outcome")
