@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"maps"
 	"strings"
 	"sync"
 	"time"
@@ -65,11 +66,7 @@ func (h *heldPrompts) put(p heldPrompt) string {
 	if h.m == nil {
 		h.m = map[string]heldPrompt{}
 	}
-	for k, q := range h.m {
-		if p.at.Sub(q.at) > heldFor {
-			delete(h.m, k)
-		}
-	}
+	maps.DeleteFunc(h.m, func(_ string, q heldPrompt) bool { return p.at.Sub(q.at) > heldFor })
 	for len(h.m) >= maxHeld {
 		oldest := ""
 		for k, q := range h.m {
