@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/go-telegram/bot/models"
 	"github.com/rs/zerolog"
@@ -58,10 +57,7 @@ func (f *Frontend) autoApproveCommand(ctx context.Context, core frontend.Core, l
 		return f.text.Pause.Unreadable, nil
 	}
 	text, kb := f.renderAutoApproval(st, "")
-	if kb == nil {
-		return text, nil // a nil keyboard in the interface would be sent as one
-	}
-	return text, kb
+	return text, replyMarkup(kb)
 }
 
 // renderAutoApproval says the policy and lists the pauses, each with a
@@ -91,7 +87,8 @@ func (f *Frontend) renderAutoApproval(st frontend.AutoApproval, note string) (st
 		}
 		fmt.Fprintf(&b, "\n%d. %s", i+1, tx.Line(esc(f.pauseLabel(a), 90), esc(oneLine(a.Kind), 40)))
 		if !a.At.IsZero() {
-			b.WriteString(" · " + pauseAgo(f.text, now.Sub(a.At)))
+			// A clock set back says now.
+			b.WriteString(" · " + f.text.Since(max(now.Sub(a.At), 0)))
 		}
 		data, err := callbackData{Action: actResume, UID: pauseKey(a.Server, a.Directory)}.encode()
 		if err != nil {
@@ -102,14 +99,6 @@ func (f *Frontend) renderAutoApproval(st frontend.AutoApproval, note string) (st
 	}
 	b.WriteString("\n" + tx.HowToResume)
 	return b.String(), &models.InlineKeyboardMarkup{InlineKeyboard: rows}
-}
-
-// pauseAgo says how long ago a pause began; a clock set back says now.
-func pauseAgo(tx *i18n.Text, d time.Duration) string {
-	if d < 0 {
-		d = 0
-	}
-	return tx.Since(d)
 }
 
 // handleResumePress acts on a Resume button: it forgets the pause its key

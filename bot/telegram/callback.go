@@ -194,30 +194,16 @@ func parseIndex(s string) (int, error) {
 // validUID mirrors pending's UID alphabet, with a tighter length limit so
 // callback data stays short.
 func validUID(uid string) bool {
-	if uid == "" || len(uid) > maxUIDLen {
-		return false
-	}
-	for i := range len(uid) {
-		c := uid[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
-			return false
-		}
-	}
-	return true
+	return uid != "" && len(uid) <= maxUIDLen && strings.Trim(uid, alnum) == ""
 }
+
+// alnum is the ASCII letters and digits.
+const alnum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
 // validPauseKey accepts what pauseKey makes: pauseKeyLen lower-case hex
 // digits.
 func validPauseKey(k string) bool {
-	if len(k) != pauseKeyLen {
-		return false
-	}
-	for i := range len(k) {
-		if c := k[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
+	return len(k) == pauseKeyLen && strings.Trim(k, "0123456789abcdef") == ""
 }
 
 // ButtonData is the callback data of the button that asks for a on

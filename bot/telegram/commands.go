@@ -232,25 +232,25 @@ func (f *Frontend) writeOpencodeStatus(s *strings.Builder, label string, status 
 	s.WriteString(label)
 	if status == nil {
 		s.WriteString(f.text.StateUnknown + "\n")
-	} else {
-		st := status.State()
-		switch {
-		case st.Connected:
-			s.WriteString(f.text.Connected)
-			if !st.Since.IsZero() {
-				s.WriteString(f.text.ConnectedFor(f.text.Span(now.Sub(st.Since))))
-			}
-		case st.Since.IsZero():
-			s.WriteString(f.text.NotConnectedYet)
-		default:
-			s.WriteString(f.text.NotConnectedFor(f.text.Span(now.Sub(st.Since))))
+		return
+	}
+	st := status.State()
+	switch {
+	case st.Connected:
+		s.WriteString(f.text.Connected)
+		if !st.Since.IsZero() {
+			s.WriteString(f.text.ConnectedFor(f.text.Span(now.Sub(st.Since))))
 		}
-		if st.Version != "" {
-			s.WriteString(f.text.Version(esc(st.Version, 64), st.Generation))
-		}
-		s.WriteString("\n")
-		if st.LastError != "" && !st.Connected {
-			s.WriteString(f.text.LastError(esc(f.text.ErrorWords(st.LastError), 200), f.text.Since(now.Sub(st.LastErrorAt))) + "\n")
-		}
+	case st.Since.IsZero():
+		s.WriteString(f.text.NotConnectedYet)
+	default:
+		s.WriteString(f.text.NotConnectedFor(f.text.Span(now.Sub(st.Since))))
+	}
+	if st.Version != "" {
+		s.WriteString(f.text.Version(esc(st.Version, 64), st.Generation))
+	}
+	s.WriteString("\n")
+	if st.LastError != "" && !st.Connected {
+		s.WriteString(f.text.LastError(esc(f.text.ErrorWords(st.LastError), 200), f.text.Since(now.Sub(st.LastErrorAt))) + "\n")
 	}
 }

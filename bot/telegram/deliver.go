@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"maps"
 	"strings"
 	"sync"
 	"time"
@@ -65,11 +66,7 @@ func (h *heldPrompts) put(p heldPrompt) string {
 	if h.m == nil {
 		h.m = map[string]heldPrompt{}
 	}
-	for k, q := range h.m {
-		if p.at.Sub(q.at) > heldFor {
-			delete(h.m, k)
-		}
-	}
+	maps.DeleteFunc(h.m, func(_ string, q heldPrompt) bool { return p.at.Sub(q.at) > heldFor })
 	for len(h.m) >= maxHeld {
 		oldest := ""
 		for k, q := range h.m {
@@ -267,19 +264,8 @@ func (f *Frontend) handleNewWithPress(ctx context.Context, core frontend.Core, l
 		answer(f.text.Toast(i18n.ToastUnknown))
 		return
 	}
-	ps, err := core.Projects(ctx)
-	if err != nil {
-		answer(plain(f.steerFailure(err), maxToast))
-		return
-	}
-	var project *frontend.Project
-	for i := range ps {
-		if projectKey(ps[i]) == key {
-			project = &ps[i]
-		}
-	}
-	if project == nil {
-		answer(f.text.Toast(i18n.ToastGone)) // a project opencode no longer lists
+	project, ok := f.pressedProject(ctx, core, key, answer)
+	if !ok {
 		return
 	}
 	p, ok := f.held.take(token, f.now())

@@ -273,17 +273,7 @@ func (f *Frontend) fileCommand(ctx context.Context, core frontend.Core, log zero
 	if !f.maySteer(m.From.ID) {
 		return
 	}
-	if m.ReplyToMessage == nil {
-		reply(tx.FileHow)
-		return
-	}
-	at := place{Chat: m.Chat.ID, Message: m.ReplyToMessage.ID, Thread: threadOf(m.ReplyToMessage)}.encode()
-	ref, ok, err := core.SessionAt(ctx, Name, at)
-	if err != nil || !ok {
-		if e := f.openRequestSession(ctx, core, at); e != nil {
-			ref, ok = *e, true
-		}
-	}
+	ref, ok := f.repliedSession(ctx, core, m)
 	if !ok || ref.Directory == "" {
 		reply(tx.FileHow)
 		return

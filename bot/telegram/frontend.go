@@ -248,19 +248,16 @@ func (f *Frontend) RefreshLater(pat pending.Place, r frontend.Request, done func
 	}
 	text, kb, err := f.render(r)
 	if err != nil {
-		err = fmt.Errorf("refresh %s: %w", r.Key, err)
-		go finish(err)
+		go finish(fmt.Errorf("refresh %s: %w", r.Key, err))
 		return
 	}
-	later := f.cfg.Later
-	if later == nil {
+	if f.cfg.Later == nil {
 		ctx, cancel := context.WithTimeout(context.Background(), f.handlerTimeout)
 		defer cancel()
-		err := f.editMessage(ctx, at, text, kb)
-		go finish(err)
+		go finish(f.editMessage(ctx, at, text, kb)) // the edit is done here; only finish runs apart
 		return
 	}
-	later.EditMessageTextLater(editParams(at, text, kb), func(_ *models.Message, err error) {
+	f.cfg.Later.EditMessageTextLater(editParams(at, text, kb), func(_ *models.Message, err error) {
 		finish(editResult(at, err))
 	})
 }
@@ -275,17 +272,14 @@ func (f *Frontend) editMessage(ctx context.Context, at place, text string, kb *m
 
 // editParams is the edit making the message at at show text and kb.
 func editParams(at place, text string, kb *models.InlineKeyboardMarkup) *tgbot.EditMessageTextParams {
-	p := &tgbot.EditMessageTextParams{
+	return &tgbot.EditMessageTextParams{
 		ChatID:             at.Chat,
 		MessageID:          at.Message,
 		Text:               text,
 		ParseMode:          models.ParseModeHTML,
 		LinkPreviewOptions: noPreview(),
+		ReplyMarkup:        replyMarkup(kb),
 	}
-	if kb != nil {
-		p.ReplyMarkup = kb
-	}
-	return p
 }
 
 // editResult is what an edit of the message at at that returned err means
@@ -403,11 +397,7 @@ func (f *Frontend) Notify(ctx context.Context, n frontend.Notice) (pending.Place
 	}
 	log := f.log.With().Str("sessionID", n.SessionID).Str("directory", n.Directory).Logger()
 	thread := f.threadFor(ctx, log, chat, n.Directory)
-	var markup models.ReplyMarkup
-	if kb != nil {
-		markup = kb
-	}
-	msg, err := f.tg.SendMessage(ctx, htmlMessage(chat, thread, text, markup, 0))
+	msg, err := f.tg.SendMessage(ctx, htmlMessage(chat, thread, text, replyMarkup(kb), 0))
 	if err != nil {
 		return "", fmt.Errorf("notice of session %s: %w", n.SessionID, err)
 	}
@@ -439,8 +429,16 @@ func isMessageGone(err error) bool {
 
 // noPreview keeps agent text's URLs from growing previews.
 func noPreview() *models.LinkPreviewOptions {
-	t := true
-	return &models.LinkPreviewOptions{IsDisabled: &t}
+	return &models.LinkPreviewOptions{IsDisabled: new(true)}
+}
+
+// replyMarkup is kb as a message's markup: a nil keyboard in the
+// interface would be sent as one.
+func replyMarkup(kb *models.InlineKeyboardMarkup) models.ReplyMarkup {
+	if kb == nil {
+		return nil
+	}
+	return kb
 }
 
 // htmlMessage is the shape of every message the front-end sends: HTML with

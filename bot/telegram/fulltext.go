@@ -48,16 +48,12 @@ func diffFileName(file string) string {
 	if file != "" && !strings.Contains(file, ", ") {
 		base = path.Base(strings.ReplaceAll(file, `\`, "/"))
 	}
-	var b strings.Builder
-	for _, r := range base {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == '-':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
+	name := strings.Trim(strings.Map(func(r rune) rune {
+		if strings.ContainsRune(alnum+"._-", r) {
+			return r
 		}
-	}
-	name := strings.Trim(b.String(), ".")
+		return '_'
+	}, base), ".")
 	if name == "" || len(name) > 100 {
 		name = "changes"
 	}
@@ -98,10 +94,7 @@ func (f *Frontend) cutTexts(r frontend.Request) []fullText {
 		return nil
 	}
 	if r.Members[0].Kind == frontend.KindPermission {
-		_, _, cut, err := renderPermissionCut(f.text, r.Key, r.Members, r.Generation)
-		if err != nil {
-			return nil
-		}
+		_, _, cut, _ := renderPermissionCut(f.text, r.Key, r.Members, r.Generation) // nil on an error
 		return cut
 	}
 	return questionsCut(f.text, r.Members[0])

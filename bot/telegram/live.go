@@ -230,13 +230,8 @@ func (f *Frontend) renderLive(s frontend.LiveStatus) string {
 	if s.Cost > 0 {
 		use = append(use, cost(s.Cost))
 	}
-	for i, u := range use {
-		if i == 0 {
-			text += "\n"
-		} else {
-			text += " · "
-		}
-		text += u
+	if len(use) > 0 {
+		text += "\n" + strings.Join(use, " · ")
 	}
 	return text
 }

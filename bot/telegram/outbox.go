@@ -138,9 +138,6 @@ type Counter interface {
 // A 403 (the bot was removed from the group) is returned, and logged at
 // Error at most once a minute per chat.
 //
-// AnswerCallbackQuery passes straight through: a callback answer must
-// never wait behind sends.
-//
 // Wrap the Redactor's Telegram, not the other way round:
 //
 //	out := NewOutbox(RedactTelegram(tg, redactor), opts, log)

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf16"
 
 	"github.com/go-telegram/bot/models"
 	"github.com/rs/zerolog"
@@ -72,7 +71,7 @@ type joiner struct {
 	groups map[partKey]*partGroup
 }
 
-func isPart(text string) bool { return len(utf16.Encode([]rune(text))) >= partMinUnits }
+func isPart(text string) bool { return u16len(text) >= partMinUnits }
 
 // joinParts returns the text m starts, its later parts joined to it, or
 // ok false when m is a later part of a text another handler carries. It
@@ -177,14 +176,15 @@ func (o *updateOrder) through(id int64) {
 		o.done = map[int64]bool{}
 	}
 	o.done[id] = true
+	o.advance()
+}
+
+// advance moves floor past the updates through and wakes the waiters.
+func (o *updateOrder) advance() {
 	for o.done[o.floor] {
 		delete(o.done, o.floor)
 		o.floor++
 	}
-	o.signal()
-}
-
-func (o *updateOrder) signal() {
 	if o.changed != nil {
 		close(o.changed)
 		o.changed = nil
@@ -241,11 +241,7 @@ func (o *updateOrder) wait(ctx context.Context, id int64) {
 					delete(o.done, k)
 				}
 			}
-			for o.done[o.floor] {
-				delete(o.done, o.floor)
-				o.floor++
-			}
-			o.signal()
+			o.advance()
 			o.mu.Unlock()
 		}
 		o.mu.Lock()

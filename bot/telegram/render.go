@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf16"
 
 	"github.com/hermes-bot/hermes-bot/bot/frontend"
 	"github.com/hermes-bot/hermes-bot/bot/i18n"
@@ -61,11 +62,7 @@ func clean(s string) string {
 func u16len(s string) int {
 	n := 0
 	for _, r := range s {
-		if r >= 0x10000 {
-			n += 2
-		} else {
-			n++
-		}
+		n += utf16.RuneLen(r)
 	}
 	return n
 }
@@ -81,17 +78,13 @@ func plain(s string, max int) string { return cutText(s, max, false) }
 
 func cutText(s string, max int, escape bool) string {
 	s = clean(s)
-	enc := func(r rune) string {
+	enc := func(s string) string {
 		if escape {
-			return html.EscapeString(string(r))
+			return html.EscapeString(s)
 		}
-		return string(r)
+		return s
 	}
-	full := s
-	if escape {
-		full = html.EscapeString(s)
-	}
-	if u16len(full) <= max {
+	if full := enc(s); u16len(full) <= max {
 		return full
 	}
 	if max < 1 {
@@ -100,7 +93,7 @@ func cutText(s string, max int, escape bool) string {
 	var b strings.Builder
 	n := 0
 	for _, r := range s {
-		e := enc(r)
+		e := enc(string(r))
 		l := u16len(e)
 		if n+l > max-1 {
 			break

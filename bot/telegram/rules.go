@@ -80,10 +80,7 @@ func (f *Frontend) rulesCommand(ctx context.Context, core frontend.Core, log zer
 		return f.steerFailure(err), nil
 	}
 	text, kb := f.renderRules(rs, "")
-	if kb == nil {
-		return text, nil // a nil keyboard in the interface would be sent as one
-	}
-	return text, kb
+	return text, replyMarkup(kb)
 }
 
 // renderRules lists the rules of every server, each with a Revoke

@@ -67,16 +67,7 @@ func (a action) isSteer() bool {
 
 // validSteerArg accepts opencode session IDs (ses_…) and project keys.
 func validSteerArg(s string) bool {
-	if s == "" || len(s) > maxSteerArg {
-		return false
-	}
-	for i := range len(s) {
-		c := s[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
+	return s != "" && len(s) <= maxSteerArg && strings.Trim(s, alnum+"_-") == ""
 }
 
 func (d steerData) encode() (string, error) {
@@ -184,16 +175,7 @@ func (f *Frontend) steerCommand(ctx context.Context, core frontend.Core, log zer
 		}
 		return f.renderSessions(ss)
 	case cmdStop:
-		if m.ReplyToMessage == nil {
-			return tx.StopHow, nil
-		}
-		at := place{Chat: m.Chat.ID, Message: m.ReplyToMessage.ID, Thread: threadOf(m.ReplyToMessage)}.encode()
-		ref, ok, err := core.SessionAt(ctx, Name, at)
-		if err != nil || !ok {
-			if e := f.openRequestSession(ctx, core, at); e != nil {
-				ref, ok = *e, true
-			}
-		}
+		ref, ok := f.repliedSession(ctx, core, m)
 		if !ok {
 			return tx.StopHow, nil
 		}
@@ -203,19 +185,27 @@ func (f *Frontend) steerCommand(ctx context.Context, core frontend.Core, log zer
 	return "", nil
 }
 
-// openRequestSession is the session of the request still waiting whose
-// message is at: /stop may name a session by its question.
-func (f *Frontend) openRequestSession(ctx context.Context, core frontend.Core, at pending.Place) *pending.SessionRef {
+// repliedSession is the session of the message m replies to: the one it
+// is about, or the one of the request still waiting there, since /stop
+// and /file may name a session by its question.
+func (f *Frontend) repliedSession(ctx context.Context, core frontend.Core, m *models.Message) (pending.SessionRef, bool) {
+	if m.ReplyToMessage == nil {
+		return pending.SessionRef{}, false
+	}
+	at := place{Chat: m.Chat.ID, Message: m.ReplyToMessage.ID, Thread: threadOf(m.ReplyToMessage)}.encode()
+	if ref, ok, err := core.SessionAt(ctx, Name, at); err == nil && ok {
+		return ref, true
+	}
 	open, err := core.Open(ctx, false)
 	if err != nil {
-		return nil
+		return pending.SessionRef{}, false
 	}
 	for _, e := range open {
 		if e.Places[Name] == at && e.SessionID != "" {
-			return &pending.SessionRef{Directory: e.Directory, ID: e.SessionID}
+			return pending.SessionRef{Directory: e.Directory, ID: e.SessionID}, true
 		}
 	}
-	return nil
+	return pending.SessionRef{}, false
 }
 
 // stopConfirm is the question before stopping session id, with its two
@@ -289,21 +279,14 @@ func (f *Frontend) handleSteerPress(ctx context.Context, core frontend.Core, log
 	case actNewWith:
 		f.handleNewWithPress(ctx, core, log, m, d, user, answer)
 	case actNew:
-		ps, err := core.Projects(ctx)
-		if err != nil {
-			answer(plain(f.steerFailure(err), maxToast))
+		p, ok := f.pressedProject(ctx, core, d.Arg, answer)
+		if !ok {
 			return
 		}
-		for _, p := range ps {
-			if projectKey(p) == d.Arg {
-				answer("")
-				log.Info().Str("server", p.Server).Str("directory", p.Directory).Msg("steering: project chosen for a new session")
-				f.askSteerText(ctx, core, log, m, tx.NewPrompt(esc(f.projectLabel(p), 64)), tx.NewPlaceholder,
-					pending.SessionRef{Server: p.Server, Directory: p.Directory})
-				return
-			}
-		}
-		answer(f.text.Toast(i18n.ToastGone)) // a project opencode no longer lists
+		answer("")
+		log.Info().Str("server", p.Server).Str("directory", p.Directory).Msg("steering: project chosen for a new session")
+		f.askSteerText(ctx, core, log, m, tx.NewPrompt(esc(f.projectLabel(p), 64)), tx.NewPlaceholder,
+			pending.SessionRef{Server: p.Server, Directory: p.Directory})
 	case actContinue:
 		info, err := core.FindSession(ctx, d.Arg)
 		if err != nil {
@@ -330,17 +313,32 @@ func (f *Frontend) handleSteerPress(ctx context.Context, core frontend.Core, log
 		if err == nil {
 			res, err = core.StopSession(ctx, log, info.Ref, user)
 		}
-		text := ""
+		text := tx.StoppedBy(esc(res.Title, 80), who(user), res.Closed)
 		if err != nil {
 			log.Warn().Err(err).Msg("steering: stop failed")
 			text = f.steerFailure(err)
-		} else {
-			text = tx.StoppedBy(esc(res.Title, 80), who(user), res.Closed)
 		}
 		if err := f.editMessage(ctx, place{Chat: m.Chat.ID, Message: m.ID}, text, nil); err != nil {
 			log.Warn().Err(err).Msg("steering: could not say the stop's outcome")
 		}
 	}
+}
+
+// pressedProject is the project of key, a button's; when opencode lists
+// none such, or cannot be asked, it answers the press saying so.
+func (f *Frontend) pressedProject(ctx context.Context, core frontend.Core, key string, answer func(string)) (frontend.Project, bool) {
+	ps, err := core.Projects(ctx)
+	if err != nil {
+		answer(plain(f.steerFailure(err), maxToast))
+		return frontend.Project{}, false
+	}
+	for _, p := range ps {
+		if projectKey(p) == key {
+			return p, true
+		}
+	}
+	answer(f.text.Toast(i18n.ToastGone)) // a project opencode no longer lists
+	return frontend.Project{}, false
 }
 
 // askSteerText sends a prompt replying to m that opens the reply box, and

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"path/filepath"
 	"time"
-	"unicode/utf8"
 
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
@@ -27,8 +26,7 @@ func topicName(dir string) string {
 	if name == "." || name == string(filepath.Separator) || name == "" {
 		name = dir
 	}
-	if utf8.RuneCountInString(name) > maxTopicName {
-		r := []rune(name)
+	if r := []rune(name); len(r) > maxTopicName {
 		name = string(r[:maxTopicName])
 	}
 	return name
