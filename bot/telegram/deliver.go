@@ -114,17 +114,26 @@ func (f *Frontend) askDelivery(ctx context.Context, core frontend.Core, log zero
 	f.ackSteer(ctx, core, log, m, sm, res, err)
 }
 
+// takePressed takes the reply held under a pressed button's token and
+// answers the press: gone (taken already, or held too long) or on it.
+func (f *Frontend) takePressed(token string, answer func(string)) (heldPrompt, bool) {
+	p, ok := f.held.take(token, f.now())
+	if !ok {
+		answer(f.text.Steer.ChoiceGone)
+		return p, false
+	}
+	answer(f.text.Steer.OnIt)
+	return p, true
+}
+
 // handleDeliveryPress delivers the reply a Queue or Steer-now button
 // holds, as it says, and shows what happened in the question's place. The
 // caller checked who pressed; it answers the callback.
 func (f *Frontend) handleDeliveryPress(ctx context.Context, core frontend.Core, log zerolog.Logger, m *models.Message, d steerData, user frontend.User, answer func(string)) {
-	tx := f.text.Steer
-	p, ok := f.held.take(d.Arg, f.now())
+	p, ok := f.takePressed(d.Arg, answer)
 	if !ok {
-		answer(tx.ChoiceGone)
 		return
 	}
-	answer(tx.OnIt)
 	how := frontend.DeliverQueue
 	if d.Action == actSteerNow {
 		how = frontend.DeliverSteer
@@ -196,12 +205,10 @@ func (f *Frontend) askStale(ctx context.Context, log zerolog.Logger, m *models.M
 // checked who pressed; it answers the callback.
 func (f *Frontend) handleStalePress(ctx context.Context, core frontend.Core, log zerolog.Logger, m *models.Message, d steerData, user frontend.User, answer func(string)) {
 	tx := f.text.Steer
-	p, ok := f.held.take(d.Arg, f.now())
+	p, ok := f.takePressed(d.Arg, answer)
 	if !ok {
-		answer(tx.ChoiceGone)
 		return
 	}
-	answer(tx.OnIt)
 	log.Info().Str("sessionID", p.ref.ID).Msg("steering: stale message sent on a tap")
 	f.react(ctx, log, p.msg, reactTaken)
 	res, err := f.deliverSteer(ctx, core, log, p, user, frontend.DeliverAsk)
@@ -268,12 +275,10 @@ func (f *Frontend) handleNewWithPress(ctx context.Context, core frontend.Core, l
 	if !ok {
 		return
 	}
-	p, ok := f.held.take(token, f.now())
+	p, ok := f.takePressed(token, answer)
 	if !ok {
-		answer(f.text.Steer.ChoiceGone)
 		return
 	}
-	answer(f.text.Steer.OnIt)
 	p.ref = pending.SessionRef{Server: project.Server, Directory: project.Directory}
 	log.Info().Str("server", project.Server).Str("directory", project.Directory).Msg("steering: project chosen for a new session with its prompt")
 	f.react(ctx, log, p.msg, reactTaken)
